@@ -1,0 +1,131 @@
+/**
+ * The one place that reads `process.env`. Everything else receives a frozen, typed
+ * {@link DispatcherConfig}. Endpoints and credentials of the AWS services are *not*
+ * here: the AWS SDK reads them itself (default credential chain, `AWS_REGION`,
+ * `AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_SECRETS_MANAGER`),
+ * which is how local mode points the unchanged adapters at the emulators.
+ */
+
+/** Names of the environment variables the dispatcher reads. The CDK construct sets them. */
+export const ENV = {
+  queueUrl: 'WEBHOOKS_QUEUE_URL',
+  dlqUrl: 'WEBHOOKS_DLQ_URL',
+  connectionsTable: 'WEBHOOKS_CONNECTIONS_TABLE',
+  attemptsTable: 'WEBHOOKS_ATTEMPTS_TABLE',
+  secretPrefix: 'WEBHOOKS_SECRET_PREFIX',
+  headerPrefix: 'WEBHOOKS_HEADER_PREFIX',
+  attemptTimeoutMs: 'WEBHOOKS_ATTEMPT_TIMEOUT_MS',
+  attemptTtlDays: 'WEBHOOKS_ATTEMPT_TTL_DAYS',
+  batchConcurrency: 'WEBHOOKS_BATCH_CONCURRENCY',
+  connectionCacheTtlMs: 'WEBHOOKS_CONNECTION_CACHE_TTL_MS',
+  allowedPorts: 'WEBHOOKS_ALLOWED_PORTS',
+  /** Local mode only: deliver to loopback addresses. Refused inside Lambda. */
+  allowLoopback: 'WEBHOOKS_LOCAL_ALLOW_LOOPBACK',
+} as const;
+
+export interface DispatcherConfig {
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+  readonly connectionsTable: string;
+  readonly attemptsTable: string;
+  /** Name prefix of the stack's connection secrets (`<prefix><connectionId>`). */
+  readonly secretPrefix: string;
+  /** Prefix of the service headers, e.g. `X-Service` → `X-Service-Signature`. */
+  readonly headerPrefix: string;
+  /** Deadline of one attempt, whole exchange. Spec §6: 30 s; shorter only for tests. */
+  readonly attemptTimeoutMs: number;
+  readonly attemptTtlDays: number;
+  /** Records of one batch delivered at the same time. */
+  readonly batchConcurrency: number;
+  readonly connectionCacheTtlMs: number;
+  readonly allowedPorts: readonly number[];
+  readonly allowLoopback: boolean;
+}
+
+export const CONFIG_DEFAULTS = {
+  headerPrefix: 'X-Service',
+  attemptTimeoutMs: 30_000,
+  attemptTtlDays: 30,
+  batchConcurrency: 10,
+  connectionCacheTtlMs: 30_000,
+  allowedPorts: [443],
+} as const;
+
+/** Thrown when the environment is missing a key or holds a malformed value. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly key: string,
+    problem: string,
+  ) {
+    super(`Configuration ${key}: ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function required(env: Env, key: string): string {
+  const value = env[key]?.trim();
+  if (!value) throw new ConfigError(key, 'is required but not set');
+  return value;
+}
+
+function integer(env: Env, key: string, fallback: number, min: number, max: number): number {
+  const raw = env[key]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(key, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(key, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function ports(env: Env, key: string): number[] {
+  const raw = env[key]?.trim();
+  if (!raw) return [...CONFIG_DEFAULTS.allowedPorts];
+  return raw.split(',').map((part) => {
+    const p = part.trim();
+    const n = Number(p);
+    if (!/^\d+$/.test(p) || n < 1 || n > 65_535) {
+      throw new ConfigError(key, `must be a comma-separated list of ports (1-65535), got "${raw}"`);
+    }
+    return n;
+  });
+}
+
+function flag(env: Env, key: string): boolean {
+  const raw = env[key]?.trim().toLowerCase();
+  if (!raw || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(key, `must be true or false, got "${raw}"`);
+}
+
+const HEADER_PREFIX = /^[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$/;
+
+/**
+ * Reads and validates the dispatcher's configuration.
+ * @throws ConfigError naming the first missing or malformed key.
+ */
+export function loadConfig(env: Env = process.env): DispatcherConfig {
+  const headerPrefix = env[ENV.headerPrefix]?.trim() || CONFIG_DEFAULTS.headerPrefix;
+  if (!HEADER_PREFIX.test(headerPrefix)) {
+    throw new ConfigError(ENV.headerPrefix, `must look like "X-Service" (letters, digits, dashes), got "${headerPrefix}"`);
+  }
+  const allowLoopback = flag(env, ENV.allowLoopback);
+  if (allowLoopback && env.AWS_LAMBDA_FUNCTION_NAME) {
+    throw new ConfigError(ENV.allowLoopback, 'is a local-mode setting and is refused inside AWS Lambda');
+  }
+  return Object.freeze({
+    queueUrl: required(env, ENV.queueUrl),
+    dlqUrl: required(env, ENV.dlqUrl),
+    connectionsTable: required(env, ENV.connectionsTable),
+    attemptsTable: required(env, ENV.attemptsTable),
+    secretPrefix: required(env, ENV.secretPrefix),
+    headerPrefix,
+    attemptTimeoutMs: integer(env, ENV.attemptTimeoutMs, CONFIG_DEFAULTS.attemptTimeoutMs, 100, 30_000),
+    attemptTtlDays: integer(env, ENV.attemptTtlDays, CONFIG_DEFAULTS.attemptTtlDays, 1, 3650),
+    batchConcurrency: integer(env, ENV.batchConcurrency, CONFIG_DEFAULTS.batchConcurrency, 1, 100),
+    connectionCacheTtlMs: integer(env, ENV.connectionCacheTtlMs, CONFIG_DEFAULTS.connectionCacheTtlMs, 0, 30_000),
+    allowedPorts: Object.freeze(ports(env, ENV.allowedPorts)),
+    allowLoopback,
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * Key schema of the two DynamoDB tables. One definition, read by the CDK construct,
+ * the local emulator bootstrap and the adapters, so the three can never drift apart.
+ * Pure constants: no SDK imports.
+ */
+
+/** Connections table (DESIGN.md §5). */
+export const CONNECTIONS_TABLE = {
+  partitionKey: 'connectionId',
+  /** GSI used by fan-out: every connection of an application. */
+  byApplicationIndex: {
+    name: 'byApplication',
+    partitionKey: 'applicationId',
+    sortKey: 'connectionId',
+  },
+} as const;
+
+/**
+ * Attempt log table (DESIGN.md §5).
+ *
+ * - Partition key `connectionId`, sort key `sk` = `<deliveryId>#<attempt, 4 digits>`:
+ *   "recent attempts of a connection" is a Query on the partition, newest first because
+ *   delivery ids are ULID-ordered; "all attempts of a delivery" is a Query with
+ *   `begins_with(sk, deliveryId)`, the partition coming from the delivery id itself
+ *   (a delivery id carries its connection id, see core/ids.ts).
+ * - No index is written by a successful attempt: a success costs one write unit.
+ * - `finalFailures` is sparse: only items of a final failed attempt carry its keys.
+ *   Its partition is the UTC day of the failure, so reading "recent final failures"
+ *   is one Query per day, newest first.
+ */
+export const ATTEMPTS_TABLE = {
+  partitionKey: 'connectionId',
+  sortKey: 'sk',
+  ttlAttribute: 'expiresAt',
+  finalFailuresIndex: {
+    name: 'finalFailures',
+    partitionKey: 'failedOn',
+    sortKey: 'failedKey',
+  },
+} as const;
