@@ -1,5 +1,5 @@
 /** Jest projects: `unit` (pure, fast), `integration` (emulators + real HTTPS on loopback), `infra` (CDK template). */
-const tsJest = ['ts-jest', { isolatedModules: true, diagnostics: false }];
+const tsJest = ['ts-jest', { diagnostics: false }];
 const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': tsJest },
@@ -17,6 +17,11 @@ module.exports = {
       globalTeardown: '<rootDir>/test/integration/global-teardown.ts',
       testTimeout: 60_000,
     },
-    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'], testTimeout: 120_000 },
+    {
+      ...common,
+      displayName: 'infra',
+      testMatch: ['<rootDir>/test/infra/**/*.test.ts'],
+      testTimeout: 120_000,
+    },
   ],
 };

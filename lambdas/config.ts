@@ -75,7 +75,8 @@ function integer(env: Env, key: string, fallback: number, min: number, max: numb
   if (!raw) return fallback;
   if (!/^\d+$/.test(raw)) throw new ConfigError(key, `must be a whole number, got "${raw}"`);
   const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(key, `must be between ${min} and ${max}, got ${value}`);
+  if (value < min || value > max)
+    throw new ConfigError(key, `must be between ${min} and ${max}, got ${value}`);
   return value;
 }
 
@@ -108,7 +109,10 @@ const HEADER_PREFIX = /^[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$/;
 export function loadConfig(env: Env = process.env): DispatcherConfig {
   const headerPrefix = env[ENV.headerPrefix]?.trim() || CONFIG_DEFAULTS.headerPrefix;
   if (!HEADER_PREFIX.test(headerPrefix)) {
-    throw new ConfigError(ENV.headerPrefix, `must look like "X-Service" (letters, digits, dashes), got "${headerPrefix}"`);
+    throw new ConfigError(
+      ENV.headerPrefix,
+      `must look like "X-Service" (letters, digits, dashes), got "${headerPrefix}"`,
+    );
   }
   const allowLoopback = flag(env, ENV.allowLoopback);
   if (allowLoopback && env.AWS_LAMBDA_FUNCTION_NAME) {
@@ -124,7 +128,13 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     attemptTimeoutMs: integer(env, ENV.attemptTimeoutMs, CONFIG_DEFAULTS.attemptTimeoutMs, 100, 30_000),
     attemptTtlDays: integer(env, ENV.attemptTtlDays, CONFIG_DEFAULTS.attemptTtlDays, 1, 3650),
     batchConcurrency: integer(env, ENV.batchConcurrency, CONFIG_DEFAULTS.batchConcurrency, 1, 100),
-    connectionCacheTtlMs: integer(env, ENV.connectionCacheTtlMs, CONFIG_DEFAULTS.connectionCacheTtlMs, 0, 30_000),
+    connectionCacheTtlMs: integer(
+      env,
+      ENV.connectionCacheTtlMs,
+      CONFIG_DEFAULTS.connectionCacheTtlMs,
+      0,
+      30_000,
+    ),
     allowedPorts: Object.freeze(ports(env, ENV.allowedPorts)),
     allowLoopback,
   });

@@ -1,0 +1,56 @@
+/** ConnectionStore on the DynamoDB connections table (DESIGN.md §5). */
+
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Connection, ConnectionStore } from '../../core/types';
+import { CONNECTIONS_TABLE } from '../../tables';
+
+export interface DynamoConnectionStoreOptions {
+  tableName: string;
+  /** A document client; one is built from the default chain when absent (STYLE.md rule 2). */
+  client?: DynamoDBDocumentClient;
+}
+
+export function documentClient(client?: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client ?? new DynamoDBClient({}), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}
+
+export class DynamoConnectionStore implements ConnectionStore {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(options: DynamoConnectionStoreOptions) {
+    this.client = options.client ?? documentClient();
+    this.tableName = options.tableName;
+  }
+
+  async get(connectionId: string): Promise<Connection | undefined> {
+    const out = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { [CONNECTIONS_TABLE.partitionKey]: connectionId } }),
+    );
+    return out.Item as Connection | undefined;
+  }
+
+  async listByApplication(applicationId: string): Promise<Connection[]> {
+    const index = CONNECTIONS_TABLE.byApplicationIndex;
+    const items: Connection[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: index.name,
+          KeyConditionExpression: '#app = :app',
+          ExpressionAttributeNames: { '#app': index.partitionKey },
+          ExpressionAttributeValues: { ':app': applicationId },
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...((out.Items ?? []) as Connection[]));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * HttpSender on undici. One keep-alive pool per origin, reused across invocations.
+ *
+ * Egress (DESIGN.md §4, docs/security.md): the host is resolved once, every address is
+ * checked against the policy, and the socket connects to the checked address: the check
+ * and the connection use the same lookup, so DNS rebinding has no window. IP-literal hosts
+ * never reach `lookup`, so they are checked before the request. Redirects are never
+ * followed (undici follows none unless told to). The whole exchange has one deadline, and
+ * at most 1 KiB of the response is read: a larger body is cut off, never buffered.
+ */
+
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import { RESPONSE_SNIPPET_BYTES } from '../../core/constants';
+import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
+import type { AttemptResult, HttpSender, OutboundRequest } from '../../core/types';
+
+/** Resolves a host name to all its addresses (injectable for tests: a stub resolver). */
+export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+const systemResolver: Resolver = (hostname) =>
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    ),
+  );
+
+/** Raised inside the connect path when the policy refuses a destination. */
+export class EgressRefusedError extends Error {
+  readonly code = 'EWEBHOOK_EGRESS_REFUSED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'EgressRefusedError';
+  }
+}
+
+export interface UndiciSenderOptions {
+  egress: EgressPolicy;
+  resolver?: Resolver;
+  /**
+   * Certificate authorities to trust instead of Node's defaults. Tests and local mode only;
+   * the dispatcher in AWS never sets it.
+   */
+  ca?: string[];
+  /** Time allowed for TCP + TLS set-up. @default 10 000 */
+  connectTimeoutMs?: number;
+}
+
+/** A `net.connect` lookup that refuses the whole destination if any address is refused. */
+export function egressLookup(policy: EgressPolicy, resolver: Resolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolver(hostname).then(
+      (addresses) => {
+        if (addresses.length === 0) {
+          callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
+          return;
+        }
+        for (const { address } of addresses) {
+          const refusal = refusalOf(address, policy);
+          if (refusal) {
+            callback(new EgressRefusedError(`${hostname} resolves to a refused address: ${refusal}`), '', 4);
+            return;
+          }
+        }
+        const family = options.family === 6 ? 6 : options.family === 4 ? 4 : 0;
+        const usable = family ? addresses.filter((a) => a.family === family) : addresses;
+        if (options.all) {
+          (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);
+        } else {
+          const first = usable[0] ?? addresses[0]!;
+          callback(null, first.address, first.family);
+        }
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 4),
+    );
+  };
+}
+
+export class UndiciSender implements HttpSender {
+  private readonly agent: Agent;
+
+  constructor(private readonly options: UndiciSenderOptions) {
+    const connectTimeout = options.connectTimeoutMs ?? 10_000;
+    this.agent = new Agent({
+      keepAliveTimeout: 10_000,
+      connectTimeout,
+      connect: {
+        lookup: egressLookup(options.egress, options.resolver ?? systemResolver),
+        rejectUnauthorized: true,
+        minVersion: 'TLSv1.2',
+        ...(options.ca ? { ca: options.ca } : {}),
+      },
+    });
+  }
+
+  /** Closes pooled connections (tests, local mode shutdown). */
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+
+  async send(req: OutboundRequest): Promise<AttemptResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const url = new URL(req.url);
+    const refusal = this.staticRefusal(url);
+    if (refusal) return { kind: 'blocked', durationMs: 0, error: refusal };
+
+    const signal = AbortSignal.timeout(req.timeoutMs);
+    try {
+      const res = await request(url, {
+        dispatcher: this.agent,
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        signal,
+        // The signal is the deadline; undici's own timers only back it up.
+        headersTimeout: req.timeoutMs + 1_000,
+        bodyTimeout: req.timeoutMs + 1_000,
+      });
+      const snippet = await readSnippet(res.body, RESPONSE_SNIPPET_BYTES);
+      return { kind: 'response', status: res.statusCode, snippet, durationMs: elapsed() };
+    } catch (error) {
+      if (signal.aborted) {
+        return {
+          kind: 'timeout',
+          durationMs: elapsed(),
+          error: `no complete response within ${req.timeoutMs} ms`,
+        };
+      }
+      const refused = findRefusal(error);
+      if (refused) return { kind: 'blocked', durationMs: elapsed(), error: refused.message };
+      return { kind: 'network', durationMs: elapsed(), error: describeNetworkError(error, url) };
+    }
+  }
+
+  private staticRefusal(url: URL): string | undefined {
+    if (url.protocol !== 'https:') return `scheme ${url.protocol} is refused; only https: is delivered`;
+    const port = url.port ? Number(url.port) : 443;
+    const badPort = portRefusal(port, this.options.egress);
+    if (badPort) return badPort;
+    if (isIpLiteral(url.hostname)) return refusalOf(url.hostname, this.options.egress);
+    return undefined;
+  }
+}
+
+/** Reads at most `limit` bytes of a body, then drops the connection rather than buffer the rest. */
+async function readSnippet(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  limit: number,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const room = limit - size;
+    if (chunk.length >= room) {
+      chunks.push(chunk.subarray(0, room));
+      size = limit;
+      body.destroy();
+      break;
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks, size)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
+}
+
+function findRefusal(error: unknown): EgressRefusedError | undefined {
+  let current = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    if (current instanceof EgressRefusedError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** `CODE: message`, with the URL's query string (which may hold a token) never included. */
+function describeNetworkError(error: unknown, url: URL): string {
+  const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.code ?? e.cause?.code;
+  let message = e.message ?? String(error);
+  if (e.cause?.message && !message.includes(e.cause.message)) message = `${message} (${e.cause.message})`;
+  if (url.search) message = message.split(url.search).join('');
+  return code && !message.startsWith(code) ? `${code}: ${message}` : message;
+}

@@ -1,0 +1,16 @@
+/** The core's Log port on Powertools Logger: one JSON line per call, fields merged in. */
+
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Log } from '../core/types';
+
+export function powertoolsLog(
+  logger: Logger = new Logger({ serviceName: 'webhook-dispatcher' }),
+): Log & { logger: Logger } {
+  return {
+    logger,
+    debug: (message, fields) => logger.debug(message, fields ?? {}),
+    info: (message, fields) => logger.info(message, fields ?? {}),
+    warn: (message, fields) => logger.warn(message, fields ?? {}),
+    error: (message, fields) => logger.error(message, fields ?? {}),
+  };
+}

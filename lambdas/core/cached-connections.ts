@@ -1,0 +1,28 @@
+/**
+ * Caches connection lookups in the warm Lambda (DESIGN.md §5): steady traffic reads
+ * DynamoDB at most once per connection and per application every `ttlMs` (≤ 30 s), and a
+ * change (disable, rotation that bumps `secretVersion`) is seen within that time.
+ */
+
+import { TtlCache } from './cache';
+import type { Clock, Connection, ConnectionStore } from './types';
+
+const MAX_ENTRIES = 5_000;
+
+export function cachedConnections(store: ConnectionStore, ttlMs: number, clock: Clock): ConnectionStore {
+  if (ttlMs <= 0) return store;
+  // Absence is cached too (wrapped), so a flood of events for a deleted connection stays cheap.
+  const byId = new TtlCache<{ connection: Connection | undefined }>(ttlMs, MAX_ENTRIES, clock);
+  const byApplication = new TtlCache<Connection[]>(ttlMs, MAX_ENTRIES, clock);
+  return {
+    async get(connectionId) {
+      const entry = await byId.getOrLoad(connectionId, async () => ({
+        connection: await store.get(connectionId),
+      }));
+      return entry.connection;
+    },
+    listByApplication(applicationId) {
+      return byApplication.getOrLoad(applicationId, () => store.listByApplication(applicationId));
+    },
+  };
+}

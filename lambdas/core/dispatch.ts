@@ -1,0 +1,513 @@
+/**
+ * The delivery core: turns a batch of queue records into signed attempts, decisions and
+ * attempt-log records, through the ports it declares. No AWS, no environment, no clock of
+ * its own: everything arrives in {@link DispatcherDeps}, so every rule is testable.
+ *
+ * Per record the order is: parse → resolve connection(s) → attempt → act on the decision
+ * (reschedule or dead-letter) → write the attempt record. A record fails (and SQS
+ * redelivers it) only for infrastructure errors or a too-close deadline; every other
+ * problem ends in a logged outcome and, when final, in the dead-letter queue.
+ */
+
+import { fitRecord } from './attempt-record';
+import { checkConnection, targetOf } from './connection';
+import { ATTEMPT_TIMEOUT_MS, RESPONSE_SNIPPET_BYTES } from './constants';
+import type { EgressPolicy } from './egress';
+import { parseMessage } from './envelope';
+import {
+  DeadlineError,
+  DestinationRefusedError,
+  InfrastructureError,
+  PoisonMessageError,
+  ValidationError,
+} from './errors';
+import { buildHeaders } from './headers';
+import { deliveryIdFor } from './ids';
+import { createLimiter } from './limiter';
+import { decide } from './outcome';
+import { buildPayload, serialiseBody } from './payload';
+import { redact, truncateUtf8 } from './redact';
+import type {
+  AttemptLog,
+  AttemptLogFallback,
+  AttemptRecord,
+  AttemptResult,
+  Clock,
+  Connection,
+  ConnectionStore,
+  DeadLetter,
+  DeadLetterReason,
+  DeadLetters,
+  Decision,
+  DeliveryMessage,
+  EventMessage,
+  HttpSender,
+  Log,
+  RetryScheduler,
+  SigningSecrets,
+} from './types';
+
+/** Time an attempt needs beyond its own timeout to reschedule and log before Lambda stops. */
+export const DEADLINE_MARGIN_MS = 5_000;
+const MAX_ERROR_LENGTH = 512;
+
+export interface DispatcherDeps {
+  connections: ConnectionStore;
+  secrets: SigningSecrets;
+  sender: HttpSender;
+  scheduler: RetryScheduler;
+  deadLetters: DeadLetters;
+  attemptLog: AttemptLog;
+  attemptLogFallback: AttemptLogFallback;
+  clock: Clock;
+  log: Log;
+}
+
+export interface DispatcherOptions {
+  headerPrefix: string;
+  /** @default 30 000 (spec §6) */
+  attemptTimeoutMs?: number;
+  attemptTtlDays: number;
+  /** Attempts in flight at once across the batch. */
+  concurrency: number;
+  egress: EgressPolicy;
+}
+
+/** One SQS record as the core sees it. */
+export interface InputRecord {
+  messageId: string;
+  body: string;
+}
+
+/** What the core needs to know about the running invocation. */
+export interface Invocation {
+  remainingMs(): number;
+}
+
+export interface BatchResult {
+  /** Message ids SQS must redeliver (`batchItemFailures`). */
+  failures: string[];
+}
+
+/** Facts about the event that every attempt record of a delivery repeats. */
+interface EventFacts {
+  applicationId: string;
+  userId: string;
+  event: string;
+}
+
+export interface Dispatcher {
+  processBatch(records: readonly InputRecord[], invocation: Invocation): Promise<BatchResult>;
+  /** One attempt of a delivery, outside the queue (test sends): the record it logged. */
+  attemptOnce(
+    delivery: DeliveryMessage,
+    connection: Connection,
+    invocation: Invocation,
+  ): Promise<AttemptRecord>;
+}
+
+export function createDispatcher(deps: DispatcherDeps, options: DispatcherOptions): Dispatcher {
+  const { clock, log } = deps;
+  const timeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const limit = createLimiter(options.concurrency);
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  async function infra<T>(
+    operation: string,
+    ids: InfrastructureError['ids'],
+    run: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await run();
+    } catch (cause) {
+      throw new InfrastructureError(operation, ids, { cause });
+    }
+  }
+
+  function factsOf(body: string): EventFacts {
+    const payload = JSON.parse(body) as { event: string; user: { id: string }; application: { id: string } };
+    return { applicationId: payload.application.id, userId: payload.user.id, event: payload.event };
+  }
+
+  /** Writes an attempt record; if the log is down, queues it instead of failing the record. */
+  async function record(rec: AttemptRecord): Promise<void> {
+    const ids = { connectionId: rec.connectionId, deliveryId: rec.deliveryId, attempt: rec.attempt };
+    try {
+      await deps.attemptLog.append(rec);
+    } catch (cause) {
+      log.warn('attempt log write failed; the record is queued for a later write', {
+        ...ids,
+        error: errorText(cause),
+      });
+      // Failing the SQS record here would send this attempt again: queue the record instead.
+      await infra('attemptLogFallback.defer', ids, () => deps.attemptLogFallback.defer(rec));
+    }
+  }
+
+  /** Acts on a decision, then logs the attempt. Throws only InfrastructureError. */
+  async function settle(
+    delivery: DeliveryMessage,
+    facts: EventFacts,
+    request: { method: string; target: string; requestedAtMs: number },
+    result: AttemptResult,
+    decision: Decision,
+    sensitive: string[],
+  ): Promise<AttemptRecord> {
+    const ids = {
+      connectionId: delivery.connectionId,
+      deliveryId: delivery.deliveryId,
+      attempt: delivery.attempt,
+    };
+    const error =
+      'error' in result ? truncateUtf8(redact(result.error, sensitive), MAX_ERROR_LENGTH) : undefined;
+    const statusCode = result.kind === 'response' ? result.status : undefined;
+    const rec: AttemptRecord = {
+      deliveryId: delivery.deliveryId,
+      attempt: delivery.attempt,
+      eventId: delivery.eventId,
+      connectionId: delivery.connectionId,
+      applicationId: facts.applicationId,
+      userId: facts.userId,
+      event: facts.event,
+      method: request.method,
+      target: request.target,
+      requestedAt: iso(request.requestedAtMs),
+      durationMs: result.durationMs,
+      outcome: decision.outcome,
+      final: decision.action !== 'retry',
+      expiresAt: Math.floor(request.requestedAtMs / 1000) + options.attemptTtlDays * 86_400,
+    };
+    if (statusCode !== undefined) rec.statusCode = statusCode;
+    if (result.kind === 'response' && result.snippet) {
+      rec.responseSnippet = truncateUtf8(redact(result.snippet, sensitive), RESPONSE_SNIPPET_BYTES);
+    }
+    const lastError =
+      error ?? (statusCode !== undefined ? `receiver answered HTTP ${statusCode}` : undefined);
+    if (decision.action !== 'done' && lastError) rec.error = lastError;
+    if (delivery.test) rec.test = true;
+
+    if (decision.action === 'retry') {
+      rec.nextAttemptAt = iso(clock.now() + decision.delaySeconds * 1000);
+      const next: DeliveryMessage = { ...delivery, attempt: delivery.attempt + 1 };
+      await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(next, decision.delaySeconds));
+    } else if (decision.action === 'dead-letter' && !delivery.test) {
+      const letter: DeadLetter = {
+        v: 1,
+        type: 'dead-letter',
+        reason: decision.reason,
+        error: lastError ?? decision.reason,
+        failedAt: iso(clock.now()),
+        delivery,
+      };
+      await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+    }
+    const fitted = fitRecord(rec);
+    await record(fitted);
+    const fields = {
+      ...ids,
+      eventId: delivery.eventId,
+      outcome: rec.outcome,
+      statusCode,
+      durationMs: rec.durationMs,
+      nextAttemptAt: rec.nextAttemptAt,
+      reason: decision.action === 'dead-letter' ? decision.reason : undefined,
+      error: rec.error,
+      test: rec.test,
+    };
+    if (decision.action === 'done') log.info('delivered', fields);
+    else if (decision.action === 'retry') log.warn('attempt failed; retry scheduled', fields);
+    else log.warn(delivery.test ? 'test send failed' : 'delivery dead-lettered', fields);
+    return fitted;
+  }
+
+  /** Settles a delivery that cannot be attempted (deleted, disabled or invalid connection). */
+  function refuse(
+    delivery: DeliveryMessage,
+    facts: EventFacts,
+    connection: Connection | undefined,
+    reason: DeadLetterReason,
+    error: string,
+    blocked = false,
+  ): Promise<AttemptRecord> {
+    const outcome = blocked ? 'blocked' : 'rejected';
+    let target = '(unknown)';
+    if (connection) {
+      try {
+        target = targetOf(new URL(connection.url));
+      } catch {
+        target = '(invalid URL)';
+      }
+    }
+    return settle(
+      delivery,
+      facts,
+      { method: connection?.method ?? 'POST', target, requestedAtMs: clock.now() },
+      { kind: blocked ? 'blocked' : 'network', durationMs: 0, error },
+      { action: 'dead-letter', outcome, reason },
+      connection ? Object.values(connection.headers ?? {}) : [],
+    );
+  }
+
+  async function attempt(
+    delivery: DeliveryMessage,
+    connection: Connection,
+    facts: EventFacts,
+    invocation: Invocation,
+  ): Promise<AttemptRecord> {
+    const ids = {
+      connectionId: delivery.connectionId,
+      deliveryId: delivery.deliveryId,
+      attempt: delivery.attempt,
+    };
+    let url: URL;
+    try {
+      url = checkConnection(connection, options.egress, options.headerPrefix);
+    } catch (error) {
+      if (error instanceof DestinationRefusedError) {
+        return refuse(delivery, facts, connection, 'blocked', error.message, true);
+      }
+      if (error instanceof ValidationError) {
+        return refuse(
+          delivery,
+          facts,
+          connection,
+          'connection_invalid',
+          `connection is invalid: ${error.message}`,
+        );
+      }
+      throw error;
+    }
+    const secret = await infra('secrets.current', ids, () => deps.secrets.current(connection));
+    const sensitive = [secret, ...Object.values(connection.headers)];
+    return limit(async () => {
+      // Checked once the attempt may start: waiting for a slot also spends the invocation's time.
+      const remaining = invocation.remainingMs();
+      if (remaining < timeoutMs + DEADLINE_MARGIN_MS) throw new DeadlineError(remaining);
+      const requestedAtMs = clock.now();
+      const headers = buildHeaders({
+        prefix: options.headerPrefix,
+        secret,
+        body: delivery.body,
+        timestampMs: requestedAtMs,
+        deliveryId: delivery.deliveryId,
+        attempt: delivery.attempt,
+        custom: connection.headers,
+      });
+      const result = await deps.sender.send({
+        method: connection.method,
+        url: url.href,
+        headers,
+        body: delivery.body,
+        timeoutMs,
+      });
+      const position = delivery.attempt - (delivery.chainStart ?? 1);
+      const decision = decide(result, position, !delivery.test);
+      return settle(
+        delivery,
+        facts,
+        { method: connection.method, target: targetOf(url), requestedAtMs },
+        result,
+        decision,
+        sensitive,
+      );
+    });
+  }
+
+  async function deliverQueued(delivery: DeliveryMessage, invocation: Invocation): Promise<void> {
+    const facts = factsOf(delivery.body);
+    const connection = await infra('connections.get', { connectionId: delivery.connectionId }, () =>
+      deps.connections.get(delivery.connectionId),
+    );
+    if (!connection) {
+      await refuse(
+        delivery,
+        facts,
+        undefined,
+        'connection_missing',
+        `connection ${delivery.connectionId} does not exist`,
+      );
+    } else if (!connection.enabled) {
+      await refuse(
+        delivery,
+        facts,
+        connection,
+        'connection_disabled',
+        `connection ${delivery.connectionId} is disabled`,
+      );
+    } else {
+      await attempt(delivery, connection, facts, invocation);
+    }
+  }
+
+  /** The connections an event goes to, with the reason each unusable explicit target is refused. */
+  async function targetsOf(
+    event: EventMessage,
+  ): Promise<Array<{ id: string; connection?: Connection; refusal?: [DeadLetterReason, string] }>> {
+    const appId = event.application.id;
+    if (!event.connectionIds) {
+      const all = await infra('connections.listByApplication', {}, () =>
+        deps.connections.listByApplication(appId),
+      );
+      return all
+        .filter((c) => c.enabled && c.type === 'webhook')
+        .map((c) => ({ id: c.connectionId, connection: c }));
+    }
+    return Promise.all(
+      event.connectionIds.map(async (id) => {
+        const connection = await infra('connections.get', { connectionId: id }, () =>
+          deps.connections.get(id),
+        );
+        if (!connection)
+          return {
+            id,
+            refusal: ['connection_missing', `connection ${id} does not exist`] as [DeadLetterReason, string],
+          };
+        if (connection.applicationId !== appId) {
+          return {
+            id,
+            refusal: [
+              'connection_invalid',
+              `connection ${id} belongs to another application, not ${appId}`,
+            ] as [DeadLetterReason, string],
+          };
+        }
+        if (!connection.enabled)
+          return {
+            id,
+            connection,
+            refusal: ['connection_disabled', `connection ${id} is disabled`] as [DeadLetterReason, string],
+          };
+        return { id, connection };
+      }),
+    );
+  }
+
+  async function fanOut(event: EventMessage, invocation: Invocation): Promise<void> {
+    const body = serialiseBody(
+      buildPayload({ timestamp: event.occurredAt, user: event.user, application: event.application }),
+    );
+    const facts: EventFacts = {
+      applicationId: event.application.id,
+      userId: event.user.id,
+      event: event.event,
+    };
+    const targets = await targetsOf(event);
+    if (targets.length === 0) {
+      log.info('no enabled webhook connection for this application; nothing to deliver', {
+        eventId: event.eventId,
+        applicationId: facts.applicationId,
+      });
+      return;
+    }
+    const occurredAtMs = Date.parse(event.occurredAt);
+    const firstAttemptAt = iso(clock.now());
+    const outcomes = await Promise.allSettled(
+      targets.map(async (target) => {
+        const delivery: DeliveryMessage = {
+          v: 1,
+          type: 'delivery',
+          deliveryId: deliveryIdFor(event.eventId, target.id, occurredAtMs),
+          eventId: event.eventId,
+          connectionId: target.id,
+          attempt: 1,
+          chainStart: 1,
+          body,
+          firstAttemptAt,
+        };
+        try {
+          if (target.refusal) await refuse(delivery, facts, target.connection, ...target.refusal);
+          else await attempt(delivery, target.connection!, facts, invocation);
+        } catch (error) {
+          // Hand this one delivery to the queue on its own, so the event's other
+          // connections are not sent again when SQS redelivers.
+          log.warn('delivery handed back to the queue', {
+            deliveryId: delivery.deliveryId,
+            connectionId: delivery.connectionId,
+            attempt: delivery.attempt,
+            error: errorText(error),
+          });
+          await infra('scheduler.schedule', { deliveryId: delivery.deliveryId }, () =>
+            deps.scheduler.schedule(delivery, 0),
+          );
+        }
+      }),
+    );
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  async function processRecord(record: InputRecord, invocation: Invocation): Promise<void> {
+    let message: ReturnType<typeof parseMessage>;
+    try {
+      message = parseMessage(record.body);
+    } catch (error) {
+      if (!(error instanceof PoisonMessageError)) throw error;
+      const letter: DeadLetter = {
+        v: 1,
+        type: 'dead-letter',
+        reason: error.reason,
+        error: error.message,
+        failedAt: iso(clock.now()),
+        source: record.body,
+      };
+      await infra('deadLetters.put', {}, () => deps.deadLetters.put(letter));
+      log.warn('poison message dead-lettered', {
+        messageId: record.messageId,
+        reason: error.reason,
+        error: error.message,
+      });
+      return;
+    }
+    switch (message.type) {
+      case 'event':
+        return fanOut(message, invocation);
+      case 'delivery':
+        return deliverQueued(message, invocation);
+      case 'attempt-log':
+        return infra('attemptLog.append', { deliveryId: message.record.deliveryId }, () =>
+          deps.attemptLog.append(message.record),
+        );
+    }
+  }
+
+  return {
+    async processBatch(records, invocation) {
+      const settled = await Promise.allSettled(records.map((r) => processRecord(r, invocation)));
+      const failures: string[] = [];
+      settled.forEach((result, i) => {
+        if (result.status === 'fulfilled') return;
+        const messageId = records[i]!.messageId;
+        failures.push(messageId);
+        const error = result.reason;
+        const fields = {
+          messageId,
+          error: errorText(error),
+          errorName: error instanceof Error ? error.name : 'Error',
+        };
+        if (error instanceof DeadlineError)
+          log.warn('record left for redelivery: invocation deadline near', fields);
+        else log.error('record failed; SQS will redeliver it', fields);
+      });
+      return { failures };
+    },
+    attemptOnce(delivery, connection, invocation) {
+      return attempt(delivery, connection, factsOf(delivery.body), invocation);
+    },
+  };
+}
+
+/** A one-line description of an error and its causes, for logs. */
+export function errorText(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 4; depth++) {
+    if (current instanceof Error) {
+      parts.push(`${current.name}: ${current.message}`);
+      current = current.cause;
+    } else {
+      parts.push(String(current));
+      break;
+    }
+  }
+  return parts.join(' <- ');
+}

@@ -1,0 +1,117 @@
+/**
+ * Delivery headers (spec §4, DESIGN.md §4) and the rules for a connection's custom headers.
+ * Custom headers come last and can never replace ours nor touch framing.
+ */
+
+import { EVENT_KIND, USER_AGENT } from './constants';
+import { ValidationError } from './errors';
+import { sign } from './signing';
+
+export const MAX_CUSTOM_HEADERS = 20;
+export const MAX_HEADER_VALUE_BYTES = 4096;
+
+/** RFC 9110 token: the grammar of a header name. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Framing, hop-by-hop and platform headers a connection may never set (case-insensitive). */
+const RESERVED = new Set([
+  'host',
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+  'user-agent',
+]);
+const RESERVED_PREFIXES = ['proxy-', 'x-amz-', 'x-amzn-'];
+
+/** The names of the headers this service sets, for a given prefix. */
+export function serviceHeaderNames(prefix: string) {
+  return {
+    event: `${prefix}-Event`,
+    timestamp: `${prefix}-Timestamp`,
+    signature: `${prefix}-Signature`,
+    delivery: `${prefix}-Delivery`,
+    attempt: `${prefix}-Attempt`,
+  } as const;
+}
+
+/**
+ * Checks a connection's custom headers (at save time and again at dispatch).
+ * @throws ValidationError naming the header and the rule it breaks.
+ */
+export function validateCustomHeaders(headers: unknown, prefix: string): Record<string, string> {
+  if (headers === undefined) return {};
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
+    throw new ValidationError('headers', 'must be a JSON object of header name to string value');
+  }
+  const entries = Object.entries(headers as Record<string, unknown>);
+  if (entries.length > MAX_CUSTOM_HEADERS) {
+    throw new ValidationError(
+      'headers',
+      `at most ${MAX_CUSTOM_HEADERS} custom headers, got ${entries.length}`,
+    );
+  }
+  const ownPrefix = `${prefix.toLowerCase()}-`;
+  const seen = new Set<string>();
+  const out: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    const lower = name.toLowerCase();
+    if (!TOKEN.test(name))
+      throw new ValidationError(`headers.${name}`, 'is not a valid header name (RFC 9110 token)');
+    if (RESERVED.has(lower))
+      throw new ValidationError(`headers.${name}`, 'is set by the service and cannot be replaced');
+    if (lower.startsWith(ownPrefix)) {
+      throw new ValidationError(
+        `headers.${name}`,
+        `uses the service's own prefix ${prefix}- and cannot be set`,
+      );
+    }
+    const reservedPrefix = RESERVED_PREFIXES.find((p) => lower.startsWith(p));
+    if (reservedPrefix)
+      throw new ValidationError(`headers.${name}`, `names starting with ${reservedPrefix} are refused`);
+    if (seen.has(lower))
+      throw new ValidationError(`headers.${name}`, 'appears twice (header names are case-insensitive)');
+    seen.add(lower);
+    // The value itself is never echoed: it often carries a credential.
+    if (typeof value !== 'string') throw new ValidationError(`headers.${name}`, 'value must be a string');
+    if (/[\r\n\0]/.test(value))
+      throw new ValidationError(`headers.${name}`, 'value must not contain CR, LF or NUL');
+    if (Buffer.byteLength(value, 'utf8') > MAX_HEADER_VALUE_BYTES) {
+      throw new ValidationError(`headers.${name}`, `value must be at most ${MAX_HEADER_VALUE_BYTES} bytes`);
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+export interface SignedHeadersInput {
+  prefix: string;
+  secret: string;
+  body: string;
+  /** Unix time in milliseconds, taken at send time. */
+  timestampMs: number;
+  deliveryId: string;
+  attempt: number;
+  /** Already validated by {@link validateCustomHeaders}. */
+  custom: Record<string, string>;
+}
+
+/** Builds the complete header set of one attempt: ours first, then the connection's. */
+export function buildHeaders(input: SignedHeadersInput): Record<string, string> {
+  const names = serviceHeaderNames(input.prefix);
+  const timestamp = String(input.timestampMs);
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    [names.event]: EVENT_KIND,
+    [names.timestamp]: timestamp,
+    [names.signature]: sign(input.secret, timestamp, input.body),
+    [names.delivery]: input.deliveryId,
+    [names.attempt]: String(input.attempt),
+    ...input.custom,
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * Identifiers. A delivery id is a ULID-shaped, time-ordered id followed by the id of
+ * the connection it belongs to: `dlv_<26 chars>_<connectionId>`. Two reasons:
+ *
+ * - It is derived from (event id, connection id), so a redelivered event fans out to
+ *   the same delivery ids and receivers can de-duplicate on `X-Service-Delivery`.
+ * - The attempt log is partitioned by connection (one write unit per successful attempt,
+ *   no index); carrying the connection id lets "all attempts of a delivery" be a Query
+ *   when an operator has nothing but the delivery id.
+ */
+
+import { createHash } from 'node:crypto';
+import { ValidationError } from './errors';
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const CONNECTION_ID = /^con_[A-Za-z0-9_-]{1,64}$/;
+const EVENT_ID = /^evt_[A-Za-z0-9_-]{1,128}$/;
+const DELIVERY_ID = /^dlv_([0-9A-HJKMNP-TV-Z]{26})_(con_[A-Za-z0-9_-]{1,64})$/;
+
+export function isConnectionId(value: unknown): value is string {
+  return typeof value === 'string' && CONNECTION_ID.test(value);
+}
+
+export function isEventId(value: unknown): value is string {
+  return typeof value === 'string' && EVENT_ID.test(value);
+}
+
+/** Crockford base32 of a millisecond time, 10 characters (the ULID time part). */
+function encodeTime(ms: number): string {
+  let out = '';
+  let rest = Math.max(0, Math.floor(ms));
+  for (let i = 0; i < 10; i++) {
+    out = CROCKFORD[rest % 32] + out;
+    rest = Math.floor(rest / 32);
+  }
+  return out;
+}
+
+/** 16 Crockford characters (80 bits) taken from a byte buffer. */
+function encodeBits(bytes: Uint8Array): string {
+  let out = '';
+  let acc = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    acc = (acc << 8) | byte;
+    bits += 8;
+    while (bits >= 5 && out.length < 16) {
+      out += CROCKFORD[(acc >> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    acc &= (1 << bits) - 1;
+    if (out.length === 16) break;
+  }
+  return out;
+}
+
+/** A ULID from a time and 10 random bytes. */
+export function ulid(ms: number, random: Uint8Array): string {
+  return encodeTime(ms) + encodeBits(random);
+}
+
+/** The delivery id of one event to one connection: stable across redeliveries of the event. */
+export function deliveryIdFor(eventId: string, connectionId: string, occurredAtMs: number): string {
+  const digest = createHash('sha256').update(eventId).update('\u0000').update(connectionId).digest();
+  return `dlv_${ulid(occurredAtMs, digest.subarray(0, 10))}_${connectionId}`;
+}
+
+/** The connection id a delivery id carries. */
+export function connectionIdOf(deliveryId: string): string {
+  const match = DELIVERY_ID.exec(deliveryId);
+  if (!match)
+    throw new ValidationError(
+      'deliveryId',
+      `must look like dlv_<ulid>_con_<id>, got ${JSON.stringify(deliveryId)}`,
+    );
+  return match[2]!;
+}
+
+export function isDeliveryId(value: unknown): value is string {
+  return typeof value === 'string' && DELIVERY_ID.test(value);
+}

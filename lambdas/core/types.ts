@@ -1,0 +1,214 @@
+/** Domain types and the ports the delivery core declares (STYLE.md rule 1). */
+
+import type { ALLOWED_METHODS } from './constants';
+
+export type HttpMethod = (typeof ALLOWED_METHODS)[number];
+
+/** Free-form user metadata: string keys to scalar values (DESIGN.md §3). */
+export type Metadata = Record<string, string | number | boolean | null>;
+
+/** Spec §2 user object. Unknown fields are omitted, never null. */
+export interface User {
+  id: string;
+  email?: string;
+  name?: string;
+  firstName?: string;
+  lastName?: string;
+  phone?: string;
+  metadata?: Metadata;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface Application {
+  id: string;
+  name: string;
+}
+
+/** Spec §2 delivery payload, serialised once in this field order. */
+export interface UserIdentifiedPayload {
+  event: 'user.identified';
+  timestamp: string;
+  user: User;
+  application: Application;
+}
+
+/** Published by upstream services; fanned out by the dispatcher (DESIGN.md §3). */
+export interface EventMessage {
+  v: 1;
+  type: 'event';
+  eventId: string;
+  event: 'user.identified';
+  occurredAt: string;
+  user: User;
+  application: Application;
+  /** Target only these connections; absent means every enabled webhook connection of the application. */
+  connectionIds?: string[];
+}
+
+/** One delivery to one connection; written by the dispatcher for each retry and by redrive. */
+export interface DeliveryMessage {
+  v: 1;
+  type: 'delivery';
+  deliveryId: string;
+  eventId: string;
+  connectionId: string;
+  /** 1-based number of the attempt this message asks for. */
+  attempt: number;
+  /** Attempt number that started the current chain of 4 (1, or the first attempt after a redrive). */
+  chainStart?: number;
+  /** The exact JSON text sent as the request body, identical on every attempt. */
+  body: string;
+  firstAttemptAt: string;
+  /** Set on dashboard test sends: logged with `test: true`, never retried. */
+  test?: boolean;
+}
+
+/**
+ * An attempt-log item that could not be written when the attempt happened. The dispatcher
+ * queues it instead of failing the record, so the attempt is never sent twice (decisions.md).
+ */
+export interface AttemptLogMessage {
+  v: 1;
+  type: 'attempt-log';
+  record: AttemptRecord;
+}
+
+export type QueueMessage = EventMessage | DeliveryMessage | AttemptLogMessage;
+
+/** A webhook connection (DESIGN.md §5). */
+export interface Connection {
+  connectionId: string;
+  applicationId: string;
+  type: 'webhook';
+  name: string;
+  url: string;
+  method: HttpMethod;
+  headers: Record<string, string>;
+  enabled: boolean;
+  secretArn: string;
+  secretVersion?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What one HTTP attempt produced, before any decision is taken. */
+export type AttemptResult =
+  | { kind: 'response'; status: number; snippet: string; durationMs: number }
+  | { kind: 'timeout'; durationMs: number; error: string }
+  | { kind: 'network'; durationMs: number; error: string }
+  | { kind: 'blocked'; durationMs: number; error: string };
+
+export type Outcome = 'delivered' | 'http_error' | 'timeout' | 'network_error' | 'blocked' | 'rejected';
+
+/** Why a delivery or message ended in the dead-letter queue. */
+export type DeadLetterReason =
+  | 'exhausted'
+  | 'blocked'
+  | 'connection_missing'
+  | 'connection_disabled'
+  | 'connection_invalid'
+  | 'invalid_message'
+  | 'invalid_payload';
+
+/** The single decision taken after an attempt (STYLE.md rule 5). */
+export type Decision =
+  | { action: 'done'; outcome: 'delivered' }
+  | { action: 'retry'; outcome: Outcome; delaySeconds: number }
+  | { action: 'dead-letter'; outcome: Outcome; reason: DeadLetterReason };
+
+/** Body of a message on the dead-letter queue written by the dispatcher. */
+export interface DeadLetter {
+  v: 1;
+  type: 'dead-letter';
+  reason: DeadLetterReason;
+  /** Human-readable last error, free of secrets. */
+  error: string;
+  failedAt: string;
+  /** The delivery, with `attempt` = the last attempt made; absent for poison messages. */
+  delivery?: DeliveryMessage;
+  /** The original message text when it could not be parsed into a delivery. */
+  source?: string;
+}
+
+/** One item of the attempt log (DESIGN.md §5). */
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  eventId: string;
+  connectionId: string;
+  applicationId: string;
+  userId: string;
+  event: string;
+  method: string;
+  /** Origin and path of the URL; never the query string. */
+  target: string;
+  requestedAt: string;
+  durationMs: number;
+  outcome: Outcome;
+  statusCode?: number;
+  responseSnippet?: string;
+  error?: string;
+  nextAttemptAt?: string;
+  final: boolean;
+  test?: boolean;
+  /** Epoch seconds; DynamoDB TTL. */
+  expiresAt: number;
+}
+
+/** A request ready to send. */
+export interface OutboundRequest {
+  method: HttpMethod;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}
+
+// ---- Ports -----------------------------------------------------------------
+
+export interface ConnectionStore {
+  /** The connection, or undefined when it does not exist. */
+  get(connectionId: string): Promise<Connection | undefined>;
+  /** Every connection of an application (enabled or not). */
+  listByApplication(applicationId: string): Promise<Connection[]>;
+}
+
+export interface SigningSecrets {
+  /** The secret that signs deliveries of this connection (the version it names). */
+  current(connection: Connection): Promise<string>;
+}
+
+export interface HttpSender {
+  /** Sends one request; never throws for receiver-side problems, it reports them. */
+  send(request: OutboundRequest): Promise<AttemptResult>;
+}
+
+export interface RetryScheduler {
+  schedule(delivery: DeliveryMessage, delaySeconds: number): Promise<void>;
+}
+
+export interface DeadLetters {
+  put(letter: DeadLetter): Promise<void>;
+}
+
+export interface AttemptLog {
+  append(record: AttemptRecord): Promise<void>;
+}
+
+/** Where an attempt record goes when the attempt log cannot take it right now. */
+export interface AttemptLogFallback {
+  defer(record: AttemptRecord): Promise<void>;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+/** Structured logger; fields are merged into the JSON line. */
+export interface Log {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}

@@ -1,0 +1,71 @@
+/**
+ * Builds the dispatcher from configuration: production adapters around the core. The
+ * Lambda handler calls this once at module scope; local mode and integration tests call it
+ * with their own config and, where they must, an extra trusted CA or a stub resolver.
+ */
+
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoAttemptLog } from '../adapters/dynamodb/attempt-log';
+import { DynamoConnectionStore, documentClient } from '../adapters/dynamodb/connection-store';
+import { type Resolver, UndiciSender } from '../adapters/http/sender';
+import { powertoolsLog } from '../adapters/logger';
+import { SecretsManagerSigningSecrets } from '../adapters/secrets/signing-secrets';
+import { SqsQueues } from '../adapters/sqs/queues';
+import type { DispatcherConfig } from '../config';
+import { cachedConnections } from '../core/cached-connections';
+import { createDispatcher, type Dispatcher, type DispatcherDeps } from '../core/dispatch';
+import type { Clock } from '../core/types';
+
+export interface WiringOptions {
+  clients?: { dynamodb?: DynamoDBClient; sqs?: SQSClient; secretsManager?: SecretsManagerClient };
+  /** Replace individual ports (tests). */
+  deps?: Partial<DispatcherDeps>;
+  /** Trusted CAs instead of Node's defaults: tests only. */
+  ca?: string[];
+  resolver?: Resolver;
+  clock?: Clock;
+}
+
+export interface Wired {
+  dispatcher: Dispatcher;
+  deps: DispatcherDeps;
+  close(): Promise<void>;
+}
+
+export function wireDispatcher(config: DispatcherConfig, options: WiringOptions = {}): Wired {
+  const clock = options.clock ?? { now: () => Date.now() };
+  const doc = documentClient(options.clients?.dynamodb);
+  const egress = { allowedPorts: config.allowedPorts, allowLoopback: config.allowLoopback };
+  const sender = new UndiciSender({ egress, ca: options.ca, resolver: options.resolver });
+  const queues = new SqsQueues({
+    queueUrl: config.queueUrl,
+    dlqUrl: config.dlqUrl,
+    client: options.clients?.sqs,
+  });
+  const deps: DispatcherDeps = {
+    connections: cachedConnections(
+      new DynamoConnectionStore({ tableName: config.connectionsTable, client: doc }),
+      config.connectionCacheTtlMs,
+      clock,
+    ),
+    secrets: new SecretsManagerSigningSecrets({ client: options.clients?.secretsManager, clock }),
+    sender,
+    scheduler: queues,
+    deadLetters: queues,
+    attemptLog: new DynamoAttemptLog({ tableName: config.attemptsTable, client: doc }),
+    attemptLogFallback: queues,
+    clock,
+    log: powertoolsLog(),
+    ...options.deps,
+  };
+  const dispatcher = createDispatcher(deps, {
+    headerPrefix: config.headerPrefix,
+    attemptTimeoutMs: config.attemptTimeoutMs,
+    attemptTtlDays: config.attemptTtlDays,
+    concurrency: config.batchConcurrency,
+    egress,
+  });
+  return { dispatcher, deps, close: () => sender.close() };
+}

@@ -1,0 +1,373 @@
+import { createHmac } from 'node:crypto';
+import { attemptItem, itemSize } from '../../../lambdas/core/attempt-record';
+import { createDispatcher, type DispatcherOptions } from '../../../lambdas/core/dispatch';
+import { deliveryIdFor } from '../../../lambdas/core/ids';
+import type { AttemptResult, DeliveryMessage } from '../../../lambdas/core/types';
+import { connection, fakes, HEADER_VALUE, ok, type Responder, SECRET } from './fakes';
+
+const options: DispatcherOptions = {
+  headerPrefix: 'X-Service',
+  attemptTtlDays: 30,
+  concurrency: 10,
+  egress: { allowedPorts: [443], allowLoopback: false },
+};
+const plenty = { remainingMs: () => 90_000 };
+const occurredAt = '2026-11-21T14:53:00.123Z';
+
+function eventMessage(extra: Record<string, unknown> = {}) {
+  return {
+    v: 1,
+    type: 'event',
+    eventId: 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+    event: 'user.identified',
+    occurredAt,
+    user: { id: 'usr_7', email: 'grace@example.com', name: 'Grace Hopper' },
+    application: { id: 'app_1', name: 'Acme' },
+    ...extra,
+  };
+}
+
+function record(body: unknown, messageId = 'm1') {
+  return { messageId, body: typeof body === 'string' ? body : JSON.stringify(body) };
+}
+
+function setup(
+  connections = [connection('con_a')],
+  responder?: Responder,
+  opts: Partial<DispatcherOptions> = {},
+) {
+  const f = fakes(connections, responder);
+  return { ...f, dispatcher: createDispatcher(f.deps, { ...options, ...opts }) };
+}
+
+/** The delivery message the dispatcher would write for a retry of con_a. */
+function retryOf(attempt: number, chainStart = 1): DeliveryMessage {
+  const body =
+    '{"event":"user.identified","timestamp":"2026-11-21T14:53:00.123Z","user":{"id":"usr_7","email":"grace@example.com","name":"Grace Hopper","metadata":{}},"application":{"id":"app_1","name":"Acme"}}';
+  return {
+    v: 1,
+    type: 'delivery',
+    deliveryId: deliveryIdFor('evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7', 'con_a', Date.parse(occurredAt)),
+    eventId: 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+    connectionId: 'con_a',
+    attempt,
+    chainStart,
+    body,
+    firstAttemptAt: '2026-11-21T15:00:00.000Z',
+  };
+}
+
+describe('fan-out of an event', () => {
+  it('delivers to every enabled webhook connection of the application, not to disabled or foreign ones', async () => {
+    const { dispatcher, state } = setup([
+      connection('con_a'),
+      connection('con_b'),
+      connection('con_c'),
+      connection('con_off', { enabled: false }),
+      connection('con_other', { applicationId: 'app_2' }),
+    ]);
+    const { failures } = await dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(failures).toEqual([]);
+    expect(state.sent.map((r) => new URL(r.url).hostname).sort()).toEqual([
+      'con-a.example.com',
+      'con-b.example.com',
+      'con-c.example.com',
+    ]);
+    expect(new Set(state.sent.map((r) => r.body)).size).toBe(1);
+    expect(state.records.map((r) => [r.connectionId, r.outcome, r.attempt, r.final])).toEqual(
+      expect.arrayContaining([
+        ['con_a', 'delivered', 1, true],
+        ['con_b', 'delivered', 1, true],
+        ['con_c', 'delivered', 1, true],
+      ]),
+    );
+  });
+
+  it('sends the spec payload, signed over "<timestamp>.<body>" with the timestamp taken at send time', async () => {
+    const { dispatcher, state } = setup();
+    await dispatcher.processBatch([record(eventMessage())], plenty);
+    const [request] = state.sent;
+    expect(JSON.parse(request!.body)).toEqual({
+      event: 'user.identified',
+      timestamp: occurredAt,
+      user: { id: 'usr_7', email: 'grace@example.com', name: 'Grace Hopper', metadata: {} },
+      application: { id: 'app_1', name: 'Acme' },
+    });
+    const ts = request!.headers['X-Service-Timestamp']!;
+    expect(ts).toBe(String(state.now));
+    const expected = createHmac('sha256', SECRET).update(`${ts}.${request!.body}`).digest('hex');
+    expect(request!.headers['X-Service-Signature']).toBe(`sha256=${expected}`);
+    expect(request!.headers['X-Service-Event']).toBe('user.identified');
+    expect(request!.headers['X-Service-Attempt']).toBe('1');
+    expect(request!.headers['X-Service-Delivery']).toBe(retryOf(1).deliveryId);
+    expect(request!.headers.Authorization).toBe(HEADER_VALUE);
+    expect(request!.method).toBe('POST');
+    expect(request!.timeoutMs).toBe(30_000);
+  });
+
+  it('uses the connection method', async () => {
+    const { dispatcher, state } = setup([connection('con_a', { method: 'PATCH' })]);
+    await dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(state.sent[0]!.method).toBe('PATCH');
+  });
+
+  it('targets only the listed connections when connectionIds is given', async () => {
+    const { dispatcher, state } = setup([connection('con_a'), connection('con_b')]);
+    await dispatcher.processBatch([record(eventMessage({ connectionIds: ['con_b'] }))], plenty);
+    expect(state.sent.map((r) => new URL(r.url).hostname)).toEqual(['con-b.example.com']);
+  });
+
+  it('refuses a listed connection of another application and dead-letters that delivery', async () => {
+    const { dispatcher, state } = setup([connection('con_x', { applicationId: 'app_2' })]);
+    const { failures } = await dispatcher.processBatch(
+      [record(eventMessage({ connectionIds: ['con_x'] }))],
+      plenty,
+    );
+    expect(failures).toEqual([]);
+    expect(state.sent).toHaveLength(0);
+    expect(state.deadLetters[0]).toMatchObject({
+      reason: 'connection_invalid',
+      error: expect.stringContaining('another application'),
+    });
+  });
+
+  it('dead-letters a listed connection that does not exist, with an attempt record saying so', async () => {
+    const { dispatcher, state } = setup([]);
+    await dispatcher.processBatch([record(eventMessage({ connectionIds: ['con_gone'] }))], plenty);
+    expect(state.deadLetters[0]).toMatchObject({
+      reason: 'connection_missing',
+      delivery: { connectionId: 'con_gone' },
+    });
+    expect(state.records[0]).toMatchObject({ outcome: 'rejected', final: true, connectionId: 'con_gone' });
+  });
+
+  it('logs and acknowledges an event whose application has no enabled connection', async () => {
+    const { dispatcher, state } = setup([connection('con_off', { enabled: false })]);
+    const { failures } = await dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(failures).toEqual([]);
+    expect(state.logs.some((l) => l.message.includes('no enabled webhook connection'))).toBe(true);
+  });
+});
+
+describe('retries', () => {
+  it('schedules attempt 2 after 1 s when the first attempt gets a 503', async () => {
+    const { dispatcher, state } = setup([connection('con_a')], () => ok(503, 'try later'));
+    await dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(state.scheduled).toEqual([{ delivery: retryOf(2), delaySeconds: 1 }]);
+    expect(state.records[0]).toMatchObject({
+      outcome: 'http_error',
+      statusCode: 503,
+      responseSnippet: 'try later',
+      final: false,
+      nextAttemptAt: '2026-11-21T15:00:01.000Z',
+      error: 'receiver answered HTTP 503',
+    });
+    expect(state.deadLetters).toHaveLength(0);
+  });
+
+  it.each([
+    [2, 2],
+    [3, 4],
+  ])(
+    'schedules the next attempt after the right delay when attempt %i fails (%i s)',
+    async (attempt, delay) => {
+      const { dispatcher, state } = setup([connection('con_a')], () => ok(500));
+      await dispatcher.processBatch([record(retryOf(attempt))], plenty);
+      expect(state.scheduled).toEqual([{ delivery: retryOf(attempt + 1), delaySeconds: delay }]);
+      expect(state.sent[0]!.headers['X-Service-Attempt']).toBe(String(attempt));
+    },
+  );
+
+  it('dead-letters the delivery with its last error after the 4th failed attempt', async () => {
+    const timeout: AttemptResult = {
+      kind: 'timeout',
+      durationMs: 30_000,
+      error: 'no complete response within 30000 ms',
+    };
+    const { dispatcher, state } = setup([connection('con_a')], () => timeout);
+    await dispatcher.processBatch([record(retryOf(4))], plenty);
+    expect(state.scheduled).toHaveLength(0);
+    expect(state.deadLetters).toEqual([
+      expect.objectContaining({
+        reason: 'exhausted',
+        error: 'no complete response within 30000 ms',
+        delivery: retryOf(4),
+      }),
+    ]);
+    expect(state.records[0]).toMatchObject({ outcome: 'timeout', final: true, attempt: 4 });
+  });
+
+  it('starts a fresh chain of 4 after a redrive, numbering on from the last attempt', async () => {
+    const { dispatcher, state } = setup([connection('con_a')], () => ok(500));
+    await dispatcher.processBatch([record(retryOf(5, 5))], plenty);
+    expect(state.scheduled).toEqual([{ delivery: retryOf(6, 5), delaySeconds: 1 }]);
+  });
+
+  it('dead-letters a refused destination at once, without sending', async () => {
+    const { dispatcher, state } = setup([connection('con_a', { url: 'https://169.254.169.254/latest' })]);
+    await dispatcher.processBatch([record(retryOf(2))], plenty);
+    expect(state.sent).toHaveLength(0);
+    expect(state.deadLetters[0]).toMatchObject({ reason: 'blocked' });
+    expect(state.records[0]).toMatchObject({ outcome: 'blocked', final: true });
+  });
+});
+
+describe('permanent failures', () => {
+  it.each([
+    ['deleted', [], 'connection_missing'],
+    ['disabled', [connection('con_a', { enabled: false })], 'connection_disabled'],
+    ['invalid', [connection('con_a', { method: 'GET' as 'POST' })], 'connection_invalid'],
+  ])('dead-letters a delivery whose connection is %s', async (_, connections, reason) => {
+    const { dispatcher, state } = setup(connections);
+    const { failures } = await dispatcher.processBatch([record(retryOf(2))], plenty);
+    expect(failures).toEqual([]);
+    expect(state.sent).toHaveLength(0);
+    expect(state.deadLetters).toEqual([expect.objectContaining({ reason, delivery: retryOf(2) })]);
+  });
+
+  it('dead-letters a poison message with its text and reason, and still delivers its batch-mates', async () => {
+    const { dispatcher, state } = setup();
+    const { failures } = await dispatcher.processBatch(
+      [
+        record('{oops', 'bad'),
+        record(eventMessage(), 'good'),
+        record({ ...eventMessage(), user: {} }, 'bad2'),
+      ],
+      plenty,
+    );
+    expect(failures).toEqual([]);
+    expect(state.sent).toHaveLength(1);
+    expect(state.deadLetters).toEqual([
+      expect.objectContaining({
+        reason: 'invalid_message',
+        source: '{oops',
+        error: 'message is not valid JSON',
+      }),
+      expect.objectContaining({ reason: 'invalid_payload', error: expect.stringContaining('user.id') }),
+    ]);
+  });
+});
+
+describe('infrastructure errors', () => {
+  it('reports a delivery record in batchItemFailures when Secrets Manager is down, and nothing is sent', async () => {
+    const { dispatcher, state } = setup();
+    state.fail.add('secrets');
+    const { failures } = await dispatcher.processBatch([record(retryOf(2), 'm-retry')], plenty);
+    expect(failures).toEqual(['m-retry']);
+    expect(state.sent).toHaveLength(0);
+    expect(state.logs.find((l) => l.level === 'error')?.fields).toMatchObject({ messageId: 'm-retry' });
+  });
+
+  it('hands a failing fan-out delivery back to the queue alone, so the other connections are not sent again', async () => {
+    const { dispatcher, state, deps } = setup([connection('con_a'), connection('con_b')]);
+    const real = deps.secrets.current.bind(deps.secrets);
+    deps.secrets.current = async (c) => {
+      if (c.connectionId === 'con_b') throw new Error('throttled');
+      return real(c);
+    };
+    const { failures } = await dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(failures).toEqual([]);
+    expect(state.sent).toHaveLength(1);
+    expect(state.scheduled).toEqual([
+      { delivery: expect.objectContaining({ connectionId: 'con_b', attempt: 1 }), delaySeconds: 0 },
+    ]);
+  });
+
+  it('fails the event record when a failing delivery cannot be handed back either', async () => {
+    const { dispatcher, state } = setup();
+    state.fail.add('secrets');
+    state.fail.add('scheduler');
+    const { failures } = await dispatcher.processBatch([record(eventMessage(), 'e1')], plenty);
+    expect(failures).toEqual(['e1']);
+  });
+
+  it('fails the record when the retry cannot be scheduled, so SQS redelivers it', async () => {
+    const { dispatcher, state } = setup([connection('con_a')], () => ok(500));
+    state.fail.add('scheduler');
+    const { failures } = await dispatcher.processBatch([record(retryOf(2), 'r')], plenty);
+    expect(failures).toEqual(['r']);
+  });
+
+  it('fails the record when the dead-letter queue cannot take an exhausted delivery', async () => {
+    const { dispatcher, state } = setup([connection('con_a')], () => ok(500));
+    state.fail.add('deadLetters');
+    const { failures } = await dispatcher.processBatch([record(retryOf(4), 'r')], plenty);
+    expect(failures).toEqual(['r']);
+  });
+
+  it('queues the attempt record instead of failing when the attempt log is down, so nothing is sent twice', async () => {
+    const { dispatcher, state } = setup();
+    state.fail.add('attemptLog');
+    const { failures } = await dispatcher.processBatch([record(retryOf(2))], plenty);
+    expect(failures).toEqual([]);
+    expect(state.sent).toHaveLength(1);
+    expect(state.deferred).toEqual([expect.objectContaining({ attempt: 2, outcome: 'delivered' })]);
+  });
+
+  it('fails the record only when both the attempt log and its fallback are down', async () => {
+    const { dispatcher, state } = setup();
+    state.fail.add('attemptLog');
+    state.fail.add('fallback');
+    const { failures } = await dispatcher.processBatch([record(retryOf(2), 'r')], plenty);
+    expect(failures).toEqual(['r']);
+  });
+
+  it('writes a queued attempt record when it comes back round', async () => {
+    const { dispatcher, state } = setup();
+    const deferred = {
+      v: 1,
+      type: 'attempt-log',
+      record: { deliveryId: retryOf(1).deliveryId, connectionId: 'con_a', attempt: 1 },
+    };
+    await dispatcher.processBatch([record(deferred)], plenty);
+    expect(state.records).toEqual([expect.objectContaining({ attempt: 1, connectionId: 'con_a' })]);
+  });
+});
+
+describe('batch behaviour', () => {
+  it('leaves records for redelivery instead of starting an attempt the invocation cannot finish', async () => {
+    const { dispatcher, state } = setup();
+    const { failures } = await dispatcher.processBatch([record(retryOf(2), 'late')], {
+      remainingMs: () => 20_000,
+    });
+    expect(failures).toEqual(['late']);
+    expect(state.sent).toHaveLength(0);
+  });
+
+  it('delivers the records of a batch concurrently, never more at once than the limit', async () => {
+    const slow: Responder = () => new Promise((resolve) => setTimeout(() => resolve(ok(200)), 20));
+    const connections = Array.from({ length: 6 }, (_, i) => connection(`con_${i}`));
+    const { dispatcher, state } = setup(connections, slow, { concurrency: 3 });
+    await dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(state.sent).toHaveLength(6);
+    expect(state.maxInFlight).toBe(3);
+  });
+
+  it('never writes the secret, a custom header value or the query string to logs or the attempt log', async () => {
+    const echo: Responder = (req) => ok(500, `you sent ${req.headers.Authorization} and ${SECRET}`);
+    const { dispatcher, state } = setup([connection('con_a')], echo);
+    await dispatcher.processBatch([record(eventMessage())], plenty);
+    const everything = JSON.stringify([state.logs, state.records, state.scheduled, state.deadLetters]);
+    expect(everything).not.toContain(SECRET);
+    expect(everything).not.toContain(HEADER_VALUE);
+    expect(everything).not.toContain('query-secret');
+    expect(state.records[0]!.responseSnippet).toBe('you sent [redacted] and [redacted]');
+  });
+
+  it('keeps a successful attempt record within one write unit even with a long response', async () => {
+    const { dispatcher, state } = setup([connection('con_a')], () => ok(200, 'x'.repeat(1024)));
+    await dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(itemSize(attemptItem(state.records[0]!))).toBeLessThanOrEqual(1024);
+    expect(state.records[0]!.responseSnippet!.length).toBeGreaterThan(100);
+  });
+});
+
+describe('test sends', () => {
+  it('attempts once, logs test: true, and neither retries nor dead-letters', async () => {
+    const { dispatcher, state } = setup([connection('con_a')], () => ok(500));
+    const rec = await dispatcher.attemptOnce({ ...retryOf(1), test: true }, connection('con_a'), plenty);
+    expect(rec).toMatchObject({ test: true, outcome: 'http_error', final: true });
+    expect(state.scheduled).toHaveLength(0);
+    expect(state.deadLetters).toHaveLength(0);
+  });
+});
