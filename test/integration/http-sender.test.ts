@@ -1,0 +1,126 @@
+import { UndiciSender } from '../../lambdas/adapters/http/sender';
+import type { OutboundRequest } from '../../lambdas/core/types';
+import { type Receiver, respond, startReceiver, testPki } from '../support/https-receiver';
+
+const local = { allowedPorts: [443], allowLoopback: true };
+let receiver: Receiver;
+let sender: UndiciSender;
+
+function request(url: string, overrides: Partial<OutboundRequest> = {}): OutboundRequest {
+  return {
+    method: 'POST',
+    url,
+    headers: { 'Content-Type': 'application/json', 'X-Service-Event': 'user.identified' },
+    body: '{"event":"user.identified"}',
+    timeoutMs: 2_000,
+    ...overrides,
+  };
+}
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  sender = new UndiciSender({ egress: { ...local, allowedPorts: [receiver.port] }, ca: [testPki().caPem] });
+});
+afterAll(async () => {
+  await sender.close();
+  await receiver.close();
+});
+
+describe('UndiciSender against a real HTTPS receiver', () => {
+  it('sends the method, headers and exact body, and reports a 2xx with the response snippet', async () => {
+    receiver.behave(respond(200, '{"received":true}'));
+    const result = await sender.send(request(receiver.url, { method: 'PUT' }));
+    expect(result).toMatchObject({ kind: 'response', status: 200, snippet: '{"received":true}' });
+    const got = receiver.requests.at(-1)!;
+    expect(got.method).toBe('PUT');
+    expect(got.body).toBe('{"event":"user.identified"}');
+    expect(got.headers['x-service-event']).toBe('user.identified');
+  });
+
+  it('does not follow a redirect: a 302 is the result', async () => {
+    const before = receiver.requests.length;
+    receiver.behave((_req, res) => res.writeHead(302, { location: 'https://127.0.0.1:1/elsewhere' }).end());
+    const result = await sender.send(request(receiver.url));
+    expect(result).toMatchObject({ kind: 'response', status: 302 });
+    expect(receiver.requests.length).toBe(before + 1);
+  });
+
+  it('keeps at most 1 KiB of a large response and stops reading it', async () => {
+    let written = 0;
+    receiver.behave((_req, res) => {
+      res.writeHead(200);
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      const pump = () => {
+        // Up to 1 GB if the client kept reading; it must not.
+        while (written < 1024 ** 3 && res.write(chunk)) written += chunk.length;
+        if (written < 1024 ** 3 && !res.destroyed) res.once('drain', pump);
+      };
+      res.on('close', () => res.removeAllListeners('drain'));
+      pump();
+    });
+    const result = await sender.send(request(receiver.url, { timeoutMs: 10_000 }));
+    expect(result).toMatchObject({ kind: 'response', status: 200 });
+    expect(result.kind === 'response' && Buffer.byteLength(result.snippet)).toBe(1024);
+    expect(written).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('times out a receiver that never answers, at the attempt deadline', async () => {
+    receiver.behave(() => {
+      /* never answer */
+    });
+    const result = await sender.send(request(receiver.url, { timeoutMs: 500 }));
+    expect(result.kind).toBe('timeout');
+    expect(result.durationMs).toBeGreaterThanOrEqual(450);
+    expect(result.durationMs).toBeLessThan(5_000);
+  });
+
+  it('times out a receiver that drips its response past the deadline', async () => {
+    receiver.behave((_req, res) => {
+      res.writeHead(200);
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write('.')), 50);
+    });
+    const result = await sender.send(request(receiver.url, { timeoutMs: 600 }));
+    expect(result.kind).toBe('timeout');
+    expect(result.durationMs).toBeLessThan(5_000);
+  });
+
+  it('reports a connection reset as a network error', async () => {
+    receiver.behave((req, res) => {
+      res.socket?.destroy();
+      void req;
+    });
+    const result = await sender.send(request(receiver.url));
+    expect(result.kind).toBe('network');
+  });
+
+  it('reports an untrusted certificate as a network error (TLS is verified)', async () => {
+    receiver.behave(respond(200));
+    const strict = new UndiciSender({ egress: { ...local, allowedPorts: [receiver.port] } });
+    const result = await strict.send(request(receiver.url));
+    await strict.close();
+    expect(result.kind).toBe('network');
+    expect(result.kind === 'network' && result.error).toMatch(/certificate|CERT|self.signed|issuer/i);
+  });
+
+  it('reports a refused connection as a network error', async () => {
+    const closed = await startReceiver();
+    const url = closed.url;
+    await closed.close();
+    const s = new UndiciSender({ egress: { ...local, allowedPorts: [closed.port] }, ca: [testPki().caPem] });
+    const result = await s.send(request(url));
+    await s.close();
+    expect(result).toMatchObject({ kind: 'network', error: expect.stringContaining('ECONNREFUSED') });
+  });
+
+  it('connects to the address its own lookup checked (a stub resolver name reaches the receiver)', async () => {
+    receiver.behave(respond(204, ''));
+    const s = new UndiciSender({
+      egress: { ...local, allowedPorts: [receiver.port] },
+      ca: [testPki().caPem],
+      resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    const result = await s.send(request(`https://receiver.test:${receiver.port}/hooks`));
+    await s.close();
+    expect(result).toMatchObject({ kind: 'response', status: 204 });
+  });
+});

@@ -1,0 +1,84 @@
+import { ConfigError, ENV, loadConfig } from '../../lambdas/config';
+
+const minimal = {
+  [ENV.queueUrl]: 'https://sqs.us-east-1.amazonaws.com/1/q',
+  [ENV.dlqUrl]: 'https://sqs.us-east-1.amazonaws.com/1/dlq',
+  [ENV.connectionsTable]: 'connections',
+  [ENV.attemptsTable]: 'attempts',
+  [ENV.secretPrefix]: 'webhooks/prod/',
+};
+
+function keyOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.key;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the spec defaults: 30 s attempts, X-Service prefix, port 443, 30-day TTL', () => {
+    expect(loadConfig(minimal)).toEqual({
+      queueUrl: minimal[ENV.queueUrl],
+      dlqUrl: minimal[ENV.dlqUrl],
+      connectionsTable: 'connections',
+      attemptsTable: 'attempts',
+      secretPrefix: 'webhooks/prod/',
+      headerPrefix: 'X-Service',
+      attemptTimeoutMs: 30_000,
+      attemptTtlDays: 30,
+      batchConcurrency: 10,
+      connectionCacheTtlMs: 30_000,
+      allowedPorts: [443],
+      allowLoopback: false,
+    });
+  });
+
+  it('returns a frozen object', () => {
+    expect(Object.isFrozen(loadConfig(minimal))).toBe(true);
+  });
+
+  it.each([ENV.queueUrl, ENV.dlqUrl, ENV.connectionsTable, ENV.attemptsTable, ENV.secretPrefix])(
+    'names the missing key %s',
+    (key) => {
+      const env: Record<string, string> = { ...minimal };
+      delete env[key];
+      expect(keyOf(env)).toBe(key);
+    },
+  );
+
+  it.each([
+    [ENV.attemptTimeoutMs, '31000'],
+    [ENV.attemptTimeoutMs, '30s'],
+    [ENV.batchConcurrency, '0'],
+    [ENV.allowedPorts, '443,http'],
+    [ENV.allowedPorts, '70000'],
+    [ENV.headerPrefix, 'X Service'],
+    [ENV.allowLoopback, 'yes'],
+  ])('names the malformed key %s=%s', (key, value) => {
+    expect(keyOf({ ...minimal, [key]: value })).toBe(key);
+  });
+
+  it('reads a shortened attempt timeout, a custom prefix and extra ports', () => {
+    const config = loadConfig({
+      ...minimal,
+      [ENV.attemptTimeoutMs]: '500',
+      [ENV.headerPrefix]: 'X-Acme',
+      [ENV.allowedPorts]: '443, 8443',
+    });
+    expect(config).toMatchObject({
+      attemptTimeoutMs: 500,
+      headerPrefix: 'X-Acme',
+      allowedPorts: [443, 8443],
+    });
+  });
+
+  it('refuses the local loopback allowance inside AWS Lambda', () => {
+    expect(keyOf({ ...minimal, [ENV.allowLoopback]: 'true', AWS_LAMBDA_FUNCTION_NAME: 'dispatcher' })).toBe(
+      ENV.allowLoopback,
+    );
+    expect(loadConfig({ ...minimal, [ENV.allowLoopback]: 'true' }).allowLoopback).toBe(true);
+  });
+});
