@@ -15,13 +15,13 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
       globalTeardown: '<rootDir>/test/integration/global-teardown.ts',
-      testTimeout: 60_000,
+      setupFilesAfterEnv: ['<rootDir>/test/setup/long-timeout.ts'],
     },
     {
       ...common,
       displayName: 'infra',
       testMatch: ['<rootDir>/test/infra/**/*.test.ts'],
-      testTimeout: 120_000,
+      setupFilesAfterEnv: ['<rootDir>/test/setup/long-timeout.ts'],
     },
   ],
 };

@@ -4,15 +4,8 @@
  * partial batch response, so only the records that must be redelivered come back.
  */
 
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { loadConfig } from '../config';
+import { createHandler } from './handler';
 import { wireDispatcher } from './wiring';
 
-const { dispatcher } = wireDispatcher(loadConfig());
-
-export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  const { failures } = await dispatcher.processBatch(event.Records, {
-    remainingMs: () => context.getRemainingTimeInMillis(),
-  });
-  return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
-}
+export const handler = createHandler(wireDispatcher(loadConfig()).dispatcher);

@@ -119,7 +119,7 @@ describe('UndiciSender against a real HTTPS receiver', () => {
       ca: [testPki().caPem],
       resolver: async () => [{ address: '127.0.0.1', family: 4 }],
     });
-    const result = await s.send(request(`https://receiver.test:${receiver.port}/hooks`));
+    const result = await s.send(request(`https://localhost:${receiver.port}/hooks`));
     await s.close();
     expect(result).toMatchObject({ kind: 'response', status: 204 });
   });

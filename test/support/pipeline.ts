@@ -1,0 +1,204 @@
+/**
+ * A whole pipeline on the emulators for tests: a fresh queue + DLQ per harness (so test
+ * files never steal each other's messages), the shared tables, real connections with real
+ * secrets, the production dispatcher wiring and the local event-source runner.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ENV, loadConfig } from '../../lambdas/config';
+import type { AttemptRecord, Connection, DeadLetter, Log } from '../../lambdas/core/types';
+import { createHandler } from '../../lambdas/dispatcher/handler';
+import { type Wired, wireDispatcher } from '../../lambdas/dispatcher/wiring';
+import { ATTEMPTS_TABLE } from '../../lambdas/tables';
+import { bootstrapResources, type LocalResources } from '../../local/bootstrap';
+import { type Runner, startRunner } from '../../local/runner';
+import { testPki } from './https-receiver';
+
+export interface HarnessOptions {
+  /** Ports the receivers listen on (egress allows only listed ports). */
+  ports: number[];
+  attemptTimeoutMs?: number;
+  functionTimeoutMs?: number;
+  visibilityTimeoutSeconds?: number;
+  log?: Log;
+}
+
+export interface Harness {
+  resources: LocalResources;
+  wired: Wired;
+  runner: Runner;
+  sqs: SQSClient;
+  createConnection(
+    input: Partial<Connection> & { url: string; applicationId: string },
+  ): Promise<Connection & { secret: string }>;
+  publish(message: unknown): Promise<void>;
+  publishBatch(messages: Array<unknown | string>): Promise<void>;
+  attemptsOf(connectionId: string): Promise<AttemptRecord[]>;
+  /** Receives (and deletes) DLQ messages until `count` have arrived. */
+  deadLetters(count: number, timeoutMs?: number): Promise<DeadLetter[]>;
+  stop(): Promise<void>;
+}
+
+export const id = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
+
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
+  const region = process.env.AWS_REGION!;
+  const endpoints = {
+    sqs: process.env.AWS_ENDPOINT_URL_SQS!,
+    dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB!,
+    secretsManager: process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER!,
+  };
+  const suffix = randomBytes(4).toString('hex');
+  const resources = await bootstrapResources(
+    { endpoints, region },
+    {
+      names: {
+        queue: `t-deliveries-${suffix}`,
+        dlq: `t-deliveries-dlq-${suffix}`,
+        connectionsTable: process.env[ENV.connectionsTable],
+        attemptsTable: process.env[ENV.attemptsTable],
+      },
+      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
+    },
+  );
+  const config = loadConfig({
+    ...process.env,
+    [ENV.queueUrl]: resources.queueUrl,
+    [ENV.dlqUrl]: resources.dlqUrl,
+    [ENV.allowLoopback]: 'true',
+    [ENV.allowedPorts]: options.ports.join(','),
+    [ENV.attemptTimeoutMs]: String(options.attemptTimeoutMs ?? 30_000),
+    [ENV.connectionCacheTtlMs]: '0',
+  });
+  const ca = [testPki().caPem];
+  const wired = wireDispatcher(config, { ca, deps: options.log ? { log: options.log } : {} });
+  const sqs = new SQSClient({});
+  const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+  const sm = new SecretsManagerClient({});
+  const runner = startRunner({
+    sqs,
+    queueUrl: resources.queueUrl,
+    queueArn: resources.queueArn,
+    handler: createHandler(wired.dispatcher),
+    functionTimeoutMs: options.functionTimeoutMs ?? 90_000,
+    waitTimeSeconds: 1,
+    concurrency: 4,
+  });
+
+  return {
+    resources,
+    wired,
+    runner,
+    sqs,
+    async createConnection(input) {
+      const connectionId = input.connectionId ?? id('con');
+      const secret = `whsec_${randomBytes(32).toString('base64')}`;
+      const created = await sm.send(
+        new CreateSecretCommand({ Name: `${resources.secretPrefix}${connectionId}`, SecretString: secret }),
+      );
+      const now = new Date().toISOString();
+      const connection: Connection = {
+        connectionId,
+        type: 'webhook',
+        name: `Test ${connectionId}`,
+        method: 'POST',
+        headers: {},
+        enabled: true,
+        secretArn: created.ARN!,
+        secretVersion: created.VersionId!,
+        createdAt: now,
+        updatedAt: now,
+        ...input,
+      };
+      await doc.send(new PutCommand({ TableName: resources.connectionsTable, Item: connection }));
+      return { ...connection, secret };
+    },
+    async publish(message) {
+      await sqs.send(
+        new SendMessageCommand({ QueueUrl: resources.queueUrl, MessageBody: JSON.stringify(message) }),
+      );
+    },
+    async publishBatch(messages) {
+      await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: resources.queueUrl,
+          Entries: messages.map((m, i) => ({
+            Id: String(i),
+            MessageBody: typeof m === 'string' ? m : JSON.stringify(m),
+          })),
+        }),
+      );
+    },
+    async attemptsOf(connectionId) {
+      const out = await doc.send(
+        new QueryCommand({
+          TableName: resources.attemptsTable,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': ATTEMPTS_TABLE.partitionKey },
+          ExpressionAttributeValues: { ':pk': connectionId },
+        }),
+      );
+      return (out.Items ?? []) as AttemptRecord[];
+    },
+    async deadLetters(count, timeoutMs = 20_000) {
+      const letters: DeadLetter[] = [];
+      const deadline = Date.now() + timeoutMs;
+      while (letters.length < count && Date.now() < deadline) {
+        const out = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: resources.dlqUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+          }),
+        );
+        for (const m of out.Messages ?? []) {
+          letters.push(JSON.parse(m.Body!));
+          await sqs.send(
+            new DeleteMessageCommand({ QueueUrl: resources.dlqUrl, ReceiptHandle: m.ReceiptHandle! }),
+          );
+        }
+      }
+      if (letters.length < count)
+        throw new Error(`DLQ got ${letters.length} of ${count} messages in ${timeoutMs} ms`);
+      return letters;
+    },
+    async stop() {
+      await runner.stop();
+      await wired.close();
+      sqs.destroy();
+      doc.destroy();
+      sm.destroy();
+    },
+  };
+}
+
+/** A published `user.identified` event in the v1 envelope. */
+export function userIdentified(applicationId: string, extra: Record<string, unknown> = {}) {
+  return {
+    v: 1,
+    type: 'event',
+    eventId: id('evt'),
+    event: 'user.identified',
+    occurredAt: new Date().toISOString(),
+    user: {
+      id: id('usr'),
+      email: 'ada@example.com',
+      name: 'Ada Lovelace',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      metadata: { plan: 'pro', source: 'extension' },
+    },
+    application: { id: applicationId, name: 'Acme Extension' },
+    ...extra,
+  };
+}
