@@ -7,7 +7,7 @@
 import { ATTEMPTS_PER_CHAIN, ENVELOPE_VERSION, EVENT_KIND } from './constants';
 import { PoisonMessageError, ValidationError } from './errors';
 import { connectionIdOf, isConnectionId, isDeliveryId, isEventId } from './ids';
-import { buildPayload, checkBody, isIsoUtc } from './payload';
+import { buildPayload, checkBody, isIsoUtc, serialiseBody } from './payload';
 import type { AttemptRecord, DeliveryMessage, EventMessage, QueueMessage } from './types';
 
 /** Upper bound on explicitly targeted connections in one event. */
@@ -135,4 +135,36 @@ export function parseMessage(text: string): QueueMessage {
     }
     throw error;
   }
+}
+
+/** What an upstream service publishes; the publisher fills in the rest. */
+export interface PublishInput {
+  user: unknown;
+  application: unknown;
+  /** When the user was identified. @default now */
+  occurredAt?: string;
+  connectionIds?: string[];
+  /** @default a new `evt_<ULID>` */
+  eventId?: string;
+}
+
+/**
+ * Builds and validates an event message exactly as the dispatcher will read it, so a bad
+ * event is refused at publish with the field named, not dead-lettered later.
+ * @throws ValidationError naming the field.
+ */
+export function buildEventMessage(input: PublishInput, defaults: { eventId: string; occurredAt: string }): EventMessage {
+  const candidate = {
+    v: ENVELOPE_VERSION,
+    type: 'event',
+    eventId: input.eventId ?? defaults.eventId,
+    event: EVENT_KIND,
+    occurredAt: input.occurredAt ?? defaults.occurredAt,
+    user: input.user,
+    application: input.application,
+    ...(input.connectionIds !== undefined ? { connectionIds: input.connectionIds } : {}),
+  };
+  const message = parseEvent(candidate);
+  serialiseBody(buildPayload({ timestamp: message.occurredAt, user: message.user, application: message.application }));
+  return message;
 }

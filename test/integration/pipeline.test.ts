@@ -190,7 +190,7 @@ describe('delivery pipeline on the local emulators', () => {
     const before = receivers[0]!.requests.length;
     await harness.publish(userIdentified(app));
     const got = await Promise.all(targets.map((r) => r.waitFor(1)));
-    got.forEach(([req], i) => expect(verifiedBy(cons[i]!.secret, req!)).toBe(true));
+    expect(got.map(([req], i) => verifiedBy(cons[i]!.secret, req!))).toEqual([true, true, true]);
     expect(new Set(got.map(([req]) => req!.body)).size).toBe(1);
     expect(new Set(got.map(([req]) => req!.headers['x-service-delivery'])).size).toBe(3);
     await new Promise((r) => setTimeout(r, 500));

@@ -1,0 +1,307 @@
+/**
+ * Creates the stack's resources in the local emulators: the delivery queue with its
+ * dead-letter queue, and the two tables with the key schema of lambdas/tables.ts.
+ * Idempotent, so it runs on every start, including over persisted state.
+ */
+import {
+  type AttributeDefinition,
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DescribeTableCommand,
+  DynamoDBClient,
+  type KeySchemaElement,
+  ResourceInUseException,
+  ResourceNotFoundException,
+  type TableDescription,
+} from '@aws-sdk/client-dynamodb';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  type QueueAttributeName,
+  QueueNameExists,
+  SetQueueAttributesCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { ENV } from '../lambdas/config';
+import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../lambdas/tables';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './constants';
+import type { LocalEndpoints } from './emulators';
+
+/** Resource names of local mode. */
+export interface ResourceNames {
+  readonly queue: string;
+  readonly dlq: string;
+  readonly connectionsTable: string;
+  readonly attemptsTable: string;
+  /** Name prefix of connection secrets (`<prefix><connectionId>`). */
+  readonly secretPrefix: string;
+}
+
+export const DEFAULT_RESOURCE_NAMES: ResourceNames = {
+  queue: 'webhooks-deliveries',
+  dlq: 'webhooks-deliveries-dlq',
+  connectionsTable: 'webhooks-connections',
+  attemptsTable: 'webhooks-attempts',
+  secretPrefix: 'webhooks/local/',
+};
+
+/** Receives before SQS moves a record to the DLQ (DESIGN.md §4, infrastructure errors). */
+export const MAX_RECEIVE_COUNT = 5;
+/** Local default; a deployed stack derives it from the function timeout. */
+export const DEFAULT_VISIBILITY_TIMEOUT_S = 30;
+/** The largest message SQS (and fauxqs) accept: 1 MiB. */
+export const MAX_MESSAGE_BYTES = 1_048_576;
+/** Longest retention SQS allows, so nothing ages out of the DLQ while someone looks at it. */
+const DLQ_RETENTION_S = 1_209_600;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const POLL_MS = 25;
+
+export interface BootstrapOptions {
+  readonly names?: Partial<ResourceNames>;
+  /** Visibility timeout of the delivery queue, seconds. @default 30 */
+  readonly visibilityTimeoutSeconds?: number;
+  /** @default 5 */
+  readonly maxReceiveCount?: number;
+  /** Give up waiting for the tables to become ACTIVE after this long. @default 30 000 ms */
+  readonly timeoutMs?: number;
+}
+
+export interface LocalResources {
+  /** Queue URLs use the emulator's origin, so SDK clients call it directly (see {@link localQueueUrl}). */
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  readonly dlqUrl: string;
+  readonly dlqArn: string;
+  readonly connectionsTable: string;
+  readonly attemptsTable: string;
+  readonly secretPrefix: string;
+}
+
+/** Where the emulators are: what {@link startEmulators} returns. */
+export interface EmulatorTarget {
+  readonly endpoints: LocalEndpoints;
+  readonly region: string;
+}
+
+/** Client settings for one emulator endpoint, for code that does not read the environment. */
+export function localClientConfig(endpoint: string, region: string) {
+  return { endpoint, region, credentials: LOCAL_CREDENTIALS };
+}
+
+/**
+ * Rewrites a queue URL onto the emulator's origin. fauxqs answers with
+ * `http://sqs.<region>.localhost:<port>/...`, a host that may not resolve; and the SQS
+ * client sends each call to its QueueUrl's host (warning on every call) unless that
+ * matches its endpoint. fauxqs finds a queue by the path alone, so this is safe.
+ */
+export function localQueueUrl(sqsEndpoint: string, queueUrl: string): string {
+  return new URL(new URL(queueUrl).pathname, sqsEndpoint).href;
+}
+
+/** Creates (or updates) the queues and tables and resolves when all are ready. */
+export async function bootstrapResources(
+  target: EmulatorTarget,
+  options: BootstrapOptions = {},
+): Promise<LocalResources> {
+  const names = { ...DEFAULT_RESOURCE_NAMES, ...options.names };
+  const sqs = new SQSClient(localClientConfig(target.endpoints.sqs, target.region));
+  const dynamodb = new DynamoDBClient(localClientConfig(target.endpoints.dynamodb, target.region));
+  try {
+    const dlq = await ensureQueue(sqs, target.endpoints.sqs, names.dlq, {
+      MessageRetentionPeriod: String(DLQ_RETENTION_S),
+      MaximumMessageSize: String(MAX_MESSAGE_BYTES),
+    });
+    const queue = await ensureQueue(sqs, target.endpoints.sqs, names.queue, {
+      VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? DEFAULT_VISIBILITY_TIMEOUT_S),
+      MaximumMessageSize: String(MAX_MESSAGE_BYTES),
+      RedrivePolicy: JSON.stringify({
+        deadLetterTargetArn: dlq.arn,
+        maxReceiveCount: options.maxReceiveCount ?? MAX_RECEIVE_COUNT,
+      }),
+    });
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    await Promise.all([
+      ensureTable(dynamodb, connectionsTableInput(names.connectionsTable), timeoutMs),
+      ensureTable(dynamodb, attemptsTableInput(names.attemptsTable), timeoutMs),
+    ]);
+    return {
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      dlqUrl: dlq.url,
+      dlqArn: dlq.arn,
+      connectionsTable: names.connectionsTable,
+      attemptsTable: names.attemptsTable,
+      secretPrefix: names.secretPrefix,
+    };
+  } finally {
+    sqs.destroy();
+    dynamodb.destroy();
+  }
+}
+
+/**
+ * The environment that points unchanged AWS SDK v3 clients (via `AWS_ENDPOINT_URL_<SERVICE>`)
+ * and the dispatcher's config (lambdas/config.ts) at the emulators and resources.
+ */
+export function localEnv(
+  endpoints: LocalEndpoints,
+  resources: LocalResources,
+  region = LOCAL_REGION,
+): Record<string, string> {
+  return {
+    AWS_REGION: region,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.secretsManager,
+    [ENV.queueUrl]: resources.queueUrl,
+    [ENV.dlqUrl]: resources.dlqUrl,
+    [ENV.connectionsTable]: resources.connectionsTable,
+    [ENV.attemptsTable]: resources.attemptsTable,
+    [ENV.secretPrefix]: resources.secretPrefix,
+  };
+}
+
+async function ensureQueue(
+  sqs: SQSClient,
+  endpoint: string,
+  name: string,
+  attributes: Partial<Record<QueueAttributeName, string>>,
+): Promise<{ url: string; arn: string }> {
+  let url: string | undefined;
+  try {
+    url = (await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl;
+  } catch (error) {
+    // Same name, other attributes (a persisted queue from an earlier run): bring it up to date.
+    if (!isQueueNameExists(error)) throw error;
+    url = (await sqs.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl;
+    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: attributes }));
+  }
+  if (!url) throw new Error(`The local SQS returned no URL for queue ${name}`);
+  url = localQueueUrl(endpoint, url);
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+  );
+  const arn = Attributes?.QueueArn;
+  if (!arn) throw new Error(`The local SQS returned no ARN for queue ${name}`);
+  return { url, arn };
+}
+
+/**
+ * SQS's JSON protocol is "query compatible": the SDK names the error after the legacy
+ * code (`AWS.SimpleQueueService.QueueNameExists`), so the class check alone misses it.
+ */
+function isQueueNameExists(error: unknown): boolean {
+  return (
+    error instanceof QueueNameExists ||
+    /QueueNameExists|QueueAlreadyExists/.test((error as Error)?.name ?? '')
+  );
+}
+
+const keySchema = (partitionKey: string, sortKey?: string): KeySchemaElement[] => [
+  { AttributeName: partitionKey, KeyType: 'HASH' },
+  ...(sortKey ? [{ AttributeName: sortKey, KeyType: 'RANGE' as const }] : []),
+];
+
+/** Every key attribute of the project's tables is a string. */
+const stringAttributes = (...names: string[]): AttributeDefinition[] =>
+  [...new Set(names)].map((AttributeName) => ({ AttributeName, AttributeType: 'S' }));
+
+function connectionsTableInput(tableName: string): CreateTableCommandInput {
+  const index = CONNECTIONS_TABLE.byApplicationIndex;
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    KeySchema: keySchema(CONNECTIONS_TABLE.partitionKey),
+    AttributeDefinitions: stringAttributes(CONNECTIONS_TABLE.partitionKey, index.partitionKey, index.sortKey),
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: index.name,
+        KeySchema: keySchema(index.partitionKey, index.sortKey),
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ],
+  };
+}
+
+function attemptsTableInput(tableName: string): CreateTableCommandInput {
+  const index = ATTEMPTS_TABLE.finalFailuresIndex;
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    KeySchema: keySchema(ATTEMPTS_TABLE.partitionKey, ATTEMPTS_TABLE.sortKey),
+    AttributeDefinitions: stringAttributes(
+      ATTEMPTS_TABLE.partitionKey,
+      ATTEMPTS_TABLE.sortKey,
+      index.partitionKey,
+      index.sortKey,
+    ),
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: index.name,
+        KeySchema: keySchema(index.partitionKey, index.sortKey),
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ],
+  };
+}
+
+async function ensureTable(
+  dynamodb: DynamoDBClient,
+  input: CreateTableCommandInput,
+  timeoutMs: number,
+): Promise<void> {
+  const name = input.TableName!;
+  const existing = await describeTable(dynamodb, name);
+  if (existing) {
+    assertSameKeys(existing, input);
+  } else {
+    try {
+      await dynamodb.send(new CreateTableCommand(input));
+    } catch (error) {
+      if (!(error instanceof ResourceInUseException)) throw error;
+    }
+  }
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const table = await describeTable(dynamodb, name);
+    const ready =
+      table?.TableStatus === 'ACTIVE' &&
+      (table.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
+    if (ready) return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `Local table ${name} is still ${table?.TableStatus ?? 'missing'} after ${timeoutMs} ms`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+async function describeTable(dynamodb: DynamoDBClient, name: string): Promise<TableDescription | undefined> {
+  try {
+    return (await dynamodb.send(new DescribeTableCommand({ TableName: name }))).Table;
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return undefined;
+    throw error;
+  }
+}
+
+/** A persisted table from an older schema would fail in confusing ways later; say so now. */
+function assertSameKeys(table: TableDescription, wanted: CreateTableCommandInput): void {
+  const keys = (schema: KeySchemaElement[] | undefined) =>
+    JSON.stringify((schema ?? []).map((k) => [k.AttributeName, k.KeyType]));
+  const indexes = (list: { IndexName?: string; KeySchema?: KeySchemaElement[] }[] | undefined) =>
+    JSON.stringify((list ?? []).map((i) => [i.IndexName, keys(i.KeySchema)]).sort());
+  if (
+    keys(table.KeySchema) !== keys(wanted.KeySchema) ||
+    indexes(table.GlobalSecondaryIndexes) !== indexes(wanted.GlobalSecondaryIndexes)
+  ) {
+    throw new Error(
+      `Local table ${wanted.TableName} exists with other keys or indexes than lambdas/tables.ts defines. ` +
+        'It comes from an older persisted state: delete the persist directory and start again.',
+    );
+  }
+}

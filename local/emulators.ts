@@ -1,0 +1,90 @@
+/**
+ * The three local AWS endpoints of local mode (DESIGN.md §6), on loopback and free ports:
+ * fauxqs (SQS), dynalite (DynamoDB) and the local Secrets Manager. Runs under tsx or plain
+ * Node (fauxqs is ESM-only), never inside Jest's sandbox.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import dynalite from 'dynalite';
+import { LOCAL_REGION } from './constants';
+import { startLocalSqs } from './fauxqs';
+import { close, listen } from './listen';
+import { startSecretsManager } from './secrets-manager';
+
+/**
+ * How long dynalite keeps a table CREATING/UPDATING/DELETING. Its default (500 ms) only
+ * slows start-up; the bootstrap still waits for ACTIVE, so the wait stays exercised.
+ */
+const TABLE_STATE_MS = 50;
+
+export interface LocalEndpoints {
+  /** For `AWS_ENDPOINT_URL_SQS`. */
+  readonly sqs: string;
+  /** For `AWS_ENDPOINT_URL_DYNAMODB`. */
+  readonly dynamodb: string;
+  /** For `AWS_ENDPOINT_URL_SECRETS_MANAGER`. */
+  readonly secretsManager: string;
+}
+
+export interface EmulatorOptions {
+  /**
+   * Keep state across restarts under this directory (`sqs/`, `dynamodb/`,
+   * `secrets-manager.json`). In memory when absent.
+   */
+  readonly persistDir?: string;
+  /** @default 'us-east-1' */
+  readonly region?: string;
+}
+
+export interface LocalEmulators {
+  readonly endpoints: LocalEndpoints;
+  readonly region: string;
+  /** Stops all three; resolves when every server has closed. */
+  stop(): Promise<void>;
+}
+
+interface Running {
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the emulators; if one fails to start, the others are stopped before the error is rethrown. */
+export async function startEmulators(options: EmulatorOptions = {}): Promise<LocalEmulators> {
+  const region = options.region ?? LOCAL_REGION;
+  const { persistDir } = options;
+  if (persistDir) mkdirSync(persistDir, { recursive: true });
+
+  const started = await Promise.allSettled([
+    startLocalSqs({ region, dataDir: persistDir && join(persistDir, 'sqs') }),
+    startDynamo(persistDir && join(persistDir, 'dynamodb')),
+    startSecretsManager({ region, persistDir }),
+  ]);
+  const running = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const stopAll = async () => {
+    const results = await Promise.allSettled(running.map((r) => r.stop()));
+    const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+    if (failed.length > 0) throw new AggregateError(failed, 'Some local emulators did not stop cleanly');
+  };
+  const failure = started.find((r) => r.status === 'rejected');
+  if (failure) {
+    await stopAll().catch(() => {});
+    throw new Error('Local emulators failed to start', { cause: failure.reason });
+  }
+  const [sqs, dynamodb, secretsManager] = running as [Running, Running, Running];
+  return {
+    endpoints: { sqs: sqs.endpoint, dynamodb: dynamodb.endpoint, secretsManager: secretsManager.endpoint },
+    region,
+    stop: stopAll,
+  };
+}
+
+async function startDynamo(path: string | undefined): Promise<Running> {
+  const server = dynalite({
+    path,
+    createTableMs: TABLE_STATE_MS,
+    deleteTableMs: TABLE_STATE_MS,
+    updateTableMs: TABLE_STATE_MS,
+  });
+  const endpoint = await listen(server);
+  return { endpoint, stop: () => close(server) };
+}

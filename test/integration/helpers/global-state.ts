@@ -1,0 +1,2 @@
+/** Where global-setup leaves the emulators' child process for global-teardown (same Jest process). */
+export const EMULATORS_KEY = '__WEBHOOKS_EMULATORS_PROCESS__';
