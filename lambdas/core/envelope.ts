@@ -153,7 +153,10 @@ export interface PublishInput {
  * event is refused at publish with the field named, not dead-lettered later.
  * @throws ValidationError naming the field.
  */
-export function buildEventMessage(input: PublishInput, defaults: { eventId: string; occurredAt: string }): EventMessage {
+export function buildEventMessage(
+  input: PublishInput,
+  defaults: { eventId: string; occurredAt: string },
+): EventMessage {
   const candidate = {
     v: ENVELOPE_VERSION,
     type: 'event',
@@ -165,6 +168,8 @@ export function buildEventMessage(input: PublishInput, defaults: { eventId: stri
     ...(input.connectionIds !== undefined ? { connectionIds: input.connectionIds } : {}),
   };
   const message = parseEvent(candidate);
-  serialiseBody(buildPayload({ timestamp: message.occurredAt, user: message.user, application: message.application }));
+  serialiseBody(
+    buildPayload({ timestamp: message.occurredAt, user: message.user, application: message.application }),
+  );
   return message;
 }

@@ -86,12 +86,18 @@ export function verifyWebhook(options: VerifyOptions): VerifiedWebhook {
   const timestamp = header(headers, tsName);
   if (!timestamp) throw new WebhookVerificationError('missing_header', `${tsName} header is missing`);
   if (!/^\d{1,16}$/.test(timestamp)) {
-    throw new WebhookVerificationError('invalid_timestamp', `${tsName} must be Unix milliseconds, got "${timestamp.slice(0, 32)}"`);
+    throw new WebhookVerificationError(
+      'invalid_timestamp',
+      `${tsName} must be Unix milliseconds, got "${timestamp.slice(0, 32)}"`,
+    );
   }
   const signature = header(headers, sigName);
   if (!signature) throw new WebhookVerificationError('missing_header', `${sigName} header is missing`);
   if (!/^sha256=[0-9a-f]{64}$/.test(signature)) {
-    throw new WebhookVerificationError('invalid_signature_format', `${sigName} must look like sha256=<64 lowercase hex>`);
+    throw new WebhookVerificationError(
+      'invalid_signature_format',
+      `${sigName} must look like sha256=<64 lowercase hex>`,
+    );
   }
 
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody);
@@ -105,17 +111,24 @@ export function verifyWebhook(options: VerifyOptions): VerifiedWebhook {
     // Compare every secret, always: the time taken does not reveal which one matched.
     if (timingSafeEqual(expected, given)) matched = true;
   }
-  if (!matched) throw new WebhookVerificationError('signature_mismatch', 'signature does not match the body and secret');
+  if (!matched)
+    throw new WebhookVerificationError('signature_mismatch', 'signature does not match the body and secret');
 
   // Checked after the signature so an attacker learns nothing from the timestamp checks.
   const timestampMs = Number(timestamp);
   const now = options.now ?? Date.now();
   const tolerance = options.toleranceMs ?? REPLAY_WINDOW_MS;
   if (now - timestampMs > tolerance) {
-    throw new WebhookVerificationError('timestamp_too_old', `timestamp is ${now - timestampMs} ms old (limit ${tolerance} ms)`);
+    throw new WebhookVerificationError(
+      'timestamp_too_old',
+      `timestamp is ${now - timestampMs} ms old (limit ${tolerance} ms)`,
+    );
   }
   if (timestampMs - now > tolerance) {
-    throw new WebhookVerificationError('timestamp_in_future', `timestamp is ${timestampMs - now} ms in the future`);
+    throw new WebhookVerificationError(
+      'timestamp_in_future',
+      `timestamp is ${timestampMs - now} ms in the future`,
+    );
   }
 
   let payload: UserIdentifiedPayload;

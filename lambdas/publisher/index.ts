@@ -16,9 +16,9 @@ import { ValidationError } from '../core/errors';
 import { ulid } from '../core/ids';
 import type { EventMessage } from '../core/types';
 
+export type { PublishInput } from '../core/envelope';
 export { ValidationError } from '../core/errors';
 export type { Application, EventMessage, Metadata, User } from '../core/types';
-export type { PublishInput } from '../core/envelope';
 
 /** SQS takes at most 10 entries per SendMessageBatch. */
 const SQS_BATCH_LIMIT = 10;
@@ -62,7 +62,9 @@ export class WebhookPublisher {
    */
   async publishUserIdentified(input: PublishInput): Promise<Published> {
     const message = build(input);
-    const out = await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(message) }));
+    const out = await this.sqs.send(
+      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(message) }),
+    );
     return { eventId: message.eventId, messageId: out.MessageId ?? '' };
   }
 
@@ -76,7 +78,8 @@ export class WebhookPublisher {
       try {
         return build(input);
       } catch (error) {
-        if (error instanceof ValidationError) throw new ValidationError(`events[${index}].${error.field}`, error.problem);
+        if (error instanceof ValidationError)
+          throw new ValidationError(`events[${index}].${error.field}`, error.problem);
         throw error;
       }
     });
@@ -107,15 +110,15 @@ export class WebhookPublisher {
       } catch (error) {
         // The whole call failed: report every entry of this chunk, keep going with the rest.
         const e = error as { name?: string; message?: string };
-        chunk.forEach((m, i) =>
+        for (const [i, m] of chunk.entries()) {
           result.failed.push({
             index: start + i,
             eventId: m.eventId,
             code: e.name ?? 'Error',
             message: e.message ?? String(error),
             senderFault: false,
-          }),
-        );
+          });
+        }
       }
     }
     result.published.sort((a, b) => a.index - b.index);

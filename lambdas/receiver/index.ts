@@ -1,4 +1,6 @@
 /** Public entry for receiver developers: verify what the service sends (spec §5). */
+
+export type { Application, Metadata, User, UserIdentifiedPayload } from '../core/types';
 export {
   type HeaderBag,
   type VerificationFailure,
@@ -7,4 +9,3 @@ export {
   verifyWebhook,
   WebhookVerificationError,
 } from '../core/verify';
-export type { UserIdentifiedPayload, User, Application, Metadata } from '../core/types';

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+/**
+ * CDK app: one webhook delivery stack, checked with cdk-nag's AwsSolutions rules.
+ *
+ * Optional context (`cdk synth -c key=value` or `cdk.json`):
+ * stackName (default Webhooks), headerPrefix, secretPrefix, logLevel, maxConcurrency,
+ * memorySize, alarmTopicArn, removalPolicy (retain | destroy).
+ */
+import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { DispatcherLogLevel } from '../lib/webhook-delivery';
+import { WebhookStack } from '../lib/webhook-stack';
+
+const app = new App();
+
+function text(key: string): string | undefined {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string' && typeof value !== 'number') {
+    throw new Error(`Context ${key} must be a string, got ${JSON.stringify(value)}`);
+  }
+  return String(value);
+}
+
+function wholeNumber(key: string): number | undefined {
+  const raw = text(key);
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw)) throw new Error(`Context ${key} must be a whole number, got "${raw}"`);
+  return Number(raw);
+}
+
+function removalPolicy(): RemovalPolicy | undefined {
+  const raw = text('removalPolicy')?.toLowerCase();
+  if (raw === undefined) return undefined;
+  if (raw === 'retain') return RemovalPolicy.RETAIN;
+  if (raw === 'destroy') return RemovalPolicy.DESTROY;
+  throw new Error(`Context removalPolicy must be "retain" or "destroy", got "${raw}"`);
+}
+
+const stackName = text('stackName') ?? 'Webhooks';
+new WebhookStack(app, stackName, {
+  stackName,
+  description: 'Outbound webhook delivery: SQS delivery queue and DLQ, dispatcher Lambda, DynamoDB tables',
+  headerPrefix: text('headerPrefix'),
+  secretPrefix: text('secretPrefix'),
+  // The construct rejects a level the logger does not know, naming the allowed ones.
+  logLevel: text('logLevel')?.toUpperCase() as DispatcherLogLevel | undefined,
+  maxConcurrency: wholeNumber('maxConcurrency'),
+  memorySize: wholeNumber('memorySize'),
+  alarmTopicArn: text('alarmTopicArn'),
+  removalPolicy: removalPolicy(),
+});
+
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -1,0 +1,33 @@
+import { Stack, Validations } from 'aws-cdk-lib';
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference';
+import type { IConstruct } from 'constructs';
+import type { WebhookDelivery } from './webhook-delivery';
+
+/**
+ * Acknowledges the cdk-nag AwsSolutions findings that {@link WebhookDelivery} raises by
+ * design. Each one names the finding exactly (cdk-nag 3 has no blanket suppression) and
+ * carries its reason. Call it for every WebhookDelivery in a stack that runs
+ * `AwsSolutionsChecks`.
+ *
+ * Not needed: AwsSolutions-SQS3 (cdk-nag recognises the DLQ as the delivery queue's
+ * dead-letter queue) and AwsSolutions-IAM4 (the dispatcher role has no managed policy).
+ */
+export function acknowledgeNagFindings(delivery: WebhookDelivery): void {
+  // AwsSolutions-IAM5: connection secrets are created at run time, one per connection, and a
+  // secret ARN ends with a random 6-character suffix, so GetSecretValue can only be scoped to
+  // the stack's name prefix (which ends with "/", so no other stack's secrets match).
+  Validations.of(delivery.dispatcherRole).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::${nagArn(delivery, delivery.secretArnPattern)}]`,
+    reason:
+      'Connection secrets are created at run time under the stack-owned name prefix and their ARNs end ' +
+      'with a random suffix; GetSecretValue is limited to that prefix.',
+  });
+}
+
+/**
+ * The ARN as cdk-nag writes it in a finding id (`<AWS::Region>` for pseudo parameters),
+ * flattened by cdk-nag's own function so the two cannot disagree.
+ */
+function nagArn(scope: IConstruct, arn: string): string {
+  return flattenCfnReference(Stack.of(scope).resolve(arn));
+}

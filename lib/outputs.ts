@@ -1,0 +1,24 @@
+/**
+ * Output keys of the webhook stack. The CLI, local tooling and deploy scripts find the
+ * stack's resources by these keys (`aws cloudformation describe-stacks`), so they are a
+ * public interface: renaming one breaks every tool that reads it.
+ */
+export const STACK_OUTPUTS = {
+  /** URL of the delivery queue that upstream services publish events to. */
+  queueUrl: 'QueueUrl',
+  /** URL of the dead-letter queue holding exhausted and poison deliveries. */
+  deadLetterQueueUrl: 'DeadLetterQueueUrl',
+  /** Name of the DynamoDB table of webhook connections. */
+  connectionsTableName: 'ConnectionsTableName',
+  /** Name of the DynamoDB attempt log table. */
+  attemptsTableName: 'AttemptsTableName',
+  /** Secrets Manager name prefix of the connection secrets (ends with `/`). */
+  secretPrefix: 'SecretPrefix',
+  /** Name of the dispatcher Lambda function. */
+  dispatcherFunctionName: 'DispatcherFunctionName',
+  /** Prefix of the service headers, e.g. `X-Service` for `X-Service-Signature`. */
+  headerPrefix: 'HeaderPrefix',
+} as const;
+
+/** One of the stack's output keys. */
+export type StackOutputKey = (typeof STACK_OUTPUTS)[keyof typeof STACK_OUTPUTS];

@@ -1,0 +1,409 @@
+import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { CONFIG_DEFAULTS } from '../lambdas/config';
+import { ATTEMPT_TIMEOUT_MS } from '../lambdas/core/constants';
+
+/** Spec §6 and §8: one delivery attempt gets at most 30 seconds. */
+export const MAX_ATTEMPT_TIMEOUT = Duration.millis(ATTEMPT_TIMEOUT_MS);
+/** The dispatcher's own floor for an attempt (config.ts); shorter deadlines are for tests. */
+const MIN_ATTEMPT_TIMEOUT = Duration.millis(100);
+/**
+ * What one invocation needs beyond its slowest attempt: reading the connection and its
+ * secret, writing the attempt log, scheduling the retry.
+ */
+export const FUNCTION_TIMEOUT_MARGIN = Duration.seconds(10);
+/**
+ * AWS guidance for SQS event sources: a visibility timeout of at least six times the
+ * function timeout, so a batch retried after throttling does not reappear while it still runs.
+ */
+export const VISIBILITY_TIMEOUT_FACTOR = 6;
+/** SQS maximum visibility timeout. */
+const MAX_VISIBILITY_TIMEOUT = Duration.hours(12);
+/**
+ * SQS maximum message size. A delivery message embeds a body of up to 256 KiB
+ * (DESIGN.md §3) JSON-escaped inside its envelope: escaping at most doubles it (a JSON
+ * text has no raw control characters or lone surrogates, so only `"` and `\` get escaped),
+ * so 256 KiB would not always do.
+ */
+export const MAX_MESSAGE_SIZE_BYTES = 1_048_576;
+/** Records per invocation: the SQS maximum without a batching window. */
+export const BATCH_SIZE = 10;
+/**
+ * Retention of the delivery queue (the SQS default). A standard queue's dead letter keeps
+ * its original enqueue time, so the DLQ must keep messages longer than this.
+ */
+export const QUEUE_RETENTION = Duration.days(4);
+/** SQS maximum retention. */
+const MAX_RETENTION = Duration.days(14);
+/** Lambda maximum function timeout. */
+const MAX_FUNCTION_TIMEOUT = Duration.minutes(15);
+
+/** Log levels of the Powertools logger the dispatcher uses. */
+export const DISPATCHER_LOG_LEVELS = [
+  'TRACE',
+  'DEBUG',
+  'INFO',
+  'WARN',
+  'ERROR',
+  'CRITICAL',
+  'SILENT',
+] as const;
+export type DispatcherLogLevel = (typeof DISPATCHER_LOG_LEVELS)[number];
+
+/** Characters Secrets Manager allows in a secret name. */
+const SECRET_NAME_CHARS = /^[A-Za-z0-9/_+=.@-]+$/;
+/** Leaves room for the connection id under Secrets Manager's 512-character name limit. */
+const MAX_SECRET_PREFIX_LENGTH = 256;
+
+/**
+ * Settings of {@link WebhookDelivery}. Every prop is optional; the defaults deploy the
+ * spec's behaviour (30 s attempts, HTTPS on port 443, `X-Service-*` headers).
+ * Values must be concrete (not CloudFormation tokens) so they can be checked at synth time.
+ */
+export interface WebhookDeliveryProps {
+  /**
+   * Prefix of the service headers: `<prefix>-Event`, `<prefix>-Timestamp`,
+   * `<prefix>-Signature`, `<prefix>-Delivery`, `<prefix>-Attempt`.
+   * Letters, digits and single dashes.
+   * @default 'X-Service'
+   */
+  readonly headerPrefix?: string;
+
+  /**
+   * Deadline of one delivery attempt, connection to last response byte.
+   * At most 30 seconds (spec §6); at least 100 ms.
+   * @default Duration.seconds(30)
+   */
+  readonly attemptTimeout?: Duration;
+
+  /**
+   * How long attempt log items are kept before DynamoDB's TTL removes them.
+   * Whole days, 1 to 3650.
+   * @default Duration.days(30)
+   */
+  readonly attemptTtl?: Duration;
+
+  /**
+   * Records of one batch the dispatcher delivers at the same time (1 to 100).
+   * @default 10
+   */
+  readonly batchConcurrency?: number;
+
+  /**
+   * How long the dispatcher caches a connection and its secret before reading them again.
+   * A disabled connection or a rotated secret takes effect within this time. 0 to 30 seconds.
+   * @default Duration.seconds(30)
+   */
+  readonly connectionCacheTtl?: Duration;
+
+  /**
+   * Most dispatcher instances the SQS event source runs at once (2 to 1000). Use it to
+   * protect receivers and the account's Lambda concurrency from a burst.
+   * @default - no limit beyond the account's unreserved concurrency
+   */
+  readonly maxConcurrency?: number;
+
+  /**
+   * Destination ports the dispatcher may connect to. Anything else is refused by the
+   * egress policy and dead-lettered as `blocked`.
+   * @default [443]
+   */
+  readonly allowedPorts?: number[];
+
+  /**
+   * Timeout of the dispatcher function. Must be more than `attemptTimeout` plus a 10 second
+   * margin, and at most 15 minutes.
+   * @default Duration.seconds(90)
+   */
+  readonly functionTimeout?: Duration;
+
+  /**
+   * Memory of the dispatcher function, in MiB (128 to 10240).
+   * @default 256
+   */
+  readonly memorySize?: number;
+
+  /**
+   * Visibility timeout of the delivery queue. Must be at least six times `functionTimeout`
+   * (AWS guidance for SQS event sources) and at most 12 hours.
+   * @default - six times `functionTimeout` (540 seconds with the defaults)
+   */
+  readonly queueVisibilityTimeout?: Duration;
+
+  /**
+   * Times SQS hands a message to the dispatcher before moving it to the dead-letter queue.
+   * Only infrastructure failures use these receives: failed HTTP attempts are retried with
+   * new delayed messages. 1 to 1000.
+   * @default 5
+   */
+  readonly maxReceiveCount?: number;
+
+  /**
+   * How long the dead-letter queue keeps a message. More than the delivery queue's
+   * 4 days (a dead letter keeps its original enqueue time) and at most 14 days.
+   * @default Duration.days(14)
+   */
+  readonly dlqRetention?: Duration;
+
+  /**
+   * Retention of the dispatcher's log group.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+
+  /**
+   * Log level of the dispatcher (`POWERTOOLS_LOG_LEVEL`).
+   * @default 'INFO'
+   */
+  readonly logLevel?: DispatcherLogLevel;
+
+  /**
+   * Secrets Manager name prefix of the connection secrets, which the management API
+   * creates at run time as `<prefix><connectionId>`. The dispatcher may read only secrets
+   * under this prefix. Must end with `/`, so that one stack's prefix is never a prefix of
+   * another's.
+   * @default 'webhooks/<stackName>/'
+   */
+  readonly secretPrefix?: string;
+
+  /**
+   * What happens to the two tables and the dispatcher's log group when they leave the
+   * stack. Connection secrets are created at run time and are never removed by the stack.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * The oldest-message alarm fires when a message has waited this long on the delivery
+   * queue. At least 1 minute, less than the queue's 4-day retention.
+   * @default Duration.minutes(5)
+   */
+  readonly oldestMessageAgeAlarmThreshold?: Duration;
+
+  /**
+   * SNS topic notified when an alarm fires.
+   * @default - the alarms have no actions
+   */
+  readonly alarmTopic?: ITopic;
+}
+
+/** {@link WebhookDeliveryProps} with every default applied and every rule checked. */
+export interface ResolvedWebhookDeliveryProps {
+  readonly headerPrefix: string;
+  readonly attemptTimeout: Duration;
+  readonly attemptTtl: Duration;
+  readonly batchConcurrency: number;
+  readonly connectionCacheTtl: Duration;
+  readonly maxConcurrency: number | undefined;
+  readonly allowedPorts: readonly number[];
+  readonly functionTimeout: Duration;
+  readonly memorySize: number;
+  readonly queueVisibilityTimeout: Duration;
+  readonly maxReceiveCount: number;
+  readonly dlqRetention: Duration;
+  readonly logRetention: RetentionDays;
+  readonly logLevel: DispatcherLogLevel;
+  readonly secretPrefix: string;
+  readonly removalPolicy: RemovalPolicy;
+  readonly oldestMessageAgeAlarmThreshold: Duration;
+  readonly alarmTopic: ITopic | undefined;
+}
+
+/** Thrown by the {@link WebhookDelivery} constructor when a prop is invalid or contradicts another. */
+export class WebhookDeliveryPropsError extends Error {
+  override readonly name = 'WebhookDeliveryPropsError';
+  constructor(
+    readonly prop: keyof WebhookDeliveryProps,
+    problem: string,
+    options?: ErrorOptions,
+  ) {
+    super(`WebhookDelivery: ${prop} ${problem}`, options);
+  }
+}
+
+type Prop = keyof WebhookDeliveryProps;
+
+const SECOND_MS = 1000;
+const DAY_MS = 86_400_000;
+const UNITS = [
+  ['day', DAY_MS],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', SECOND_MS],
+] as const;
+
+/** "30 seconds", "9 minutes", "14 days": the largest unit that divides the duration. */
+function human(d: Duration): string {
+  const ms = d.toMilliseconds();
+  for (const [unit, size] of UNITS) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${unit}${ms === size ? '' : 's'}`;
+  }
+  return `${ms} ms`;
+}
+
+function integerIn(prop: Prop, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new WebhookDeliveryPropsError(prop, `must be a whole number from ${min} to ${max}, got ${value}`);
+  }
+  return value;
+}
+
+interface DurationRange {
+  readonly min: Duration;
+  readonly max: Duration;
+  /** The duration must be strictly more than `min`. */
+  readonly aboveMin?: boolean;
+  /** The duration must be strictly less than `max`. */
+  readonly belowMax?: boolean;
+  /** Granularity the AWS setting takes, in milliseconds. */
+  readonly unitMs?: number;
+}
+
+function durationIn(prop: Prop, value: Duration, range: DurationRange): Duration {
+  const ms = value.toMilliseconds();
+  const min = range.min.toMilliseconds();
+  const max = range.max.toMilliseconds();
+  if ((range.aboveMin ? ms <= min : ms < min) || (range.belowMax ? ms >= max : ms > max)) {
+    const low = `${range.aboveMin ? 'more than' : 'at least'} ${human(range.min)}`;
+    const high = `${range.belowMax ? 'less than' : 'at most'} ${human(range.max)}`;
+    throw new WebhookDeliveryPropsError(prop, `must be ${low} and ${high}, got ${human(value)}`);
+  }
+  const unitMs = range.unitMs ?? 1;
+  if (ms % unitMs !== 0) {
+    const unit = unitMs === DAY_MS ? 'days' : 'seconds';
+    throw new WebhookDeliveryPropsError(prop, `must be whole ${unit}, got ${human(value)}`);
+  }
+  return value;
+}
+
+function checkSecretPrefix(prefix: string): string {
+  if (Token.isUnresolved(prefix)) return prefix;
+  if (!prefix.endsWith('/')) {
+    throw new WebhookDeliveryPropsError(
+      'secretPrefix',
+      `must end with "/" so it cannot match another stack's secrets, got "${prefix}"`,
+    );
+  }
+  if (!SECRET_NAME_CHARS.test(prefix) || prefix.length > MAX_SECRET_PREFIX_LENGTH) {
+    throw new WebhookDeliveryPropsError(
+      'secretPrefix',
+      `must be at most ${MAX_SECRET_PREFIX_LENGTH} characters of A-Z a-z 0-9 / _ + = . @ -, got "${prefix}"`,
+    );
+  }
+  return prefix;
+}
+
+function checkPorts(ports: readonly number[]): readonly number[] {
+  if (ports.length === 0) {
+    throw new WebhookDeliveryPropsError('allowedPorts', 'must list at least one port (443 for HTTPS)');
+  }
+  for (const port of ports) integerIn('allowedPorts', port, 1, 65_535);
+  if (new Set(ports).size !== ports.length) {
+    throw new WebhookDeliveryPropsError('allowedPorts', `lists a port twice: ${ports.join(', ')}`);
+  }
+  return Object.freeze([...ports]);
+}
+
+function checkLogLevel(level: string): DispatcherLogLevel {
+  const known: readonly string[] = DISPATCHER_LOG_LEVELS;
+  if (!known.includes(level)) {
+    throw new WebhookDeliveryPropsError('logLevel', `must be one of ${known.join(', ')}, got "${level}"`);
+  }
+  return level as DispatcherLogLevel;
+}
+
+/**
+ * Applies the defaults and rejects invalid props and invalid combinations, naming the prop.
+ * @param stackName name of the enclosing stack, for the default secret prefix.
+ * @throws WebhookDeliveryPropsError
+ */
+export function resolveProps(props: WebhookDeliveryProps, stackName: string): ResolvedWebhookDeliveryProps {
+  const attemptTimeout = durationIn(
+    'attemptTimeout',
+    props.attemptTimeout ?? Duration.millis(CONFIG_DEFAULTS.attemptTimeoutMs),
+    {
+      min: MIN_ATTEMPT_TIMEOUT,
+      max: MAX_ATTEMPT_TIMEOUT,
+    },
+  );
+
+  const functionTimeout = props.functionTimeout ?? Duration.seconds(90);
+  const minFunctionTimeout = attemptTimeout.plus(FUNCTION_TIMEOUT_MARGIN);
+  if (functionTimeout.toMilliseconds() <= minFunctionTimeout.toMilliseconds()) {
+    throw new WebhookDeliveryPropsError(
+      'functionTimeout',
+      `must be more than attemptTimeout (${human(attemptTimeout)}) plus a ${human(FUNCTION_TIMEOUT_MARGIN)} ` +
+        `margin, got ${human(functionTimeout)}`,
+    );
+  }
+  durationIn('functionTimeout', functionTimeout, {
+    min: minFunctionTimeout,
+    aboveMin: true,
+    max: MAX_FUNCTION_TIMEOUT,
+    unitMs: SECOND_MS,
+  });
+
+  const minVisibility = Duration.seconds(functionTimeout.toSeconds() * VISIBILITY_TIMEOUT_FACTOR);
+  const queueVisibilityTimeout = props.queueVisibilityTimeout ?? minVisibility;
+  if (queueVisibilityTimeout.toMilliseconds() < minVisibility.toMilliseconds()) {
+    throw new WebhookDeliveryPropsError(
+      'queueVisibilityTimeout',
+      `must be at least ${VISIBILITY_TIMEOUT_FACTOR} times functionTimeout (${human(minVisibility)}), ` +
+        `got ${human(queueVisibilityTimeout)}`,
+    );
+  }
+  durationIn('queueVisibilityTimeout', queueVisibilityTimeout, {
+    min: minVisibility,
+    max: MAX_VISIBILITY_TIMEOUT,
+    unitMs: SECOND_MS,
+  });
+
+  return {
+    headerPrefix: props.headerPrefix ?? CONFIG_DEFAULTS.headerPrefix,
+    attemptTimeout,
+    attemptTtl: durationIn('attemptTtl', props.attemptTtl ?? Duration.days(CONFIG_DEFAULTS.attemptTtlDays), {
+      min: Duration.days(1),
+      max: Duration.days(3650),
+      unitMs: DAY_MS,
+    }),
+    batchConcurrency: integerIn(
+      'batchConcurrency',
+      props.batchConcurrency ?? CONFIG_DEFAULTS.batchConcurrency,
+      1,
+      100,
+    ),
+    connectionCacheTtl: durationIn(
+      'connectionCacheTtl',
+      props.connectionCacheTtl ?? Duration.millis(CONFIG_DEFAULTS.connectionCacheTtlMs),
+      { min: Duration.millis(0), max: Duration.seconds(30) },
+    ),
+    maxConcurrency:
+      props.maxConcurrency === undefined
+        ? undefined
+        : integerIn('maxConcurrency', props.maxConcurrency, 2, 1000),
+    allowedPorts: checkPorts(props.allowedPorts ?? CONFIG_DEFAULTS.allowedPorts),
+    functionTimeout,
+    memorySize: integerIn('memorySize', props.memorySize ?? 256, 128, 10_240),
+    queueVisibilityTimeout,
+    maxReceiveCount: integerIn('maxReceiveCount', props.maxReceiveCount ?? 5, 1, 1000),
+    // A dead letter keeps its original enqueue time: a DLQ retention up to the delivery
+    // queue's would drop dead letters as soon as they arrive.
+    dlqRetention: durationIn('dlqRetention', props.dlqRetention ?? MAX_RETENTION, {
+      min: QUEUE_RETENTION,
+      aboveMin: true,
+      max: MAX_RETENTION,
+      unitMs: SECOND_MS,
+    }),
+    logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
+    logLevel: checkLogLevel(props.logLevel ?? 'INFO'),
+    secretPrefix: checkSecretPrefix(props.secretPrefix ?? `webhooks/${stackName}/`),
+    removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    oldestMessageAgeAlarmThreshold: durationIn(
+      'oldestMessageAgeAlarmThreshold',
+      props.oldestMessageAgeAlarmThreshold ?? Duration.minutes(5),
+      { min: Duration.minutes(1), max: QUEUE_RETENTION, belowMax: true, unitMs: SECOND_MS },
+    ),
+    alarmTopic: props.alarmTopic,
+  };
+}

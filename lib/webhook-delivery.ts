@@ -1,0 +1,328 @@
+import * as path from 'node:path';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ENV } from '../lambdas/config';
+import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../lambdas/tables';
+import { dispatcherEnvironment } from './dispatcher-environment';
+import {
+  BATCH_SIZE,
+  MAX_MESSAGE_SIZE_BYTES,
+  type ResolvedWebhookDeliveryProps,
+  resolveProps,
+  type WebhookDeliveryProps,
+} from './webhook-delivery-props';
+
+export {
+  DISPATCHER_LOG_LEVELS,
+  type DispatcherLogLevel,
+  type WebhookDeliveryProps,
+  WebhookDeliveryPropsError,
+} from './webhook-delivery-props';
+
+const REPO_ROOT = path.join(__dirname, '..');
+
+/** Entry point of the dispatcher. Bundling follows its imports and never depends on its content. */
+export const DISPATCHER_ENTRY = path.join(REPO_ROOT, 'lambdas', 'dispatcher', 'index.ts');
+
+/** Lets CommonJS dependencies bundled into the ESM output call `require` (Node built-ins). */
+const ESM_REQUIRE_SHIM =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** `service` of every dispatcher log line (Powertools). */
+const POWERTOOLS_SERVICE_NAME = 'webhook-dispatcher';
+
+/** Fan-out and delivery read a connection by id and the connections of an application. */
+const CONNECTION_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+/** The management backend also lists every connection and saves, changes and deletes them. */
+const CONNECTION_OPERATE_ACTIONS = [
+  ...CONNECTION_READ_ACTIONS,
+  'dynamodb:Scan',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+];
+/** Operators query the attempt log; nobody but the dispatcher writes it. */
+const ATTEMPT_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+/** Create a connection's secret, show it, rotate it (new version), delete it with the connection. */
+const SECRET_OPERATE_ACTIONS = [
+  'secretsmanager:CreateSecret',
+  'secretsmanager:PutSecretValue',
+  'secretsmanager:GetSecretValue',
+  'secretsmanager:DescribeSecret',
+  'secretsmanager:DeleteSecret',
+  'secretsmanager:TagResource',
+];
+/** Inspect and drain the dead-letter queue; redrive re-publishes to the delivery queue. */
+const DEAD_LETTER_OPERATE_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+
+/**
+ * Outbound webhook delivery (DESIGN.md §1): a delivery queue with its dead-letter queue,
+ * the dispatcher function consuming it in batches, the connections and attempt log tables,
+ * read access to the connection secrets, and two alarms.
+ *
+ * Upstream producers get `sqs:SendMessage` with {@link grantPublish} or {@link bindPublisher};
+ * a management backend or operator role gets its permissions with {@link grantOperate}.
+ */
+export class WebhookDelivery extends Construct {
+  /** Queue upstream services publish events to; the dispatcher also schedules retries on it. */
+  public readonly queue: sqs.Queue;
+  /** Exhausted deliveries, poison messages and records SQS gave up on. */
+  public readonly deadLetterQueue: sqs.Queue;
+  /** Webhook connections, keyed by connection id, with the `byApplication` index for fan-out. */
+  public readonly connectionsTable: dynamodb.Table;
+  /** One item per delivery attempt, expired by TTL, with the sparse `finalFailures` index. */
+  public readonly attemptsTable: dynamodb.Table;
+  /** The dispatcher function. */
+  public readonly dispatcher: NodejsFunction;
+  /** Execution role of the dispatcher: only the permissions listed on this construct. */
+  public readonly dispatcherRole: iam.Role;
+  /** The dispatcher's log group. */
+  public readonly logGroup: logs.LogGroup;
+  /** The SQS event source feeding the dispatcher. */
+  public readonly eventSource: SqsEventSource;
+  /** Fires when at least one message is in the dead-letter queue. */
+  public readonly deadLetterAlarm: cloudwatch.Alarm;
+  /** Fires when the oldest message on the delivery queue is older than the threshold. */
+  public readonly oldestMessageAgeAlarm: cloudwatch.Alarm;
+  /** Name prefix of the connection secrets (ends with `/`). */
+  public readonly secretPrefix: string;
+  /** ARN pattern matching every connection secret of this construct (`…:secret:<prefix>*`). */
+  public readonly secretArnPattern: string;
+  /** Prefix of the service headers, e.g. `X-Service`. */
+  public readonly headerPrefix: string;
+
+  /** @throws WebhookDeliveryPropsError when a prop is invalid or contradicts another. */
+  constructor(scope: Construct, id: string, props: WebhookDeliveryProps = {}) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const p = resolveProps(props, stack.stackName);
+    this.secretPrefix = p.secretPrefix;
+    this.headerPrefix = p.headerPrefix;
+    // Secret ARNs end with a random 6-character suffix, so a name prefix needs the wildcard.
+    this.secretArnPattern = stack.formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${p.secretPrefix}*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: p.dlqRetention,
+      maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
+    });
+    this.queue = new sqs.Queue(this, 'Queue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: p.queueVisibilityTimeout,
+      maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: p.maxReceiveCount },
+    });
+
+    this.connectionsTable = this.createConnectionsTable(p);
+    this.attemptsTable = this.createAttemptsTable(p);
+
+    this.dispatcherRole = new iam.Role(this, 'DispatcherRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description:
+        'Webhook dispatcher: consumes the delivery queue, reads connections and their secrets, logs attempts',
+    });
+    this.logGroup = new logs.LogGroup(this, 'DispatcherLogs', {
+      retention: p.logRetention,
+      removalPolicy: p.removalPolicy,
+    });
+    // Granted here instead of the AWSLambdaBasicExecutionRole managed policy, which allows
+    // writing to every log group of the account.
+    this.logGroup.grantWrite(this.dispatcherRole);
+
+    this.dispatcher = this.createDispatcher(p);
+    this.grantDispatcher(this.dispatcherRole);
+
+    this.eventSource = new SqsEventSource(this.queue, {
+      batchSize: BATCH_SIZE,
+      reportBatchItemFailures: true,
+      maxConcurrency: p.maxConcurrency,
+    });
+    this.dispatcher.addEventSource(this.eventSource);
+
+    this.deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterQueueNotEmpty', {
+      alarmDescription:
+        'Webhook deliveries are in the dead-letter queue: they were not delivered. ' +
+        'Inspect them, fix the cause (receiver down, connection disabled, invalid payload), then redrive.',
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.oldestMessageAgeAlarm = new cloudwatch.Alarm(this, 'OldestMessageAge', {
+      alarmDescription:
+        `Webhook events have waited on the delivery queue for ${p.oldestMessageAgeAlarmThreshold.toHumanString()} ` +
+        'or more: the dispatcher is failing, throttled or behind. Check its errors and throttles.',
+      metric: this.queue.metricApproximateAgeOfOldestMessage({
+        period: Duration.minutes(1),
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
+      threshold: p.oldestMessageAgeAlarmThreshold.toSeconds(),
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    if (p.alarmTopic) {
+      const action = new SnsAction(p.alarmTopic);
+      this.deadLetterAlarm.addAlarmAction(action);
+      this.oldestMessageAgeAlarm.addAlarmAction(action);
+    }
+  }
+
+  /** Lets `grantee` publish events to the delivery queue (`sqs:SendMessage`); sets nothing else. */
+  public grantPublish(grantee: iam.IGrantable): iam.Grant {
+    return this.queue.grant(grantee, 'sqs:SendMessage');
+  }
+
+  /**
+   * Makes `fn` an upstream publisher: sets `WEBHOOKS_QUEUE_URL`, which the publisher client
+   * reads, and grants {@link grantPublish}.
+   */
+  public bindPublisher(fn: lambda.Function): iam.Grant {
+    fn.addEnvironment(ENV.queueUrl, this.queue.queueUrl);
+    return this.grantPublish(fn);
+  }
+
+  /**
+   * Permissions of a management backend or operator role: read and write connections,
+   * read the attempt log, manage the connection secrets under the prefix, inspect and
+   * drain the dead-letter queue, and redrive (publish) to the delivery queue.
+   */
+  public grantOperate(grantee: iam.IGrantable): iam.Grant {
+    return grantOn(grantee, CONNECTION_OPERATE_ACTIONS, this.connectionsTableArns())
+      .combine(grantOn(grantee, ATTEMPT_READ_ACTIONS, this.attemptsTableArns()))
+      .combine(grantOn(grantee, SECRET_OPERATE_ACTIONS, [this.secretArnPattern]))
+      .combine(this.deadLetterQueue.grant(grantee, ...DEAD_LETTER_OPERATE_ACTIONS))
+      .combine(this.grantPublish(grantee));
+  }
+
+  private createConnectionsTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
+    const table = new dynamodb.Table(this, 'ConnectionsTable', {
+      partitionKey: { name: CONNECTIONS_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      removalPolicy: p.removalPolicy,
+    });
+    const index = CONNECTIONS_TABLE.byApplicationIndex;
+    table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+    return table;
+  }
+
+  /** A successful attempt writes one item and no index entry: one write unit (DESIGN.md §5). */
+  private createAttemptsTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
+    const table = new dynamodb.Table(this, 'AttemptsTable', {
+      partitionKey: { name: ATTEMPTS_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: ATTEMPTS_TABLE.sortKey, type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: ATTEMPTS_TABLE.ttlAttribute,
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      removalPolicy: p.removalPolicy,
+    });
+    // Sparse: only final failures carry its keys, so successes never write to it.
+    const index = ATTEMPTS_TABLE.finalFailuresIndex;
+    table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+    return table;
+  }
+
+  private createDispatcher(p: ResolvedWebhookDeliveryProps): NodejsFunction {
+    const environment = dispatcherEnvironment({
+      queueUrl: this.queue.queueUrl,
+      dlqUrl: this.deadLetterQueue.queueUrl,
+      connectionsTable: this.connectionsTable.tableName,
+      attemptsTable: this.attemptsTable.tableName,
+      secretPrefix: p.secretPrefix,
+      headerPrefix: p.headerPrefix,
+      attemptTimeoutMs: String(p.attemptTimeout.toMilliseconds()),
+      attemptTtlDays: String(p.attemptTtl.toDays()),
+      batchConcurrency: String(p.batchConcurrency),
+      connectionCacheTtlMs: String(p.connectionCacheTtl.toMilliseconds()),
+      allowedPorts: p.allowedPorts.join(','),
+    });
+    return new NodejsFunction(this, 'Dispatcher', {
+      description: 'Signs and sends webhook deliveries; schedules retries, dead-letters, logs every attempt',
+      entry: DISPATCHER_ENTRY,
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      timeout: p.functionTimeout,
+      memorySize: p.memorySize,
+      role: this.dispatcherRole,
+      logGroup: this.logGroup,
+      environment: {
+        ...environment,
+        POWERTOOLS_SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: p.logLevel,
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        // Bundle the AWS SDK too: a pinned, tree-shaken SDK instead of the runtime's copy.
+        externalModules: [],
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_SHIM,
+      },
+    });
+  }
+
+  /** Least privilege: each action on the one resource that needs it (DESIGN.md §4). */
+  private grantDispatcher(role: iam.IGrantable): void {
+    grantOn(role, CONNECTION_READ_ACTIONS, this.connectionsTableArns());
+    grantOn(role, ['dynamodb:PutItem'], [this.attemptsTable.tableArn]);
+    grantOn(role, ['secretsmanager:GetSecretValue'], [this.secretArnPattern]);
+    // Retries are delayed messages on the delivery queue; exhausted deliveries go to the DLQ.
+    this.queue.grant(role, 'sqs:SendMessage');
+    this.deadLetterQueue.grant(role, 'sqs:SendMessage');
+  }
+
+  /** The table and its index by name: no `index/*` wildcard. */
+  private connectionsTableArns(): string[] {
+    const arn = this.connectionsTable.tableArn;
+    return [arn, `${arn}/index/${CONNECTIONS_TABLE.byApplicationIndex.name}`];
+  }
+
+  private attemptsTableArns(): string[] {
+    const arn = this.attemptsTable.tableArn;
+    return [arn, `${arn}/index/${ATTEMPTS_TABLE.finalFailuresIndex.name}`];
+  }
+}
+
+function grantOn(grantee: iam.IGrantable, actions: string[], resourceArns: string[]): iam.Grant {
+  return iam.Grant.addToPrincipal({ grantee, actions, resourceArns });
+}

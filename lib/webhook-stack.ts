@@ -1,0 +1,63 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { acknowledgeNagFindings } from './nag-acknowledgements';
+import { STACK_OUTPUTS } from './outputs';
+import { WebhookDelivery, type WebhookDeliveryProps, WebhookDeliveryPropsError } from './webhook-delivery';
+
+/** Stack props plus every {@link WebhookDeliveryProps} setting, passed through unchanged. */
+export interface WebhookStackProps extends StackProps, WebhookDeliveryProps {
+  /**
+   * ARN of an existing SNS topic to notify when an alarm fires; the form of `alarmTopic`
+   * that a command line can give (`-c alarmTopicArn=…`). Not together with `alarmTopic`.
+   * @default - the alarms have no actions
+   */
+  readonly alarmTopicArn?: string;
+}
+
+/**
+ * The deployable webhook delivery stack: one {@link WebhookDelivery} and the outputs tools
+ * use to find its resources ({@link STACK_OUTPUTS}). cdk-nag checks are not applied here
+ * (bin/app.ts does it) so tests can run them on their own stacks.
+ */
+export class WebhookStack extends Stack {
+  public readonly delivery: WebhookDelivery;
+
+  constructor(scope: Construct, id: string, props: WebhookStackProps = {}) {
+    super(scope, id, props);
+    if (props.alarmTopic && props.alarmTopicArn) {
+      throw new WebhookDeliveryPropsError(
+        'alarmTopic',
+        'cannot be given together with alarmTopicArn: pick one',
+      );
+    }
+    const alarmTopic =
+      props.alarmTopic ??
+      (props.alarmTopicArn ? Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn) : undefined);
+    this.delivery = new WebhookDelivery(this, 'Delivery', { ...props, alarmTopic });
+    acknowledgeNagFindings(this.delivery);
+
+    const d = this.delivery;
+    const outputs: Record<keyof typeof STACK_OUTPUTS, { value: string; description: string }> = {
+      queueUrl: {
+        value: d.queue.queueUrl,
+        description: 'Delivery queue: upstream services publish events here',
+      },
+      deadLetterQueueUrl: {
+        value: d.deadLetterQueue.queueUrl,
+        description: 'Dead-letter queue: deliveries that were not delivered',
+      },
+      connectionsTableName: { value: d.connectionsTable.tableName, description: 'Webhook connections table' },
+      attemptsTableName: { value: d.attemptsTable.tableName, description: 'Delivery attempt log table' },
+      secretPrefix: {
+        value: d.secretPrefix,
+        description: 'Secrets Manager name prefix of the connection secrets',
+      },
+      dispatcherFunctionName: { value: d.dispatcher.functionName, description: 'Dispatcher Lambda function' },
+      headerPrefix: { value: d.headerPrefix, description: 'Prefix of the signed delivery headers' },
+    };
+    for (const [key, output] of Object.entries(outputs)) {
+      new CfnOutput(this, STACK_OUTPUTS[key as keyof typeof STACK_OUTPUTS], output);
+    }
+  }
+}

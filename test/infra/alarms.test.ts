@@ -1,0 +1,67 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { WebhookStack } from '../../lib/webhook-stack';
+import { CUSTOM_PROPS, customStack, defaultStack, logicalId } from './fixtures';
+
+describe('alarms', () => {
+  let stack: WebhookStack;
+  let defaults: Template;
+  let custom: Template;
+
+  const queueName = (id: string) => [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [id, 'QueueName'] } }];
+
+  beforeAll(() => {
+    stack = defaultStack();
+    defaults = Template.fromStack(stack);
+    custom = Template.fromStack(customStack().stack);
+  });
+
+  it('creates the two alarms', () => {
+    defaults.resourceCountIs('AWS::CloudWatch::Alarm', 2);
+  });
+
+  it('alarms when the DLQ has a message', () => {
+    defaults.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: queueName(logicalId(stack, stack.delivery.deadLetterQueue)),
+      Statistic: 'Maximum',
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('alarms when the oldest delivery message has waited 5 minutes', () => {
+    defaults.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: queueName(logicalId(stack, stack.delivery.queue)),
+      Statistic: 'Maximum',
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 300,
+    });
+  });
+
+  it('uses the oldestMessageAgeAlarmThreshold prop', () => {
+    custom.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Threshold: CUSTOM_PROPS.oldestMessageAgeAlarmThreshold.toSeconds(),
+    });
+  });
+
+  it('notifies nobody without an alarm topic', () => {
+    defaults.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: Match.absent() });
+  });
+
+  it('sends both alarms to the alarm topic when one is given', () => {
+    custom.resourceCountIs('AWS::CloudWatch::Alarm', 2);
+    custom.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [CUSTOM_PROPS.alarmTopicArn] });
+  });
+
+  it('tells the operator what to do in the alarm description', () => {
+    defaults.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp('dead-letter queue.*redrive'),
+    });
+  });
+});

@@ -1,0 +1,45 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { STACK_OUTPUTS } from '../../lib/outputs';
+import type { WebhookStack } from '../../lib/webhook-stack';
+import { CUSTOM_PROPS, customStack, defaultStack, logicalId } from './fixtures';
+
+describe('stack outputs', () => {
+  let stack: WebhookStack;
+  let template: Template;
+
+  beforeAll(() => {
+    stack = defaultStack();
+    template = Template.fromStack(stack);
+  });
+
+  it('keeps the output keys tools look up', () => {
+    expect(Object.values(STACK_OUTPUTS).sort()).toEqual([
+      'AttemptsTableName',
+      'ConnectionsTableName',
+      'DeadLetterQueueUrl',
+      'DispatcherFunctionName',
+      'HeaderPrefix',
+      'QueueUrl',
+      'SecretPrefix',
+    ]);
+    expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(Object.values(STACK_OUTPUTS).sort());
+  });
+
+  it('points each output at its resource', () => {
+    const d = stack.delivery;
+    const ref = (construct: Parameters<typeof logicalId>[1]) => ({ Ref: logicalId(stack, construct) });
+    template.hasOutput(STACK_OUTPUTS.queueUrl, { Value: ref(d.queue) });
+    template.hasOutput(STACK_OUTPUTS.deadLetterQueueUrl, { Value: ref(d.deadLetterQueue) });
+    template.hasOutput(STACK_OUTPUTS.connectionsTableName, { Value: ref(d.connectionsTable) });
+    template.hasOutput(STACK_OUTPUTS.attemptsTableName, { Value: ref(d.attemptsTable) });
+    template.hasOutput(STACK_OUTPUTS.dispatcherFunctionName, { Value: ref(d.dispatcher) });
+    template.hasOutput(STACK_OUTPUTS.secretPrefix, { Value: 'webhooks/Webhooks/' });
+    template.hasOutput(STACK_OUTPUTS.headerPrefix, { Value: 'X-Service' });
+  });
+
+  it('reports the prefixes given as props', () => {
+    const custom = Template.fromStack(customStack().stack);
+    custom.hasOutput(STACK_OUTPUTS.secretPrefix, { Value: CUSTOM_PROPS.secretPrefix });
+    custom.hasOutput(STACK_OUTPUTS.headerPrefix, { Value: CUSTOM_PROPS.headerPrefix });
+  });
+});

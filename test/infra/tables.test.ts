@@ -1,0 +1,103 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../../lambdas/tables';
+import type { WebhookStack } from '../../lib/webhook-stack';
+import { customStack, defaultStack, logicalId } from './fixtures';
+
+describe('DynamoDB tables', () => {
+  let stack: WebhookStack;
+  let defaults: Template;
+  let custom: Template;
+  let connections: {
+    Properties: Record<string, unknown>;
+    DeletionPolicy?: string;
+    UpdateReplacePolicy?: string;
+  };
+  let attempts: typeof connections;
+
+  beforeAll(() => {
+    stack = defaultStack();
+    defaults = Template.fromStack(stack);
+    const resources = defaults.toJSON().Resources;
+    connections = resources[logicalId(stack, stack.delivery.connectionsTable)];
+    attempts = resources[logicalId(stack, stack.delivery.attemptsTable)];
+    custom = Template.fromStack(customStack().stack);
+  });
+
+  it('creates exactly the connections table and the attempt log table', () => {
+    defaults.resourceCountIs('AWS::DynamoDB::Table', 2);
+  });
+
+  it('bills both tables on demand, with point-in-time recovery and encryption at rest', () => {
+    for (const table of [connections, attempts]) {
+      expect(table.Properties).toMatchObject({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+      });
+    }
+  });
+
+  it('keys connections by connection id', () => {
+    expect(connections.Properties.KeySchema).toEqual([
+      { AttributeName: CONNECTIONS_TABLE.partitionKey, KeyType: 'HASH' },
+    ]);
+  });
+
+  it('finds the connections of an application through the byApplication index', () => {
+    const index = CONNECTIONS_TABLE.byApplicationIndex;
+    expect(connections.Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ]);
+  });
+
+  it('keys attempts by connection id and delivery/attempt sort key', () => {
+    expect(attempts.Properties.KeySchema).toEqual([
+      { AttributeName: ATTEMPTS_TABLE.partitionKey, KeyType: 'HASH' },
+      { AttributeName: ATTEMPTS_TABLE.sortKey, KeyType: 'RANGE' },
+    ]);
+  });
+
+  it('expires attempt log items through TTL', () => {
+    expect(attempts.Properties.TimeToLiveSpecification).toEqual({
+      AttributeName: ATTEMPTS_TABLE.ttlAttribute,
+      Enabled: true,
+    });
+  });
+
+  it('gives the attempt log exactly one index, the sparse finalFailures index', () => {
+    const index = ATTEMPTS_TABLE.finalFailuresIndex;
+    expect(attempts.Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ]);
+    expect(attempts.Properties.LocalSecondaryIndexes).toBeUndefined();
+  });
+
+  it('retains both tables when they leave the stack by default', () => {
+    for (const table of [connections, attempts]) {
+      expect(table).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+  });
+
+  it('deletes the tables and the log group with the stack when removalPolicy is DESTROY', () => {
+    custom.allResources('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
+    custom.hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
+  });
+
+  it('takes no table names from the stack: tools read them from the outputs', () => {
+    defaults.allResourcesProperties('AWS::DynamoDB::Table', { TableName: Match.absent() });
+  });
+});
