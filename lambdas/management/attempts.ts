@@ -1,0 +1,117 @@
+/** The operator's three questions of the attempt log (DESIGN.md §5), each a Query. */
+
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../adapters/dynamodb/connection-store';
+import { ValidationError } from '../core/errors';
+import { connectionIdOf, isConnectionId } from '../core/ids';
+import type { AttemptRecord } from '../core/types';
+import { ATTEMPTS_TABLE } from '../tables';
+import type { ManagementOptions } from './types';
+
+const DAY_MS = 86_400_000;
+/** Pages read at most for one listing, so a filter that matches little cannot read forever. */
+const MAX_PAGES = 50;
+
+export interface AttemptQuery {
+  connectionId: string;
+  /** Only attempts at or after this time. */
+  since?: Date;
+  /** Only attempts that did not deliver. */
+  failed?: boolean;
+  /** @default 50 */
+  limit?: number;
+}
+
+export class Attempts {
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly table: string;
+
+  constructor(options: ManagementOptions) {
+    this.doc = documentClient(options.clients?.dynamodb);
+    this.table = options.resources.attemptsTable;
+  }
+
+  private async collect(input: QueryCommandInput, limit: number): Promise<AttemptRecord[]> {
+    const items: AttemptRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    let pages = 0;
+    do {
+      const out = await this.doc.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+      items.push(...((out.Items ?? []) as AttemptRecord[]));
+      start = out.LastEvaluatedKey;
+    } while (start && items.length < limit && ++pages < MAX_PAGES);
+    return items.slice(0, limit);
+  }
+
+  /** Recent attempts of a connection, newest first. */
+  list(query: AttemptQuery): Promise<AttemptRecord[]> {
+    if (!isConnectionId(query.connectionId))
+      throw new ValidationError('connectionId', 'must look like con_<id>');
+    const limit = query.limit ?? 50;
+    const filters: string[] = [];
+    const values: Record<string, unknown> = { ':c': query.connectionId };
+    const names: Record<string, string> = { '#c': ATTEMPTS_TABLE.partitionKey };
+    if (query.since) {
+      filters.push('requestedAt >= :since');
+      values[':since'] = query.since.toISOString();
+    }
+    if (query.failed) {
+      filters.push('#o <> :delivered');
+      names['#o'] = 'outcome';
+      values[':delivered'] = 'delivered';
+    }
+    return this.collect(
+      {
+        TableName: this.table,
+        KeyConditionExpression: '#c = :c',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+        ScanIndexForward: false,
+        Limit: Math.min(limit, 100),
+      },
+      limit,
+    );
+  }
+
+  /** Every attempt of one delivery, oldest first (the partition comes from the delivery id). */
+  async ofDelivery(deliveryId: string): Promise<AttemptRecord[]> {
+    const connectionId = connectionIdOf(deliveryId);
+    return this.collect(
+      {
+        TableName: this.table,
+        KeyConditionExpression: '#c = :c AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: { '#c': ATTEMPTS_TABLE.partitionKey, '#sk': ATTEMPTS_TABLE.sortKey },
+        ExpressionAttributeValues: { ':c': connectionId, ':prefix': `${deliveryId}#` },
+        ScanIndexForward: true,
+      },
+      10_000,
+    );
+  }
+
+  /** Final failures across connections (the sparse index), newest first, over the last `days` days. */
+  async finalFailures(options: { days?: number; limit?: number; now?: Date } = {}): Promise<AttemptRecord[]> {
+    const days = options.days ?? 1;
+    const limit = options.limit ?? 50;
+    const now = (options.now ?? new Date()).getTime();
+    const index = ATTEMPTS_TABLE.finalFailuresIndex;
+    const out: AttemptRecord[] = [];
+    for (let d = 0; d < days && out.length < limit; d++) {
+      const day = new Date(now - d * DAY_MS).toISOString().slice(0, 10);
+      out.push(
+        ...(await this.collect(
+          {
+            TableName: this.table,
+            IndexName: index.name,
+            KeyConditionExpression: '#day = :day',
+            ExpressionAttributeNames: { '#day': index.partitionKey },
+            ExpressionAttributeValues: { ':day': day },
+            ScanIndexForward: false,
+          },
+          limit - out.length,
+        )),
+      );
+    }
+    return out;
+  }
+}

@@ -1,0 +1,267 @@
+/**
+ * Webhook connections and their secrets (spec §1 "CRM Connections": add, Show Secret,
+ * rotate, enable/disable, delete). Every rule is checked here, at save time, with the same
+ * code the dispatcher re-checks at delivery time.
+ */
+
+import { randomBytes } from 'node:crypto';
+import {
+  CreateSecretCommand,
+  DeleteSecretCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../adapters/dynamodb/connection-store';
+import { validateMethod, validateUrl } from '../core/connection';
+import { DEFAULT_HEADER_PREFIX } from '../core/constants';
+import type { EgressPolicy } from '../core/egress';
+import { ValidationError } from '../core/errors';
+import { validateCustomHeaders } from '../core/headers';
+import { isConnectionId, ulid } from '../core/ids';
+import type { Connection } from '../core/types';
+import { CONNECTIONS_TABLE } from '../tables';
+import { ConflictError, NotFoundError } from './errors';
+import type { CreateConnectionInput, ManagementOptions, UpdateConnectionInput } from './types';
+
+const APPLICATION_ID = /^app_[A-Za-z0-9_-]{1,128}$/;
+const MAX_NAME_LENGTH = 200;
+
+/** A new webhook secret: `whsec_` + base64 of 32 bytes from the CSPRNG (DESIGN.md §5). */
+export function generateSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export function newConnectionId(): string {
+  return `con_${ulid(Date.now(), randomBytes(10))}`;
+}
+
+function isConditionFailed(error: unknown): boolean {
+  return (error as { name?: string })?.name === 'ConditionalCheckFailedException';
+}
+
+export class Connections {
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly sm: SecretsManagerClient;
+  private readonly table: string;
+  private readonly egress: EgressPolicy;
+  private readonly headerPrefix: string;
+
+  constructor(private readonly options: ManagementOptions) {
+    this.doc = documentClient(options.clients?.dynamodb);
+    this.sm = options.clients?.secretsManager ?? new SecretsManagerClient({});
+    this.table = options.resources.connectionsTable;
+    this.egress = {
+      allowedPorts: options.allowedPorts ?? [443],
+      allowLoopback: options.allowLoopback ?? false,
+    };
+    this.headerPrefix = options.resources.headerPrefix ?? DEFAULT_HEADER_PREFIX;
+  }
+
+  private validate(input: { name?: unknown; url?: unknown; method?: unknown; headers?: unknown }) {
+    const name = typeof input.name === 'string' ? input.name.trim() : '';
+    if (!name) throw new ValidationError('name', 'is required: a friendly name for the webhook');
+    if (name.length > MAX_NAME_LENGTH)
+      throw new ValidationError('name', `must be at most ${MAX_NAME_LENGTH} characters`);
+    return {
+      name,
+      url: validateUrl(input.url, this.egress).href,
+      method: validateMethod(input.method),
+      headers: validateCustomHeaders(input.headers ?? {}, this.headerPrefix),
+    };
+  }
+
+  /** Creates a connection and its secret. The secret is read with {@link showSecret}. */
+  async create(input: CreateConnectionInput): Promise<Connection> {
+    if (typeof input.applicationId !== 'string' || !APPLICATION_ID.test(input.applicationId)) {
+      throw new ValidationError('applicationId', 'is required and must look like app_<id>');
+    }
+    const fields = this.validate(input);
+    const connectionId = newConnectionId();
+    const secret = await this.sm.send(
+      new CreateSecretCommand({
+        Name: `${this.options.resources.secretPrefix}${connectionId}`,
+        SecretString: generateSecret(),
+        Description: `Webhook signing secret of ${connectionId} (${fields.name})`,
+        Tags: [
+          { Key: 'webhooks:connectionId', Value: connectionId },
+          { Key: 'webhooks:applicationId', Value: input.applicationId },
+        ],
+      }),
+    );
+    const now = new Date().toISOString();
+    const connection: Connection = {
+      connectionId,
+      applicationId: input.applicationId,
+      type: 'webhook',
+      ...fields,
+      enabled: input.enabled ?? true,
+      secretArn: secret.ARN!,
+      secretVersion: secret.VersionId!,
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: connection,
+          ConditionExpression: 'attribute_not_exists(#id)',
+          ExpressionAttributeNames: { '#id': CONNECTIONS_TABLE.partitionKey },
+        }),
+      );
+    } catch (error) {
+      // Do not leave an orphaned secret behind a connection that was never saved.
+      await this.sm
+        .send(new DeleteSecretCommand({ SecretId: secret.ARN, ForceDeleteWithoutRecovery: true }))
+        .catch(() => undefined);
+      if (isConditionFailed(error)) throw new ConflictError(`connection ${connectionId} already exists`);
+      throw error;
+    }
+    return connection;
+  }
+
+  async get(connectionId: string): Promise<Connection> {
+    if (!isConnectionId(connectionId)) throw new ValidationError('connectionId', 'must look like con_<id>');
+    const out = await this.doc.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { [CONNECTIONS_TABLE.partitionKey]: connectionId },
+        ConsistentRead: true,
+      }),
+    );
+    if (!out.Item) throw new NotFoundError('connection', connectionId);
+    return out.Item as Connection;
+  }
+
+  /** Connections of one application (a Query), or of all applications (a Scan, for operators). */
+  async list(filter: { applicationId?: string } = {}): Promise<Connection[]> {
+    const items: Connection[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = filter.applicationId
+        ? await this.doc.send(
+            new QueryCommand({
+              TableName: this.table,
+              IndexName: CONNECTIONS_TABLE.byApplicationIndex.name,
+              KeyConditionExpression: '#app = :app',
+              ExpressionAttributeNames: { '#app': CONNECTIONS_TABLE.byApplicationIndex.partitionKey },
+              ExpressionAttributeValues: { ':app': filter.applicationId },
+              ExclusiveStartKey: start,
+            }),
+          )
+        : await this.doc.send(new ScanCommand({ TableName: this.table, ExclusiveStartKey: start }));
+      items.push(...((page.Items ?? []) as Connection[]));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** Changes name, URL, method, headers or enabled; every rule is checked again. */
+  async update(connectionId: string, patch: UpdateConnectionInput): Promise<Connection> {
+    const current = await this.get(connectionId);
+    const fields = this.validate({
+      name: patch.name ?? current.name,
+      url: patch.url ?? current.url,
+      method: patch.method ?? current.method,
+      headers: patch.headers ?? current.headers,
+    });
+    if (patch.enabled !== undefined && typeof patch.enabled !== 'boolean') {
+      throw new ValidationError('enabled', 'must be true or false');
+    }
+    const next: Connection = {
+      ...current,
+      ...fields,
+      enabled: patch.enabled ?? current.enabled,
+      updatedAt: new Date().toISOString(),
+    };
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: next,
+          // Refuse to overwrite a concurrent change (or resurrect a deleted connection).
+          ConditionExpression: 'updatedAt = :seen',
+          ExpressionAttributeValues: { ':seen': current.updatedAt },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailed(error))
+        throw new ConflictError(`connection ${connectionId} changed meanwhile; try again`);
+      throw error;
+    }
+    return next;
+  }
+
+  setEnabled(connectionId: string, enabled: boolean): Promise<Connection> {
+    return this.update(connectionId, { enabled });
+  }
+
+  /** Deletes the connection, then its secret (deliveries still queued dead-letter as `connection_missing`). */
+  async delete(connectionId: string): Promise<Connection> {
+    if (!isConnectionId(connectionId)) throw new ValidationError('connectionId', 'must look like con_<id>');
+    const out = await this.doc.send(
+      new DeleteCommand({
+        TableName: this.table,
+        Key: { [CONNECTIONS_TABLE.partitionKey]: connectionId },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    const old = out.Attributes as Connection | undefined;
+    if (!old) throw new NotFoundError('connection', connectionId);
+    try {
+      await this.sm.send(
+        new DeleteSecretCommand({ SecretId: old.secretArn, ForceDeleteWithoutRecovery: true }),
+      );
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    }
+    return old;
+  }
+
+  /** "Show Secret": the secret deliveries of this connection are signed with now. */
+  async showSecret(connectionId: string): Promise<{ secret: string; secretVersion?: string }> {
+    const connection = await this.get(connectionId);
+    const out = await this.sm.send(
+      new GetSecretValueCommand({ SecretId: connection.secretArn, VersionId: connection.secretVersion }),
+    );
+    if (!out.SecretString) throw new NotFoundError('secret', connectionId);
+    return { secret: out.SecretString, secretVersion: out.VersionId };
+  }
+
+  /**
+   * Writes a new secret version and points the connection at it. Dispatchers pick it up
+   * within their connection cache time (≤ 30 s): receivers should accept the old and the
+   * new secret for that long (`verifyWebhook({ secret: [newSecret, oldSecret] })`).
+   */
+  async rotateSecret(
+    connectionId: string,
+  ): Promise<{ secret: string; secretVersion: string; previousVersion?: string }> {
+    const connection = await this.get(connectionId);
+    const secret = generateSecret();
+    const out = await this.sm.send(
+      new PutSecretValueCommand({ SecretId: connection.secretArn, SecretString: secret }),
+    );
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { [CONNECTIONS_TABLE.partitionKey]: connectionId },
+        UpdateExpression: 'SET secretVersion = :v, updatedAt = :now',
+        ConditionExpression: 'attribute_exists(#id)',
+        ExpressionAttributeNames: { '#id': CONNECTIONS_TABLE.partitionKey },
+        ExpressionAttributeValues: { ':v': out.VersionId, ':now': new Date().toISOString() },
+      }),
+    );
+    return { secret, secretVersion: out.VersionId!, previousVersion: connection.secretVersion };
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * The dead-letter queue for operators: list what is there and why, and redrive.
+ *
+ * The DLQ holds two kinds of message: dead letters the dispatcher wrote (`type:
+ * "dead-letter"`, with a reason and, for deliveries, the delivery itself), and original
+ * messages SQS moved there after `maxReceiveCount` failed receives (infrastructure errors).
+ * A redriven delivery starts a fresh chain of 4 attempts with the same delivery id and body,
+ * its attempt numbers continuing from the last one; a moved original is sent back as it was.
+ */
+
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { DeadLetter, DeadLetterReason, DeliveryMessage } from '../core/types';
+import type { ManagementOptions } from './types';
+
+/** How long listed messages stay hidden while the listing reads the rest of the queue. */
+const LIST_VISIBILITY_S = 30;
+const REDRIVE_VISIBILITY_S = 120;
+
+export interface DeadLetterEntry {
+  messageId: string;
+  /** `dead-letter` written by the dispatcher, or `original`: a message SQS moved after repeated failures. */
+  kind: 'dead-letter' | 'original';
+  reason: DeadLetterReason | 'max_receives';
+  error?: string;
+  failedAt?: string;
+  deliveryId?: string;
+  connectionId?: string;
+  eventId?: string;
+  attempt?: number;
+  /** False for poison messages, which would only fail again. */
+  redrivable: boolean;
+  sentAt?: string;
+}
+
+export interface RedriveResult {
+  redriven: DeadLetterEntry[];
+  /** In the DLQ but not redrivable (poison messages), left where they are. */
+  skipped: DeadLetterEntry[];
+  /** Delivery ids asked for that were not found in the DLQ. */
+  notFound: string[];
+}
+
+function describe(message: Message): DeadLetterEntry {
+  const base = {
+    messageId: message.MessageId ?? '',
+    sentAt: message.Attributes?.SentTimestamp
+      ? new Date(Number(message.Attributes.SentTimestamp)).toISOString()
+      : undefined,
+  };
+  let parsed: Partial<DeadLetter> & Record<string, unknown>;
+  try {
+    parsed = JSON.parse(message.Body ?? '');
+  } catch {
+    return { ...base, kind: 'original', reason: 'max_receives', error: 'body is not JSON', redrivable: true };
+  }
+  if (parsed?.type === 'dead-letter') {
+    const d = parsed.delivery;
+    return {
+      ...base,
+      kind: 'dead-letter',
+      reason: parsed.reason as DeadLetterReason,
+      error: parsed.error,
+      failedAt: parsed.failedAt,
+      deliveryId: d?.deliveryId,
+      connectionId: d?.connectionId,
+      eventId: d?.eventId,
+      attempt: d?.attempt,
+      redrivable: Boolean(d),
+    };
+  }
+  return {
+    ...base,
+    kind: 'original',
+    reason: 'max_receives',
+    error: 'moved by SQS after repeated failed receives (see the dispatcher logs)',
+    deliveryId: typeof parsed.deliveryId === 'string' ? parsed.deliveryId : undefined,
+    connectionId: typeof parsed.connectionId === 'string' ? parsed.connectionId : undefined,
+    eventId: typeof parsed.eventId === 'string' ? parsed.eventId : undefined,
+    attempt: typeof parsed.attempt === 'number' ? parsed.attempt : undefined,
+    redrivable: true,
+  };
+}
+
+/** The message that sends a dead letter round again. */
+export function redriveBody(message: Message): string | undefined {
+  const body = message.Body ?? '';
+  let parsed: Partial<DeadLetter>;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (parsed?.type !== 'dead-letter') return body;
+  if (!parsed.delivery) return undefined;
+  const next = parsed.delivery.attempt + 1;
+  const delivery: DeliveryMessage = { ...parsed.delivery, attempt: next, chainStart: next };
+  return JSON.stringify(delivery);
+}
+
+export class DeadLetterQueue {
+  private readonly sqs: SQSClient;
+
+  constructor(private readonly options: ManagementOptions) {
+    this.sqs = options.clients?.sqs ?? new SQSClient({});
+  }
+
+  /** Receives every message (hidden for a while), hands each to `visit`, then makes the untouched ones visible again. */
+  private async sweep(
+    visibility: number,
+    max: number,
+    visit: (message: Message) => Promise<'keep' | 'consumed'>,
+  ): Promise<void> {
+    const keep: Message[] = [];
+    let seen = 0;
+    try {
+      while (seen < max) {
+        const out = await this.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: this.options.resources.dlqUrl,
+            MaxNumberOfMessages: 10,
+            VisibilityTimeout: visibility,
+            WaitTimeSeconds: 0,
+            MessageSystemAttributeNames: ['SentTimestamp'],
+          }),
+        );
+        const messages = out.Messages ?? [];
+        if (messages.length === 0) break;
+        for (const message of messages) {
+          seen++;
+          if ((await visit(message)) === 'keep') keep.push(message);
+        }
+      }
+    } finally {
+      for (let i = 0; i < keep.length; i += 10) {
+        await this.sqs
+          .send(
+            new ChangeMessageVisibilityBatchCommand({
+              QueueUrl: this.options.resources.dlqUrl,
+              Entries: keep.slice(i, i + 10).map((m, j) => ({
+                Id: String(j),
+                ReceiptHandle: m.ReceiptHandle!,
+                VisibilityTimeout: 0,
+              })),
+            }),
+          )
+          .catch(() => undefined); // They reappear by themselves when the visibility ends.
+      }
+    }
+  }
+
+  /** Lists what is in the DLQ, oldest first (reading up to `max` messages). */
+  async list(options: { max?: number } = {}): Promise<DeadLetterEntry[]> {
+    const entries: DeadLetterEntry[] = [];
+    await this.sweep(LIST_VISIBILITY_S, options.max ?? 1_000, async (message) => {
+      entries.push(describe(message));
+      return 'keep';
+    });
+    return entries.sort((a, b) => (a.sentAt ?? '').localeCompare(b.sentAt ?? ''));
+  }
+
+  /**
+   * Sends dead letters back to the delivery queue: the given delivery ids, or all.
+   * Each is deleted from the DLQ only after it is safely on the delivery queue.
+   */
+  async redrive(options: {
+    deliveryIds?: string[];
+    all?: boolean;
+    max?: number;
+    onProgress?: (done: number, entry: DeadLetterEntry) => void;
+  }): Promise<RedriveResult> {
+    const wanted = new Set(options.deliveryIds ?? []);
+    if (!options.all && wanted.size === 0) throw new RangeError('redrive needs delivery ids or all: true');
+    const result: RedriveResult = { redriven: [], skipped: [], notFound: [] };
+    const found = new Set<string>();
+    await this.sweep(REDRIVE_VISIBILITY_S, options.max ?? 100_000, async (message) => {
+      const entry = describe(message);
+      const matches = options.all || (entry.deliveryId !== undefined && wanted.has(entry.deliveryId));
+      if (!matches) return 'keep';
+      if (entry.deliveryId) found.add(entry.deliveryId);
+      const body = redriveBody(message);
+      if (body === undefined) {
+        result.skipped.push(entry);
+        return 'keep';
+      }
+      await this.sqs.send(
+        new SendMessageCommand({ QueueUrl: this.options.resources.queueUrl, MessageBody: body }),
+      );
+      await this.sqs.send(
+        new DeleteMessageCommand({
+          QueueUrl: this.options.resources.dlqUrl,
+          ReceiptHandle: message.ReceiptHandle!,
+        }),
+      );
+      result.redriven.push(entry);
+      options.onProgress?.(result.redriven.length, entry);
+      return 'consumed';
+    });
+    result.notFound = [...wanted].filter((id) => !found.has(id));
+    return result;
+  }
+}

@@ -1,0 +1,42 @@
+/** Finds a deployed stack's resources from its outputs (lib/outputs.ts names them). */
+
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { STACK_OUTPUTS } from '../../lib/outputs';
+import { WebhookError } from '../core/errors';
+import type { WebhookResources } from './types';
+
+export class StackNotFoundError extends WebhookError {
+  constructor(stackName: string, detail: string) {
+    super(`stack ${stackName}: ${detail}`);
+    this.name = 'StackNotFoundError';
+  }
+}
+
+export async function resourcesFromStack(
+  stackName: string,
+  client: CloudFormationClient = new CloudFormationClient({}),
+): Promise<WebhookResources> {
+  let outputs: Record<string, string>;
+  try {
+    const out = await client.send(new DescribeStacksCommand({ StackName: stackName }));
+    const stack = out.Stacks?.[0];
+    if (!stack) throw new StackNotFoundError(stackName, 'not found');
+    outputs = Object.fromEntries((stack.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
+  } catch (error) {
+    if (error instanceof StackNotFoundError) throw error;
+    throw new StackNotFoundError(stackName, (error as Error).message);
+  }
+  const need = (key: string) => {
+    const value = outputs[key];
+    if (!value) throw new StackNotFoundError(stackName, `has no output ${key}; is it a webhooks stack?`);
+    return value;
+  };
+  return {
+    queueUrl: need(STACK_OUTPUTS.queueUrl),
+    dlqUrl: need(STACK_OUTPUTS.deadLetterQueueUrl),
+    connectionsTable: need(STACK_OUTPUTS.connectionsTableName),
+    attemptsTable: need(STACK_OUTPUTS.attemptsTableName),
+    secretPrefix: need(STACK_OUTPUTS.secretPrefix),
+    headerPrefix: outputs[STACK_OUTPUTS.headerPrefix] || undefined,
+  };
+}

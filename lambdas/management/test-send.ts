@@ -1,0 +1,74 @@
+/** "Send Test" (spec §1): one immediate, signed test delivery to a connection; no retries. */
+
+import { randomBytes } from 'node:crypto';
+import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from '../core/constants';
+import { deliveryIdFor, ulid } from '../core/ids';
+import { buildPayload, serialiseBody } from '../core/payload';
+import type { AttemptRecord, Connection, DeliveryMessage, Log } from '../core/types';
+import { wireDispatcher } from '../dispatcher/wiring';
+import type { ManagementOptions } from './types';
+
+const silent: Log = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** The sample user of a test delivery: obviously fake, marked `metadata.test: true`. */
+export function testPayloadBody(connection: Connection, now = new Date()): string {
+  return serialiseBody(
+    buildPayload({
+      timestamp: now.toISOString(),
+      user: {
+        id: 'usr_test_0000000000',
+        email: 'test.user@example.com',
+        name: 'Test User',
+        firstName: 'Test',
+        lastName: 'User',
+        phone: '+15555550100',
+        metadata: { test: true, source: 'send-test' },
+        createdAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+      },
+      application: { id: connection.applicationId, name: 'Send Test' },
+    }),
+  );
+}
+
+export async function sendTest(options: ManagementOptions, connection: Connection): Promise<AttemptRecord> {
+  const { resources } = options;
+  const wired = wireDispatcher(
+    {
+      queueUrl: resources.queueUrl,
+      dlqUrl: resources.dlqUrl,
+      connectionsTable: resources.connectionsTable,
+      attemptsTable: resources.attemptsTable,
+      secretPrefix: resources.secretPrefix,
+      headerPrefix: resources.headerPrefix ?? DEFAULT_HEADER_PREFIX,
+      attemptTimeoutMs: options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      attemptTtlDays: options.attemptTtlDays ?? 30,
+      batchConcurrency: 1,
+      connectionCacheTtlMs: 0,
+      allowedPorts: options.allowedPorts ?? [443],
+      allowLoopback: options.allowLoopback ?? false,
+    },
+    { clients: options.clients, ca: options.ca, deps: { log: silent } },
+  );
+  try {
+    const now = new Date();
+    const eventId = `evt_${ulid(now.getTime(), randomBytes(10))}`;
+    const delivery: DeliveryMessage = {
+      v: 1,
+      type: 'delivery',
+      deliveryId: deliveryIdFor(eventId, connection.connectionId, now.getTime()),
+      eventId,
+      connectionId: connection.connectionId,
+      attempt: 1,
+      chainStart: 1,
+      body: testPayloadBody(connection, now),
+      firstAttemptAt: now.toISOString(),
+      test: true,
+    };
+    return await wired.dispatcher.attemptOnce(delivery, connection, {
+      remainingMs: () => Number.POSITIVE_INFINITY,
+    });
+  } finally {
+    await wired.close();
+  }
+}

@@ -1,0 +1,57 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Connection, HttpMethod } from '../core/types';
+
+/** Where a deployment's resources are: the stack outputs, or local mode's state file. */
+export interface WebhookResources {
+  queueUrl: string;
+  dlqUrl: string;
+  connectionsTable: string;
+  attemptsTable: string;
+  secretPrefix: string;
+  /** @default 'X-Service' */
+  headerPrefix?: string;
+}
+
+export interface ManagementOptions {
+  resources: WebhookResources;
+  /** SDK clients; built from the default credential chain when absent. */
+  clients?: { dynamodb?: DynamoDBClient; sqs?: SQSClient; secretsManager?: SecretsManagerClient };
+  /**
+   * Local mode only: receivers on loopback are allowed (and their ports). A deployed stack
+   * refuses them; so does this API unless told otherwise.
+   */
+  allowLoopback?: boolean;
+  /** Destination ports a connection URL may use. @default [443] */
+  allowedPorts?: number[];
+  /** CAs to trust for test sends instead of Node's defaults (local mode). */
+  ca?: string[];
+  /** Deadline of a test send. @default 30 000 */
+  attemptTimeoutMs?: number;
+  /** TTL of test-send attempt records, days. @default 30 */
+  attemptTtlDays?: number;
+}
+
+/** A connection as the management API shows it: never the secret itself. */
+export type ConnectionView = Connection;
+
+export interface CreateConnectionInput {
+  applicationId: string;
+  name: string;
+  url: string;
+  /** @default 'POST' */
+  method?: HttpMethod | string;
+  headers?: Record<string, string>;
+  /** @default true */
+  enabled?: boolean;
+}
+
+export interface UpdateConnectionInput {
+  name?: string;
+  url?: string;
+  method?: HttpMethod | string;
+  /** Replaces the whole set of custom headers. */
+  headers?: Record<string, string>;
+  enabled?: boolean;
+}

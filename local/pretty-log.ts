@@ -1,0 +1,57 @@
+/**
+ * Local mode's log for a person at a terminal: one short line per attempt instead of the
+ * JSON lines the Lambda writes for CloudWatch. Fields are the same; secrets never reach
+ * either (the core redacts before it logs).
+ */
+
+import type { Log } from '../lambdas/core/types';
+
+const COLOURS = { dim: '\x1b[2m', red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', reset: '\x1b[0m' };
+
+export function prettyLog(
+  write: (line: string) => void,
+  colour: boolean,
+  minLevel: 'debug' | 'info' = 'info',
+): Log {
+  const c = (name: keyof typeof COLOURS, text: string) =>
+    colour ? `${COLOURS[name]}${text}${COLOURS.reset}` : text;
+  const time = () => new Date().toISOString().slice(11, 23);
+  const line = (level: string, message: string, fields: Record<string, unknown> = {}) => {
+    const {
+      deliveryId,
+      attempt,
+      outcome,
+      statusCode,
+      durationMs,
+      nextAttemptAt,
+      reason,
+      error,
+      connectionId,
+      ...rest
+    } = fields;
+    const parts = [c('dim', time())];
+    if (outcome === 'delivered') parts.push(c('green', '✓ delivered'));
+    else if (level === 'warn' || level === 'error')
+      parts.push(c(level === 'error' ? 'red' : 'yellow', `✗ ${message}`));
+    else parts.push(message);
+    if (deliveryId) parts.push(String(deliveryId).replace(/_con_.*$/, '…'));
+    if (connectionId && !deliveryId) parts.push(String(connectionId));
+    if (attempt !== undefined) parts.push(`attempt ${attempt}`);
+    if (outcome && outcome !== 'delivered') parts.push(String(outcome));
+    if (statusCode !== undefined) parts.push(`HTTP ${statusCode}`);
+    if (durationMs !== undefined) parts.push(`${durationMs} ms`);
+    if (nextAttemptAt) parts.push(`next at ${String(nextAttemptAt).slice(11, 23)}`);
+    if (reason) parts.push(`reason ${reason}`);
+    if (error && outcome !== 'delivered') parts.push(c('dim', `(${error})`));
+    const extra = Object.entries(rest).filter(([, v]) => v !== undefined && v !== false);
+    if (extra.length && outcome === undefined)
+      parts.push(c('dim', extra.map(([k, v]) => `${k}=${String(v)}`).join(' ')));
+    write(parts.join('  '));
+  };
+  return {
+    debug: (m, f) => (minLevel === 'debug' ? line('debug', m, f) : undefined),
+    info: (m, f) => line('info', m, f),
+    warn: (m, f) => line('warn', m, f),
+    error: (m, f) => line('error', m, f),
+  };
+}

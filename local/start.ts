@@ -1,0 +1,251 @@
+/**
+ * `npm start`: the whole pipeline on this machine, no AWS account, no Docker.
+ *
+ * fauxqs (SQS), dynalite (DynamoDB) and the local Secrets Manager endpoint; the real
+ * dispatcher handler invoked by a runner with Lambda's SQS semantics; a demo HTTPS receiver
+ * that verifies signatures with the receiver library. The production adapters run unchanged:
+ * only endpoints and credentials differ. Ctrl-C stops everything.
+ *
+ *   npm start                      # in memory
+ *   npm start -- --persist .local/data
+ *   npm start -- --allow-port 8443 # let connections reach your own https://localhost:8443/…
+ *   npm run demo                   # the scripted tour, then exit
+ */
+
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { rootCertificates } from 'node:tls';
+import { parseArgs } from 'node:util';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, loadConfig } from '../lambdas/config';
+import { DEFAULT_HEADER_PREFIX } from '../lambdas/core/constants';
+import { createHandler } from '../lambdas/dispatcher/handler';
+import { wireDispatcher } from '../lambdas/dispatcher/wiring';
+import { WebhookManagement } from '../lambdas/management';
+import { bootstrapResources } from './bootstrap';
+import { startDemoReceiver } from './demo-receiver';
+import { runDemoTour } from './demo-tour';
+import { startEmulators } from './emulators';
+import { prettyLog } from './pretty-log';
+import { startRunner } from './runner';
+import { removeState, stateFilePath, writeState } from './state';
+import { createLocalPki } from './tls';
+
+const DEMO_APPLICATION = { id: 'app_demo', name: 'Demo Extension' };
+/** Local function timeout: one 30 s attempt plus the dispatcher's margin must fit. */
+const FUNCTION_TIMEOUT_MS = 60_000;
+
+const USAGE = `Usage: npm start -- [options]
+
+  --persist DIR      keep queues, tables and secrets in DIR across restarts
+  --allow-port N     also allow deliveries to port N (repeatable; 443 is always allowed)
+  --demo             play the scripted tour (success, flaky, dead, DLQ redrive), then exit
+  --json-logs        print the dispatcher's JSON log lines instead of the short ones
+  -h, --help         this help`;
+
+function parsePorts(values: string[]): number[] {
+  return values.map((v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1 || n > 65_535)
+      throw new Error(`--allow-port: "${v}" is not a port number`);
+    return n;
+  });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      persist: { type: 'string' },
+      'allow-port': { type: 'string', multiple: true, default: [] },
+      demo: { type: 'boolean', default: false },
+      'json-logs': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const out = (line = '') => process.stdout.write(`${line}\n`);
+  const colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const persistDir = values.persist ? resolve(values.persist) : undefined;
+  const extraPorts = parsePorts([
+    ...(values['allow-port'] ?? []),
+    ...(process.env.WEBHOOKS_EXTRA_PORTS?.split(',').filter(Boolean) ?? []),
+  ]);
+
+  out('Starting the local webhook pipeline…');
+  const emulators = await startEmulators({ persistDir });
+  const resources = await bootstrapResources(emulators, {
+    visibilityTimeoutSeconds: FUNCTION_TIMEOUT_MS / 1000,
+  });
+  const localEnv = {
+    AWS_REGION: emulators.region,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_SQS: emulators.endpoints.sqs,
+    AWS_ENDPOINT_URL_DYNAMODB: emulators.endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: emulators.endpoints.secretsManager,
+  };
+  // The unchanged SDK clients find the emulators through these (no code path differs).
+  Object.assign(process.env, localEnv);
+
+  const statePath = stateFilePath();
+  const pki = createLocalPki();
+  const caFile = join(dirname(statePath), 'local-ca.pem');
+  mkdirSync(dirname(statePath), { recursive: true });
+  writeFileSync(caFile, pki.caPem);
+  const extraCas = [process.env.NODE_EXTRA_CA_CERTS, process.env.WEBHOOKS_EXTRA_CA_FILE]
+    .filter((f): f is string => Boolean(f))
+    .map((f) => readFileSync(f, 'utf8'));
+  const ca = [...rootCertificates, pki.caPem, ...extraCas];
+
+  const headerPrefix = process.env[ENV.headerPrefix] || DEFAULT_HEADER_PREFIX;
+  let management: WebhookManagement | undefined;
+  const receiver = await startDemoReceiver({
+    certPem: pki.certPem,
+    keyPem: pki.keyPem,
+    headerPrefix,
+    async secretsOf(connectionId) {
+      try {
+        return [(await management!.connections.showSecret(connectionId)).secret];
+      } catch {
+        return [];
+      }
+    },
+    onDelivery(d) {
+      const mark = d.verified ? '✓ signature verified' : `✗ rejected (${d.problem})`;
+      out(
+        `  demo receiver ${d.path}: ${d.userId ?? '?'} delivery ${d.deliveryId?.slice(0, 30) ?? '?'}… attempt ${d.attempt ?? '?'} ${mark} → ${d.status}`,
+      );
+    },
+  });
+  const allowedPorts = [...new Set([443, receiver.port, ...extraPorts])];
+  management = new WebhookManagement({
+    resources: { ...resources, headerPrefix },
+    allowLoopback: true,
+    allowedPorts,
+    ca,
+  });
+
+  const config = loadConfig({
+    ...process.env,
+    [ENV.queueUrl]: resources.queueUrl,
+    [ENV.dlqUrl]: resources.dlqUrl,
+    [ENV.connectionsTable]: resources.connectionsTable,
+    [ENV.attemptsTable]: resources.attemptsTable,
+    [ENV.secretPrefix]: resources.secretPrefix,
+    [ENV.headerPrefix]: headerPrefix,
+    [ENV.allowLoopback]: 'true',
+    [ENV.allowedPorts]: allowedPorts.join(','),
+    // Short, so a change made with the CLI shows at once on a laptop.
+    [ENV.connectionCacheTtlMs]: process.env[ENV.connectionCacheTtlMs] ?? '1000',
+  });
+  const wired = wireDispatcher(config, {
+    ca,
+    deps: values['json-logs'] ? {} : { log: prettyLog((l) => out(`  dispatcher ${l}`), colour) },
+  });
+  const runner = startRunner({
+    sqs: new SQSClient({}),
+    queueUrl: resources.queueUrl,
+    queueArn: resources.queueArn,
+    handler: createHandler(wired.dispatcher),
+    functionTimeoutMs: FUNCTION_TIMEOUT_MS,
+    waitTimeSeconds: 1,
+    concurrency: 2,
+  });
+
+  // The demo connection: reuse the persisted one (pointed at this run's receiver) or create it.
+  const demoUrl = `${receiver.origin}/hooks`;
+  const existing = (await management.connections.list({ applicationId: DEMO_APPLICATION.id })).find(
+    (c) => c.name === 'Demo receiver',
+  );
+  const demo = existing
+    ? await management.connections.update(existing.connectionId, { url: demoUrl, enabled: true })
+    : await management.connections.create({
+        applicationId: DEMO_APPLICATION.id,
+        name: 'Demo receiver',
+        url: demoUrl,
+      });
+  const { secret } = await management.connections.showSecret(demo.connectionId);
+
+  writeState(
+    {
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      region: emulators.region,
+      endpoints: emulators.endpoints,
+      resources: { ...resources, headerPrefix },
+      caFile,
+      allowedPorts,
+      demoReceiverUrl: demoUrl,
+    },
+    statePath,
+  );
+
+  let stopping = false;
+  const stop = async (code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    out('\nStopping…');
+    await runner.stop();
+    await wired.close();
+    await receiver.close();
+    await emulators.stop();
+    removeState(statePath);
+    out('Stopped.');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+
+  out(`
+Local webhook pipeline is ready.
+
+  SQS (fauxqs)             ${emulators.endpoints.sqs}
+  DynamoDB (dynalite)      ${emulators.endpoints.dynamodb}
+  Secrets Manager (local)  ${emulators.endpoints.secretsManager}
+  delivery queue           ${resources.queueUrl}
+  dead-letter queue        ${resources.dlqUrl}
+  state file               ${statePath}${persistDir ? `\n  persisted in             ${persistDir}` : ''}
+  allowed ports            ${allowedPorts.join(', ')} (loopback allowed: local mode only)
+
+Demo connection
+  id       ${demo.connectionId}
+  app      ${DEMO_APPLICATION.id}
+  url      ${demoUrl}   (demo receiver, verifies every signature)
+  secret   ${secret}
+
+Try, in another terminal:
+  npx webhooks --local connections send-test ${demo.connectionId}
+  npx webhooks --local publish --application ${DEMO_APPLICATION.id} --user-json '{"id":"usr_123","email":"ada@example.com","name":"Ada Lovelace"}'
+  npx webhooks --local attempts list --connection ${demo.connectionId}
+  npx webhooks --local connections create --application ${DEMO_APPLICATION.id} --name "My endpoint" --url https://localhost:8443/webhooks
+      (start with --allow-port 8443 to deliver to your own local HTTPS endpoint)
+
+Press Ctrl-C to stop.
+`);
+
+  // A first event, so there is something to see straight away.
+  const { eventId } = await management.publisher.publishUserIdentified({
+    user: {
+      id: 'usr_demo_1',
+      email: 'ada@example.com',
+      name: 'Ada Lovelace',
+      metadata: { plan: 'pro', source: 'demo' },
+    },
+    application: DEMO_APPLICATION,
+  });
+  out(`Published demo event ${eventId} to ${DEMO_APPLICATION.id}.`);
+
+  if (values.demo) {
+    await runDemoTour({ management, receiver, out });
+    await stop(0);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`npm start: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (process.env.DEBUG) console.error(error);
+  process.exit(1);
+});
