@@ -28,7 +28,11 @@ export {
   WebhookDeliveryPropsError,
 } from './webhook-delivery-props';
 
-const REPO_ROOT = path.join(__dirname, '..');
+/** The package root, from `lib/` in the repository or from `dist/lib/` in the published package. */
+const REPO_ROOT =
+  path.basename(path.dirname(__dirname)) === 'dist'
+    ? path.join(__dirname, '..', '..')
+    : path.join(__dirname, '..');
 
 /** Entry point of the dispatcher. Bundling follows its imports and never depends on its content. */
 export const DISPATCHER_ENTRY = path.join(REPO_ROOT, 'lambdas', 'dispatcher', 'index.ts');
