@@ -18,11 +18,10 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../adapters/dynamodb/connection-store';
+import { DynamoConnectionStore, documentClient } from '../adapters/dynamodb/connection-store';
 import { validateMethod, validateUrl } from '../core/connection';
 import { DEFAULT_HEADER_PREFIX } from '../core/constants';
 import type { EgressPolicy } from '../core/egress';
@@ -52,6 +51,7 @@ function isConditionFailed(error: unknown): boolean {
 
 export class Connections {
   private readonly doc: DynamoDBDocumentClient;
+  private readonly store: DynamoConnectionStore;
   private readonly sm: SecretsManagerClient;
   private readonly table: string;
   private readonly egress: EgressPolicy;
@@ -59,6 +59,10 @@ export class Connections {
 
   constructor(private readonly options: ManagementOptions) {
     this.doc = documentClient(options.clients?.dynamodb);
+    this.store = new DynamoConnectionStore({
+      tableName: options.resources.connectionsTable,
+      client: this.doc,
+    });
     this.sm = options.clients?.secretsManager ?? new SecretsManagerClient({});
     this.table = options.resources.connectionsTable;
     this.egress = {
@@ -146,24 +150,20 @@ export class Connections {
 
   /** Connections of one application (a Query), or of all applications (a Scan, for operators). */
   async list(filter: { applicationId?: string } = {}): Promise<Connection[]> {
-    const items: Connection[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = filter.applicationId
-        ? await this.doc.send(
-            new QueryCommand({
-              TableName: this.table,
-              IndexName: CONNECTIONS_TABLE.byApplicationIndex.name,
-              KeyConditionExpression: '#app = :app',
-              ExpressionAttributeNames: { '#app': CONNECTIONS_TABLE.byApplicationIndex.partitionKey },
-              ExpressionAttributeValues: { ':app': filter.applicationId },
-              ExclusiveStartKey: start,
-            }),
-          )
-        : await this.doc.send(new ScanCommand({ TableName: this.table, ExclusiveStartKey: start }));
-      items.push(...((page.Items ?? []) as Connection[]));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    let items: Connection[];
+    if (filter.applicationId) {
+      items = await this.store.listByApplication(filter.applicationId);
+    } else {
+      items = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await this.doc.send(
+          new ScanCommand({ TableName: this.table, ExclusiveStartKey: start }),
+        );
+        items.push(...((page.Items ?? []) as Connection[]));
+        start = page.LastEvaluatedKey;
+      } while (start);
+    }
     return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 

@@ -6,8 +6,8 @@ import { WebhookError } from '../core/errors';
 import type { WebhookResources } from './types';
 
 export class StackNotFoundError extends WebhookError {
-  constructor(stackName: string, detail: string) {
-    super(`stack ${stackName}: ${detail}`);
+  constructor(stackName: string, detail: string, options?: { cause?: unknown }) {
+    super(`stack ${stackName}: ${detail}`, options);
     this.name = 'StackNotFoundError';
   }
 }
@@ -24,7 +24,7 @@ export async function resourcesFromStack(
     outputs = Object.fromEntries((stack.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
   } catch (error) {
     if (error instanceof StackNotFoundError) throw error;
-    throw new StackNotFoundError(stackName, (error as Error).message);
+    throw new StackNotFoundError(stackName, (error as Error).message, { cause: error });
   }
   const need = (key: string) => {
     const value = outputs[key];
