@@ -1,4 +1,7 @@
-/** Jest projects: `unit` (pure, fast), `integration` (emulators + real HTTPS on loopback), `infra` (CDK template). */
+/**
+ * Jest projects: `unit` (pure, fast), `integration` (emulators + real HTTPS on loopback),
+ * `security` (the adversarial egress suite: loopback HTTPS, no emulators), `infra` (CDK template).
+ */
 const tsJest = ['ts-jest', { diagnostics: false }];
 const common = {
   testEnvironment: 'node',
@@ -15,6 +18,12 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
       globalTeardown: '<rootDir>/test/integration/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/setup/long-timeout.ts'],
+    },
+    {
+      ...common,
+      displayName: 'security',
+      testMatch: ['<rootDir>/test/security/**/*.test.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/setup/long-timeout.ts'],
     },
     {

@@ -6,7 +6,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -41,6 +41,25 @@ export const DISPATCHER_ENTRY = path.join(REPO_ROOT, 'lambdas', 'dispatcher', 'i
 const ESM_REQUIRE_SHIM =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
+/**
+ * How the dispatcher is bundled (local esbuild, no Docker). Exported so that `npm run bench`
+ * measures the bundle this construct deploys (docs/performance.md).
+ */
+export const DISPATCHER_BUNDLING: BundlingOptions = {
+  forceDockerBundling: false,
+  format: OutputFormat.ESM,
+  target: 'node24',
+  minify: true,
+  sourceMap: true,
+  // Bundle the AWS SDK too: a pinned, tree-shaken SDK instead of the runtime's copy.
+  externalModules: [],
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_SHIM,
+};
+
+/** `NODE_OPTIONS` of the dispatcher: stack traces point into the TypeScript sources. */
+export const DISPATCHER_NODE_OPTIONS = '--enable-source-maps';
+
 /** `service` of every dispatcher log line (Powertools). */
 const POWERTOOLS_SERVICE_NAME = 'webhook-dispatcher';
 
@@ -55,7 +74,8 @@ const CONNECTION_OPERATE_ACTIONS = [
   'dynamodb:DeleteItem',
 ];
 /** Operators query the attempt log; nobody but the dispatcher writes it. */
-const ATTEMPT_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+/** Read the attempt log; PutItem lets a test send record its own attempt. */
+const ATTEMPT_OPERATE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem'];
 /** Create a connection's secret, show it, rotate it (new version), delete it with the connection. */
 const SECRET_OPERATE_ACTIONS = [
   'secretsmanager:CreateSecret',
@@ -65,8 +85,17 @@ const SECRET_OPERATE_ACTIONS = [
   'secretsmanager:DeleteSecret',
   'secretsmanager:TagResource',
 ];
-/** Inspect and drain the dead-letter queue; redrive re-publishes to the delivery queue. */
-const DEAD_LETTER_OPERATE_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+/**
+ * Inspect and drain the dead-letter queue; redrive re-publishes to the delivery queue.
+ * Listing receives messages and hands them straight back (ChangeMessageVisibility to 0),
+ * so a look at the queue does not hide its messages for the visibility timeout.
+ */
+const DEAD_LETTER_OPERATE_ACTIONS = [
+  'sqs:ReceiveMessage',
+  'sqs:ChangeMessageVisibility',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+];
 
 /**
  * Outbound webhook delivery (DESIGN.md §1): a delivery queue with its dead-letter queue,
@@ -213,7 +242,7 @@ export class WebhookDelivery extends Construct {
    */
   public grantOperate(grantee: iam.IGrantable): iam.Grant {
     return grantOn(grantee, CONNECTION_OPERATE_ACTIONS, this.connectionsTableArns())
-      .combine(grantOn(grantee, ATTEMPT_READ_ACTIONS, this.attemptsTableArns()))
+      .combine(grantOn(grantee, ATTEMPT_OPERATE_ACTIONS, this.attemptsTableArns()))
       .combine(grantOn(grantee, SECRET_OPERATE_ACTIONS, [this.secretArnPattern]))
       .combine(this.deadLetterQueue.grant(grantee, ...DEAD_LETTER_OPERATE_ACTIONS))
       .combine(this.grantPublish(grantee));
@@ -289,19 +318,9 @@ export class WebhookDelivery extends Construct {
         ...environment,
         POWERTOOLS_SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: p.logLevel,
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: DISPATCHER_NODE_OPTIONS,
       },
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        target: 'node24',
-        minify: true,
-        sourceMap: true,
-        // Bundle the AWS SDK too: a pinned, tree-shaken SDK instead of the runtime's copy.
-        externalModules: [],
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_SHIM,
-      },
+      bundling: DISPATCHER_BUNDLING,
     });
   }
 

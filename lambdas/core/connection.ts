@@ -33,7 +33,8 @@ export function validateUrl(raw: unknown, policy: EgressPolicy): URL {
       'must not contain credentials; use a custom Authorization header instead',
     );
   }
-  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  // Every trailing dot goes: `localhost.` and `localhost..` are both the loopback name.
+  const host = url.hostname.toLowerCase().replace(/\.+$/, '');
   if (!host) throw new ValidationError('url', 'must have a host');
   if ((host === 'localhost' || host.endsWith('.localhost')) && !policy.allowLoopback) {
     throw new DestinationRefusedError(`host ${url.hostname} is a loopback name and is refused`);

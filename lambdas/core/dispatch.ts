@@ -50,6 +50,28 @@ import type {
 /** Time an attempt needs beyond its own timeout to reschedule and log before Lambda stops. */
 export const DEADLINE_MARGIN_MS = 5_000;
 const MAX_ERROR_LENGTH = 512;
+/** CloudWatch namespace of the dispatcher's metrics (docs/security.md). */
+export const METRICS_NAMESPACE = 'Webhooks';
+
+/**
+ * CloudWatch Embedded Metric Format fields that count one blocked destination. Merged into
+ * the attempt's log line, they become the dimension-free `BlockedDestinations` metric.
+ */
+export function blockedDestinationMetric(timestampMs: number): Record<string, unknown> {
+  return {
+    _aws: {
+      Timestamp: timestampMs,
+      CloudWatchMetrics: [
+        {
+          Namespace: METRICS_NAMESPACE,
+          Dimensions: [[]],
+          Metrics: [{ Name: 'BlockedDestinations', Unit: 'Count' }],
+        },
+      ],
+    },
+    BlockedDestinations: 1,
+  };
+}
 
 export interface DispatcherDeps {
   connections: ConnectionStore;
@@ -213,6 +235,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       reason: decision.action === 'dead-letter' ? decision.reason : undefined,
       error: rec.error,
       test: rec.test,
+      ...(rec.outcome === 'blocked' ? blockedDestinationMetric(clock.now()) : {}),
     };
     if (decision.action === 'done') log.info('delivered', fields);
     else if (decision.action === 'retry') log.warn('attempt failed; retry scheduled', fields);
@@ -278,7 +301,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       throw error;
     }
     const secret = await infra('secrets.current', ids, () => deps.secrets.current(connection));
-    const sensitive = [secret, ...Object.values(connection.headers)];
+    const sensitive = [secret, ...Object.values(connection.headers), ...queryValues(url)];
     return limit(async () => {
       // Checked once the attempt may start: waiting for a slot also spends the invocation's time.
       const remaining = invocation.remainingMs();
@@ -494,6 +517,19 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       return attempt(delivery, connection, factsOf(delivery.body), invocation);
     },
   };
+}
+
+/**
+ * A URL's query-string values, as sent and decoded. They often carry a token, and a receiver
+ * may echo its request URL in the response that the attempt log keeps.
+ */
+function queryValues(url: URL): string[] {
+  if (!url.search) return [];
+  const sent = url.search
+    .slice(1)
+    .split('&')
+    .map((pair) => pair.slice(pair.indexOf('=') + 1));
+  return [...sent, ...url.searchParams.values()];
 }
 
 /** A one-line description of an error and its causes, for logs. */

@@ -42,6 +42,12 @@ const REFUSED_V6 = [
   'ff00::/8',
 ].map((cidr) => ipaddr.IPv6.parseCIDR(cidr));
 
+/**
+ * Every routable IPv6 unicast address is in 2000::/3; anything outside it that the list above
+ * misses (IPv4-translated `::ffff:0:a.b.c.d`, unassigned space) is refused too: fail closed.
+ */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
 const LOOPBACK_V4 = ipaddr.IPv4.parseCIDR('127.0.0.0/8');
 const LOOPBACK_V6 = ipaddr.IPv6.parseCIDR('::1/128');
 
@@ -79,7 +85,10 @@ export function refusalOf(address: string, policy: Pick<EgressPolicy, 'allowLoop
   const v6 = ip as ipaddr.IPv6;
   if (policy.allowLoopback && v6.match(LOOPBACK_V6)) return undefined;
   const hit = REFUSED_V6.find((range) => v6.match(range));
-  return hit ? `${v6.toString()} is in the refused range ${hit[0].toString()}/${hit[1]}` : undefined;
+  if (hit) return `${v6.toString()} is in the refused range ${hit[0].toString()}/${hit[1]}`;
+  return v6.match(GLOBAL_UNICAST_V6)
+    ? undefined
+    : `${v6.toString()} is outside the global unicast range 2000::/3`;
 }
 
 /** Why a port may not be used, or undefined when it may. */

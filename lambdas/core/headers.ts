@@ -9,6 +9,8 @@ import { sign } from './signing';
 
 export const MAX_CUSTOM_HEADERS = 20;
 export const MAX_HEADER_VALUE_BYTES = 4096;
+/** No standard header name comes near this; a longer one is abuse of the 400 KB item, not a header. */
+export const MAX_HEADER_NAME_LENGTH = 256;
 
 /** RFC 9110 token: the grammar of a header name. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -27,6 +29,12 @@ const RESERVED = new Set([
   'user-agent',
 ]);
 const RESERVED_PREFIXES = ['proxy-', 'x-amz-', 'x-amzn-'];
+/**
+ * Characters a field value may not hold (RFC 9110 field-value: HTAB, SP, VCHAR, obs-text).
+ * The HTTP client refuses the same set when sending, so a value saved with one of them
+ * would fail every attempt; it is refused when saved instead.
+ */
+const NOT_FIELD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 /** The names of the headers this service sets, for a given prefix. */
 export function serviceHeaderNames(prefix: string) {
@@ -60,6 +68,12 @@ export function validateCustomHeaders(headers: unknown, prefix: string): Record<
   const out: Record<string, string> = {};
   for (const [name, value] of entries) {
     const lower = name.toLowerCase();
+    if (name.length > MAX_HEADER_NAME_LENGTH) {
+      throw new ValidationError(
+        `headers.${name.slice(0, 32)}…`,
+        `name must be at most ${MAX_HEADER_NAME_LENGTH} characters`,
+      );
+    }
     if (!TOKEN.test(name))
       throw new ValidationError(`headers.${name}`, 'is not a valid header name (RFC 9110 token)');
     if (RESERVED.has(lower))
@@ -80,6 +94,12 @@ export function validateCustomHeaders(headers: unknown, prefix: string): Record<
     if (typeof value !== 'string') throw new ValidationError(`headers.${name}`, 'value must be a string');
     if (/[\r\n\0]/.test(value))
       throw new ValidationError(`headers.${name}`, 'value must not contain CR, LF or NUL');
+    if (NOT_FIELD_VALUE.test(value)) {
+      throw new ValidationError(
+        `headers.${name}`,
+        'value must hold only printable characters (no control characters, nothing beyond Latin-1)',
+      );
+    }
     if (Buffer.byteLength(value, 'utf8') > MAX_HEADER_VALUE_BYTES) {
       throw new ValidationError(`headers.${name}`, `value must be at most ${MAX_HEADER_VALUE_BYTES} bytes`);
     }

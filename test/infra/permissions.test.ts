@@ -161,7 +161,7 @@ describe('grant and bind helpers', () => {
     ];
     expect(actionsOn(granted, getAtt(connections))).toEqual(operate);
     expect(actionsOn(granted, indexArn(connections, 'byApplication'))).toEqual(operate);
-    const readAttempts = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'];
+    const readAttempts = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'];
     expect(actionsOn(granted, getAtt(attempts))).toEqual(readAttempts);
     expect(actionsOn(granted, indexArn(attempts, 'finalFailures'))).toEqual(readAttempts);
     expect(actionsOn(granted, stack.resolve(d.secretArnPattern))).toEqual([
@@ -173,6 +173,7 @@ describe('grant and bind helpers', () => {
       'secretsmanager:TagResource',
     ]);
     expect(actionsOn(granted, getAtt(logicalId(stack, d.deadLetterQueue)))).toEqual([
+      'sqs:ChangeMessageVisibility',
       'sqs:DeleteMessage',
       'sqs:GetQueueAttributes',
       'sqs:ReceiveMessage',

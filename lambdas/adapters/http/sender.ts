@@ -12,7 +12,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { RESPONSE_SNIPPET_BYTES } from '../../core/constants';
 import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
 import type { AttemptResult, HttpSender, OutboundRequest } from '../../core/types';
@@ -109,16 +109,19 @@ export class UndiciSender implements HttpSender {
 
     const signal = AbortSignal.timeout(req.timeoutMs);
     try {
-      const res = await request(url, {
-        dispatcher: this.agent,
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
+      const res = await untilAborted(
+        request(url, {
+          dispatcher: this.agent,
+          method: req.method,
+          headers: req.headers,
+          body: req.body,
+          signal,
+          // The signal is the deadline; undici's own timers only back it up.
+          headersTimeout: req.timeoutMs + 1_000,
+          bodyTimeout: req.timeoutMs + 1_000,
+        }),
         signal,
-        // The signal is the deadline; undici's own timers only back it up.
-        headersTimeout: req.timeoutMs + 1_000,
-        bodyTimeout: req.timeoutMs + 1_000,
-      });
+      );
       const snippet = await readSnippet(res.body, RESPONSE_SNIPPET_BYTES);
       return { kind: 'response', status: res.statusCode, snippet, durationMs: elapsed() };
     } catch (error) {
@@ -143,6 +146,33 @@ export class UndiciSender implements HttpSender {
     if (isIpLiteral(url.hostname)) return refusalOf(url.hostname, this.options.egress);
     return undefined;
   }
+}
+
+/**
+ * undici acts on an abort only once the request has a connection, so a receiver that
+ * accepts TCP and never finishes TLS would hold the attempt until the connect timeout. The
+ * deadline must cover connecting too: the attempt ends when the signal fires, and the
+ * request left behind is failed by undici as soon as it connects or gives up.
+ */
+function untilAborted(
+  pending: Promise<Dispatcher.ResponseData>,
+  signal: AbortSignal,
+): Promise<Dispatcher.ResponseData> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (res) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) res.body.destroy();
+        resolve(res);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Reads at most `limit` bytes of a body, then drops the connection rather than buffer the rest. */

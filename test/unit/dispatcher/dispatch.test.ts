@@ -371,3 +371,65 @@ describe('test sends', () => {
     expect(state.deadLetters).toHaveLength(0);
   });
 });
+
+describe('blocked destination metric', () => {
+  const emf = (timestamp: number) => ({
+    _aws: {
+      Timestamp: timestamp,
+      CloudWatchMetrics: [
+        {
+          Namespace: 'Webhooks',
+          Dimensions: [[]],
+          Metrics: [{ Name: 'BlockedDestinations', Unit: 'Count' }],
+        },
+      ],
+    },
+    BlockedDestinations: 1,
+  });
+
+  it('counts a destination refused at dispatch in an Embedded Metric Format log line', async () => {
+    const { dispatcher, state } = setup([connection('con_a', { url: 'https://10.0.0.5/hooks' })]);
+    await dispatcher.processBatch([record(retryOf(2))], plenty);
+    const lines = state.logs.filter((l) => l.fields?._aws);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'warn', fields: { ...emf(state.now), outcome: 'blocked' } });
+  });
+
+  it('counts a destination the sender refused at connect time', async () => {
+    const blocked: AttemptResult = {
+      kind: 'blocked',
+      durationMs: 3,
+      error: 'hooks.example.com resolves to a refused address',
+    };
+    const { dispatcher, state } = setup([connection('con_a')], () => blocked);
+    await dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(state.logs.filter((l) => l.fields?._aws).map((l) => l.fields)).toEqual([
+      expect.objectContaining(emf(state.now)),
+    ]);
+  });
+
+  it('emits no metric for attempts that were not blocked', async () => {
+    const { dispatcher, state } = setup([connection('con_a'), connection('con_b')], (req) =>
+      req.url.includes('con-a') ? ok(200) : ok(503),
+    );
+    await dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(state.logs.length).toBeGreaterThan(0);
+    expect(
+      state.logs.some((l) => l.fields && ('_aws' in l.fields || 'BlockedDestinations' in l.fields)),
+    ).toBe(false);
+  });
+});
+
+describe('query-string hygiene', () => {
+  it('redacts query-string values a receiver echoes back, as sent and decoded', async () => {
+    const echo: Responder = (req) => ok(404, `Cannot POST ${new URL(req.url).search} (key a+b/c)`);
+    const { dispatcher, state } = setup(
+      [connection('con_a', { url: 'https://con-a.example.com/hooks?token=query-secret&key=a%2Bb%2Fc' })],
+      echo,
+    );
+    await dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(state.records[0]!.responseSnippet).toBe(
+      'Cannot POST ?token=[redacted]&key=[redacted] (key [redacted])',
+    );
+  });
+});
