@@ -1,0 +1,71 @@
+/**
+ * Where the CLI points the management API: local mode (the state file `npm start` writes)
+ * or a deployed stack (its outputs, the default credential chain). Only endpoints, credentials
+ * and the loopback allowance differ; the code path is the same.
+ */
+
+import { readFileSync } from 'node:fs';
+import { getCACertificates } from 'node:tls';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { type ManagementOptions, resourcesFromStack, WebhookManagement } from '../lambdas/management';
+import { type LocalState, localManagementEnv, readState } from '../local/state';
+import { CliError } from './errors';
+import { DEFAULT_STACK } from './globals';
+import type { GlobalFlags } from './types';
+
+/** Env var naming one more CA file to trust for test sends in local mode (as `npm start` does). */
+export const EXTRA_CA_ENV = 'WEBHOOKS_EXTRA_CA_FILE';
+
+function readPem(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${what} ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Management options for local mode: loopback receivers, the ports and CAs local mode trusts. */
+export function localOptions(state: LocalState, env: NodeJS.ProcessEnv = process.env): ManagementOptions {
+  const extra = env[EXTRA_CA_ENV];
+  return {
+    resources: state.resources,
+    allowLoopback: true,
+    allowedPorts: state.allowedPorts,
+    // Node's defaults (with NODE_EXTRA_CA_CERTS), local mode's CA, and the extra one if any.
+    ca: [
+      ...getCACertificates('default'),
+      readPem(state.caFile, 'local CA file'),
+      ...(extra ? [readPem(extra, `${EXTRA_CA_ENV}`)] : []),
+    ],
+  };
+}
+
+/**
+ * Builds the management API for the target the global flags name. Sets the AWS SDK's
+ * environment first, since the SDK clients read it when they are created.
+ */
+export async function openTarget(
+  globals: GlobalFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<WebhookManagement> {
+  if (globals.local) {
+    let state: LocalState;
+    try {
+      state = readState();
+    } catch (error) {
+      throw new CliError((error as Error).message, { cause: error });
+    }
+    // A profile in the operator's shell would win over the local credentials (and warn).
+    for (const key of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_DEFAULT_PROFILE']) delete env[key];
+    Object.assign(env, localManagementEnv(state));
+    return new WebhookManagement(localOptions(state, env));
+  }
+  if (globals.profile) {
+    env.AWS_PROFILE = globals.profile;
+    // An explicit profile beats static keys in the environment (which the SDK would warn about).
+    for (const key of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']) delete env[key];
+  }
+  if (globals.region) env.AWS_REGION = globals.region;
+  const resources = await resourcesFromStack(globals.stack ?? DEFAULT_STACK, new CloudFormationClient({}));
+  return new WebhookManagement({ resources });
+}

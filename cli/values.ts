@@ -1,0 +1,119 @@
+/**
+ * Parsers for flag values (`--since 2h`, `--header 'Name: value'`, `--limit 20`). Pure: each
+ * returns the value or throws a UsageError naming the flag. Header values are never echoed
+ * back in an error, since they often hold credentials.
+ */
+
+import { UsageError } from './errors';
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+const DURATION = /^(\d+)\s*([smhdw])$/;
+/** A date, or a date-time with an explicit zone, e.g. 2026-11-21 or 2026-11-21T14:53:00Z. */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i;
+
+/**
+ * `--since`: a duration back from now (`45s`, `30m`, `1h`, `2d`, `1w`) or an ISO 8601 date
+ * or date-time with a zone (`2026-11-21`, `2026-11-21T14:53:00Z`).
+ */
+export function parseSince(raw: string, now: Date = new Date(), flag = '--since'): Date {
+  const text = raw.trim();
+  const duration = DURATION.exec(text.toLowerCase());
+  if (duration) {
+    const amount = Number(duration[1]);
+    const unit = duration[2] as keyof typeof UNIT_MS;
+    return new Date(now.getTime() - amount * UNIT_MS[unit]);
+  }
+  if (ISO_DATE_TIME.test(text)) {
+    const ms = Date.parse(text);
+    if (!Number.isNaN(ms)) return new Date(ms);
+  }
+  throw new UsageError(
+    `${flag}: expected a duration such as 30m, 1h or 2d, or an ISO date-time such as 2026-11-21T14:00:00Z; got ${JSON.stringify(raw)}`,
+  );
+}
+
+/** A whole number within [min, max], for `--limit`, `--days`. */
+export function parseWholeNumber(raw: string, flag: string, min: number, max: number): number {
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(
+      `${flag}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return n;
+}
+
+/**
+ * One `--header 'Name: value'`. The name ends at the first colon, so values may contain
+ * colons (`X-Callback: https://a.example/b`); whitespace around the value is dropped (RFC 9110 OWS).
+ */
+export function parseHeader(raw: string): [name: string, value: string] {
+  const colon = raw.indexOf(':');
+  const name = colon === -1 ? '' : raw.slice(0, colon).trim();
+  if (colon === -1 || !name) {
+    throw new UsageError(`--header: expected "Name: value", e.g. --header 'Authorization: Bearer …'`);
+  }
+  return [name, raw.slice(colon + 1).trim()];
+}
+
+/** `--headers-json '{"Name":"value"}'`: an object of header name to string value. */
+export function parseHeadersJson(raw: string): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new UsageError(
+      `--headers-json: not valid JSON; expected an object such as '{"Authorization":"Bearer …"}'`,
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError('--headers-json: expected a JSON object of header name to string value');
+  }
+  for (const [name, value] of Object.entries(parsed)) {
+    if (typeof value !== 'string')
+      throw new UsageError(`--headers-json: the value of ${name} must be a string`);
+  }
+  return parsed as Record<string, string>;
+}
+
+/**
+ * The custom headers given on the command line: `--headers-json` first, then each
+ * `--header`. Undefined when neither flag was used (an update then keeps the current set).
+ * @throws UsageError when a name is given twice (header names are case-insensitive).
+ */
+export function collectHeaders(
+  headerFlags: readonly string[] = [],
+  json?: string,
+): Record<string, string> | undefined {
+  if (headerFlags.length === 0 && json === undefined) return undefined;
+  const out: Record<string, string> = {};
+  const seen = new Map<string, string>();
+  const add = (name: string, value: string) => {
+    const previous = seen.get(name.toLowerCase());
+    if (previous !== undefined)
+      throw new UsageError(`header ${name} is given twice (as ${previous} and ${name})`);
+    seen.set(name.toLowerCase(), name);
+    out[name] = value;
+  };
+  if (json !== undefined)
+    for (const [name, value] of Object.entries(parseHeadersJson(json))) add(name, value);
+  for (const flag of headerFlags) add(...parseHeader(flag));
+  return out;
+}
+
+/** Parses a JSON flag or file (`--user-json`, `--file`) without echoing its content in the error. */
+export function parseJsonObject(raw: string, what: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    // Say where, not what: JSON.parse quotes the input, which may be personal data.
+    const text = (error as Error).message;
+    const where = /line \d+ column \d+/.exec(text)?.[0] ?? /position \d+/.exec(text)?.[0];
+    throw new UsageError(`${what}: not valid JSON${where ? ` (at ${where})` : ''}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError(`${what}: expected a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,138 @@
+/**
+ * How connections, attempts and dead letters look to an operator, and in `--json`.
+ * Custom header values are never shown: they often hold credentials (Authorization).
+ */
+
+import type { AttemptRecord, Connection } from '../lambdas/core/types';
+import type { DeadLetterEntry } from '../lambdas/management';
+import { ATTEMPTS_TABLE } from '../lambdas/tables';
+import { type Column, keyValues, relativeTime, truncate, when } from './format';
+
+export const HIDDEN = '[hidden]';
+
+/** A connection for `--json`: everything but the custom header values. */
+export function connectionJson(c: Connection): Connection {
+  return { ...c, headers: Object.fromEntries(Object.keys(c.headers ?? {}).map((name) => [name, HIDDEN])) };
+}
+
+function headerNames(c: Connection): string {
+  const names = Object.keys(c.headers ?? {});
+  return names.length ? `${names.join(', ')} (values hidden)` : 'none';
+}
+
+/** The key/value block of one connection. */
+export function connectionBlock(c: Connection, now: Date): string {
+  return keyValues([
+    ['id', c.connectionId],
+    ['application', c.applicationId],
+    ['name', c.name],
+    ['url', c.url],
+    ['method', c.method],
+    ['headers', headerNames(c)],
+    ['enabled', c.enabled ? 'yes' : 'no (events are not delivered to it)'],
+    ['created', when(c.createdAt, now)],
+    ['updated', c.updatedAt !== c.createdAt ? when(c.updatedAt, now) : undefined],
+  ]);
+}
+
+export function connectionColumns(now: Date): Column<Connection>[] {
+  return [
+    { header: 'ID', value: (c) => c.connectionId },
+    { header: 'APPLICATION', value: (c) => c.applicationId },
+    { header: 'NAME', value: (c) => truncate(c.name, 40) },
+    { header: 'METHOD', value: (c) => c.method },
+    { header: 'URL', value: (c) => truncate(c.url, 60) },
+    { header: 'ENABLED', value: (c) => (c.enabled ? 'yes' : 'no') },
+    { header: 'CREATED', value: (c) => relativeTime(c.createdAt, now) },
+  ];
+}
+
+/** Storage keys of the attempt log that are not part of an attempt record. */
+const STORAGE_KEYS: readonly string[] = [
+  ATTEMPTS_TABLE.sortKey,
+  ATTEMPTS_TABLE.finalFailuresIndex.partitionKey,
+  ATTEMPTS_TABLE.finalFailuresIndex.sortKey,
+];
+
+/** An attempt for `--json`: the record as documented, without the table's key attributes. */
+export function attemptJson(r: AttemptRecord): AttemptRecord {
+  return Object.fromEntries(
+    Object.entries(r).filter(([key]) => !STORAGE_KEYS.includes(key)),
+  ) as unknown as AttemptRecord;
+}
+
+/** What an attempt's outcome means, in a few words: "HTTP 503 (not 2xx)", "timed out after 30000 ms". */
+export function outcomeDetail(
+  r: Pick<AttemptRecord, 'outcome' | 'statusCode' | 'error' | 'durationMs'>,
+): string {
+  switch (r.outcome) {
+    case 'delivered':
+      return `HTTP ${r.statusCode ?? '2xx'}`;
+    case 'http_error':
+      return `HTTP ${r.statusCode ?? '?'} (not 2xx)`;
+    case 'timeout':
+      return `timed out after ${r.durationMs} ms`;
+    case 'network_error':
+      return `network error: ${r.error ?? 'unknown'}`;
+    case 'blocked':
+      return `blocked by the egress policy: ${r.error ?? 'destination refused'}`;
+    case 'rejected':
+      return `rejected: ${r.error ?? 'the connection is not valid'}`;
+    default:
+      return r.outcome;
+  }
+}
+
+/** What happened next: retried, dead-lettered, done, or a test (never retried). */
+export function attemptNext(r: AttemptRecord): string {
+  if (r.test) return r.outcome === 'delivered' ? 'test' : 'test, not retried';
+  if (r.outcome === 'delivered') return 'done';
+  if (r.nextAttemptAt) {
+    const delayS = Math.round((Date.parse(r.nextAttemptAt) - Date.parse(r.requestedAt)) / 1000);
+    return `retry after ${delayS}s`;
+  }
+  return r.final ? 'dead-lettered' : '-';
+}
+
+/** The receiver's own words when it answered (status is its own column), else the error. */
+function detail(r: AttemptRecord): string | undefined {
+  if (r.outcome === 'delivered') return truncate(r.responseSnippet, 50);
+  if (r.outcome === 'http_error' && r.responseSnippet) return truncate(r.responseSnippet, 60);
+  return truncate(r.error ?? r.responseSnippet, 60);
+}
+
+export function attemptColumns(now: Date, options: { delivery: boolean }): Column<AttemptRecord>[] {
+  return [
+    { header: 'REQUESTED', value: (r) => when(r.requestedAt, now) },
+    ...(options.delivery ? [{ header: 'DELIVERY', value: (r: AttemptRecord) => r.deliveryId }] : []),
+    { header: '#', value: (r) => r.attempt, align: 'right' },
+    { header: 'OUTCOME', value: (r) => r.outcome },
+    { header: 'STATUS', value: (r) => r.statusCode, align: 'right' },
+    { header: 'LATENCY', value: (r) => `${r.durationMs} ms`, align: 'right' },
+    { header: 'NEXT', value: attemptNext },
+    { header: 'RESPONSE / ERROR', value: detail },
+  ];
+}
+
+/** Where a delivery stands, from its attempts (oldest first). */
+export function deliveryState(attempts: readonly AttemptRecord[]): string {
+  const last = attempts[attempts.length - 1];
+  if (!last) return 'no attempts yet';
+  if (last.test)
+    return last.outcome === 'delivered' ? 'test delivery, delivered' : 'test delivery, failed (not retried)';
+  if (last.outcome === 'delivered') return `delivered on attempt ${last.attempt}`;
+  if (last.nextAttemptAt) return `retrying: attempt ${last.attempt + 1} due ${when(last.nextAttemptAt)}`;
+  if (last.final) return `failed after ${attempts.length} attempts; in the dead-letter queue`;
+  return `last attempt ${last.attempt}: ${last.outcome}`;
+}
+
+export function deadLetterColumns(now: Date): Column<DeadLetterEntry>[] {
+  return [
+    { header: 'DEAD-LETTERED', value: (d) => when(d.failedAt ?? d.sentAt, now) },
+    { header: 'DELIVERY', value: (d) => d.deliveryId ?? `(message ${d.messageId})` },
+    { header: 'REASON', value: (d) => d.reason },
+    { header: 'ATTEMPT', value: (d) => d.attempt, align: 'right' },
+    { header: 'REDRIVE', value: (d) => (d.redrivable ? 'yes' : 'no') },
+    { header: 'ERROR', value: (d) => truncate(d.error, 60) },
+  ];
+}

@@ -1,0 +1,431 @@
+/**
+ * The operator CLI end to end, driven as a person would: `npm start`'s local mode in one
+ * process, our own HTTPS receiver, and `webhooks --local …` run as separate processes whose
+ * output and exit codes are checked. Every wait is bounded.
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { verifyWebhook, WebhookVerificationError } from '../../lambdas/receiver';
+import {
+  type ReceivedRequest,
+  type Receiver,
+  respond,
+  startReceiver,
+  testPki,
+} from '../support/https-receiver';
+import { waitFor } from './helpers/wait';
+
+const ROOT = resolve(__dirname, '..', '..');
+const READY_TIMEOUT_MS = 60_000;
+const CLI_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 20_000;
+/** Local mode caches connections for 1 s; leave room for a slow machine. */
+const ROTATION_TIMEOUT_MS = 20_000;
+const APP = 'app_cli_e2e';
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let dir: string;
+let env: NodeJS.ProcessEnv;
+let receiver: Receiver;
+let local: ChildProcess | undefined;
+let localOutput = '';
+let localExit: Promise<number | null> | undefined;
+
+/** The test's environment without the integration project's emulator settings. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(AWS_|WEBHOOKS_)/.test(key) && key !== 'DEBUG') out[key] = value;
+  }
+  return out;
+}
+
+/** Runs `webhooks --local …` as its own process. */
+function webhooks(args: string[], options: { input?: string } = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['cli/webhooks.cjs', '--local', ...args], { cwd: ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(`webhooks ${args.join(' ')} did not finish in ${CLI_TIMEOUT_MS} ms\n${stdout}\n${stderr}`),
+      );
+    }, CLI_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** A command that must succeed; fails the test with its output otherwise. */
+async function ok(args: string[], options: { input?: string } = {}): Promise<string> {
+  const result = await webhooks(args, options);
+  if (result.code !== 0) {
+    throw new Error(
+      `webhooks ${args.join(' ')} exited ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+    );
+  }
+  return result.stdout;
+}
+
+/** The one line an error must be: `webhooks: <reason>`, no stack trace. */
+function expectOneLineError(result: CliResult, code: number, reason: string | RegExp): void {
+  expect(result.code).toBe(code);
+  expect(result.stderr).toMatch(/^webhooks: [^\n]+\n$/);
+  if (typeof reason === 'string') expect(result.stderr).toBe(`webhooks: ${reason}\n`);
+  else expect(result.stderr.slice('webhooks: '.length).trimEnd()).toMatch(reason);
+}
+
+function header(request: ReceivedRequest, name: string): string | undefined {
+  const value = request.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The request the receiver got for a user, waiting for it (bounded). */
+function requestFor(userId: string, after = 0): Promise<ReceivedRequest> {
+  return waitFor(
+    `a delivery for ${userId}`,
+    () => receiver.requests.slice(after).find((r) => JSON.parse(r.body).user?.id === userId),
+    { timeoutMs: 20_000 },
+  );
+}
+
+function verifies(request: ReceivedRequest, secret: string): boolean {
+  try {
+    verifyWebhook({ rawBody: request.body, headers: request.headers, secret });
+    return true;
+  } catch (error) {
+    if (error instanceof WebhookVerificationError && error.code === 'signature_mismatch') return false;
+    throw error;
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'webhooks-cli-'));
+  const caFile = join(dir, 'test-ca.pem');
+  writeFileSync(caFile, testPki().caPem);
+  receiver = await startReceiver(respond(200));
+  const stateFile = join(dir, 'state.json');
+  env = {
+    ...cleanEnv(),
+    WEBHOOKS_STATE_FILE: stateFile,
+    WEBHOOKS_EXTRA_CA_FILE: caFile,
+    WEBHOOKS_EXTRA_PORTS: String(receiver.port),
+    NO_COLOR: '1',
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], { cwd: ROOT, env });
+  local = child;
+  localExit = new Promise((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    localOutput += c;
+  });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    localOutput += c;
+  });
+  try {
+    await waitFor(
+      'local mode to write its state file and print "ready"',
+      () => {
+        if (child.exitCode !== null) throw new Error(`local mode exited with ${child.exitCode}`);
+        return existsSync(stateFile) && /\bready\b/.test(localOutput);
+      },
+      { timeoutMs: READY_TIMEOUT_MS, intervalMs: 100 },
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n--- local mode output ---\n${localOutput}`);
+  }
+}, READY_TIMEOUT_MS + 10_000);
+
+afterAll(async () => {
+  if (local && local.exitCode === null && local.signalCode === null) local.kill('SIGKILL');
+  await receiver?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('webhooks CLI against local mode', () => {
+  let connectionId = '';
+  let firstSecret = '';
+  let secondSecret = '';
+  let publishedDelivery = '';
+
+  it('shows help and exits 0', async () => {
+    const result = await webhooks(['connections', 'send-test', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage\n  webhooks connections send-test <connection-id>');
+    expect(result.stdout).toContain('$ webhooks connections send-test con_');
+  });
+
+  it('refuses an http:// URL with a one-line reason naming the field', async () => {
+    const result = await webhooks([
+      'connections',
+      'create',
+      '--application',
+      APP,
+      '--name',
+      'Plain',
+      '--url',
+      'http://example.com/hooks',
+    ]);
+    expectOneLineError(result, 1, 'url: must use https:, got http:');
+    expect(result.stdout).toBe('');
+  });
+
+  it('refuses an unknown flag with a usage hint and exit code 2', async () => {
+    const result = await webhooks(['connections', 'create', '--nmae', 'x']);
+    expectOneLineError(
+      result,
+      2,
+      'unknown flag --nmae for "webhooks connections create"; see: webhooks connections create --help',
+    );
+  });
+
+  it('creates a connection, says where the secret is, and never prints it or the header value', async () => {
+    const stdout = await ok([
+      'connections',
+      'create',
+      '--application',
+      APP,
+      '--name',
+      'CLI e2e receiver',
+      '--url',
+      receiver.url,
+      '--header',
+      'Authorization: Bearer t0ken:with:colons',
+    ]);
+    connectionId = /Created connection (con_[A-Za-z0-9_-]+)\./.exec(stdout)?.[1] ?? '';
+    expect(connectionId).not.toBe('');
+    expect(stdout).toMatch(new RegExp(`url\\s+${receiver.url.replace(/[.]/g, '\\.')}`));
+    expect(stdout).toContain('headers      Authorization (values hidden)');
+    expect(stdout).toContain(`webhooks --local connections show-secret ${connectionId}`);
+    expect(stdout).not.toContain('whsec_');
+    expect(stdout).not.toContain('t0ken');
+  });
+
+  it('lists and shows the connection', async () => {
+    const list = await ok(['connections', 'list', '--application', APP]);
+    expect(list.split('\n')[0]).toMatch(/^ID\s+APPLICATION\s+NAME\s+METHOD\s+URL\s+ENABLED\s+CREATED$/);
+    expect(list).toMatch(
+      new RegExp(
+        `^${connectionId}\\s+${APP}\\s+CLI e2e receiver\\s+POST\\s+https://127\\.0\\.0\\.1:\\d+/hooks\\s+yes\\s+`,
+        'm',
+      ),
+    );
+    const json = JSON.parse(await ok(['connections', 'get', connectionId, '--json']));
+    expect(json).toMatchObject({
+      connectionId,
+      applicationId: APP,
+      enabled: true,
+      headers: { Authorization: '[hidden]' },
+    });
+  });
+
+  it('shows the secret, and only the secret', async () => {
+    const stdout = await ok(['connections', 'show-secret', connectionId]);
+    expect(stdout).toMatch(/^whsec_[A-Za-z0-9+/=]+\n$/);
+    firstSecret = stdout.trim();
+  });
+
+  it('sends a signed test delivery and reports status, latency and response', async () => {
+    const before = receiver.requests.length;
+    const stdout = await ok(['connections', 'send-test', connectionId]);
+    expect(stdout).toContain(`Test delivery to ${connectionId}: delivered`);
+    expect(stdout).toMatch(/outcome\s+delivered/);
+    expect(stdout).toMatch(/status\s+200/);
+    expect(stdout).toMatch(/latency\s+\d+ ms/);
+    expect(stdout).toContain('response  {"received":true}');
+    const [request] = receiver.requests.slice(before);
+    expect(request).toBeDefined();
+    expect(verifies(request!, firstSecret)).toBe(true);
+    expect(JSON.parse(request!.body).user.metadata.test).toBe(true);
+    expect(header(request!, 'Authorization')).toBe('Bearer t0ken:with:colons');
+  });
+
+  it('exits 1 with the reason when the test delivery is refused', async () => {
+    receiver.behave(respond(503, 'maintenance'));
+    try {
+      const result = await webhooks(['connections', 'send-test', connectionId]);
+      expectOneLineError(result, 1, `test delivery to ${connectionId} failed: HTTP 503 (not 2xx)`);
+      expect(result.stdout).toContain('FAILED');
+      expect(result.stdout).toMatch(/response\s+maintenance/);
+    } finally {
+      receiver.behave(respond(200));
+    }
+  });
+
+  it('publishes an event that arrives signed, and prints its event id', async () => {
+    const stdout = await ok([
+      'publish',
+      '--application',
+      APP,
+      '--application-name',
+      'CLI e2e',
+      '--user-json',
+      '{"id":"usr_cli_1","email":"ada@example.com","name":"Ada Lovelace"}',
+    ]);
+    const eventId = /Published event (evt_[A-Za-z0-9]+) /.exec(stdout)?.[1];
+    expect(eventId).toBeDefined();
+    expect(stdout).toContain(`It goes to ${connectionId}.`);
+    const request = await requestFor('usr_cli_1');
+    expect(verifies(request, firstSecret)).toBe(true);
+    expect(JSON.parse(request.body).application).toEqual({ id: APP, name: 'CLI e2e' });
+    publishedDelivery = header(request, 'X-Service-Delivery')!;
+    expect(publishedDelivery).toMatch(new RegExp(`^dlv_\\w{26}_${connectionId}$`));
+  });
+
+  it('lists the attempts, newest first, as a table and as JSON', async () => {
+    // The dispatcher logs the attempt after the receiver answers: wait for it (bounded).
+    const json = await waitFor(
+      'the published delivery in the attempt log',
+      async () => {
+        const attempts = JSON.parse(
+          await ok(['attempts', 'list', '--connection', connectionId, '--json']),
+        ) as Array<{
+          deliveryId: string;
+          outcome: string;
+          test?: boolean;
+        }>;
+        return attempts.some((a) => a.deliveryId === publishedDelivery) && attempts;
+      },
+      { timeoutMs: 15_000, intervalMs: 250 },
+    );
+    expect(json.filter((a) => a.test)).toHaveLength(2);
+    const table = await ok(['attempts', 'list', '--connection', connectionId, '--since', '10m']);
+    const lines = table.split('\n');
+    expect(lines[0]).toMatch(
+      /^REQUESTED\s+DELIVERY\s+#\s+OUTCOME\s+STATUS\s+LATENCY\s+NEXT\s+RESPONSE \/ ERROR$/,
+    );
+    expect(table).toMatch(
+      new RegExp(
+        `\\((just now|\\d+s ago)\\)\\s+${publishedDelivery}\\s+1\\s+delivered\\s+200\\s+\\d+ ms\\s+done`,
+      ),
+    );
+    expect(table).toMatch(/http_error\s+503\s+\d+ ms\s+test, not retried\s+maintenance/);
+    expect(table).toContain('3 attempts, newest first.');
+    const failed = await ok(['attempts', 'list', '--connection', connectionId, '--failed']);
+    expect(failed).not.toMatch(/\bdelivered\b/);
+    const one = await ok(['attempts', 'get', publishedDelivery]);
+    expect(one).toMatch(/state\s+delivered on attempt 1/);
+    expect(one).toMatch(/user\s+usr_cli_1/);
+  });
+
+  it('rotates the secret, prints the new one and the advice to accept both', async () => {
+    const stdout = await ok(['connections', 'rotate-secret', connectionId]);
+    secondSecret = /^\s+(whsec_\S+)$/m.exec(stdout)?.[1] ?? '';
+    expect(secondSecret).toMatch(/^whsec_/);
+    expect(secondSecret).not.toBe(firstSecret);
+    expect(stdout).toContain('accept both the old and the new secret');
+    expect((await ok(['connections', 'show-secret', connectionId])).trim()).toBe(secondSecret);
+  });
+
+  it('signs deliveries with the new secret once the dispatcher sees the change', async () => {
+    const deadline = Date.now() + ROTATION_TIMEOUT_MS;
+    for (let n = 1; ; n++) {
+      const userId = `usr_cli_rot_${n}`;
+      const before = receiver.requests.length;
+      await ok(['publish', '--application', APP, '--user-json', JSON.stringify({ id: userId })]);
+      const request = await requestFor(userId, before);
+      if (verifies(request, secondSecret)) break;
+      // Within the cache time the old secret may still sign; never anything else.
+      expect(verifies(request, firstSecret)).toBe(true);
+      if (Date.now() > deadline)
+        throw new Error(`no delivery signed with the new secret within ${ROTATION_TIMEOUT_MS} ms`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  });
+
+  it('redrives a dead-lettered delivery with a progress line on stderr', async () => {
+    await ok(['connections', 'disable', connectionId]);
+    const eventFile = join(dir, 'event.json');
+    writeFileSync(
+      eventFile,
+      JSON.stringify({
+        user: { id: 'usr_cli_dlq' },
+        application: { id: APP, name: 'CLI e2e' },
+        connectionIds: [connectionId],
+      }),
+    );
+    await ok(['publish', '--file', eventFile]);
+    const deliveryId = await waitFor(
+      'the delivery to the disabled connection in the DLQ',
+      async () => {
+        const entries = JSON.parse(await ok(['dlq', 'list', '--json'])) as Array<{
+          deliveryId?: string;
+          reason: string;
+          connectionId?: string;
+        }>;
+        return entries.find((e) => e.connectionId === connectionId && e.reason === 'connection_disabled')
+          ?.deliveryId;
+      },
+      { timeoutMs: 20_000, intervalMs: 500 },
+    );
+    const list = await ok(['dlq', 'list']);
+    expect(list).toMatch(new RegExp(`${deliveryId}\\s+connection_disabled\\s+1\\s+yes`));
+
+    await ok(['connections', 'enable', connectionId]);
+    const before = receiver.requests.length;
+    const result = await webhooks(['dlq', 'redrive', deliveryId]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Redriven 1 delivery; each starts a fresh chain of 4 attempts:');
+    expect(result.stderr).toBe('redriving… 1 sent back\n');
+    const request = await requestFor('usr_cli_dlq', before);
+    expect(header(request, 'X-Service-Delivery')).toBe(deliveryId);
+    expect(verifies(request, secondSecret)).toBe(true);
+
+    const missing = await webhooks(['dlq', 'redrive', deliveryId]);
+    expectOneLineError(missing, 1, `not in the dead-letter queue: ${deliveryId}`);
+  });
+
+  it('deletes the connection and its secret', async () => {
+    const stdout = await ok(['connections', 'delete', connectionId]);
+    expect(stdout).toContain(`Deleted connection ${connectionId} (CLI e2e receiver) and its signing secret.`);
+    expectOneLineError(
+      await webhooks(['connections', 'get', connectionId]),
+      1,
+      `connection ${connectionId} does not exist`,
+    );
+    expectOneLineError(
+      await webhooks(['connections', 'show-secret', connectionId]),
+      1,
+      `connection ${connectionId} does not exist`,
+    );
+  });
+
+  it('stops local mode cleanly on SIGINT (exit code 0)', async () => {
+    local!.kill('SIGINT');
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([
+      localExit!,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`local mode did not stop in ${STOP_TIMEOUT_MS} ms\n${localOutput}`)),
+          STOP_TIMEOUT_MS,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
+    expect(code).toBe(0);
+    const after = await webhooks(['connections', 'list']);
+    expectOneLineError(
+      after,
+      1,
+      /^local mode is not running \(no .*state\.json\); start it with: npm start$/,
+    );
+  });
+});

@@ -1,0 +1,40 @@
+import { publishInput } from '../../../cli/commands/publish';
+
+describe('publish input', () => {
+  it('builds the event from --application and --user-json, naming the application after its id by default', () => {
+    expect(publishInput({ application: 'app_42', userJson: '{"id":"usr_1"}' })).toEqual({
+      user: { id: 'usr_1' },
+      application: { id: 'app_42', name: 'app_42' },
+    });
+    expect(
+      publishInput({ application: 'app_42', applicationName: 'Acme', userJson: '{"id":"usr_1"}' }),
+    ).toMatchObject({
+      application: { id: 'app_42', name: 'Acme' },
+    });
+  });
+
+  it('reads the whole event from --file', () => {
+    const file = { user: { id: 'usr_1' }, application: { id: 'app_1', name: 'A' }, connectionIds: ['con_1'] };
+    expect(publishInput({ file: 'e.json', readFile: () => JSON.stringify(file) })).toEqual(file);
+  });
+
+  it('refuses a file with fields it does not know, or combined with the other flags', () => {
+    expect(() => publishInput({ file: 'e.json', readFile: () => '{"user":{},"eventId":"evt_1"}' })).toThrow(
+      '--file: unknown field eventId (expected user, application, occurredAt, connectionIds)',
+    );
+    expect(() => publishInput({ file: 'e.json', application: 'app_1', readFile: () => '{}' })).toThrow(
+      /^--file holds the whole event/,
+    );
+  });
+
+  it('says what is missing', () => {
+    expect(() => publishInput({ application: 'app_1' })).toThrow(
+      'give --user-json with --application, or --file',
+    );
+    expect(() => publishInput({ userJson: '{}' })).toThrow('--application is required with --user-json');
+    expect(() => publishInput({ application: 'app_1', userJson: '{"id": usr_1}' })).toThrow(
+      /^--user-json: not valid JSON/,
+    );
+    expect(() => publishInput({ application: 'app_1', userJson: '{"id": usr_1}' })).not.toThrow(/usr_1/);
+  });
+});
