@@ -18,6 +18,8 @@ export const STACK_OUTPUTS = {
   dispatcherFunctionName: 'DispatcherFunctionName',
   /** Prefix of the service headers, e.g. `X-Service` for `X-Service-Signature`. */
   headerPrefix: 'HeaderPrefix',
+  /** Destination ports connections may use, comma-separated (e.g. `443`). */
+  allowedPorts: 'AllowedPorts',
 } as const;
 
 /** One of the stack's output keys. */

@@ -75,7 +75,12 @@ const CONNECTION_OPERATE_ACTIONS = [
 ];
 /** Operators query the attempt log; nobody but the dispatcher writes it. */
 /** Read the attempt log; PutItem lets a test send record its own attempt. */
-const ATTEMPT_OPERATE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem'];
+const ATTEMPT_OPERATE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+];
 /** Create a connection's secret, show it, rotate it (new version), delete it with the connection. */
 const SECRET_OPERATE_ACTIONS = [
   'secretsmanager:CreateSecret',
@@ -132,6 +137,8 @@ export class WebhookDelivery extends Construct {
   public readonly secretArnPattern: string;
   /** Prefix of the service headers, e.g. `X-Service`. */
   public readonly headerPrefix: string;
+  /** Destination ports the dispatcher's egress policy allows. */
+  public readonly allowedPorts: readonly number[];
 
   /** @throws WebhookDeliveryPropsError when a prop is invalid or contradicts another. */
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps = {}) {
@@ -140,6 +147,7 @@ export class WebhookDelivery extends Construct {
     const p = resolveProps(props, stack.stackName);
     this.secretPrefix = p.secretPrefix;
     this.headerPrefix = p.headerPrefix;
+    this.allowedPorts = [...p.allowedPorts];
     // Secret ARNs end with a random 6-character suffix, so a name prefix needs the wildcard.
     this.secretArnPattern = stack.formatArn({
       service: 'secretsmanager',

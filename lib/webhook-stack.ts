@@ -55,6 +55,7 @@ export class WebhookStack extends Stack {
       },
       dispatcherFunctionName: { value: d.dispatcher.functionName, description: 'Dispatcher Lambda function' },
       headerPrefix: { value: d.headerPrefix, description: 'Prefix of the signed delivery headers' },
+      allowedPorts: { value: d.allowedPorts.join(','), description: 'Destination ports connections may use' },
     };
     for (const [key, output] of Object.entries(outputs)) {
       new CfnOutput(this, STACK_OUTPUTS[key as keyof typeof STACK_OUTPUTS], output);

@@ -66,7 +66,7 @@ export class Connections {
     this.sm = options.clients?.secretsManager ?? new SecretsManagerClient({});
     this.table = options.resources.connectionsTable;
     this.egress = {
-      allowedPorts: options.allowedPorts ?? [443],
+      allowedPorts: options.allowedPorts ?? options.resources.allowedPorts ?? [443],
       allowLoopback: options.allowLoopback ?? false,
     };
     this.headerPrefix = options.resources.headerPrefix ?? DEFAULT_HEADER_PREFIX;

@@ -38,5 +38,10 @@ export async function resourcesFromStack(
     attemptsTable: need(STACK_OUTPUTS.attemptsTableName),
     secretPrefix: need(STACK_OUTPUTS.secretPrefix),
     headerPrefix: outputs[STACK_OUTPUTS.headerPrefix] || undefined,
+    allowedPorts: outputs[STACK_OUTPUTS.allowedPorts]
+      ? outputs[STACK_OUTPUTS.allowedPorts]!.split(',')
+          .map(Number)
+          .filter((n) => Number.isInteger(n) && n > 0)
+      : undefined,
   };
 }

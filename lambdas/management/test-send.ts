@@ -45,7 +45,7 @@ export async function sendTest(options: ManagementOptions, connection: Connectio
       attemptTtlDays: options.attemptTtlDays ?? 30,
       batchConcurrency: 1,
       connectionCacheTtlMs: 0,
-      allowedPorts: options.allowedPorts ?? [443],
+      allowedPorts: options.allowedPorts ?? resources.allowedPorts ?? [443],
       allowLoopback: options.allowLoopback ?? false,
     },
     { clients: options.clients, ca: options.ca, deps: { log: silent } },

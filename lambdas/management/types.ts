@@ -12,6 +12,8 @@ export interface WebhookResources {
   secretPrefix: string;
   /** @default 'X-Service' */
   headerPrefix?: string;
+  /** Destination ports the deployment allows (stack output `AllowedPorts`). @default [443] */
+  allowedPorts?: number[];
 }
 
 export interface ManagementOptions {
@@ -23,7 +25,7 @@ export interface ManagementOptions {
    * refuses them; so does this API unless told otherwise.
    */
   allowLoopback?: boolean;
-  /** Destination ports a connection URL may use. @default [443] */
+  /** Destination ports a connection URL may use. @default resources.allowedPorts, else [443] */
   allowedPorts?: number[];
   /** CAs to trust for test sends instead of Node's defaults (local mode). */
   ca?: string[];

@@ -14,6 +14,7 @@ describe('stack outputs', () => {
 
   it('keeps the output keys tools look up', () => {
     expect(Object.values(STACK_OUTPUTS).sort()).toEqual([
+      'AllowedPorts',
       'AttemptsTableName',
       'ConnectionsTableName',
       'DeadLetterQueueUrl',
@@ -35,6 +36,7 @@ describe('stack outputs', () => {
     template.hasOutput(STACK_OUTPUTS.dispatcherFunctionName, { Value: ref(d.dispatcher) });
     template.hasOutput(STACK_OUTPUTS.secretPrefix, { Value: 'webhooks/Webhooks/' });
     template.hasOutput(STACK_OUTPUTS.headerPrefix, { Value: 'X-Service' });
+    template.hasOutput(STACK_OUTPUTS.allowedPorts, { Value: '443' });
   });
 
   it('reports the prefixes given as props', () => {
