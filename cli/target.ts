@@ -35,6 +35,7 @@ export function localOptions(state: LocalState, env: NodeJS.ProcessEnv = process
     ca: [
       ...getCACertificates('default'),
       readPem(state.caFile, 'local CA file'),
+      ...(state.extraCaFiles ?? []).map((f) => readPem(f, 'CA file local mode trusts')),
       ...(extra ? [readPem(extra, `${EXTRA_CA_ENV}`)] : []),
     ],
   };

@@ -95,9 +95,10 @@ async function main(): Promise<void> {
   const caFile = join(dirname(statePath), 'local-ca.pem');
   mkdirSync(dirname(statePath), { recursive: true });
   writeFileSync(caFile, pki.caPem);
-  const extraCas = [process.env.NODE_EXTRA_CA_CERTS, process.env.WEBHOOKS_EXTRA_CA_FILE]
+  const extraCaFiles = [process.env.NODE_EXTRA_CA_CERTS, process.env.WEBHOOKS_EXTRA_CA_FILE]
     .filter((f): f is string => Boolean(f))
-    .map((f) => readFileSync(f, 'utf8'));
+    .map((f) => resolve(f));
+  const extraCas = extraCaFiles.map((f) => readFileSync(f, 'utf8'));
   const ca = [...rootCertificates, pki.caPem, ...extraCas];
 
   const headerPrefix = process.env[ENV.headerPrefix] || DEFAULT_HEADER_PREFIX;
@@ -177,6 +178,7 @@ async function main(): Promise<void> {
       endpoints: emulators.endpoints,
       resources: { ...resources, headerPrefix },
       caFile,
+      extraCaFiles,
       allowedPorts,
       demoReceiverUrl: demoUrl,
     },

@@ -16,6 +16,8 @@ export interface LocalState {
   resources: WebhookResources;
   /** PEM file of the throwaway CA that signed the demo receiver's certificate. */
   caFile: string;
+  /** Other CA files local mode trusts (NODE_EXTRA_CA_CERTS, WEBHOOKS_EXTRA_CA_FILE), so the CLI's test sends trust them too. */
+  extraCaFiles?: string[];
   /** Ports local deliveries may use (443 plus the demo receivers'). */
   allowedPorts: number[];
   /** Demo receiver URL, for examples. */
