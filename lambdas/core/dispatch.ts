@@ -50,6 +50,11 @@ import type {
 /** Time an attempt needs beyond its own timeout to reschedule and log before Lambda stops. */
 export const DEADLINE_MARGIN_MS = 5_000;
 const MAX_ERROR_LENGTH = 512;
+/**
+ * Most of a poison message's text a dead letter carries. JSON quoting can double it, and the
+ * dead letter must still fit in one SQS message (1 MiB), or it could never be written.
+ */
+export const MAX_DEAD_LETTER_SOURCE_BYTES = 256 * 1024;
 /** CloudWatch namespace of the dispatcher's metrics (docs/security.md). */
 export const METRICS_NAMESPACE = 'Webhooks';
 
@@ -133,6 +138,23 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
   const timeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const limit = createLimiter(options.concurrency);
   const iso = (ms: number) => new Date(ms).toISOString();
+  /**
+   * What checking a connection record gives, kept for as long as the record object lives
+   * (the connection cache hands out the same object until its TTL): URL parsing and the
+   * egress and header checks were a third of the core's CPU per attempt (docs/performance.md).
+   * Only a record that passes is kept; a refused one is checked, and refused, every time.
+   */
+  const checked = new WeakMap<Connection, { href: string; target: string; sensitive: string[] }>();
+  function checkedConnection(connection: Connection) {
+    let entry = checked.get(connection);
+    if (!entry) {
+      const url = checkConnection(connection, options.egress, options.headerPrefix);
+      const sensitive = [...Object.values(connection.headers), ...queryValues(url)];
+      entry = { href: url.href, target: targetOf(url), sensitive };
+      checked.set(connection, entry);
+    }
+    return entry;
+  }
 
   async function infra<T>(
     operation: string,
@@ -225,6 +247,18 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     }
     const fitted = fitRecord(rec);
     await record(fitted);
+    if (decision.action === 'done') {
+      // Nearly every delivery writes this line: ids, status and time only. The event id is in
+      // the attempt log under the delivery id (docs/performance.md, log bytes per delivery).
+      log.info('delivered', {
+        ...ids,
+        outcome: rec.outcome,
+        statusCode,
+        durationMs: rec.durationMs,
+        test: rec.test,
+      });
+      return fitted;
+    }
     const fields = {
       ...ids,
       eventId: delivery.eventId,
@@ -237,8 +271,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       test: rec.test,
       ...(rec.outcome === 'blocked' ? blockedDestinationMetric(clock.now()) : {}),
     };
-    if (decision.action === 'done') log.info('delivered', fields);
-    else if (decision.action === 'retry') log.warn('attempt failed; retry scheduled', fields);
+    if (decision.action === 'retry') log.warn('attempt failed; retry scheduled', fields);
     else log.warn(delivery.test ? 'test send failed' : 'delivery dead-lettered', fields);
     return fitted;
   }
@@ -282,9 +315,9 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       deliveryId: delivery.deliveryId,
       attempt: delivery.attempt,
     };
-    let url: URL;
+    let destination: ReturnType<typeof checkedConnection>;
     try {
-      url = checkConnection(connection, options.egress, options.headerPrefix);
+      destination = checkedConnection(connection);
     } catch (error) {
       if (error instanceof DestinationRefusedError) {
         return refuse(delivery, facts, connection, 'blocked', error.message, true);
@@ -301,7 +334,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       throw error;
     }
     const secret = await infra('secrets.current', ids, () => deps.secrets.current(connection));
-    const sensitive = [secret, ...Object.values(connection.headers), ...queryValues(url)];
+    const sensitive = [secret, ...destination.sensitive];
     return limit(async () => {
       // Checked once the attempt may start: waiting for a slot also spends the invocation's time.
       const remaining = invocation.remainingMs();
@@ -318,7 +351,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       });
       const result = await deps.sender.send({
         method: connection.method,
-        url: url.href,
+        url: destination.href,
         headers,
         body: delivery.body,
         timeoutMs,
@@ -328,7 +361,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       return settle(
         delivery,
         facts,
-        { method: connection.method, target: targetOf(url), requestedAtMs },
+        { method: connection.method, target: destination.target, requestedAtMs },
         result,
         decision,
         sensitive,
@@ -471,7 +504,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
         reason: error.reason,
         error: error.message,
         failedAt: iso(clock.now()),
-        source: record.body,
+        ...deadLetterSource(record.body),
       };
       await infra('deadLetters.put', {}, () => deps.deadLetters.put(letter));
       log.warn('poison message dead-lettered', {
@@ -530,6 +563,13 @@ function queryValues(url: URL): string[] {
     .split('&')
     .map((pair) => pair.slice(pair.indexOf('=') + 1));
   return [...sent, ...url.searchParams.values()];
+}
+
+/** A poison message's text for its dead letter: whole, or its first bytes and the full size. */
+function deadLetterSource(text: string): Pick<DeadLetter, 'source' | 'sourceBytes'> {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= MAX_DEAD_LETTER_SOURCE_BYTES) return { source: text };
+  return { source: truncateUtf8(text, MAX_DEAD_LETTER_SOURCE_BYTES), sourceBytes: bytes };
 }
 
 /** A one-line description of an error and its causes, for logs. */

@@ -24,6 +24,9 @@ function parseEvent(m: Record<string, unknown>): EventMessage {
     fail('occurredAt', 'must be an ISO 8601 UTC date-time with milliseconds, e.g. 2026-11-21T14:53:00.123Z');
   }
   const payload = buildPayload({ timestamp: m.occurredAt, user: m.user, application: m.application });
+  // The body's size is a payload rule too: an event too big to deliver is poison here, where
+  // it is dead-lettered with its reason, not a failure at fan-out that SQS would redeliver.
+  serialiseBody(payload);
   const message: EventMessage = {
     v: 1,
     type: 'event',
@@ -167,9 +170,5 @@ export function buildEventMessage(
     application: input.application,
     ...(input.connectionIds !== undefined ? { connectionIds: input.connectionIds } : {}),
   };
-  const message = parseEvent(candidate);
-  serialiseBody(
-    buildPayload({ timestamp: message.occurredAt, user: message.user, application: message.application }),
-  );
-  return message;
+  return parseEvent(candidate);
 }

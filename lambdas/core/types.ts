@@ -127,8 +127,10 @@ export interface DeadLetter {
   failedAt: string;
   /** The delivery, with `attempt` = the last attempt made; absent for poison messages. */
   delivery?: DeliveryMessage;
-  /** The original message text when it could not be parsed into a delivery. */
+  /** The original message text when it could not be parsed into a delivery (its first 256 KiB if larger). */
   source?: string;
+  /** Size in bytes of the original message text, present only when `source` was cut short. */
+  sourceBytes?: number;
 }
 
 /** One item of the attempt log (DESIGN.md §5). */

@@ -34,8 +34,36 @@ describe('dispatcher bundle', () => {
     ).toBe(true);
   });
 
+  it('bundles only the undici modules the sender uses, not fetch, WebSocket, caches or mocks', () => {
+    const sources = sourcesOf(assetDir);
+    expect(sources.some((s) => s.includes('undici/lib/dispatcher/agent.js'))).toBe(true);
+    const unused =
+      /undici\/(index\.js|lib\/(web\/fetch\/index|web\/websocket\/|web\/eventsource\/|mock\/|cache\/))/;
+    expect(sources.filter((s) => unused.test(s))).toEqual([]);
+  });
+
+  it('bundles the AWS SDK from its ES module builds, so unused commands are shaken out', () => {
+    const sdk = sourcesOf(assetDir).filter((s) =>
+      /@aws-sdk\/client-(sqs|dynamodb|secrets-manager)\/.*\.js$/.test(s),
+    );
+    expect(sdk.length).toBeGreaterThan(0);
+    expect(sdk.filter((s) => !s.includes('/dist-es/'))).toEqual([]);
+  });
+
+  it('ships a source map with mappings but without a copy of the sources', () => {
+    const map = JSON.parse(readFileSync(path.join(assetDir, 'index.mjs.map'), 'utf8'));
+    expect(map.mappings.length).toBeGreaterThan(0);
+    expect(map.sourcesContent).toBeUndefined();
+  });
+
   it('leaves no build directory behind', () => {
     expect(readdirSync(outdir).filter((name) => name.endsWith('-building'))).toEqual([]);
     expect(existsSync(path.join(outdir, 'manifest.json'))).toBe(true);
   });
 });
+
+/** The files the bundle was built from, as its source map lists them. */
+function sourcesOf(assetDir: string): string[] {
+  return (JSON.parse(readFileSync(path.join(assetDir, 'index.mjs.map'), 'utf8')) as { sources: string[] })
+    .sources;
+}

@@ -4,7 +4,8 @@ import { parseMessage } from '../../lambdas/core/envelope';
 import { ValidationError, WebhookPublisher } from '../../lambdas/publisher';
 
 const sqs = mockClient(SQSClient);
-const publisher = () => new WebhookPublisher({ queueUrl: 'https://sqs.example/q', sqsClient: new SQSClient({}) });
+const publisher = () =>
+  new WebhookPublisher({ queueUrl: 'https://sqs.example/q', sqsClient: new SQSClient({}) });
 const input = (n = 1) => ({
   user: { id: `usr_${n}`, email: 'ada@example.com', metadata: { plan: 'pro' } },
   application: { id: 'app_1', name: 'Acme' },
@@ -32,7 +33,13 @@ describe('WebhookPublisher', () => {
     expect(messageId).toBe('m-1');
     const body = sqs.commandCalls(SendMessageCommand)[0]!.args[0].input.MessageBody!;
     const message = parseMessage(body);
-    expect(message).toMatchObject({ v: 1, type: 'event', eventId, event: 'user.identified', application: { id: 'app_1' } });
+    expect(message).toMatchObject({
+      v: 1,
+      type: 'event',
+      eventId,
+      event: 'user.identified',
+      application: { id: 'app_1' },
+    });
     expect(Date.now() - Date.parse((message as { occurredAt: string }).occurredAt)).toBeLessThan(5_000);
   });
 
@@ -44,7 +51,11 @@ describe('WebhookPublisher', () => {
       connectionIds: ['con_a'],
     });
     const body = JSON.parse(sqs.commandCalls(SendMessageCommand)[0]!.args[0].input.MessageBody!);
-    expect(body).toMatchObject({ occurredAt: '2026-11-21T14:53:00.123Z', eventId: 'evt_custom', connectionIds: ['con_a'] });
+    expect(body).toMatchObject({
+      occurredAt: '2026-11-21T14:53:00.123Z',
+      eventId: 'evt_custom',
+      connectionIds: ['con_a'],
+    });
   });
 
   it.each([
@@ -76,7 +87,9 @@ describe('WebhookPublisher batch', () => {
       Successful: cmd.Entries.map((e: { Id: string }) => ({ Id: e.Id, MessageId: `m-${e.Id}` })),
       Failed: [],
     }));
-    const result = await publisher().publishUserIdentifiedBatch(Array.from({ length: 23 }, (_, i) => input(i)));
+    const result = await publisher().publishUserIdentifiedBatch(
+      Array.from({ length: 23 }, (_, i) => input(i)),
+    );
     const calls = sqs.commandCalls(SendMessageBatchCommand);
     expect(calls.map((c) => c.args[0].input.Entries!.length)).toEqual([10, 10, 3]);
     expect(result.published.map((p) => p.index)).toEqual(Array.from({ length: 23 }, (_, i) => i));
@@ -88,10 +101,15 @@ describe('WebhookPublisher batch', () => {
       .on(SendMessageBatchCommand)
       .rejectsOnce(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }))
       .callsFake((cmd) => ({
-        Successful: cmd.Entries.filter((e: { Id: string }) => e.Id !== '12').map((e: { Id: string }) => ({ Id: e.Id, MessageId: 'm' })),
+        Successful: cmd.Entries.filter((e: { Id: string }) => e.Id !== '12').map((e: { Id: string }) => ({
+          Id: e.Id,
+          MessageId: 'm',
+        })),
         Failed: [{ Id: '12', Code: 'InternalError', Message: 'try again', SenderFault: false }],
       }));
-    const result = await publisher().publishUserIdentifiedBatch(Array.from({ length: 15 }, (_, i) => input(i)));
+    const result = await publisher().publishUserIdentifiedBatch(
+      Array.from({ length: 15 }, (_, i) => input(i)),
+    );
     expect(result.failed.map((f) => [f.index, f.code])).toEqual([
       ...Array.from({ length: 10 }, (_, i) => [i, 'ThrottlingException']),
       [12, 'InternalError'],

@@ -12,10 +12,22 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Readable } from 'node:stream';
+import type { Dispatcher, Agent as UndiciAgent } from 'undici';
 import { RESPONSE_SNIPPET_BYTES } from '../../core/constants';
 import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
 import type { AttemptResult, HttpSender, OutboundRequest } from '../../core/types';
+
+/*
+ * The two undici modules the sender uses, required directly. undici's index also loads
+ * fetch, WebSocket, EventSource, the mock and cache layers, none of which the dispatcher
+ * calls: a fifth of the bundle and part of every cold start (docs/performance.md). The paths
+ * are undici's own (8.x, pinned in package.json): an upgrade that moves them fails the
+ * build and every sender test, never silently.
+ */
+const Agent: typeof UndiciAgent = require('undici/lib/dispatcher/agent.js');
+const request: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData> =
+  require('undici/lib/api/api-request.js');
 
 /** Resolves a host name to all its addresses (injectable for tests: a stub resolver). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -78,8 +90,25 @@ export function egressLookup(policy: EgressPolicy, resolver: Resolver): LookupFu
   };
 }
 
+/** Receiver URLs whose parse and static verdict a sender keeps (about one per connection). */
+const MAX_KNOWN_DESTINATIONS = 1_000;
+
+interface Destination {
+  url: URL;
+  /** Path and query, as the request line sends them. */
+  path: string;
+  /** Why the URL is refused before any connection, if it is. */
+  refusal: string | undefined;
+}
+
 export class UndiciSender implements HttpSender {
-  private readonly agent: Agent;
+  private readonly agent: UndiciAgent;
+  /**
+   * Each receiver URL parsed and judged once: the verdict depends only on the URL and this
+   * sender's fixed policy, and telling a host name from an IP literal alone cost ~20 µs per
+   * delivery (docs/performance.md).
+   */
+  private readonly destinations = new Map<string, Destination>();
 
   constructor(private readonly options: UndiciSenderOptions) {
     const connectTimeout = options.connectTimeoutMs ?? 10_000;
@@ -103,15 +132,15 @@ export class UndiciSender implements HttpSender {
   async send(req: OutboundRequest): Promise<AttemptResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const url = new URL(req.url);
-    const refusal = this.staticRefusal(url);
+    const { url, path, refusal } = this.destination(req.url);
     if (refusal) return { kind: 'blocked', durationMs: 0, error: refusal };
 
     const signal = AbortSignal.timeout(req.timeoutMs);
     try {
       const res = await untilAborted(
-        request(url, {
-          dispatcher: this.agent,
+        request.call(this.agent, {
+          origin: url.origin,
+          path,
           method: req.method,
           headers: req.headers,
           body: req.body,
@@ -136,6 +165,17 @@ export class UndiciSender implements HttpSender {
       if (refused) return { kind: 'blocked', durationMs: elapsed(), error: refused.message };
       return { kind: 'network', durationMs: elapsed(), error: describeNetworkError(error, url) };
     }
+  }
+
+  private destination(href: string): Destination {
+    let known = this.destinations.get(href);
+    if (!known) {
+      const url = new URL(href);
+      known = { url, path: `${url.pathname}${url.search}`, refusal: this.staticRefusal(url) };
+      if (this.destinations.size >= MAX_KNOWN_DESTINATIONS) this.destinations.clear();
+      this.destinations.set(href, known);
+    }
+    return known;
   }
 
   private staticRefusal(url: URL): string | undefined {
@@ -175,27 +215,37 @@ function untilAborted(
   });
 }
 
-/** Reads at most `limit` bytes of a body, then drops the connection rather than buffer the rest. */
-async function readSnippet(
-  body: AsyncIterable<Buffer> & { destroy(): void },
-  limit: number,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const room = limit - size;
-    if (chunk.length >= room) {
-      chunks.push(chunk.subarray(0, room));
-      size = limit;
+/**
+ * Reads at most `limit` bytes of a body, then drops the connection rather than buffer the
+ * rest. Plain stream events rather than `for await`, whose iterator set-up costs a few µs per
+ * response on the hot path (docs/performance.md).
+ */
+function readSnippet(body: Readable, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = () => {
+      body.off('data', onData);
+      resolve(
+        Buffer.concat(chunks, size)
+          .toString('utf8')
+          .replace(/\uFFFD+$/, ''),
+      );
+    };
+    const onData = (chunk: Buffer) => {
+      const room = limit - size;
+      chunks.push(chunk.length >= room ? chunk.subarray(0, room) : chunk);
+      size += Math.min(chunk.length, room);
+      if (size < limit) return;
       body.destroy();
-      break;
-    }
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  return Buffer.concat(chunks, size)
-    .toString('utf8')
-    .replace(/\uFFFD+$/, '');
+      finish();
+    };
+    body.on('data', onData);
+    body.once('end', finish);
+    // Stays attached after `finish`: a body destroyed early still emits undici's abort error,
+    // which must be heard (by a promise already settled, so it changes nothing).
+    body.once('error', reject);
+  });
 }
 
 function findRefusal(error: unknown): EgressRefusedError | undefined {

@@ -1,0 +1,168 @@
+/**
+ * (4) Cold start: the dispatcher bundled exactly as the construct bundles it (the esbuild
+ * command line NodejsFunction runs, built from DISPATCHER_BUNDLING), its size, and its
+ * module init time in fresh processes (NODE_OPTIONS as deployed) against the init time of
+ * the same AWS SDK clients bundled alone with the same options. Samples alternate; medians.
+ */
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { DISPATCHER_BUNDLING, DISPATCHER_ENTRY, DISPATCHER_NODE_OPTIONS } from '../lib/webhook-delivery';
+import { resolveProps, BATCH_SIZE as STACK_BATCH_SIZE } from '../lib/webhook-delivery-props';
+import { BATCH_SIZE, DEFAULT_MEMORY_MB } from './support/constants';
+import { median, ratio, round } from './support/stats';
+
+const ROOT = resolve(__dirname, '..');
+const ESBUILD = join(ROOT, 'node_modules', '.bin', 'esbuild');
+const PROBE = join(ROOT, 'bench', 'cold-start', 'probe.mjs');
+const SDK_ENTRY = join(ROOT, 'bench', 'cold-start', 'sdk-clients.ts');
+
+export interface BundleFigures {
+  /** index.mjs, minified. */
+  bytes: number;
+  gzipBytes: number;
+  sourceMapBytes: number;
+  /** index.mjs and its map, gzipped: about what Lambda downloads and unpacks at a cold start. */
+  assetGzipBytes: number;
+  /** Largest contributors to the minified output, bytes. */
+  topPackages: Array<{ name: string; bytes: number }>;
+}
+
+export interface ColdStartFigures {
+  samples: number;
+  nodeOptions: string;
+  dispatcher: BundleFigures;
+  sdkOnly: BundleFigures;
+  /** Median module init, ms, with NODE_OPTIONS as deployed. */
+  dispatcherInitMs: number;
+  sdkOnlyInitMs: number;
+  /** dispatcher ÷ SDK-only init time (as deployed). */
+  initRatio: number;
+  /** Median init of the dispatcher without NODE_OPTIONS (what source-map support costs). */
+  dispatcherInitMsWithoutNodeOptions: number;
+}
+
+/** The esbuild arguments NodejsFunction derives from bundling options (aws-lambda-nodejs bundling.js). */
+export function esbuildArgs(bundling: BundlingOptions, entry: string, outfile: string): string[] {
+  const args = ['--bundle', entry, `--target=${bundling.target ?? 'node24'}`, '--platform=node'];
+  if (bundling.format) args.push(`--format=${bundling.format}`);
+  args.push(`--outfile=${outfile}`);
+  if (bundling.minify) args.push('--minify');
+  if (bundling.sourceMapMode ?? bundling.sourceMap) {
+    args.push(
+      bundling.sourceMapMode && bundling.sourceMapMode !== 'default'
+        ? `--sourcemap=${bundling.sourceMapMode}`
+        : '--sourcemap',
+    );
+  }
+  if (bundling.sourcesContent === false) args.push('--sources-content=false');
+  for (const external of bundling.externalModules ?? ['@aws-sdk/*']) args.push(`--external:${external}`);
+  for (const [key, value] of Object.entries(bundling.define ?? {})) args.push(`--define:${key}=${value}`);
+  if (bundling.keepNames) args.push('--keep-names');
+  if (bundling.banner) args.push(`--banner:js=${bundling.banner}`);
+  if (bundling.footer) args.push(`--footer:js=${bundling.footer}`);
+  if (bundling.mainFields) args.push(`--main-fields=${bundling.mainFields.join(',')}`);
+  for (const [key, value] of Object.entries(bundling.esbuildArgs ?? {})) {
+    args.push(value === true || value === '' ? key : `${key}=${value}`);
+  }
+  return args;
+}
+
+function bundle(entry: string, dir: string, name: string): BundleFigures & { file: string } {
+  const file = join(dir, name, 'index.mjs');
+  const meta = join(dir, name, 'meta.json');
+  execFileSync(
+    ESBUILD,
+    [...esbuildArgs(DISPATCHER_BUNDLING, entry, file), `--metafile=${meta}`, '--log-level=warning'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const code = readFileSync(file);
+  const map = readFileSync(`${file}.map`);
+  const metafile = JSON.parse(readFileSync(meta, 'utf8')) as {
+    outputs: Record<string, { entryPoint?: string; inputs: Record<string, { bytesInOutput: number }> }>;
+  };
+  const output = Object.values(metafile.outputs).find((o) => o.entryPoint)!;
+  const byPackage = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const pkg =
+      input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? input.split('/').slice(0, 2).join('/');
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + bytesInOutput);
+  }
+  return {
+    file,
+    bytes: code.length,
+    gzipBytes: gzipSync(code).length,
+    sourceMapBytes: map.length,
+    assetGzipBytes: gzipSync(code).length + gzipSync(map).length,
+    topPackages: [...byPackage]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8)
+      .map(([pkg, bytes]) => ({ name: pkg, bytes })),
+  };
+}
+
+/** What the function's environment holds at init (the construct's env vars; local values). */
+const LAMBDA_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'AKIDBENCHMARK',
+  AWS_SECRET_ACCESS_KEY: 'benchmark',
+  AWS_LAMBDA_FUNCTION_NAME: 'Webhooks-Dispatcher',
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+  WEBHOOKS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/Webhooks-Queue',
+  WEBHOOKS_DLQ_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/Webhooks-DeadLetterQueue',
+  WEBHOOKS_CONNECTIONS_TABLE: 'Webhooks-ConnectionsTable',
+  WEBHOOKS_ATTEMPTS_TABLE: 'Webhooks-AttemptsTable',
+  WEBHOOKS_SECRET_PREFIX: 'webhooks/Webhooks/',
+  POWERTOOLS_SERVICE_NAME: 'webhook-dispatcher',
+  POWERTOOLS_LOG_LEVEL: 'INFO',
+};
+
+function initMs(file: string, nodeOptions: string | undefined): number {
+  const out = execFileSync(process.execPath, [PROBE, file], {
+    env: { PATH: process.env.PATH, ...LAMBDA_ENV, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+    encoding: 'utf8',
+  });
+  return (JSON.parse(out.trim().split('\n').at(-1)!) as { initMs: number }).initMs;
+}
+
+export function measureColdStart(samples: number): ColdStartFigures {
+  if (STACK_BATCH_SIZE !== BATCH_SIZE || resolveProps({}, 'Webhooks').memorySize !== DEFAULT_MEMORY_MB) {
+    throw new Error('bench/support/constants.ts no longer matches lib/webhook-delivery-props.ts: update it');
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'webhooks-bench-bundle-'));
+  try {
+    const dispatcher = bundle(DISPATCHER_ENTRY, dir, 'dispatcher');
+    const sdkOnly = bundle(SDK_ENTRY, dir, 'sdk-only');
+    const times = { dispatcher: [] as number[], sdk: [] as number[], bare: [] as number[] };
+    initMs(dispatcher.file, DISPATCHER_NODE_OPTIONS); // warms the file cache, not counted
+    initMs(sdkOnly.file, DISPATCHER_NODE_OPTIONS);
+    for (let i = 0; i < samples; i++) {
+      times.dispatcher.push(initMs(dispatcher.file, DISPATCHER_NODE_OPTIONS));
+      times.sdk.push(initMs(sdkOnly.file, DISPATCHER_NODE_OPTIONS));
+      times.bare.push(initMs(dispatcher.file, undefined));
+    }
+    const { file: _d, ...dispatcherFigures } = dispatcher;
+    const { file: _s, ...sdkFigures } = sdkOnly;
+    const dispatcherInitMs = round(median(times.dispatcher));
+    const sdkOnlyInitMs = round(median(times.sdk));
+    return {
+      samples,
+      nodeOptions: DISPATCHER_NODE_OPTIONS,
+      dispatcher: dispatcherFigures,
+      sdkOnly: sdkFigures,
+      dispatcherInitMs,
+      sdkOnlyInitMs,
+      initRatio: ratio(dispatcherInitMs, sdkOnlyInitMs),
+      dispatcherInitMsWithoutNodeOptions: round(median(times.bare)),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

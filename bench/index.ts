@@ -1,0 +1,216 @@
+/**
+ * `npm run bench`: the five measurements of docs/performance.md, each against a baseline
+ * measured in the same run. Prints a table and writes bench-results/latest.json plus a
+ * dated copy. Loopback only; bounded to a few minutes on a shared 2-core machine.
+ *
+ *   npm run bench                          # everything
+ *   npm run bench -- --only overhead,signing
+ *   npm run bench -- --quick               # fewer rounds: a smoke run, not figures to publish
+ */
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createLocalPki } from '../local/tls';
+import { measureColdStart } from './cold-start';
+import { measureEndToEnd } from './end-to-end';
+import { measureOverhead, RECEIVER_HOST } from './overhead';
+import { measureSigning } from './signing';
+import { startChild } from './support/child';
+import type { BenchResults } from './support/results';
+import { fmt } from './support/stats';
+import { measureVolume } from './volume';
+
+const MEASUREMENTS = ['overhead', 'signing', 'endToEnd', 'coldStart', 'volume'] as const;
+type Measurement = (typeof MEASUREMENTS)[number];
+const OUT_DIR = resolve(__dirname, '..', 'bench-results');
+
+async function overhead(quick: boolean) {
+  const dir = mkdtempSync(join(tmpdir(), 'webhooks-bench-tls-'));
+  const pki = createLocalPki({ hosts: [RECEIVER_HOST] });
+  writeFileSync(join(dir, 'cert.pem'), pki.certPem);
+  writeFileSync(join(dir, 'key.pem'), pki.keyPem, { mode: 0o600 });
+  const receiver = await startChild<{ port: number }>('bench/support/receiver-process.ts', {
+    env: { BENCH_TLS_CERT_FILE: join(dir, 'cert.pem'), BENCH_TLS_KEY_FILE: join(dir, 'key.pem') },
+  });
+  try {
+    return await measureOverhead({
+      port: receiver.ready.port,
+      caPem: pki.caPem,
+      deliveries: quick ? 500 : 3_000,
+      rounds: quick ? 3 : 9,
+      lanes: 1,
+    });
+  } finally {
+    await receiver.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function printTable(results: BenchResults): void {
+  const rows: Array<[string, string, string, string]> = [];
+  const section = (title: string) => rows.push([`— ${title}`, '', '', '']);
+  const o = results.overhead;
+  if (o) {
+    section(
+      `1. dispatch overhead (${o.concurrency} in flight, ${o.rounds} rounds × ${o.deliveriesPerRound}, medians)`,
+    );
+    rows.push([
+      'deliveries/s (vs bare undici.request)',
+      fmt(o.dispatcher.deliveriesPerSecond),
+      fmt(o.bare.deliveriesPerSecond),
+      `${o.throughputRatio}`,
+    ]);
+    rows.push([
+      'CPU µs/delivery',
+      fmt(o.dispatcher.cpuMicrosPerDelivery),
+      fmt(o.bare.cpuMicrosPerDelivery),
+      `${o.cpuRatio}`,
+    ]);
+    rows.push([
+      'heap bytes allocated/delivery',
+      fmt(o.dispatcher.heapBytesPerDelivery),
+      fmt(o.bare.heapBytesPerDelivery),
+      `${o.heapRatio}`,
+    ]);
+    rows.push(['log bytes/delivery (INFO)', fmt(o.logBytesPerDelivery), '', '']);
+  }
+  const s = results.signing;
+  if (s) {
+    section(`2. signing (${s.bodyBytes}-byte body, ${s.rounds} rounds × ${s.iterations})`);
+    rows.push([
+      'µs/delivery: buildHeaders (vs bare createHmac)',
+      fmt(s.buildHeadersMicros),
+      fmt(s.bareHmacMicros),
+      `${s.ratio}`,
+    ]);
+  }
+  const e = results.endToEnd;
+  if (e) {
+    section('3. end to end, local mode (fauxqs + dynalite + runner)');
+    rows.push(['events/s (burst)', fmt(e.throughput.eventsPerSecond), '', '']);
+    rows.push(['publish → receipt p50 / p99 ms (paced)', `${e.latency.p50Ms} / ${e.latency.p99Ms}`, '', '']);
+    rows.push([
+      'CPU µs/delivery, whole process (upper bound)',
+      fmt(e.throughput.cpuMicrosPerDelivery),
+      '',
+      '',
+    ]);
+    rows.push(['CPU µs per attempt-log PutItem (AWS SDK)', fmt(e.attemptLogPutCpuMicros), '', '']);
+    rows.push([
+      'handler ms per batch (median) / mean batch size',
+      `${e.throughput.batchMillisMedian} / ${e.throughput.batchSizeMean}`,
+      '',
+      '',
+    ]);
+    for (const g of e.retries.gaps) {
+      rows.push([
+        `retry after ${g.expectedMs / 1000} s: error median / max ms`,
+        `${g.errorMedianMs} / ${g.errorMaxMs}`,
+        `${g.expectedMs}`,
+        '',
+      ]);
+    }
+  }
+  const c = results.coldStart;
+  if (c) {
+    section(`4. cold start (${c.samples} fresh processes each, NODE_OPTIONS=${c.nodeOptions})`);
+    rows.push([
+      'bundle bytes, minified (vs SDK clients alone)',
+      fmt(c.dispatcher.bytes),
+      fmt(c.sdkOnly.bytes),
+      `${Math.round((c.dispatcher.bytes / c.sdkOnly.bytes) * 100) / 100}`,
+    ]);
+    rows.push(['bundle bytes, gzip', fmt(c.dispatcher.gzipBytes), fmt(c.sdkOnly.gzipBytes), '']);
+    rows.push([
+      'asset (bundle + source map), gzip',
+      fmt(c.dispatcher.assetGzipBytes),
+      fmt(c.sdkOnly.assetGzipBytes),
+      '',
+    ]);
+    rows.push([
+      'module init ms (vs SDK clients alone)',
+      fmt(c.dispatcherInitMs),
+      fmt(c.sdkOnlyInitMs),
+      `${c.initRatio}`,
+    ]);
+    rows.push(['module init ms without NODE_OPTIONS', fmt(c.dispatcherInitMsWithoutNodeOptions), '', '']);
+  }
+  const v = results.volume;
+  if (v) {
+    section('5. write and log volume per delivery (INFO)');
+    for (const [kind, d] of Object.entries(v.deliveries)) {
+      rows.push([
+        `${kind}: ${d.attempts} attempt(s), item bytes ${d.itemBytes.join('/')}`,
+        `${d.writeUnits} WCU${d.indexWriteUnits ? ` (${d.indexWriteUnits} index)` : ''}`,
+        `${d.logBytes} B log`,
+        `${d.logBytesAtWarn} B at WARN`,
+      ]);
+    }
+  }
+  const widths = [0, 1, 2, 3].map((i) =>
+    Math.max(...rows.map((r) => r[i]!.length), ['figure', 'value', 'baseline', 'ratio'][i]!.length),
+  );
+  const line = (r: readonly string[]) =>
+    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  console.log(line(['figure', 'value', 'baseline', 'ratio']));
+  for (const r of rows) console.log(r[0].startsWith('—') ? `\n${r[0]}` : line(r));
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } },
+  });
+  const only = (values.only?.split(',').map((s) => s.trim()) ?? [...MEASUREMENTS]) as Measurement[];
+  const unknown = only.filter((m) => !MEASUREMENTS.includes(m));
+  if (unknown.length)
+    throw new Error(`--only: unknown ${unknown.join(', ')} (one of ${MEASUREMENTS.join(', ')})`);
+  const quick = values.quick ?? false;
+  const started = new Date();
+  const results: BenchResults = {
+    version: 1,
+    startedAt: started.toISOString(),
+    quick,
+    node: process.version,
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown' },
+  };
+  const step = async <K extends Measurement>(
+    name: K,
+    run: () => Promise<BenchResults[K]> | BenchResults[K],
+  ) => {
+    if (!only.includes(name)) return;
+    const t = performance.now();
+    process.stderr.write(`bench: ${name}…`);
+    results[name] = await run();
+    process.stderr.write(` ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+  };
+  await step('signing', () => measureSigning(quick ? 5_000 : 20_000, quick ? 3 : 7));
+  await step('volume', () => measureVolume());
+  await step('coldStart', () => measureColdStart(quick ? 3 : 9));
+  await step('overhead', () => overhead(quick));
+  await step('endToEnd', () =>
+    measureEndToEnd({
+      latencyEvents: quick ? 20 : 60,
+      throughputEvents: quick ? 100 : 600,
+      retryDeliveries: quick ? 2 : 4,
+    }),
+  );
+  results.durationSeconds = Math.round((Date.now() - started.getTime()) / 1000);
+
+  console.log();
+  printTable(results);
+  mkdirSync(OUT_DIR, { recursive: true });
+  const json = `${JSON.stringify(results, null, 2)}\n`;
+  writeFileSync(join(OUT_DIR, 'latest.json'), json);
+  const dated = join(OUT_DIR, `${results.startedAt.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(dated, json);
+  console.log(
+    `\nWrote bench-results/latest.json and ${dated.slice(OUT_DIR.length - 'bench-results'.length)} (${results.durationSeconds} s)`,
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(`npm run bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,195 @@
+/**
+ * (1) Dispatch overhead: the real delivery path against bare `undici.request` POSTs.
+ *
+ * Both sides send the same bodies to the same HTTPS receiver (its own process, answering at
+ * once), addressed by a host name as production receivers are (a stub resolver maps it to
+ * 127.0.0.1 for both, once per connection), with the same shape of concurrency: `lanes`
+ * loops, each sending a batch of 10 at once and starting the next batch when the last one is
+ * done, as an invocation handles an SQS batch (`npm run bench` uses one lane: one
+ * invocation's batch, batchConcurrency 10). The dispatcher side is `createDispatcher` with
+ * in-memory ports, the real UndiciSender, real signing and classification, and the real
+ * Powertools log (its output counted, not printed). Rounds alternate sides; the figures are
+ * the medians.
+ */
+
+import { cpuUsage } from 'node:process';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
+import { Agent, request } from 'undici';
+import { egressLookup, type Resolver, UndiciSender } from '../lambdas/adapters/http/sender';
+import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
+import { BATCH_SIZE } from './support/constants';
+import {
+  bodyOf,
+  capturedPowertoolsLog,
+  connectionFor,
+  eventRecords,
+  HEADER_PREFIX,
+  memoryPorts,
+} from './support/fixtures';
+import { median, ratio, round } from './support/stats';
+
+/** The receiver's name in the benchmark: its certificate is issued for it. */
+export const RECEIVER_HOST = 'hooks.receiver.test';
+
+export interface OverheadOptions {
+  /** Loopback port of the receiver. */
+  port: number;
+  caPem: string;
+  /** Deliveries per round and side. */
+  deliveries: number;
+  rounds: number;
+  /** Concurrent batches of 10 (so `lanes × 10` requests in flight at most). */
+  lanes: number;
+}
+
+export interface SideFigures {
+  deliveriesPerSecond: number;
+  cpuMicrosPerDelivery: number;
+  heapBytesPerDelivery: number;
+}
+
+export interface OverheadFigures {
+  concurrency: number;
+  deliveriesPerRound: number;
+  rounds: number;
+  dispatcher: SideFigures;
+  bare: SideFigures;
+  /** dispatcher deliveries/s ÷ bare deliveries/s (target ≥ 0.90). */
+  throughputRatio: number;
+  cpuRatio: number;
+  heapRatio: number;
+  /** Powertools bytes written per delivery during the dispatcher rounds (INFO). */
+  logBytesPerDelivery: number;
+}
+
+interface Round {
+  seconds: number;
+  cpuMicros: number;
+  heapBytes: number;
+}
+
+/** Wall time, CPU and bytes allocated on the V8 heap (live growth + what GCs freed). */
+async function measure(run: () => Promise<void>): Promise<Round> {
+  const profiler = new GCProfiler();
+  const heapBefore = getHeapStatistics().used_heap_size;
+  profiler.start();
+  const cpu = cpuUsage();
+  const started = performance.now();
+  await run();
+  const seconds = (performance.now() - started) / 1000;
+  const used = cpuUsage(cpu);
+  const heapAfter = getHeapStatistics().used_heap_size;
+  const gcs = profiler.stop()?.statistics ?? [];
+  const freed = gcs.reduce(
+    (sum, gc) => sum + (gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize),
+    0,
+  );
+  return { seconds, cpuMicros: used.user + used.system, heapBytes: heapAfter - heapBefore + freed };
+}
+
+/** Runs `batch(from, count)` over `total` items in lanes of batches of 10. */
+async function inLanes(total: number, lanes: number, batch: (from: number, count: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < total) {
+        const from = next;
+        const count = Math.min(BATCH_SIZE, total - from);
+        next += count;
+        await batch(from, count);
+      }
+    }),
+  );
+}
+
+export async function measureOverhead(options: OverheadOptions): Promise<OverheadFigures> {
+  const app = 'app_bench_overhead';
+  const url = `https://${RECEIVER_HOST}:${options.port}/webhooks/user-identified`;
+  const connection = connectionFor(url, app);
+  const capture = capturedPowertoolsLog('INFO');
+  const egress = { allowLoopback: true, allowedPorts: [options.port] };
+  const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+  const sender = new UndiciSender({ egress, ca: [options.caPem], resolver });
+  const ports = memoryPorts([connection], sender, capture.log);
+  const dispatcher = createDispatcher(ports.deps, {
+    headerPrefix: HEADER_PREFIX,
+    attemptTtlDays: 30,
+    concurrency: BATCH_SIZE,
+    egress,
+  });
+  const invocation = { remainingMs: () => 60_000 };
+  // The baseline's pool: undici's defaults (keep-alive), the same CA and name lookup.
+  const agent = new Agent({ connect: { ca: [options.caPem], lookup: egressLookup(egress, resolver) } });
+
+  const dispatcherRound = async (records: InputRecord[]) => {
+    ports.clear();
+    await inLanes(records.length, options.lanes, async (from, count) => {
+      const { failures } = await dispatcher.processBatch(records.slice(from, from + count), invocation);
+      if (failures.length > 0) throw new Error(`dispatcher failed ${failures.length} records`);
+    });
+    const delivered = ports.records.filter((r) => r.outcome === 'delivered').length;
+    if (delivered !== records.length)
+      throw new Error(`dispatcher delivered ${delivered} of ${records.length}: is the receiver up?`);
+  };
+  const bareRound = async (bodies: string[]) => {
+    await inLanes(bodies.length, options.lanes, async (from, count) => {
+      await Promise.all(
+        bodies.slice(from, from + count).map(async (body) => {
+          const res = await request(url, {
+            dispatcher: agent,
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+          });
+          await res.body.dump();
+          if (res.statusCode !== 200) throw new Error(`baseline got HTTP ${res.statusCode}`);
+        }),
+      );
+    });
+  };
+
+  const rounds = { dispatcher: [] as Round[], bare: [] as Round[] };
+  capture.start(false);
+  let logBytes = 0;
+  try {
+    // Warm-up: JIT, TLS sessions and both pools, not measured.
+    const warm = eventRecords(app, Math.min(500, options.deliveries));
+    await dispatcherRound(warm);
+    await bareRound(warm.map(bodyOf));
+    for (let i = 0; i < options.rounds; i++) {
+      const records = eventRecords(app, options.deliveries);
+      const bodies = records.map(bodyOf);
+      const before = capture.bytes;
+      // Alternate which side goes first, so a slow patch of the machine hits both.
+      const sides = i % 2 === 0 ? (['dispatcher', 'bare'] as const) : (['bare', 'dispatcher'] as const);
+      for (const side of sides) {
+        if (side === 'dispatcher') {
+          rounds.dispatcher.push(await measure(() => dispatcherRound(records)));
+          logBytes += capture.bytes - before;
+        } else rounds.bare.push(await measure(() => bareRound(bodies)));
+      }
+    }
+  } finally {
+    capture.stop();
+    await Promise.all([sender.close(), agent.close()]);
+  }
+
+  const figures = (side: Round[]): SideFigures => ({
+    deliveriesPerSecond: round(median(side.map((r) => options.deliveries / r.seconds))),
+    cpuMicrosPerDelivery: round(median(side.map((r) => r.cpuMicros / options.deliveries))),
+    heapBytesPerDelivery: round(median(side.map((r) => r.heapBytes / options.deliveries))),
+  });
+  const dispatcherFigures = figures(rounds.dispatcher);
+  const bareFigures = figures(rounds.bare);
+  return {
+    concurrency: options.lanes * BATCH_SIZE,
+    deliveriesPerRound: options.deliveries,
+    rounds: options.rounds,
+    dispatcher: dispatcherFigures,
+    bare: bareFigures,
+    throughputRatio: ratio(dispatcherFigures.deliveriesPerSecond, bareFigures.deliveriesPerSecond),
+    cpuRatio: ratio(dispatcherFigures.cpuMicrosPerDelivery, bareFigures.cpuMicrosPerDelivery),
+    heapRatio: ratio(dispatcherFigures.heapBytesPerDelivery, bareFigures.heapBytesPerDelivery),
+    logBytesPerDelivery: round(logBytes / (options.rounds * options.deliveries)),
+  };
+}

@@ -1,0 +1,22 @@
+/** The shape of bench-results/*.json (and of bench/baseline-figures.json). */
+
+import type { ColdStartFigures } from '../cold-start';
+import type { EndToEndFigures } from '../end-to-end';
+import type { OverheadFigures } from '../overhead';
+import type { SigningFigures } from '../signing';
+import type { VolumeFigures } from '../volume';
+
+export interface BenchResults {
+  version: 1;
+  startedAt: string;
+  /** A `--quick` run: fewer rounds, a smoke test rather than figures to publish. */
+  quick: boolean;
+  node: string;
+  machine: { cpus: number; model: string };
+  durationSeconds?: number;
+  overhead?: OverheadFigures;
+  signing?: SigningFigures;
+  endToEnd?: EndToEndFigures;
+  coldStart?: ColdStartFigures;
+  volume?: VolumeFigures;
+}

@@ -1,0 +1,142 @@
+/**
+ * (5) Write and log volume per delivery. The real dispatcher core and the real Powertools
+ * log at the deployed default level (INFO), with receivers answering from canned results so
+ * that sizes do not depend on loopback URLs: every attempt of a delivery is played through
+ * `processBatch` (the first from the published event, the retries from delivery messages),
+ * and what reaches the attempt log and stdout is measured.
+ *
+ * Write units follow DynamoDB's rules: one unit per started 1 KB of item, and the same again
+ * for an index the item is written to. Only a final failure carries the `finalFailures` keys
+ * (its projection is ALL, so the index entry is as large as the item).
+ */
+
+import { attemptItem, itemSize } from '../lambdas/core/attempt-record';
+import { WRITE_UNIT_BYTES } from '../lambdas/core/constants';
+import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
+import type { AttemptRecord, AttemptResult, DeliveryMessage } from '../lambdas/core/types';
+import { ATTEMPT_TIMEOUT_MS, BATCH_SIZE } from './support/constants';
+import {
+  capturedPowertoolsLog,
+  connectionFor,
+  eventRecords,
+  HEADER_PREFIX,
+  memoryPorts,
+} from './support/fixtures';
+import { ERROR_PAGE } from './support/receiver-pages';
+
+/** A production-looking receiver URL: the item stores its origin and path. */
+export const RECEIVER_URL = 'https://api.example-crm.com/webhooks/v1/user-identified';
+
+export type DeliveryKind =
+  | 'delivered'
+  | 'delivered-large-response'
+  | 'failing'
+  | 'failing-large-response'
+  | 'hanging';
+
+const RESULTS: Record<DeliveryKind, AttemptResult> = {
+  delivered: { kind: 'response', status: 200, snippet: '{"received":true}', durationMs: 87 },
+  'delivered-large-response': { kind: 'response', status: 200, snippet: 'x'.repeat(1024), durationMs: 87 },
+  failing: { kind: 'response', status: 503, snippet: ERROR_PAGE, durationMs: 41 },
+  'failing-large-response': { kind: 'response', status: 500, snippet: 'e'.repeat(1024), durationMs: 41 },
+  hanging: {
+    kind: 'timeout',
+    durationMs: ATTEMPT_TIMEOUT_MS,
+    error: `no complete response within ${ATTEMPT_TIMEOUT_MS} ms`,
+  },
+};
+
+export interface DeliveryVolume {
+  attempts: number;
+  /** Bytes of each attempt's item, as DynamoDB counts them. */
+  itemBytes: number[];
+  /** Write units of the items, plus the index entry of a final failure. */
+  writeUnits: number;
+  indexWriteUnits: number;
+  /** Bytes the dispatcher logged for the whole delivery at INFO. */
+  logBytes: number;
+  logLines: number;
+  /** Bytes logged at WARN (the documented quiet level). */
+  logBytesAtWarn: number;
+  /** SQS message bodies this delivery put on the queues, bytes (retries, dead letter). */
+  messageBytes: number[];
+}
+
+export interface VolumeFigures {
+  receiverUrl: string;
+  /** Bytes of the published event message (what upstream sends). */
+  eventMessageBytes: number;
+  deliveries: Record<DeliveryKind, DeliveryVolume>;
+  /** Lines Powertools wrote for one delivered attempt (INFO), for the docs. */
+  successLine: string;
+}
+
+const writeUnits = (bytes: number) => Math.ceil(bytes / WRITE_UNIT_BYTES);
+
+async function playDelivery(kind: DeliveryKind, level: 'INFO' | 'WARN') {
+  const app = 'app_01JD3XQ4Z8K2M5N7P9R1S3T5V7';
+  const connection = connectionFor(RECEIVER_URL, app);
+  const capture = capturedPowertoolsLog(level);
+  const ports = memoryPorts([connection], { send: async () => RESULTS[kind] }, capture.log);
+  const dispatcher = createDispatcher(ports.deps, {
+    headerPrefix: HEADER_PREFIX,
+    attemptTtlDays: 30,
+    concurrency: BATCH_SIZE,
+    egress: { allowLoopback: false, allowedPorts: [443] },
+  });
+  const invocation = { remainingMs: () => 60_000 };
+  const [event] = eventRecords(app, 1) as [InputRecord];
+  const messages: string[] = [];
+  capture.start();
+  try {
+    let next: InputRecord | undefined = event;
+    while (next) {
+      const { failures } = await dispatcher.processBatch([next], invocation);
+      if (failures.length > 0) throw new Error(`volume: ${kind} record failed`);
+      const retry: { delivery: DeliveryMessage } | undefined = ports.scheduled.shift();
+      next = retry && { messageId: `retry-${retry.delivery.attempt}`, body: JSON.stringify(retry.delivery) };
+      if (next) messages.push(next.body);
+    }
+  } finally {
+    capture.stop();
+  }
+  for (const letter of ports.deadLetters) messages.push(JSON.stringify(letter));
+  return { records: ports.records, lines: capture.lines, bytes: capture.bytes, messages, event: event.body };
+}
+
+function volumeOf(records: AttemptRecord[]) {
+  const itemBytes = records.map((r) => itemSize(attemptItem(r)));
+  const last = records.at(-1)!;
+  const indexed = last.final && last.outcome !== 'delivered';
+  return {
+    itemBytes,
+    writeUnits: itemBytes.reduce((sum, b) => sum + writeUnits(b), 0),
+    indexWriteUnits: indexed ? writeUnits(itemBytes.at(-1)!) : 0,
+  };
+}
+
+export async function measureVolume(): Promise<VolumeFigures> {
+  const deliveries = {} as Record<DeliveryKind, DeliveryVolume>;
+  let successLine = '';
+  let eventMessageBytes = 0;
+  for (const kind of Object.keys(RESULTS) as DeliveryKind[]) {
+    const info = await playDelivery(kind, 'INFO');
+    const warn = await playDelivery(kind, 'WARN');
+    const v = volumeOf(info.records);
+    deliveries[kind] = {
+      attempts: info.records.length,
+      itemBytes: v.itemBytes,
+      writeUnits: v.writeUnits + v.indexWriteUnits,
+      indexWriteUnits: v.indexWriteUnits,
+      logBytes: info.bytes,
+      logLines: info.lines.length,
+      logBytesAtWarn: warn.bytes,
+      messageBytes: info.messages.map((m) => Buffer.byteLength(m, 'utf8')),
+    };
+    if (kind === 'delivered') {
+      successLine = info.lines.join('').trim();
+      eventMessageBytes = Buffer.byteLength(info.event, 'utf8');
+    }
+  }
+  return { receiverUrl: RECEIVER_URL, eventMessageBytes, deliveries, successLine };
+}
