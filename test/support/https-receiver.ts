@@ -3,7 +3,6 @@
  * arrival time) and answers with whatever the test's behaviour says.
  */
 
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -31,19 +30,11 @@ export interface Receiver {
 
 let shared: LocalPki | undefined;
 /**
- * The throwaway PKI of this test run: the one the integration global setup wrote (so every
- * file trusts the same CA), or one made here for projects without that setup.
+ * The throwaway PKI of this test process (one per Jest worker: key generation is not free).
+ * Tests pass its CA to the sender they build, so each process trusts exactly its own
+ * receivers, whatever other projects' global set-ups put in the environment.
  */
 export function testPki(): LocalPki {
-  const files = [
-    'WEBHOOKS_TEST_CA_PEM_FILE',
-    'WEBHOOKS_TEST_TLS_CERT_FILE',
-    'WEBHOOKS_TEST_TLS_KEY_FILE',
-  ].map((key) => process.env[key]);
-  if (!shared && files.every(Boolean)) {
-    const [caPem, certPem, keyPem] = files.map((f) => readFileSync(f!, 'utf8')) as [string, string, string];
-    shared = { caPem, certPem, keyPem };
-  }
   shared ??= createLocalPki({ hosts: ['127.0.0.1', 'localhost', '::1', 'receiver.test'] });
   return shared;
 }
