@@ -1,6 +1,7 @@
 /**
  * Jest projects: `unit` (pure, fast), `integration` (emulators + real HTTPS on loopback),
- * `security` (the adversarial egress suite: loopback HTTPS, no emulators), `infra` (CDK template).
+ * `security` (the adversarial egress suite: loopback HTTPS, no emulators), `infra` (CDK template),
+ * `faults` (reliability scenarios with the no-loss ledger: quick by default, FAULTS=full for all sizes).
  */
 const tsJest = ['ts-jest', { diagnostics: false }];
 const common = {
@@ -24,6 +25,14 @@ module.exports = {
       ...common,
       displayName: 'security',
       testMatch: ['<rootDir>/test/security/**/*.test.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup/long-timeout.ts'],
+    },
+    {
+      ...common,
+      displayName: 'faults',
+      testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/faults/global-setup.ts',
+      globalTeardown: '<rootDir>/test/faults/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/setup/long-timeout.ts'],
     },
     {

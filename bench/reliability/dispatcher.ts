@@ -1,0 +1,149 @@
+/**
+ * The dispatcher under test, wired exactly as production (lambdas/dispatcher/wiring.ts)
+ * and driven by the local event-source runner (Lambda's SQS semantics), with two test-only
+ * differences: its SDK clients may point at fault proxies, and its log counts lines instead
+ * of printing 300 000 of them. Runs in the harness's process or in a child
+ * (dispatcher-process.ts) that the kill scenario SIGKILLs.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, loadConfig } from '../../lambdas/config';
+import type { Log } from '../../lambdas/core/types';
+import { createHandler } from '../../lambdas/dispatcher/handler';
+import { type Wired, wireDispatcher } from '../../lambdas/dispatcher/wiring';
+import { type LocalResources, localClientConfig, localQueueUrl } from '../../local/bootstrap';
+import type { LocalEndpoints } from '../../local/emulators';
+import { type BatchReport, type Runner, startRunner } from '../../local/runner';
+
+export interface DispatcherSpec {
+  readonly region: string;
+  /** What the dispatcher's own SDK clients call: the emulators, or fault proxies in front of them. */
+  readonly endpoints: LocalEndpoints;
+  /** What the event-source runner calls (it plays AWS's poller, not the function). */
+  readonly runnerSqsEndpoint: string;
+  readonly resources: LocalResources;
+  /** CAs the sender trusts (the harness's throwaway CA). */
+  readonly ca: readonly string[];
+  readonly allowedPorts: readonly number[];
+  /** Deadline of one attempt; shortened from 30 s so timeouts and deadlines happen in seconds. */
+  readonly attemptTimeoutMs: number;
+  readonly functionTimeoutMs: number;
+  readonly batchConcurrency: number;
+  /** Batches in flight at once (Lambda's concurrent invocations). */
+  readonly runnerConcurrency: number;
+  readonly connectionCacheTtlMs: number;
+  /** Attempts per SDK call, the SDK's own retries included. @default 2 */
+  readonly sdkMaxAttempts?: number;
+  /** @default 1 */
+  readonly waitTimeSeconds?: number;
+}
+
+export interface BatchStats {
+  batches: number;
+  ok: number;
+  partial: number;
+  error: number;
+  timeout: number;
+  /** Records left for SQS to redeliver (partial + whole failed batches). */
+  recordsLeft: number;
+}
+
+/** One logged warning or error, trimmed to what a ledger explanation needs. */
+export interface LoggedLine {
+  readonly at: number;
+  readonly level: string;
+  readonly message: string;
+  readonly fields: Record<string, unknown>;
+}
+
+/** A Log that counts lines by level and message and keeps the last warnings and errors. */
+export class CountingLog implements Log {
+  readonly counts: Record<string, number> = {};
+  readonly recent: LoggedLine[] = [];
+
+  constructor(
+    private readonly keep = 500,
+    private readonly echo?: (line: LoggedLine) => void,
+  ) {}
+
+  private add(level: string, message: string, fields: Record<string, unknown> = {}): void {
+    const key = `${level}: ${message}`;
+    this.counts[key] = (this.counts[key] ?? 0) + 1;
+    if (level === 'info' || level === 'debug') return;
+    const { _aws: _, ...rest } = fields;
+    const line = { at: Date.now(), level, message, fields: rest };
+    this.recent.push(line);
+    if (this.recent.length > this.keep) this.recent.shift();
+    this.echo?.(line);
+  }
+
+  debug = (message: string, fields?: Record<string, unknown>) => this.add('debug', message, fields);
+  info = (message: string, fields?: Record<string, unknown>) => this.add('info', message, fields);
+  warn = (message: string, fields?: Record<string, unknown>) => this.add('warn', message, fields);
+  error = (message: string, fields?: Record<string, unknown>) => this.add('error', message, fields);
+}
+
+export interface RunningDispatcher {
+  readonly wired: Wired;
+  readonly log: CountingLog;
+  readonly batches: BatchStats;
+  /** Stops polling, lets batches in flight finish, closes clients and pools. */
+  stop(): Promise<void>;
+}
+
+export function startDispatcher(
+  spec: DispatcherSpec,
+  hooks: { onBatch?: (report: BatchReport) => void; log?: CountingLog } = {},
+): RunningDispatcher {
+  const maxAttempts = spec.sdkMaxAttempts ?? 2;
+  const client = (endpoint: string) => ({ ...localClientConfig(endpoint, spec.region), maxAttempts });
+  const clients = {
+    sqs: new SQSClient(client(spec.endpoints.sqs)),
+    dynamodb: new DynamoDBClient(client(spec.endpoints.dynamodb)),
+    secretsManager: new SecretsManagerClient(client(spec.endpoints.secretsManager)),
+  };
+  const runnerSqs = new SQSClient(localClientConfig(spec.runnerSqsEndpoint, spec.region));
+  const config = loadConfig({
+    // The SDK clients above carry endpoints and credentials; only the dispatcher's own keys here.
+    [ENV.queueUrl]: localQueueUrl(spec.endpoints.sqs, spec.resources.queueUrl),
+    [ENV.dlqUrl]: localQueueUrl(spec.endpoints.sqs, spec.resources.dlqUrl),
+    [ENV.connectionsTable]: spec.resources.connectionsTable,
+    [ENV.attemptsTable]: spec.resources.attemptsTable,
+    [ENV.secretPrefix]: spec.resources.secretPrefix,
+    [ENV.allowLoopback]: 'true',
+    [ENV.allowedPorts]: spec.allowedPorts.join(','),
+    [ENV.attemptTimeoutMs]: String(spec.attemptTimeoutMs),
+    [ENV.batchConcurrency]: String(spec.batchConcurrency),
+    [ENV.connectionCacheTtlMs]: String(spec.connectionCacheTtlMs),
+  });
+  const log = hooks.log ?? new CountingLog();
+  const wired = wireDispatcher(config, { clients, ca: [...spec.ca], deps: { log } });
+  const batches: BatchStats = { batches: 0, ok: 0, partial: 0, error: 0, timeout: 0, recordsLeft: 0 };
+  const runner: Runner = startRunner({
+    sqs: runnerSqs,
+    queueUrl: localQueueUrl(spec.runnerSqsEndpoint, spec.resources.queueUrl),
+    queueArn: spec.resources.queueArn,
+    handler: createHandler(wired.dispatcher),
+    functionTimeoutMs: spec.functionTimeoutMs,
+    waitTimeSeconds: spec.waitTimeSeconds ?? 1,
+    concurrency: spec.runnerConcurrency,
+    logger: { info: () => {}, warn: () => {}, error: () => {} },
+    onBatch(report) {
+      batches.batches++;
+      batches[report.outcome]++;
+      batches.recordsLeft += report.failed.length;
+      hooks.onBatch?.(report);
+    },
+  });
+  return {
+    wired,
+    log,
+    batches,
+    async stop() {
+      await runner.stop();
+      await wired.close();
+      for (const c of [...Object.values(clients), runnerSqs]) c.destroy();
+    },
+  };
+}

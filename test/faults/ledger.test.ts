@@ -1,0 +1,157 @@
+/**
+ * The ledger is the proof, so it is tested too: it must see a loss, an unexplained
+ * duplicate, an attempt the log and the receivers disagree on, and poison without a reason.
+ * Pure: no services, no receivers listening.
+ */
+import { computeLedger, type LedgerInput, type PublishedEvent } from '../../bench/reliability/ledger';
+import {
+  type Behaviour,
+  type FleetReceiver,
+  ReceiverFleet,
+  type Send,
+} from '../../bench/reliability/receivers';
+import type { AttemptRecord } from '../../lambdas/core/types';
+import { createLocalPki } from '../../local/tls';
+
+const CON = 'con_a';
+const event = (n: number): PublishedEvent => ({
+  eventId: `evt_${n}`,
+  userId: `usr_${n}`,
+  publishedAt: 1_000,
+  deliveries: [{ connectionId: CON, deliveryId: `dlv_${n}_${CON}` }],
+});
+
+function fleetWith(
+  behaviour: Behaviour,
+  sends: Record<string, Array<[attempt: number, at: number, answer: string]>>,
+) {
+  const fleet = new ReceiverFleet(createLocalPki());
+  const receiver = { connectionId: CON, behaviour, connections: 0 } as unknown as FleetReceiver;
+  fleet.receivers.push(receiver);
+  for (const [deliveryId, list] of Object.entries(sends)) {
+    const n = deliveryId.split('_')[1];
+    const entry = {
+      deliveryId,
+      connectionId: CON,
+      userId: `usr_${n}`,
+      bodyHash: 'h',
+      sends: list.map(([attempt, at, answer]): Send => ({ attempt, at, answer })),
+    } as Parameters<typeof fleet.deliveries.set>[1];
+    const accepted = list.find(([, , answer]) => answer === '200');
+    if (accepted) {
+      entry.acceptedAttempt = accepted[0];
+      entry.acceptedAt = accepted[1];
+    }
+    fleet.deliveries.set(deliveryId, entry);
+  }
+  return fleet;
+}
+
+const attempt = (n: number, a: number, outcome: AttemptRecord['outcome']) =>
+  ({ deliveryId: `dlv_${n}_${CON}`, attempt: a, connectionId: CON, outcome }) as AttemptRecord;
+
+function ledger(overrides: Partial<LedgerInput>) {
+  return computeLedger({
+    events: [event(1)],
+    fleet: fleetWith('ok', {}),
+    dlq: [],
+    attempts: [],
+    startedAt: 1_000,
+    drainedAt: 9_000,
+    ...overrides,
+  });
+}
+
+it('counts a delivery neither received nor dead-lettered as lost', () => {
+  const l = ledger({
+    events: [event(1), event(2)],
+    fleet: fleetWith('ok', { dlv_1_con_a: [[1, 2_000, '200']] }),
+    attempts: [attempt(1, 1, 'delivered')],
+  });
+  expect(l.lost).toBe(1);
+  expect(l.lostSample).toEqual(['evt_2 → con_a']);
+  expect(l.problems.join()).toContain('1 lost');
+});
+
+it('counts a dead-lettered delivery with its whole chain as in the DLQ, not lost', () => {
+  const l = ledger({
+    fleet: fleetWith('fail', {
+      dlv_1_con_a: [
+        [1, 2_000, '500'],
+        [2, 3_000, '500'],
+        [3, 5_000, '500'],
+        [4, 9_000, '500'],
+      ],
+    }),
+    dlq: [
+      {
+        body: JSON.stringify({
+          type: 'dead-letter',
+          reason: 'exhausted',
+          delivery: { deliveryId: 'dlv_1_con_a' },
+        }),
+      },
+    ],
+    attempts: [1, 2, 3, 4].map((a) => attempt(1, a, 'http_error')),
+  });
+  expect(l).toMatchObject({
+    lost: 0,
+    inDlq: 1,
+    dlqByReason: { exhausted: 1 },
+    attemptsLogged: 4,
+    attemptsReceived: 4,
+    problems: [],
+  });
+});
+
+it('explains a second copy of an attempt by the fault window of its first copy, and flags it otherwise', () => {
+  const fleet = fleetWith('ok', {
+    dlv_1_con_a: [
+      [1, 2_000, '200'],
+      [1, 9_000, '200'],
+    ],
+  });
+  const attempts = [attempt(1, 1, 'delivered')];
+  const explained = ledger({ fleet, attempts, windows: [{ label: 'killed', from: 1_500, to: 2_500 }] });
+  expect(explained).toMatchObject({
+    duplicateSends: 1,
+    duplicatesByCause: { killed: 1 },
+    unexplainedDuplicates: 0,
+    problems: [],
+  });
+  const unexplained = ledger({ fleet, attempts, windows: [{ label: 'killed', from: 5_000, to: 6_000 }] });
+  expect(unexplained.unexplainedDuplicates).toBe(1);
+  expect(unexplained.problems.join()).toContain('unexplained duplicate');
+});
+
+it('reports an attempt the receiver saw but the attempt log does not hold', () => {
+  const l = ledger({
+    fleet: fleetWith('flaky', {
+      dlv_1_con_a: [
+        [1, 2_000, '503'],
+        [2, 3_000, '200'],
+      ],
+    }),
+    attempts: [attempt(1, 2, 'delivered')],
+  });
+  expect(l).toMatchObject({ attemptsLogged: 1, attemptsReceived: 2 });
+  expect(l.attemptMismatchSample).toEqual(['received, not logged: dlv_1_con_a#1']);
+  expect(l.problems.length).toBeGreaterThan(0);
+});
+
+it('finds poison by its dead letter, and flags poison that reached the DLQ without a reason', () => {
+  const poison = [
+    { label: 'bad JSON', text: '{oops', expectedReason: 'invalid_message' },
+    { label: 'too big', text: '{"v":1,"type":"event","big":true}', expectedReason: 'invalid_payload' },
+  ];
+  const l = ledger({
+    events: [],
+    poison,
+    dlq: [
+      { body: JSON.stringify({ type: 'dead-letter', reason: 'invalid_message', source: '{oops' }) },
+      { body: '{"v":1,"type":"event","big":true}' },
+    ],
+  });
+  expect(l).toMatchObject({ lost: 0, inDlq: 2, dlqByReason: { invalid_message: 1, max_receives: 1 } });
+  expect(l.checks.poisonWithoutReason).toBe(1);
+});

@@ -1,0 +1,144 @@
+/**
+ * Receivers misbehaving in every way the issue lists: 5xx, 4xx, 3xx, connection resets, a
+ * TLS certificate the dispatcher does not trust, a hang past the (shortened) attempt
+ * timeout, a slow drip, a huge body (with a 2xx and with a 5xx), a response cut off
+ * mid-body. Each is classified and logged, retried after 1 s, 2 s and 4 s, dead-lettered
+ * after the 4th attempt with its last error, and none of them grows the dispatcher's memory.
+ */
+
+import type { Behaviour } from '../../bench/reliability/receivers';
+import { type Stack, startStack } from '../../bench/reliability/stack';
+import type { AttemptRecord } from '../../lambdas/core/types';
+import { expectNoLoss, report, servicesInfo, size } from './helpers';
+
+const EVENTS = size(2, 6);
+const ATTEMPT_TIMEOUT_MS = 1_000;
+const MiB = 1024 * 1024;
+
+/** Behaviour → the outcome every attempt must be logged with (and the status, for HTTP answers). */
+const CASES: ReadonlyArray<[Behaviour, AttemptRecord['outcome'], number?]> = [
+  ['ok', 'delivered', 200],
+  ['fail', 'http_error', 500],
+  ['client-error', 'http_error', 404],
+  ['redirect', 'http_error', 301],
+  ['reset', 'network_error'],
+  ['tls-untrusted', 'network_error'],
+  ['hang', 'timeout'],
+  ['drip', 'timeout'],
+  ['huge', 'delivered', 200],
+  ['huge-error', 'http_error', 500],
+  ['close-mid', 'network_error'],
+];
+
+let stack: Stack;
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+it(
+  'classifies, logs, retries per spec and dead-letters every kind of misbehaving receiver, memory bounded',
+  async () => {
+    stack = await startStack({
+      services: servicesInfo(),
+      label: 'receivers',
+      visibilityTimeoutSeconds: 7,
+      attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
+      functionTimeoutMs: 6_500,
+    });
+    const app = 'app_receivers';
+    const byConnection = new Map<string, (typeof CASES)[number]>();
+    for (const c of CASES) {
+      const { connection } = await stack.connect(await stack.addReceiver(c[0]), app);
+      byConnection.set(connection.connectionId, c);
+    }
+    const memory = watchMemory();
+    await stack.startDispatcher();
+    await stack.publishEvents(EVENTS, { applicationId: app, connections: [...byConnection.keys()] });
+    const drainedAt = await stack.waitForDrain({ timeoutMs: 60_000, quietMs: 2_000 });
+    const growth = memory.stop();
+    const ledger = await stack.ledger(drainedAt);
+    report(
+      'misbehaving receivers',
+      ledger,
+      `${CASES.map(([b]) => b).join(', ')}; memory growth ${(growth / MiB).toFixed(1)} MiB, ` +
+        `largest response body a receiver got out ${(stack.fleet.counters.largestResponseWritten / MiB).toFixed(1)} MiB of 256 MiB`,
+      stack,
+    );
+
+    expectNoLoss(ledger);
+    const failing = CASES.filter(([, outcome]) => outcome !== 'delivered').length;
+    expect(ledger.dlqByReason).toEqual({ exhausted: EVENTS * failing });
+    expect(ledger.checks.redirectsFollowed).toBe(0);
+
+    const attempts = await Promise.all(
+      [...byConnection.keys()].map((id) => stack.management.attempts.list({ connectionId: id })),
+    );
+    for (const records of attempts) {
+      const [behaviour, outcome, status] = byConnection.get(records[0]!.connectionId)!;
+      const label = `${behaviour}: ${records.map((r) => `${r.attempt}:${r.outcome}`).join(' ')}`;
+      // Every attempt classified the same way; a failure is retried to 4 attempts, then final.
+      expect({ label, outcomes: [...new Set(records.map((r) => r.outcome))] }).toEqual({
+        label,
+        outcomes: [outcome],
+      });
+      if (status !== undefined) expect(records.every((r) => r.statusCode === status)).toBe(true);
+      const perDelivery = new Map<string, AttemptRecord[]>();
+      for (const r of records) perDelivery.set(r.deliveryId, [...(perDelivery.get(r.deliveryId) ?? []), r]);
+      expect(perDelivery.size).toBe(EVENTS);
+      for (const chain of perDelivery.values()) {
+        chain.sort((a, b) => a.attempt - b.attempt);
+        if (outcome === 'delivered') {
+          expect(chain.map((r) => r.attempt)).toEqual([1]);
+          continue;
+        }
+        expect(chain.map((r) => [r.attempt, r.final])).toEqual([
+          [1, false],
+          [2, false],
+          [3, false],
+          [4, true],
+        ]);
+        expect(chain[3]!.error).toBeTruthy();
+        // Retried after 1 s, 2 s and 4 s (measured from the end of the previous attempt).
+        const gaps = chain
+          .slice(1)
+          .map(
+            (r, i) => Date.parse(r.requestedAt) - Date.parse(chain[i]!.requestedAt) - chain[i]!.durationMs,
+          );
+        for (const [i, delay] of [1_000, 2_000, 4_000].entries()) {
+          expect(gaps[i]).toBeGreaterThanOrEqual(delay - 50);
+        }
+      }
+      if (behaviour === 'tls-untrusted') expect(records[0]!.error).toMatch(/certificate|self.signed|verify/i);
+      if (behaviour === 'hang' || behaviour === 'drip') {
+        expect(records.every((r) => r.durationMs < ATTEMPT_TIMEOUT_MS + 500)).toBe(true);
+      }
+      if (behaviour === 'huge-error') {
+        expect(records.every((r) => Buffer.byteLength(r.responseSnippet ?? '') <= 1024)).toBe(true);
+      }
+    }
+    // 256 MiB offered per huge response: only socket buffers' worth ever left the receiver.
+    expect(stack.fleet.counters.largestResponseWritten).toBeLessThan(16 * MiB);
+    expect(growth).toBeLessThan(100 * MiB);
+  },
+  size(90_000, 150_000),
+);
+
+/** Peak growth of heap and buffers over a baseline, sampled every 50 ms. */
+function watchMemory(): { stop(): number } {
+  const used = () => {
+    const m = process.memoryUsage();
+    return m.heapUsed + m.arrayBuffers;
+  };
+  const baseline = used();
+  let peak = baseline;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, used());
+  }, 50);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peak - baseline;
+    },
+  };
+}
