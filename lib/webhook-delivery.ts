@@ -260,40 +260,48 @@ export class WebhookDelivery extends Construct {
   }
 
   private createConnectionsTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
-    const table = new dynamodb.Table(this, 'ConnectionsTable', {
-      partitionKey: { name: CONNECTIONS_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: dynamodb.TableEncryption.AWS_MANAGED,
-      removalPolicy: p.removalPolicy,
+    return this.createTable('ConnectionsTable', p, {
+      partitionKey: CONNECTIONS_TABLE.partitionKey,
+      index: CONNECTIONS_TABLE.byApplicationIndex,
     });
-    const index = CONNECTIONS_TABLE.byApplicationIndex;
-    table.addGlobalSecondaryIndex({
-      indexName: index.name,
-      partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-      projectionType: dynamodb.ProjectionType.ALL,
-    });
-    return table;
   }
 
   /** A successful attempt writes one item and no index entry: one write unit (DESIGN.md §5). */
   private createAttemptsTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
-    const table = new dynamodb.Table(this, 'AttemptsTable', {
-      partitionKey: { name: ATTEMPTS_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: ATTEMPTS_TABLE.sortKey, type: dynamodb.AttributeType.STRING },
+    return this.createTable('AttemptsTable', p, {
+      partitionKey: ATTEMPTS_TABLE.partitionKey,
+      sortKey: ATTEMPTS_TABLE.sortKey,
       timeToLiveAttribute: ATTEMPTS_TABLE.ttlAttribute,
+      // Sparse: only final failures carry its keys, so successes never write to it.
+      index: ATTEMPTS_TABLE.finalFailuresIndex,
+    });
+  }
+
+  /** An on-demand, encrypted table with PITR and one ALL-projected index; every key is a string. */
+  private createTable(
+    id: string,
+    p: ResolvedWebhookDeliveryProps,
+    keys: {
+      partitionKey: string;
+      sortKey?: string;
+      timeToLiveAttribute?: string;
+      index: { name: string; partitionKey: string; sortKey: string };
+    },
+  ): dynamodb.Table {
+    const key = (name: string) => ({ name, type: dynamodb.AttributeType.STRING });
+    const table = new dynamodb.Table(this, id, {
+      partitionKey: key(keys.partitionKey),
+      ...(keys.sortKey ? { sortKey: key(keys.sortKey) } : {}),
+      ...(keys.timeToLiveAttribute ? { timeToLiveAttribute: keys.timeToLiveAttribute } : {}),
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       removalPolicy: p.removalPolicy,
     });
-    // Sparse: only final failures carry its keys, so successes never write to it.
-    const index = ATTEMPTS_TABLE.finalFailuresIndex;
     table.addGlobalSecondaryIndex({
-      indexName: index.name,
-      partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+      indexName: keys.index.name,
+      partitionKey: key(keys.index.partitionKey),
+      sortKey: key(keys.index.sortKey),
       projectionType: dynamodb.ProjectionType.ALL,
     });
     return table;
