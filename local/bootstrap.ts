@@ -25,7 +25,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { ENV } from '../lambdas/config';
 import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../lambdas/tables';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './constants';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localSdkEnv } from './constants';
 import type { LocalEndpoints } from './emulators';
 
 /** Resource names of local mode. */
@@ -150,12 +150,7 @@ export function localEnv(
   region = LOCAL_REGION,
 ): Record<string, string> {
   return {
-    AWS_REGION: region,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
-    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.secretsManager,
+    ...localSdkEnv(endpoints, region),
     [ENV.queueUrl]: resources.queueUrl,
     [ENV.dlqUrl]: resources.dlqUrl,
     [ENV.connectionsTable]: resources.connectionsTable,

@@ -1,3 +1,5 @@
+import type { LocalEndpoints } from './emulators';
+
 /** Identity of local mode's emulated AWS account. */
 
 /** Region of local mode unless told otherwise. */
@@ -8,3 +10,21 @@ export const LOCAL_ACCOUNT_ID = '000000000000';
 
 /** Dummy credentials: the emulators accept any and check none. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+
+/**
+ * The environment that points unchanged AWS SDK v3 clients at the emulators: region, dummy
+ * credentials and one `AWS_ENDPOINT_URL_<SERVICE>` per emulator.
+ */
+export function localSdkEnv(
+  endpoints: LocalEndpoints,
+  region: string = LOCAL_REGION,
+): Record<string, string> {
+  return {
+    AWS_REGION: region,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.secretsManager,
+  };
+}

@@ -22,7 +22,7 @@ import { DEFAULT_HEADER_PREFIX } from '../lambdas/core/constants';
 import { createHandler } from '../lambdas/dispatcher/handler';
 import { wireDispatcher } from '../lambdas/dispatcher/wiring';
 import { WebhookManagement } from '../lambdas/management';
-import { bootstrapResources } from './bootstrap';
+import { bootstrapResources, localEnv } from './bootstrap';
 import { startDemoReceiver } from './demo-receiver';
 import { runDemoTour } from './demo-tour';
 import { startEmulators } from './emulators';
@@ -79,16 +79,9 @@ async function main(): Promise<void> {
   const resources = await bootstrapResources(emulators, {
     visibilityTimeoutSeconds: FUNCTION_TIMEOUT_MS / 1000,
   });
-  const localEnv = {
-    AWS_REGION: emulators.region,
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_SQS: emulators.endpoints.sqs,
-    AWS_ENDPOINT_URL_DYNAMODB: emulators.endpoints.dynamodb,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: emulators.endpoints.secretsManager,
-  };
-  // The unchanged SDK clients find the emulators through these (no code path differs).
-  Object.assign(process.env, localEnv);
+  // The unchanged SDK clients and the dispatcher's config find the emulators and resources
+  // through these (no code path differs).
+  Object.assign(process.env, localEnv(emulators.endpoints, resources, emulators.region));
 
   const statePath = stateFilePath();
   const pki = createLocalPki();
@@ -131,11 +124,6 @@ async function main(): Promise<void> {
 
   const config = loadConfig({
     ...process.env,
-    [ENV.queueUrl]: resources.queueUrl,
-    [ENV.dlqUrl]: resources.dlqUrl,
-    [ENV.connectionsTable]: resources.connectionsTable,
-    [ENV.attemptsTable]: resources.attemptsTable,
-    [ENV.secretPrefix]: resources.secretPrefix,
     [ENV.headerPrefix]: headerPrefix,
     [ENV.allowLoopback]: 'true',
     [ENV.allowedPorts]: allowedPorts.join(','),

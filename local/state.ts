@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { WebhookResources } from '../lambdas/management/types';
+import { localSdkEnv } from './constants';
 import type { LocalEndpoints } from './emulators';
 
 export interface LocalState {
@@ -56,12 +57,5 @@ export function readState(path = stateFilePath()): LocalState {
 
 /** Management options that point the unchanged SDK clients at the local emulators. */
 export function localManagementEnv(state: LocalState): Record<string, string> {
-  return {
-    AWS_REGION: state.region,
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_SQS: state.endpoints.sqs,
-    AWS_ENDPOINT_URL_DYNAMODB: state.endpoints.dynamodb,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: state.endpoints.secretsManager,
-  };
+  return localSdkEnv(state.endpoints, state.region);
 }
