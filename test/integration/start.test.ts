@@ -20,7 +20,11 @@ it('starts the local pipeline, delivers the demo event signed, and stops cleanly
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   try {
     const deadline = Date.now() + 60_000;
-    while (!/demo receiver \/hooks: usr_demo_1 .* signature verified → 200/.test(output)) {
+    // The dispatcher logs its line after the receiver has answered: wait for both.
+    const done = () =>
+      /demo receiver \/hooks: usr_demo_1 .* signature verified → 200/.test(output) &&
+      /✓ delivered\s+dlv_/.test(output);
+    while (!done()) {
       if (Date.now() > deadline) throw new Error(`no demo delivery within 60 s:\n${output}`);
       await new Promise((r) => setTimeout(r, 100));
     }
