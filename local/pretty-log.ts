@@ -49,6 +49,7 @@ export function prettyLog(
     write(parts.join('  '));
   };
   return {
+    debugEnabled: () => minLevel === 'debug',
     debug: (m, f) => (minLevel === 'debug' ? line('debug', m, f) : undefined),
     info: (m, f) => line('info', m, f),
     warn: (m, f) => line('warn', m, f),

@@ -16,7 +16,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { parseArgs } from 'node:util';
+import { Logger } from '@aws-lambda-powertools/logger';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { powertoolsLog } from '../lambdas/adapters/logger';
 import { ENV, loadConfig } from '../lambdas/config';
 import { DEFAULT_HEADER_PREFIX } from '../lambdas/core/constants';
 import { createHandler } from '../lambdas/dispatcher/handler';
@@ -130,10 +132,18 @@ async function main(): Promise<void> {
     // Short, so a change made with the CLI shows at once on a laptop.
     [ENV.connectionCacheTtlMs]: process.env[ENV.connectionCacheTtlMs] ?? '1000',
   });
-  const wired = wireDispatcher(config, {
-    ca,
-    deps: values['json-logs'] ? {} : { log: prettyLog((l) => out(`  dispatcher ${l}`), colour) },
-  });
+  // On a laptop every delivery is worth a line: the log runs at DEBUG, where the dispatcher
+  // writes its per-delivery success line (at the deployed default, INFO, it writes none).
+  const log = values['json-logs']
+    ? powertoolsLog(
+        new Logger({
+          serviceName: 'webhook-dispatcher',
+          // POWERTOOLS_LOG_LEVEL, when set, still decides.
+          ...(process.env.POWERTOOLS_LOG_LEVEL ? {} : { logLevel: 'DEBUG' as const }),
+        }),
+      )
+    : prettyLog((l) => out(`  dispatcher ${l}`), colour, 'debug');
+  const wired = wireDispatcher(config, { ca, deps: { log } });
   const runner = startRunner({
     sqs: new SQSClient({}),
     queueUrl: resources.queueUrl,

@@ -1,6 +1,6 @@
 /** The core's Log port on Powertools Logger: one JSON line per call, fields merged in. */
 
-import { Logger } from '@aws-lambda-powertools/logger';
+import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import type { Log } from '../core/types';
 
 export function powertoolsLog(
@@ -8,6 +8,8 @@ export function powertoolsLog(
 ): Log & { logger: Logger } {
   return {
     logger,
+    // Sampling (POWERTOOLS_LOGGER_SAMPLE_RATE) and setLogLevel change the level: asked every time.
+    debugEnabled: () => logger.level <= LogLevelThreshold.DEBUG,
     debug: (message, fields) => logger.debug(message, fields ?? {}),
     info: (message, fields) => logger.info(message, fields ?? {}),
     warn: (message, fields) => logger.warn(message, fields ?? {}),

@@ -15,11 +15,12 @@ export function attemptSortKey(deliveryId: string, attempt: number): string {
 
 /** The DynamoDB item of a record: keys added, the sparse failure index only on final failures. */
 export function attemptItem(record: AttemptRecord): Record<string, unknown> {
-  const item: Record<string, unknown> = {
-    ...record,
-    [ATTEMPTS_TABLE.sortKey]: attemptSortKey(record.deliveryId, record.attempt),
-  };
-  for (const [key, value] of Object.entries(item)) if (value === undefined) delete item[key];
+  const item: Record<string, unknown> = {};
+  for (const key in record) {
+    const value = record[key as keyof AttemptRecord];
+    if (value !== undefined) item[key] = value;
+  }
+  item[ATTEMPTS_TABLE.sortKey] = attemptSortKey(record.deliveryId, record.attempt);
   if (record.final && record.outcome !== 'delivered') {
     item[ATTEMPTS_TABLE.finalFailuresIndex.partitionKey] = record.requestedAt.slice(0, 10);
     item[ATTEMPTS_TABLE.finalFailuresIndex.sortKey] = `${record.requestedAt}#${record.deliveryId}`;
@@ -28,9 +29,11 @@ export function attemptItem(record: AttemptRecord): Record<string, unknown> {
 }
 
 /** DynamoDB's item size: attribute name bytes plus value bytes (numbers approximated from above). */
-export function itemSize(item: Record<string, unknown>): number {
+export function itemSize(item: object): number {
   let size = 0;
-  for (const [name, value] of Object.entries(item)) {
+  for (const name in item) {
+    const value = (item as Record<string, unknown>)[name];
+    if (value === undefined) continue;
     size += Buffer.byteLength(name, 'utf8');
     if (typeof value === 'string') size += Buffer.byteLength(value, 'utf8');
     else if (typeof value === 'number')
@@ -42,19 +45,55 @@ export function itemSize(item: Record<string, unknown>): number {
 }
 
 /**
+ * The item size of a successful attempt's record, without building the item: the record's
+ * attributes plus the sort key (a success has no index attributes).
+ */
+export function deliveredItemSize(record: AttemptRecord): number {
+  const sortKeyBytes =
+    Buffer.byteLength(record.deliveryId, 'utf8') + 1 + Math.max(4, String(record.attempt).length);
+  return itemSize(record) + ATTEMPTS_TABLE.sortKey.length + sortKeyBytes;
+}
+
+/**
+ * What a successful attempt's item takes besides its ids, target and snippet: the attribute
+ * names (145 bytes with the sort key's), the fixed words and times (event, method, outcome,
+ * requestedAt, final, test: 56), five numbers (≤ 12 bytes each here) and the sort key's
+ * `#` and attempt digits (≤ 11). Rounded up.
+ */
+const DELIVERED_FIXED_BYTES = 300;
+
+/**
+ * True when a successful attempt's item is certainly within one write unit, measured without
+ * a byte count: ids are ASCII (their formats allow nothing else), and any other character
+ * takes at most 3 UTF-8 bytes per UTF-16 code unit.
+ */
+export function certainlyOneWriteUnit(record: AttemptRecord): boolean {
+  const bound =
+    DELIVERED_FIXED_BYTES +
+    record.deliveryId.length * 2 +
+    record.eventId.length +
+    record.connectionId.length +
+    record.applicationId.length +
+    record.userId.length +
+    3 * (record.target.length + (record.responseSnippet?.length ?? 0));
+  return bound <= WRITE_UNIT_BYTES;
+}
+
+/**
  * Trims a successful attempt's response snippet, then its target, until the item fits one
  * write unit. Failed attempts keep their full 1 KiB snippet: it is what an operator reads.
  */
 export function fitRecord(record: AttemptRecord): AttemptRecord {
   if (record.outcome !== 'delivered') return record;
-  let over = itemSize(attemptItem(record)) - WRITE_UNIT_BYTES;
+  if (certainlyOneWriteUnit(record)) return record;
+  let over = deliveredItemSize(record) - WRITE_UNIT_BYTES;
   if (over <= 0) return record;
   const fitted = { ...record };
   if (fitted.responseSnippet) {
     const keep = Math.max(0, Buffer.byteLength(fitted.responseSnippet, 'utf8') - over);
     fitted.responseSnippet = truncateUtf8(fitted.responseSnippet, keep);
     if (!fitted.responseSnippet) delete fitted.responseSnippet;
-    over = itemSize(attemptItem(fitted)) - WRITE_UNIT_BYTES;
+    over = deliveredItemSize(fitted) - WRITE_UNIT_BYTES;
   }
   if (over > 0) {
     // '…' is 3 bytes: make room for it too.

@@ -26,7 +26,7 @@ function parseEvent(m: Record<string, unknown>): EventMessage {
   const payload = buildPayload({ timestamp: m.occurredAt, user: m.user, application: m.application });
   // The body's size is a payload rule too: an event too big to deliver is poison here, where
   // it is dead-lettered with its reason, not a failure at fan-out that SQS would redeliver.
-  serialiseBody(payload);
+  const body = serialiseBody(payload);
   const message: EventMessage = {
     v: 1,
     type: 'event',
@@ -47,7 +47,21 @@ function parseEvent(m: Record<string, unknown>): EventMessage {
     });
     message.connectionIds = [...new Set(ids as string[])];
   }
+  bodies.set(message, body);
   return message;
+}
+
+/** The request body of each event this module has validated: serialised once, while checking. */
+const bodies = new WeakMap<EventMessage, string>();
+
+/** The exact request body of an event (spec §2 field order), the same bytes for every attempt. */
+export function bodyOfEvent(event: EventMessage): string {
+  return (
+    bodies.get(event) ??
+    serialiseBody(
+      buildPayload({ timestamp: event.occurredAt, user: event.user, application: event.application }),
+    )
+  );
 }
 
 function positiveInt(value: unknown): value is number {

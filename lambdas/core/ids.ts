@@ -9,7 +9,7 @@
  *   when an operator has nothing but the delivery id.
  */
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ValidationError } from './errors';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -61,7 +61,7 @@ export function ulid(ms: number, random: Uint8Array): string {
 
 /** The delivery id of one event to one connection: stable across redeliveries of the event. */
 export function deliveryIdFor(eventId: string, connectionId: string, occurredAtMs: number): string {
-  const digest = createHash('sha256').update(eventId).update('\u0000').update(connectionId).digest();
+  const digest = hash('sha256', `${eventId}\u0000${connectionId}`, 'buffer');
   return `dlv_${ulid(occurredAtMs, digest.subarray(0, 10))}_${connectionId}`;
 }
 

@@ -27,6 +27,7 @@ const USER_FIELDS = [
   'createdAt',
   'updatedAt',
 ];
+const KNOWN_USER_FIELDS = new Set(USER_FIELDS);
 const STRING_LIMITS: Record<string, number> = {
   email: 320,
   name: 512,
@@ -104,7 +105,7 @@ function validateMetadata(value: unknown): Metadata {
 export function validateUser(value: unknown): User {
   if (!isPlainObject(value)) throw new ValidationError('user', `must be an object, got ${typeOf(value)}`);
   for (const key of Object.keys(value)) {
-    if (!USER_FIELDS.includes(key)) {
+    if (!KNOWN_USER_FIELDS.has(key)) {
       throw new ValidationError(`user.${key}`, `is not a known field (allowed: ${USER_FIELDS.join(', ')})`);
     }
   }
@@ -182,6 +183,8 @@ export function buildPayload(input: {
 /** Serialises a payload once; the result is the exact request body of every attempt. */
 export function serialiseBody(payload: UserIdentifiedPayload): string {
   const body = JSON.stringify(payload);
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: most bodies need no byte count at all.
+  if (body.length * 3 <= MAX_BODY_BYTES) return body;
   const bytes = Buffer.byteLength(body, 'utf8');
   if (bytes > MAX_BODY_BYTES) {
     throw new ValidationError(

@@ -209,6 +209,11 @@ export interface Clock {
 
 /** Structured logger; fields are merged into the JSON line. */
 export interface Log {
+  /**
+   * Whether a `debug` line would be written now. The core asks before building a line only
+   * DEBUG shows (one per successful delivery); without it, it always builds the line.
+   */
+  debugEnabled?(): boolean;
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;

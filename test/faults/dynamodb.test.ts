@@ -9,7 +9,6 @@ import { type Stack, startStack } from '../../bench/reliability/stack';
 import {
   describeFaults,
   expectNoLoss,
-  FULL,
   publishSteadily,
   report,
   servicesInfo,

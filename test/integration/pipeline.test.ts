@@ -33,19 +33,26 @@ let receivers: Receiver[] = [];
 let harness: Harness;
 const logLines: string[] = [];
 const realStdout = process.stdout.write.bind(process.stdout);
+const realStderr = process.stderr.write.bind(process.stderr);
 
 beforeAll(async () => {
   receivers = await Promise.all(Array.from({ length: 8 }, () => startReceiver()));
-  // Capture every log line the dispatcher writes (Powertools writes JSON lines to stdout).
+  // Capture every log line the dispatcher writes (Powertools writes JSON lines: INFO and
+  // DEBUG to stdout, WARN and ERROR to stderr).
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     logLines.push(String(chunk));
     return realStdout(chunk as string, ...(rest as []));
   }) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    logLines.push(String(chunk));
+    return realStderr(chunk as string, ...(rest as []));
+  }) as typeof process.stderr.write;
   harness = await startHarness({ ports: receivers.map((r) => r.port), attemptTimeoutMs: 1_000 });
 });
 
 afterAll(async () => {
   process.stdout.write = realStdout;
+  process.stderr.write = realStderr;
   await harness?.stop();
   await Promise.all(receivers.map((r) => r.close()));
 });
@@ -197,19 +204,25 @@ describe('delivery pipeline on the local emulators', () => {
     expect(receivers[0]!.requests.length).toBe(before);
   });
 
-  it('writes structured JSON logs with ids and outcome, and never a secret or custom header value', async () => {
+  it('writes structured JSON logs with ids and outcome for failed attempts, none per success at INFO, and never a secret or custom header value', async () => {
     const lines = logLines
       .join('')
       .split('\n')
-      .filter((l) => l.startsWith('{'));
-    const delivered = lines.map((l) => JSON.parse(l)).filter((l) => l.message === 'delivered');
-    expect(delivered.length).toBeGreaterThan(0);
-    expect(delivered[0]).toMatchObject({
-      level: 'INFO',
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    // The default level is INFO: a successful delivery is in the attempt log, not in the logs.
+    expect(lines.filter((l) => l.message === 'delivered')).toEqual([]);
+    const failed = lines.filter((l) => l.message === 'attempt failed; retry scheduled');
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed[0]).toMatchObject({
+      level: 'WARN',
       deliveryId: expect.stringMatching(/^dlv_/),
       connectionId: expect.stringMatching(/^con_/),
+      eventId: expect.stringMatching(/^evt_/),
       attempt: expect.any(Number),
-      outcome: 'delivered',
+      outcome: 'http_error',
+      statusCode: expect.any(Number),
+      nextAttemptAt: expect.any(String),
     });
     const all = logLines.join('');
     expect(all).not.toContain('receiver-api-key-123');

@@ -12,22 +12,19 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Readable } from 'node:stream';
 import type { Dispatcher, Agent as UndiciAgent } from 'undici';
 import { RESPONSE_SNIPPET_BYTES } from '../../core/constants';
 import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
 import type { AttemptResult, HttpSender, OutboundRequest } from '../../core/types';
 
 /*
- * The two undici modules the sender uses, required directly. undici's index also loads
- * fetch, WebSocket, EventSource, the mock and cache layers, none of which the dispatcher
- * calls: a fifth of the bundle and part of every cold start (docs/performance.md). The paths
- * are undici's own (8.x, pinned in package.json): an upgrade that moves them fails the
- * build and every sender test, never silently.
+ * undici's Agent, required directly. undici's index also loads fetch, WebSocket,
+ * EventSource, the mock and cache layers, none of which the dispatcher calls: a fifth of the
+ * bundle and part of every cold start (docs/performance.md). The path is undici's own (8.x,
+ * pinned in package.json): an upgrade that moves it fails the build and every sender test,
+ * never silently. Requests go through `Agent#dispatch`, undici's documented low-level API.
  */
 const Agent: typeof UndiciAgent = require('undici/lib/dispatcher/agent.js');
-const request: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData> =
-  require('undici/lib/api/api-request.js');
 
 /** Resolves a host name to all its addresses (injectable for tests: a stub resolver). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -95,6 +92,8 @@ const MAX_KNOWN_DESTINATIONS = 1_000;
 
 interface Destination {
   url: URL;
+  /** `https://host:port`, as the pool is keyed. */
+  origin: string;
   /** Path and query, as the request line sends them. */
   path: string;
   /** Why the URL is refused before any connection, if it is. */
@@ -129,49 +128,44 @@ export class UndiciSender implements HttpSender {
     return this.agent.close();
   }
 
-  async send(req: OutboundRequest): Promise<AttemptResult> {
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    const { url, path, refusal } = this.destination(req.url);
-    if (refusal) return { kind: 'blocked', durationMs: 0, error: refusal };
-
-    const signal = AbortSignal.timeout(req.timeoutMs);
-    try {
-      const res = await untilAborted(
-        request.call(this.agent, {
-          origin: url.origin,
-          path,
-          method: req.method,
-          headers: req.headers,
-          body: req.body,
-          signal,
-          // The signal is the deadline; undici's own timers only back it up.
-          headersTimeout: req.timeoutMs + 1_000,
-          bodyTimeout: req.timeoutMs + 1_000,
-        }),
-        signal,
-      );
-      const snippet = await readSnippet(res.body, RESPONSE_SNIPPET_BYTES);
-      return { kind: 'response', status: res.statusCode, snippet, durationMs: elapsed() };
-    } catch (error) {
-      if (signal.aborted) {
-        return {
-          kind: 'timeout',
-          durationMs: elapsed(),
-          error: `no complete response within ${req.timeoutMs} ms`,
-        };
-      }
-      const refused = findRefusal(error);
-      if (refused) return { kind: 'blocked', durationMs: elapsed(), error: refused.message };
-      return { kind: 'network', durationMs: elapsed(), error: describeNetworkError(error, url) };
+  send(req: OutboundRequest): Promise<AttemptResult> {
+    const destination = this.destination(req.url);
+    if (destination.refusal) {
+      return Promise.resolve({ kind: 'blocked', durationMs: 0, error: destination.refusal });
     }
+    return new Promise((resolve) => {
+      const exchange = new Exchange(destination.url, req.timeoutMs, resolve);
+      try {
+        this.agent.dispatch(
+          {
+            origin: destination.origin,
+            path: destination.path,
+            method: req.method,
+            headers: req.headers,
+            body: req.body,
+            // The exchange's own timer is the deadline; undici's only back it up.
+            headersTimeout: req.timeoutMs + 1_000,
+            bodyTimeout: req.timeoutMs + 1_000,
+          },
+          exchange,
+        );
+      } catch (error) {
+        // undici refuses some requests before dispatching them (a header value it cannot send).
+        exchange.onResponseError(undefined, error as Error);
+      }
+    });
   }
 
   private destination(href: string): Destination {
     let known = this.destinations.get(href);
     if (!known) {
       const url = new URL(href);
-      known = { url, path: `${url.pathname}${url.search}`, refusal: this.staticRefusal(url) };
+      known = {
+        url,
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        refusal: this.staticRefusal(url),
+      };
       if (this.destinations.size >= MAX_KNOWN_DESTINATIONS) this.destinations.clear();
       this.destinations.set(href, known);
     }
@@ -188,64 +182,117 @@ export class UndiciSender implements HttpSender {
   }
 }
 
-/**
- * undici acts on an abort only once the request has a connection, so a receiver that
- * accepts TCP and never finishes TLS would hold the attempt until the connect timeout. The
- * deadline must cover connecting too: the attempt ends when the signal fires, and the
- * request left behind is failed by undici as soon as it connects or gives up.
- */
-function untilAborted(
-  pending: Promise<Dispatcher.ResponseData>,
-  signal: AbortSignal,
-): Promise<Dispatcher.ResponseData> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    pending.then(
-      (res) => {
-        signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) res.body.destroy();
-        resolve(res);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+/** Why an exchange was cut short by the sender itself (never reported as a network error). */
+class ExchangeEndedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExchangeEndedError';
+  }
 }
 
 /**
- * Reads at most `limit` bytes of a body, then drops the connection rather than buffer the
- * rest. Plain stream events rather than `for await`, whose iterator set-up costs a few µs per
- * response on the hot path (docs/performance.md).
+ * One attempt on the wire, as an undici dispatch handler: the status, at most 1 KiB of the
+ * body, and one deadline for the whole exchange. No response stream is made: the body is
+ * read from the parser's chunks directly (a stream per response was a third of the sender's
+ * CPU, docs/performance.md).
+ *
+ * The deadline covers connecting too. undici hands a request its controller only once it has
+ * a connection, so a receiver that accepts TCP and never finishes TLS would otherwise hold
+ * the attempt until the connect timeout: the attempt ends when the timer fires, and the
+ * request left behind is aborted as soon as undici starts it (or fails on its own).
  */
-function readSnippet(body: Readable, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = () => {
-      body.off('data', onData);
-      resolve(
-        Buffer.concat(chunks, size)
-          .toString('utf8')
-          .replace(/\uFFFD+$/, ''),
-      );
-    };
-    const onData = (chunk: Buffer) => {
-      const room = limit - size;
-      chunks.push(chunk.length >= room ? chunk.subarray(0, room) : chunk);
-      size += Math.min(chunk.length, room);
-      if (size < limit) return;
-      body.destroy();
-      finish();
-    };
-    body.on('data', onData);
-    body.once('end', finish);
-    // Stays attached after `finish`: a body destroyed early still emits undici's abort error,
-    // which must be heard (by a promise already settled, so it changes nothing).
-    body.once('error', reject);
-  });
+class Exchange implements Dispatcher.DispatchHandler {
+  private readonly started = performance.now();
+  private readonly timer: NodeJS.Timeout;
+  private controller: Dispatcher.DispatchController | undefined;
+  private settled = false;
+  private status = 0;
+  private chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(
+    private readonly url: URL,
+    private readonly timeoutMs: number,
+    private readonly resolve: (result: AttemptResult) => void,
+  ) {
+    this.timer = setTimeout(() => this.onDeadline(), timeoutMs);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Started after the deadline (it waited for a connection): it goes no further.
+    if (this.settled) controller.abort(new ExchangeEndedError('the attempt already ended'));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    // 1xx responses are interim: the final status follows.
+    if (statusCode >= 200) this.status = statusCode;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    const room = RESPONSE_SNIPPET_BYTES - this.size;
+    this.chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+    this.size += Math.min(chunk.length, room);
+    if (this.size < RESPONSE_SNIPPET_BYTES) return;
+    // Enough to keep: drop the connection rather than read (or buffer) the rest.
+    this.finish();
+    controller.abort(new ExchangeEndedError('response snippet complete'));
+  }
+
+  onResponseEnd(): void {
+    if (!this.settled) this.finish();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    if (this.settled) return;
+    const refused = findRefusal(error);
+    if (refused) this.settle({ kind: 'blocked', durationMs: this.elapsed(), error: refused.message });
+    else
+      this.settle({
+        kind: 'network',
+        durationMs: this.elapsed(),
+        error: describeNetworkError(error, this.url),
+      });
+  }
+
+  private onDeadline(): void {
+    if (this.settled) return;
+    this.settle({
+      kind: 'timeout',
+      durationMs: this.elapsed(),
+      error: `no complete response within ${this.timeoutMs} ms`,
+    });
+    this.controller?.abort(new ExchangeEndedError(`deadline of ${this.timeoutMs} ms reached`));
+  }
+
+  private finish(): void {
+    this.settle({
+      kind: 'response',
+      status: this.status,
+      snippet: this.snippet(),
+      durationMs: this.elapsed(),
+    });
+  }
+
+  /** The kept bytes as text, without a character cut in half at the end. */
+  private snippet(): string {
+    if (this.size === 0) return '';
+    const bytes = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    const text = bytes.toString('utf8');
+    return text.endsWith('\uFFFD') ? text.replace(/\uFFFD+$/, '') : text;
+  }
+
+  private elapsed(): number {
+    return Math.round(performance.now() - this.started);
+  }
+
+  private settle(result: AttemptResult): void {
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.chunks = [];
+    this.resolve(result);
+  }
 }
 
 function findRefusal(error: unknown): EgressRefusedError | undefined {

@@ -1,4 +1,11 @@
-import { attemptItem, attemptSortKey, fitRecord, itemSize } from '../../../lambdas/core/attempt-record';
+import {
+  attemptItem,
+  attemptSortKey,
+  certainlyOneWriteUnit,
+  deliveredItemSize,
+  fitRecord,
+  itemSize,
+} from '../../../lambdas/core/attempt-record';
 import type { AttemptRecord } from '../../../lambdas/core/types';
 
 const base: AttemptRecord = {
@@ -48,6 +55,59 @@ describe('attempt items', () => {
     const fitted = fitRecord(long);
     expect(itemSize(attemptItem(fitted))).toBeLessThanOrEqual(1024);
     expect(fitted.target.startsWith('https://crm.example.com/')).toBe(true);
+  });
+
+  it('size a successful attempt without building its item, exactly as the item measures', () => {
+    const records: AttemptRecord[] = [
+      base,
+      { ...base, attempt: 12, responseSnippet: undefined, statusCode: 204 },
+      {
+        ...base,
+        attempt: 3,
+        test: true,
+        target: 'https://hooks.example.org/ü/ß?x=1',
+        responseSnippet: 'ok ✓',
+      },
+      { ...base, attempt: 10_000, durationMs: 29_999 },
+    ];
+    for (const r of records) expect(deliveredItemSize(r)).toBe(itemSize(attemptItem(r)));
+  });
+
+  it('skip measuring only records that certainly fit, even with the longest ids and numbers', () => {
+    const id = (prefix: string, n: number) => `${prefix}_${'A'.repeat(n)}`;
+    const connectionId = id('con', 64);
+    const worst: AttemptRecord = {
+      ...base,
+      deliveryId: `dlv_${'0'.repeat(26)}_${connectionId}`,
+      attempt: 999_999,
+      eventId: id('evt', 128),
+      connectionId,
+      applicationId: id('app', 128),
+      userId: id('usr', 128),
+      method: 'PATCH',
+      durationMs: 2 ** 31,
+      statusCode: 299,
+      expiresAt: 99_999_999_999,
+      test: true,
+      target: 'https://h.example/',
+      responseSnippet: '',
+    };
+    for (let extra = 0; extra < 300; extra += 1) {
+      const r = { ...worst, responseSnippet: '€'.repeat(extra) };
+      if (certainlyOneWriteUnit(r)) expect(itemSize(attemptItem(r))).toBeLessThanOrEqual(1024);
+    }
+    expect(certainlyOneWriteUnit(base)).toBe(true);
+    expect(certainlyOneWriteUnit({ ...base, responseSnippet: 'x'.repeat(300) })).toBe(false);
+  });
+
+  it('trim a success at exactly one write unit only when it is over', () => {
+    const at = (extra: number) => ({
+      ...base,
+      responseSnippet: 'x'.repeat(1024 - itemSize(attemptItem(base)) + 17 + extra),
+    });
+    expect(itemSize(attemptItem(at(0)))).toBe(1024);
+    expect(fitRecord(at(0)).responseSnippet).toBe(at(0).responseSnippet);
+    expect(itemSize(attemptItem(fitRecord(at(1))))).toBe(1024);
   });
 
   it('keep the whole snippet of a failed attempt (it is what an operator reads)', () => {
