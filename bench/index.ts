@@ -19,7 +19,7 @@ import { measureOverhead, RECEIVER_HOST } from './overhead';
 import { measureSigning } from './signing';
 import { startChild } from './support/child';
 import type { BenchResults } from './support/results';
-import { fmt } from './support/stats';
+import { fmt, ratio } from './support/stats';
 import { measureVolume } from './volume';
 
 const MEASUREMENTS = ['overhead', 'signing', 'endToEnd', 'coldStart', 'volume'] as const;
@@ -68,6 +68,26 @@ function printTable(results: BenchResults): void {
       fmt(o.bare.cpuMicrosPerDelivery),
       `${o.cpuRatio}`,
     ]);
+    if (o.sender) {
+      rows.push([
+        '  HTTP part alone: UndiciSender, full headers (deliveries/s)',
+        fmt(o.sender.deliveriesPerSecond),
+        fmt(o.bare.deliveriesPerSecond),
+        `${o.senderThroughputRatio}`,
+      ]);
+      rows.push([
+        '  HTTP part alone: CPU µs/delivery',
+        fmt(o.sender.cpuMicrosPerDelivery),
+        fmt(o.bare.cpuMicrosPerDelivery),
+        `${ratio(o.sender.cpuMicrosPerDelivery, o.bare.cpuMicrosPerDelivery)}`,
+      ]);
+      rows.push([
+        "  the core's own work (dispatcher − HTTP part), CPU µs/delivery",
+        fmt(o.coreCpuMicrosPerDelivery),
+        '',
+        '',
+      ]);
+    }
     rows.push([
       'heap bytes allocated/delivery',
       fmt(o.dispatcher.heapBytesPerDelivery),

@@ -8,8 +8,11 @@
  * done, as an invocation handles an SQS batch (`npm run bench` uses one lane: one
  * invocation's batch, batchConcurrency 10). The dispatcher side is `createDispatcher` with
  * in-memory ports, the real UndiciSender, real signing and classification, and the real
- * Powertools log (its output counted, not printed). Rounds alternate sides; the figures are
- * the medians.
+ * Powertools log (its output counted, not printed). A third side splits the difference: the
+ * same UndiciSender alone, sending each delivery's full signed header set (built before the
+ * round, not timed), so the gap shows how much is HTTP and how much is the core's own work
+ * (parsing and validating the event, the delivery id, signing, the attempt record). Rounds
+ * rotate the sides; the figures are the medians.
  */
 
 import { cpuUsage } from 'node:process';
@@ -17,6 +20,7 @@ import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { Agent, request } from 'undici';
 import { egressLookup, type Resolver, UndiciSender } from '../lambdas/adapters/http/sender';
 import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
+import { buildHeaders } from '../lambdas/core/headers';
 import { BATCH_SIZE } from './support/constants';
 import {
   bodyOf,
@@ -25,6 +29,7 @@ import {
   eventRecords,
   HEADER_PREFIX,
   memoryPorts,
+  SECRET,
 } from './support/fixtures';
 import { median, ratio, round } from './support/stats';
 
@@ -53,11 +58,17 @@ export interface OverheadFigures {
   deliveriesPerRound: number;
   rounds: number;
   dispatcher: SideFigures;
+  /** UndiciSender alone with the full header set: the HTTP part of the dispatcher side. */
+  sender: SideFigures;
   bare: SideFigures;
   /** dispatcher deliveries/s ÷ bare deliveries/s (target ≥ 0.90). */
   throughputRatio: number;
   cpuRatio: number;
   heapRatio: number;
+  /** sender-alone deliveries/s ÷ bare deliveries/s. */
+  senderThroughputRatio: number;
+  /** Dispatcher minus sender-alone CPU: the core's work per delivery, µs. */
+  coreCpuMicrosPerDelivery: number;
   /** Powertools bytes written per delivery during the dispatcher rounds (INFO). */
   logBytesPerDelivery: number;
 }
@@ -131,6 +142,31 @@ export async function measureOverhead(options: OverheadOptions): Promise<Overhea
     if (delivered !== records.length)
       throw new Error(`dispatcher delivered ${delivered} of ${records.length}: is the receiver up?`);
   };
+  const senderRound = async (requests: Array<{ body: string; headers: Record<string, string> }>) => {
+    await inLanes(requests.length, options.lanes, async (from, count) => {
+      await Promise.all(
+        requests.slice(from, from + count).map(async ({ body, headers }) => {
+          const result = await sender.send({ method: 'POST', url, headers, body, timeoutMs: 30_000 });
+          if (result.kind !== 'response' || result.status !== 200)
+            throw new Error(`sender alone got ${JSON.stringify(result)}`);
+        }),
+      );
+    });
+  };
+  /** Each delivery's signed headers, as the dispatcher would send them (built untimed). */
+  const signed = (bodies: string[]) =>
+    bodies.map((body, i) => ({
+      body,
+      headers: buildHeaders({
+        prefix: HEADER_PREFIX,
+        secret: SECRET,
+        body,
+        timestampMs: Date.now(),
+        deliveryId: `dlv_01JD3XQ4Z8K2M5N7P9R1S3T5V7_${connection.connectionId}`,
+        attempt: 1 + (i % 4),
+        custom: connection.headers,
+      }),
+    }));
   const bareRound = async (bodies: string[]) => {
     await inLanes(bodies.length, options.lanes, async (from, count) => {
       await Promise.all(
@@ -148,25 +184,29 @@ export async function measureOverhead(options: OverheadOptions): Promise<Overhea
     });
   };
 
-  const rounds = { dispatcher: [] as Round[], bare: [] as Round[] };
+  const rounds = { dispatcher: [] as Round[], sender: [] as Round[], bare: [] as Round[] };
+  const SIDES = ['dispatcher', 'sender', 'bare'] as const;
   capture.start(false);
   let logBytes = 0;
   try {
     // Warm-up: JIT, TLS sessions and both pools, not measured.
     const warm = eventRecords(app, Math.min(500, options.deliveries));
     await dispatcherRound(warm);
+    await senderRound(signed(warm.map(bodyOf)));
     await bareRound(warm.map(bodyOf));
     for (let i = 0; i < options.rounds; i++) {
       const records = eventRecords(app, options.deliveries);
       const bodies = records.map(bodyOf);
+      const requests = signed(bodies);
       const before = capture.bytes;
-      // Alternate which side goes first, so a slow patch of the machine hits both.
-      const sides = i % 2 === 0 ? (['dispatcher', 'bare'] as const) : (['bare', 'dispatcher'] as const);
-      for (const side of sides) {
+      // Rotate which side goes first, so a slow patch of the machine hits every side.
+      for (let k = 0; k < SIDES.length; k++) {
+        const side = SIDES[(i + k) % SIDES.length]!;
         if (side === 'dispatcher') {
           rounds.dispatcher.push(await measure(() => dispatcherRound(records)));
           logBytes += capture.bytes - before;
-        } else rounds.bare.push(await measure(() => bareRound(bodies)));
+        } else if (side === 'sender') rounds.sender.push(await measure(() => senderRound(requests)));
+        else rounds.bare.push(await measure(() => bareRound(bodies)));
       }
     }
   } finally {
@@ -181,15 +221,21 @@ export async function measureOverhead(options: OverheadOptions): Promise<Overhea
   });
   const dispatcherFigures = figures(rounds.dispatcher);
   const bareFigures = figures(rounds.bare);
+  const senderFigures = figures(rounds.sender);
   return {
     concurrency: options.lanes * BATCH_SIZE,
     deliveriesPerRound: options.deliveries,
     rounds: options.rounds,
     dispatcher: dispatcherFigures,
+    sender: senderFigures,
     bare: bareFigures,
     throughputRatio: ratio(dispatcherFigures.deliveriesPerSecond, bareFigures.deliveriesPerSecond),
     cpuRatio: ratio(dispatcherFigures.cpuMicrosPerDelivery, bareFigures.cpuMicrosPerDelivery),
     heapRatio: ratio(dispatcherFigures.heapBytesPerDelivery, bareFigures.heapBytesPerDelivery),
+    senderThroughputRatio: ratio(senderFigures.deliveriesPerSecond, bareFigures.deliveriesPerSecond),
+    coreCpuMicrosPerDelivery: round(
+      dispatcherFigures.cpuMicrosPerDelivery - senderFigures.cpuMicrosPerDelivery,
+    ),
     logBytesPerDelivery: round(logBytes / (options.rounds * options.deliveries)),
   };
 }
