@@ -29,10 +29,10 @@ export interface Figures {
   cpuMicrosPerDelivery: number;
   /** Write units of one delivery, indexes included, by kind. */
   writeUnits: Record<DeliveryKind, number>;
-  /** Bytes the dispatcher logs for one delivery, by kind, at the default level (INFO)… */
+  /** Bytes the dispatcher logs for one delivery, by kind, at the default level (INFO: no line for a success)… */
   logBytes: Record<DeliveryKind, number>;
-  /** …and at WARN, the documented quiet level (no line for a success). */
-  logBytesAtWarn: Record<DeliveryKind, number>;
+  /** …and at DEBUG, which adds one line per delivered attempt. */
+  logBytesAtDebug: Record<DeliveryKind, number>;
   /** Bytes of the messages on the queues: the published event, a retry, a dead letter. */
   messageBytes: { event: number; retry: number; deadLetter: number };
 }
@@ -54,7 +54,7 @@ export interface Assumptions {
   /** Lambda's own START/END/REPORT lines per invocation, bytes. */
   platformLogBytesPerInvocation: number;
   /** Log level of the dispatcher. */
-  logLevel: 'INFO' | 'WARN';
+  logLevel: 'INFO' | 'DEBUG';
 }
 
 /**
@@ -225,7 +225,7 @@ export function scenarioCost(
   const lambda = lambdaUsage(scenario.mix, deliveries, figures, a);
   const writeUnits = weighted(scenario.mix, figures.writeUnits) * deliveries;
   const logBytes =
-    weighted(scenario.mix, a.logLevel === 'INFO' ? figures.logBytes : figures.logBytesAtWarn) * deliveries +
+    weighted(scenario.mix, a.logLevel === 'INFO' ? figures.logBytes : figures.logBytesAtDebug) * deliveries +
     lambda.invocations * a.platformLogBytesPerInvocation;
   const logGb = logBytes / GIB;
   const lines: LineItem[] = [

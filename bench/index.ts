@@ -165,7 +165,7 @@ function printTable(results: BenchResults): void {
         `${kind}: ${d.attempts} attempt(s), item bytes ${d.itemBytes.join('/')}`,
         `${d.writeUnits} WCU${d.indexWriteUnits ? ` (${d.indexWriteUnits} index)` : ''}`,
         `${d.logBytes} B log`,
-        `${d.logBytesAtWarn} B at WARN`,
+        `${d.logBytesAtDebug} B at DEBUG`,
       ]);
     }
   }

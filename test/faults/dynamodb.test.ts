@@ -6,15 +6,7 @@
  * nothing sent twice, and the attempt log ends up with exactly the attempts the receivers saw.
  */
 import { type Stack, startStack } from '../../bench/reliability/stack';
-import {
-  describeFaults,
-  expectNoLoss,
-  publishSteadily,
-  report,
-  servicesInfo,
-  size,
-  sleep,
-} from './helpers';
+import { describeFaults, expectNoLoss, publishSteadily, report, servicesInfo, size, sleep } from './helpers';
 
 const WINDOW_MS = size(2_500, 6_000);
 const EVENTS = size(40, 120);

@@ -18,8 +18,8 @@ import { PRICES, type Prices } from '../../bench/prices';
 const figures: Figures = {
   cpuMicrosPerDelivery: 1_000,
   writeUnits: { healthy: 1, failing: 5, hanging: 5 },
-  logBytes: { healthy: 400, failing: 2_000, hanging: 2_000 },
-  logBytesAtWarn: { healthy: 0, failing: 2_000, hanging: 2_000 },
+  logBytes: { healthy: 0, failing: 2_000, hanging: 2_000 },
+  logBytesAtDebug: { healthy: 400, failing: 2_000, hanging: 2_000 },
   messageBytes: { event: 600, retry: 900, deadLetter: 1_100 },
 };
 const prices: Prices = {
@@ -107,17 +107,21 @@ describe('cost of a million deliveries', () => {
     expect(line('SQS requests').dollars).toBeCloseTo(0.48);
     expect(line('Lambda requests').dollars).toBeCloseTo(0.02);
     expect(line('DynamoDB').dollars).toBeCloseTo(0.625);
-    const logBytes = 400 * 1_000_000 + 100_000 * a.platformLogBytesPerInvocation;
+    const logBytes = 100_000 * a.platformLogBytesPerInvocation;
     expect(line('CloudWatch Logs').dollars).toBeCloseTo((logBytes / 1024 ** 3) * 0.5);
     expect(cost.total).toBeCloseTo(cost.lines.reduce((sum, l) => sum + l.dollars, 0));
   });
 
-  it("writes the failed deliveries' extra units and drops success lines at WARN", () => {
+  it("writes the failed deliveries' extra units, and success lines only at DEBUG", () => {
     const cost = scenarioCost(failing, figures, prices, a);
     expect(cost.lines.find((l) => l.service.startsWith('DynamoDB'))!.quantity).toBeCloseTo(1_400_000);
-    const quiet = scenarioCost(healthy, figures, prices, { ...a, logLevel: 'WARN' });
+    const quiet = scenarioCost(healthy, figures, prices, a);
     expect(quiet.lines.find((l) => l.service.startsWith('CloudWatch'))!.quantity).toBeCloseTo(
       (100_000 * a.platformLogBytesPerInvocation) / 1024 ** 3,
+    );
+    const verbose = scenarioCost(healthy, figures, prices, { ...a, logLevel: 'DEBUG' });
+    expect(verbose.lines.find((l) => l.service.startsWith('CloudWatch'))!.quantity).toBeCloseTo(
+      (400 * 1_000_000 + 100_000 * a.platformLogBytesPerInvocation) / 1024 ** 3,
     );
   });
 
