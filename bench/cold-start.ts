@@ -17,7 +17,7 @@ import { BATCH_SIZE, DEFAULT_MEMORY_MB } from './support/constants';
 import { median, ratio, round } from './support/stats';
 
 const ROOT = resolve(__dirname, '..');
-const ESBUILD = join(ROOT, 'node_modules', '.bin', 'esbuild');
+export const ESBUILD = join(ROOT, 'node_modules', '.bin', 'esbuild');
 const PROBE = join(ROOT, 'bench', 'cold-start', 'probe.mjs');
 const SDK_ENTRY = join(ROOT, 'bench', 'cold-start', 'sdk-clients.ts');
 

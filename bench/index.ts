@@ -8,14 +8,16 @@
  *   npm run bench -- --quick               # fewer rounds: a smoke run, not figures to publish
  */
 
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { DISPATCHER_BUNDLING } from '../lib/webhook-delivery';
 import { createLocalPki } from '../local/tls';
-import { measureColdStart } from './cold-start';
+import { ESBUILD, esbuildArgs, measureColdStart } from './cold-start';
 import { measureEndToEnd } from './end-to-end';
-import { measureOverhead, RECEIVER_HOST } from './overhead';
+import { type OverheadFigures, type OverheadOptions, RECEIVER_HOST } from './overhead';
 import { measureSigning } from './signing';
 import { startChild } from './support/child';
 import type { BenchResults } from './support/results';
@@ -26,22 +28,41 @@ const MEASUREMENTS = ['overhead', 'signing', 'endToEnd', 'coldStart', 'volume'] 
 type Measurement = (typeof MEASUREMENTS)[number];
 const OUT_DIR = resolve(__dirname, '..', 'bench-results');
 
+/**
+ * (1) runs from a bundle built with the deployed dispatcher's esbuild options, in its own
+ * process (bench/overhead-process.ts says why).
+ */
 async function overhead(quick: boolean) {
-  const dir = mkdtempSync(join(tmpdir(), 'webhooks-bench-tls-'));
+  const dir = mkdtempSync(join(tmpdir(), 'webhooks-bench-overhead-'));
   const pki = createLocalPki({ hosts: [RECEIVER_HOST] });
   writeFileSync(join(dir, 'cert.pem'), pki.certPem);
   writeFileSync(join(dir, 'key.pem'), pki.keyPem, { mode: 0o600 });
+  const bundleFile = join(dir, 'overhead', 'index.mjs');
+  execFileSync(
+    ESBUILD,
+    [
+      ...esbuildArgs(DISPATCHER_BUNDLING, join(__dirname, 'overhead-process.ts'), bundleFile),
+      '--log-level=warning',
+    ],
+    { cwd: resolve(__dirname, '..'), stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   const receiver = await startChild<{ port: number }>('bench/support/receiver-process.ts', {
     env: { BENCH_TLS_CERT_FILE: join(dir, 'cert.pem'), BENCH_TLS_KEY_FILE: join(dir, 'key.pem') },
   });
   try {
-    return await measureOverhead({
+    const options: OverheadOptions = {
       port: receiver.ready.port,
       caPem: pki.caPem,
       deliveries: quick ? 500 : 3_000,
       rounds: quick ? 3 : 9,
       lanes: 1,
+    };
+    const out = execFileSync(process.execPath, [bundleFile, JSON.stringify(options)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      timeout: 5 * 60_000,
     });
+    return JSON.parse(out.trim().split('\n').at(-1)!) as OverheadFigures;
   } finally {
     await receiver.stop();
     rmSync(dir, { recursive: true, force: true });
