@@ -99,6 +99,11 @@ export interface DispatcherOptions {
   egress: EgressPolicy;
 }
 
+/** An invocation as the core carries it through a batch: whether success lines are written. */
+interface Run extends Invocation {
+  debugLines?: boolean;
+}
+
 /** One SQS record as the core sees it. */
 export interface InputRecord {
   messageId: string;
@@ -134,6 +139,9 @@ export interface Dispatcher {
 
 export function createDispatcher(deps: DispatcherDeps, options: DispatcherOptions): Dispatcher {
   const { clock, log } = deps;
+  // Success lines are DEBUG only: asking first spares building them, and the logger's own
+  // per-call work, at INFO (docs/performance.md).
+  const debugEnabled = () => log.debugEnabled?.() ?? true;
   const timeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const limit = createLimiter(options.concurrency);
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -195,6 +203,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     result: AttemptResult,
     decision: Decision,
     sensitive: string[],
+    debugLines = false,
   ): Promise<AttemptRecord> {
     const ids = {
       connectionId: delivery.connectionId,
@@ -250,7 +259,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       // Nearly every delivery ends here, and its attempt record already holds all of it: the
       // line is written at DEBUG only (docs/performance.md, log bytes per delivery). Asking
       // first spares building it, and the logger's own per-call work, at INFO.
-      if (log.debugEnabled?.() ?? true) {
+      if (debugLines) {
         log.debug('delivered', {
           ...ids,
           outcome: rec.outcome,
@@ -367,6 +376,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
         result,
         decision,
         sensitive,
+        (invocation as Run).debugLines ?? debugEnabled(),
       );
     });
   }
@@ -528,7 +538,9 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
 
   return {
     async processBatch(records, invocation) {
-      const settled = await Promise.allSettled(records.map((r) => processRecord(r, invocation)));
+      // Asked once per batch: the level changes between invocations (sampling), not within one.
+      const run: Run = { remainingMs: () => invocation.remainingMs(), debugLines: debugEnabled() };
+      const settled = await Promise.allSettled(records.map((r) => processRecord(r, run)));
       const failures: string[] = [];
       settled.forEach((result, i) => {
         if (result.status === 'fulfilled') return;

@@ -17,13 +17,20 @@ function fail(field: string, problem: string): never {
   throw new ValidationError(field, problem);
 }
 
+const OCCURRED_AT_RULE = 'must be an ISO 8601 UTC date-time with milliseconds, e.g. 2026-11-21T14:53:00.123Z';
+
 function parseEvent(m: Record<string, unknown>): EventMessage {
   if (!isEventId(m.eventId)) fail('eventId', 'is required and must look like evt_<id>');
   if (m.event !== EVENT_KIND) fail('event', `must be "${EVENT_KIND}", got ${JSON.stringify(m.event)}`);
-  if (!isIsoUtc(m.occurredAt, true)) {
-    fail('occurredAt', 'must be an ISO 8601 UTC date-time with milliseconds, e.g. 2026-11-21T14:53:00.123Z');
+  if (typeof m.occurredAt !== 'string') fail('occurredAt', OCCURRED_AT_RULE);
+  let payload: ReturnType<typeof buildPayload>;
+  try {
+    // occurredAt becomes the payload timestamp, whose rule buildPayload checks (once).
+    payload = buildPayload({ timestamp: m.occurredAt, user: m.user, application: m.application });
+  } catch (error) {
+    if (error instanceof ValidationError && error.field === 'timestamp') fail('occurredAt', OCCURRED_AT_RULE);
+    throw error;
   }
-  const payload = buildPayload({ timestamp: m.occurredAt, user: m.user, application: m.application });
   // The body's size is a payload rule too: an event too big to deliver is poison here, where
   // it is dead-lettered with its reason, not a failure at fan-out that SQS would redeliver.
   const body = serialiseBody(payload);

@@ -82,6 +82,7 @@ describe('parseMessage', () => {
     ],
     [JSON.stringify({ ...event, eventId: 'x' }), 'invalid_message', 'eventId'],
     [JSON.stringify({ ...event, occurredAt: 'now' }), 'invalid_message', 'occurredAt'],
+    [JSON.stringify({ ...event, occurredAt: 1_732_200_000_000 }), 'invalid_message', 'occurredAt'],
     [JSON.stringify({ ...event, user: { email: 'a@b.c' } }), 'invalid_payload', 'user.id'],
     [JSON.stringify({ ...event, application: { id: 'app_1' } }), 'invalid_payload', 'application.name'],
     [JSON.stringify({ ...event, connectionIds: [] }), 'invalid_message', 'connectionIds'],

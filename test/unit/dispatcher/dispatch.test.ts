@@ -354,6 +354,31 @@ describe('batch behaviour', () => {
     expect(state.records[0]!.responseSnippet).toBe('you sent [redacted] and [redacted]');
   });
 
+  it('writes no line for a success unless the log is at DEBUG, where it writes one compact line', async () => {
+    const quiet = fakes([connection('con_a')]);
+    quiet.deps.log.debugEnabled = () => false;
+    await createDispatcher(quiet.deps, options).processBatch([record(eventMessage())], plenty);
+    expect(quiet.state.records.map((r) => r.outcome)).toEqual(['delivered']);
+    expect(quiet.state.logs).toEqual([]);
+
+    const verbose = fakes([connection('con_a')]);
+    verbose.deps.log.debugEnabled = () => true;
+    await createDispatcher(verbose.deps, options).processBatch([record(eventMessage())], plenty);
+    expect(verbose.state.logs).toEqual([
+      {
+        level: 'debug',
+        message: 'delivered',
+        fields: expect.objectContaining({
+          deliveryId: verbose.state.records[0]!.deliveryId,
+          connectionId: 'con_a',
+          attempt: 1,
+          outcome: 'delivered',
+          statusCode: 200,
+        }),
+      },
+    ]);
+  });
+
   it('keeps a successful attempt record within one write unit even with a long response', async () => {
     const { dispatcher, state } = setup([connection('con_a')], () => ok(200, 'x'.repeat(1024)));
     await dispatcher.processBatch([record(eventMessage())], plenty);
