@@ -15,7 +15,7 @@ import {
   SendMessageBatchCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { AttemptRecord, Connection, EventMessage } from '../../lambdas/core/types';
 import { WebhookManagement } from '../../lambdas/management';
@@ -260,20 +260,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const id of ids) extra.delete(id);
     const all: AttemptRecord[] = [];
     for (const connectionId of [...ids, ...extra]) {
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: resources.attemptsTable,
-            KeyConditionExpression: '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': ATTEMPTS_TABLE.partitionKey },
-            ExpressionAttributeValues: { ':pk': connectionId },
-            ExclusiveStartKey: start,
-          }),
-        );
-        all.push(...((page.Items ?? []) as AttemptRecord[]));
-        start = page.LastEvaluatedKey;
-      } while (start);
+      const pages = paginateQuery(
+        { client: doc },
+        {
+          TableName: resources.attemptsTable,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': ATTEMPTS_TABLE.partitionKey },
+          ExpressionAttributeValues: { ':pk': connectionId },
+        },
+      );
+      for await (const page of pages) all.push(...((page.Items ?? []) as AttemptRecord[]));
     }
     return all;
   }

@@ -1,6 +1,6 @@
 /** The operator's three questions of the attempt log (DESIGN.md §5), each a Query. */
 
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../adapters/dynamodb/connection-store';
 import { ValidationError } from '../core/errors';
 import { connectionIdOf, isConnectionId } from '../core/ids';
@@ -33,13 +33,11 @@ export class Attempts {
 
   private async collect(input: QueryCommandInput, limit: number): Promise<AttemptRecord[]> {
     const items: AttemptRecord[] = [];
-    let start: Record<string, unknown> | undefined;
     let pages = 0;
-    do {
-      const out = await this.doc.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-      items.push(...((out.Items ?? []) as AttemptRecord[]));
-      start = out.LastEvaluatedKey;
-    } while (start && items.length < limit && ++pages < MAX_PAGES);
+    for await (const page of paginateQuery({ client: this.doc }, input)) {
+      items.push(...((page.Items ?? []) as AttemptRecord[]));
+      if (items.length >= limit || ++pages >= MAX_PAGES) break;
+    }
     return items.slice(0, limit);
   }
 

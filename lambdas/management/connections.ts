@@ -18,7 +18,7 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  ScanCommand,
+  paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { DynamoConnectionStore, documentClient } from '../adapters/dynamodb/connection-store';
@@ -155,14 +155,9 @@ export class Connections {
       items = await this.store.listByApplication(filter.applicationId);
     } else {
       items = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await this.doc.send(
-          new ScanCommand({ TableName: this.table, ExclusiveStartKey: start }),
-        );
+      for await (const page of paginateScan({ client: this.doc }, { TableName: this.table })) {
         items.push(...((page.Items ?? []) as Connection[]));
-        start = page.LastEvaluatedKey;
-      } while (start);
+      }
     }
     return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }

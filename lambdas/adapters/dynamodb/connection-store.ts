@@ -1,7 +1,7 @@
 /** ConnectionStore on the DynamoDB connections table (DESIGN.md §5). */
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { Connection, ConnectionStore } from '../../core/types';
 import { CONNECTIONS_TABLE } from '../../tables';
 
@@ -36,21 +36,17 @@ export class DynamoConnectionStore implements ConnectionStore {
   async listByApplication(applicationId: string): Promise<Connection[]> {
     const index = CONNECTIONS_TABLE.byApplicationIndex;
     const items: Connection[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: index.name,
-          KeyConditionExpression: '#app = :app',
-          ExpressionAttributeNames: { '#app': index.partitionKey },
-          ExpressionAttributeValues: { ':app': applicationId },
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...((out.Items ?? []) as Connection[]));
-      start = out.LastEvaluatedKey;
-    } while (start);
+    const pages = paginateQuery(
+      { client: this.client },
+      {
+        TableName: this.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: '#app = :app',
+        ExpressionAttributeNames: { '#app': index.partitionKey },
+        ExpressionAttributeValues: { ':app': applicationId },
+      },
+    );
+    for await (const page of pages) items.push(...((page.Items ?? []) as Connection[]));
     return items;
   }
 }
