@@ -8,7 +8,7 @@ export function powertoolsLog(
 ): Log & { logger: Logger } {
   return {
     logger,
-    // Sampling (POWERTOOLS_LOGGER_SAMPLE_RATE) and setLogLevel change the level: asked every time.
+    // Read when asked: sampling (POWERTOOLS_LOGGER_SAMPLE_RATE) and setLogLevel change the level.
     debugEnabled: () => logger.level <= LogLevelThreshold.DEBUG,
     debug: (message, fields) => logger.debug(message, fields ?? {}),
     info: (message, fields) => logger.info(message, fields ?? {}),

@@ -49,9 +49,8 @@ export function itemSize(item: object): number {
  * attributes plus the sort key (a success has no index attributes).
  */
 export function deliveredItemSize(record: AttemptRecord): number {
-  const sortKeyBytes =
-    Buffer.byteLength(record.deliveryId, 'utf8') + 1 + Math.max(4, String(record.attempt).length);
-  return itemSize(record) + ATTEMPTS_TABLE.sortKey.length + sortKeyBytes;
+  const sortKey = attemptSortKey(record.deliveryId, record.attempt);
+  return itemSize(record) + ATTEMPTS_TABLE.sortKey.length + Buffer.byteLength(sortKey, 'utf8');
 }
 
 /**

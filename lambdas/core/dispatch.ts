@@ -99,9 +99,9 @@ export interface DispatcherOptions {
   egress: EgressPolicy;
 }
 
-/** An invocation as the core carries it through a batch: whether success lines are written. */
+/** An invocation as the core carries it: its time left, and whether success lines are written. */
 interface Run extends Invocation {
-  debugLines?: boolean;
+  debugLines: boolean;
 }
 
 /** One SQS record as the core sees it. */
@@ -139,9 +139,15 @@ export interface Dispatcher {
 
 export function createDispatcher(deps: DispatcherDeps, options: DispatcherOptions): Dispatcher {
   const { clock, log } = deps;
-  // Success lines are DEBUG only: asking first spares building them, and the logger's own
-  // per-call work, at INFO (docs/performance.md).
-  const debugEnabled = () => log.debugEnabled?.() ?? true;
+  /**
+   * Success lines are DEBUG only: asking first spares building them, and the logger's own
+   * per-call work, at INFO (docs/performance.md). Asked once per invocation: the level
+   * changes between invocations (sampling), not within one.
+   */
+  const runOf = (invocation: Invocation): Run => ({
+    remainingMs: () => invocation.remainingMs(),
+    debugLines: log.debugEnabled?.() ?? true,
+  });
   const timeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const limit = createLimiter(options.concurrency);
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -319,7 +325,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     delivery: DeliveryMessage,
     connection: Connection,
     facts: EventFacts,
-    invocation: Invocation,
+    invocation: Run,
   ): Promise<AttemptRecord> {
     const ids = {
       connectionId: delivery.connectionId,
@@ -376,12 +382,12 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
         result,
         decision,
         sensitive,
-        (invocation as Run).debugLines ?? debugEnabled(),
+        invocation.debugLines,
       );
     });
   }
 
-  async function deliverQueued(delivery: DeliveryMessage, invocation: Invocation): Promise<void> {
+  async function deliverQueued(delivery: DeliveryMessage, invocation: Run): Promise<void> {
     const facts = factsOf(delivery.body);
     const connection = await infra('connections.get', { connectionId: delivery.connectionId }, () =>
       deps.connections.get(delivery.connectionId),
@@ -450,7 +456,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     );
   }
 
-  async function fanOut(event: EventMessage, invocation: Invocation): Promise<void> {
+  async function fanOut(event: EventMessage, invocation: Run): Promise<void> {
     const body = bodyOfEvent(event);
     const facts: EventFacts = {
       applicationId: event.application.id,
@@ -502,7 +508,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     if (failed) throw failed.reason;
   }
 
-  async function processRecord(record: InputRecord, invocation: Invocation): Promise<void> {
+  async function processRecord(record: InputRecord, invocation: Run): Promise<void> {
     let message: ReturnType<typeof parseMessage>;
     try {
       message = parseMessage(record.body);
@@ -538,8 +544,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
 
   return {
     async processBatch(records, invocation) {
-      // Asked once per batch: the level changes between invocations (sampling), not within one.
-      const run: Run = { remainingMs: () => invocation.remainingMs(), debugLines: debugEnabled() };
+      const run = runOf(invocation);
       const settled = await Promise.allSettled(records.map((r) => processRecord(r, run)));
       const failures: string[] = [];
       settled.forEach((result, i) => {
@@ -559,7 +564,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       return { failures };
     },
     attemptOnce(delivery, connection, invocation) {
-      return attempt(delivery, connection, factsOf(delivery.body), invocation);
+      return attempt(delivery, connection, factsOf(delivery.body), runOf(invocation));
     },
   };
 }
