@@ -387,36 +387,23 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     });
   }
 
+  /** Attempts a delivery to its target, or settles it with the reason the target is refused. */
+  function deliverTo(delivery: DeliveryMessage, target: Target, facts: EventFacts, invocation: Run) {
+    return target.refusal
+      ? refuse(delivery, facts, target.connection, ...target.refusal)
+      : attempt(delivery, target.connection!, facts, invocation);
+  }
+
   async function deliverQueued(delivery: DeliveryMessage, invocation: Run): Promise<void> {
     const facts = factsOf(delivery.body);
     const connection = await infra('connections.get', { connectionId: delivery.connectionId }, () =>
       deps.connections.get(delivery.connectionId),
     );
-    if (!connection) {
-      await refuse(
-        delivery,
-        facts,
-        undefined,
-        'connection_missing',
-        `connection ${delivery.connectionId} does not exist`,
-      );
-    } else if (!connection.enabled) {
-      await refuse(
-        delivery,
-        facts,
-        connection,
-        'connection_disabled',
-        `connection ${delivery.connectionId} is disabled`,
-      );
-    } else {
-      await attempt(delivery, connection, facts, invocation);
-    }
+    await deliverTo(delivery, judgeTarget(delivery.connectionId, connection), facts, invocation);
   }
 
   /** The connections an event goes to, with the reason each unusable explicit target is refused. */
-  async function targetsOf(
-    event: EventMessage,
-  ): Promise<Array<{ id: string; connection?: Connection; refusal?: [DeadLetterReason, string] }>> {
+  async function targetsOf(event: EventMessage): Promise<Target[]> {
     const appId = event.application.id;
     if (!event.connectionIds) {
       const all = await infra('connections.listByApplication', {}, () =>
@@ -431,27 +418,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
         const connection = await infra('connections.get', { connectionId: id }, () =>
           deps.connections.get(id),
         );
-        if (!connection)
-          return {
-            id,
-            refusal: ['connection_missing', `connection ${id} does not exist`] as [DeadLetterReason, string],
-          };
-        if (connection.applicationId !== appId) {
-          return {
-            id,
-            refusal: [
-              'connection_invalid',
-              `connection ${id} belongs to another application, not ${appId}`,
-            ] as [DeadLetterReason, string],
-          };
-        }
-        if (!connection.enabled)
-          return {
-            id,
-            connection,
-            refusal: ['connection_disabled', `connection ${id} is disabled`] as [DeadLetterReason, string],
-          };
-        return { id, connection };
+        return judgeTarget(id, connection, appId);
       }),
     );
   }
@@ -487,8 +454,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
           firstAttemptAt,
         };
         try {
-          if (target.refusal) await refuse(delivery, facts, target.connection, ...target.refusal);
-          else await attempt(delivery, target.connection!, facts, invocation);
+          await deliverTo(delivery, target, facts, invocation);
         } catch (error) {
           // Hand this one delivery to the queue on its own, so the event's other
           // connections are not sent again when SQS redelivers.
@@ -567,6 +533,35 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       return attempt(delivery, connection, factsOf(delivery.body), runOf(invocation));
     },
   };
+}
+
+/** A connection a delivery is for, and why it cannot be delivered to, if it cannot. */
+interface Target {
+  id: string;
+  /** Absent when missing, or when it belongs to another application (its URL stays out of this one's log). */
+  connection?: Connection;
+  refusal?: [DeadLetterReason, string];
+}
+
+/**
+ * Judges a looked-up connection: missing, disabled, or (when the event named it explicitly,
+ * `applicationId` given) another application's, is refused with its dead-letter reason.
+ */
+function judgeTarget(id: string, connection: Connection | undefined, applicationId?: string): Target {
+  if (!connection) return { id, refusal: ['connection_missing', `connection ${id} does not exist`] };
+  if (applicationId !== undefined && connection.applicationId !== applicationId) {
+    return {
+      id,
+      refusal: [
+        'connection_invalid',
+        `connection ${id} belongs to another application, not ${applicationId}`,
+      ],
+    };
+  }
+  if (!connection.enabled) {
+    return { id, connection, refusal: ['connection_disabled', `connection ${id} is disabled`] };
+  }
+  return { id, connection };
 }
 
 /**
