@@ -6,6 +6,8 @@
  * which is how local mode points the unchanged adapters at the emulators.
  */
 
+import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from './core/constants';
+
 /** Names of the environment variables the dispatcher reads. The CDK construct sets them. */
 export const ENV = {
   queueUrl: 'WEBHOOKS_QUEUE_URL',
@@ -43,8 +45,8 @@ export interface DispatcherConfig {
 }
 
 export const CONFIG_DEFAULTS = {
-  headerPrefix: 'X-Service',
-  attemptTimeoutMs: 30_000,
+  headerPrefix: DEFAULT_HEADER_PREFIX,
+  attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
   attemptTtlDays: 30,
   batchConcurrency: 10,
   connectionCacheTtlMs: 30_000,

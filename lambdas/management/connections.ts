@@ -22,6 +22,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { DynamoConnectionStore, documentClient } from '../adapters/dynamodb/connection-store';
+import { CONFIG_DEFAULTS } from '../config';
 import { validateMethod, validateUrl } from '../core/connection';
 import { DEFAULT_HEADER_PREFIX } from '../core/constants';
 import type { EgressPolicy } from '../core/egress';
@@ -66,7 +67,7 @@ export class Connections {
     this.sm = options.clients?.secretsManager ?? new SecretsManagerClient({});
     this.table = options.resources.connectionsTable;
     this.egress = {
-      allowedPorts: options.allowedPorts ?? options.resources.allowedPorts ?? [443],
+      allowedPorts: options.allowedPorts ?? options.resources.allowedPorts ?? CONFIG_DEFAULTS.allowedPorts,
       allowLoopback: options.allowLoopback ?? false,
     };
     this.headerPrefix = options.resources.headerPrefix ?? DEFAULT_HEADER_PREFIX;

@@ -11,6 +11,8 @@
  * ```
  */
 
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { AttemptRecord } from '../core/types';
 import { WebhookPublisher } from '../publisher';
@@ -33,18 +35,25 @@ export class WebhookManagement {
   readonly deadLetters: DeadLetterQueue;
   readonly publisher: WebhookPublisher;
 
-  constructor(private readonly options: ManagementOptions) {
-    const sqs = options.clients?.sqs ?? new SQSClient({});
-    const shared = { ...options, clients: { ...options.clients, sqs } };
-    this.connections = new Connections(shared);
-    this.attempts = new Attempts(shared);
-    this.deadLetters = new DeadLetterQueue(shared);
-    this.publisher = new WebhookPublisher({ queueUrl: options.resources.queueUrl, sqsClient: sqs });
+  /** The options with one client per service, shared by every part and every test send. */
+  private readonly shared: ManagementOptions;
+
+  constructor(options: ManagementOptions) {
+    const clients = {
+      sqs: options.clients?.sqs ?? new SQSClient({}),
+      dynamodb: options.clients?.dynamodb ?? new DynamoDBClient({}),
+      secretsManager: options.clients?.secretsManager ?? new SecretsManagerClient({}),
+    };
+    this.shared = { ...options, clients };
+    this.connections = new Connections(this.shared);
+    this.attempts = new Attempts(this.shared);
+    this.deadLetters = new DeadLetterQueue(this.shared);
+    this.publisher = new WebhookPublisher({ queueUrl: options.resources.queueUrl, sqsClient: clients.sqs });
   }
 
   /** One immediate signed test delivery (`test: true` in the attempt log, never retried). */
   async sendTest(connectionId: string): Promise<AttemptRecord> {
     const connection = await this.connections.get(connectionId);
-    return sendTest(this.options, connection);
+    return sendTest(this.shared, connection);
   }
 }

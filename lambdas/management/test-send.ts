@@ -1,7 +1,7 @@
 /** "Send Test" (spec §1): one immediate, signed test delivery to a connection; no retries. */
 
 import { randomBytes } from 'node:crypto';
-import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from '../core/constants';
+import { CONFIG_DEFAULTS } from '../config';
 import { deliveryIdFor, ulid } from '../core/ids';
 import { buildPayload, serialiseBody } from '../core/payload';
 import type { AttemptRecord, Connection, DeliveryMessage, Log } from '../core/types';
@@ -40,12 +40,12 @@ export async function sendTest(options: ManagementOptions, connection: Connectio
       connectionsTable: resources.connectionsTable,
       attemptsTable: resources.attemptsTable,
       secretPrefix: resources.secretPrefix,
-      headerPrefix: resources.headerPrefix ?? DEFAULT_HEADER_PREFIX,
-      attemptTimeoutMs: options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
-      attemptTtlDays: options.attemptTtlDays ?? 30,
+      headerPrefix: resources.headerPrefix ?? CONFIG_DEFAULTS.headerPrefix,
+      attemptTimeoutMs: options.attemptTimeoutMs ?? CONFIG_DEFAULTS.attemptTimeoutMs,
+      attemptTtlDays: options.attemptTtlDays ?? CONFIG_DEFAULTS.attemptTtlDays,
       batchConcurrency: 1,
       connectionCacheTtlMs: 0,
-      allowedPorts: options.allowedPorts ?? resources.allowedPorts ?? [443],
+      allowedPorts: options.allowedPorts ?? resources.allowedPorts ?? CONFIG_DEFAULTS.allowedPorts,
       allowLoopback: options.allowLoopback ?? false,
     },
     { clients: options.clients, ca: options.ca, deps: { log: silent } },
