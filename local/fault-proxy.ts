@@ -23,7 +23,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { LOCAL_HOST } from './listen';
+import { close, LOCAL_HOST, listen } from './listen';
 
 export type FaultKind = 'error' | 'reset' | 'delay';
 
@@ -108,7 +108,7 @@ export async function startFaultProxy(target: string, options: { name?: string }
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await listenOn(server, 0);
+  await listen(server, 0);
   const port = (server.address() as AddressInfo).port;
 
   function match(operation: string): ActiveRule | undefined {
@@ -219,7 +219,7 @@ export async function startFaultProxy(target: string, options: { name?: string }
       reopened = new Promise<void>((resolve) => {
         ended = resolve;
       }).then(async () => {
-        await listenOn(server, port);
+        await listen(server, port);
         record.endedAt = Date.now();
       });
       refusal = {
@@ -245,11 +245,7 @@ export async function startFaultProxy(target: string, options: { name?: string }
     async stop() {
       refusal?.end();
       await reopened.catch(() => {});
-      await new Promise<void>((resolve) => {
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await close(server);
       agent.destroy();
     },
   };
@@ -269,15 +265,4 @@ function answerError(res: ServerResponse, rule: FaultRule, name: string): void {
     'x-amzn-requestid': randomUUID(),
   });
   res.end(body);
-}
-
-function listenOn(server: Server, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
-    server.once('error', onError);
-    server.listen(port, LOCAL_HOST, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
 }
