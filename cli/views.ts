@@ -3,9 +3,9 @@
  * Custom header values are never shown: they often hold credentials (Authorization).
  */
 
+import { ATTEMPTS_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import type { AttemptRecord, Connection } from '../lambdas/core/types';
 import type { DeadLetterEntry } from '../lambdas/management';
-import { ATTEMPTS_TABLE } from '../lambdas/tables';
 import { type Column, keyValues, relativeTime, truncate, when } from './format';
 
 export const HIDDEN = '[hidden]';

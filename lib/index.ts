@@ -1,5 +1,5 @@
 /** Public CDK entry: the reusable construct, the stack, and the stack's output keys. */
-export * from './outputs';
+export * from '../lambdas/stack-outputs';
 export * from './webhook-delivery';
 export * from './webhook-delivery-props';
 export * from './webhook-stack';

@@ -10,8 +10,8 @@ import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { ENV } from '../lambdas/config';
-import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../lambdas/tables';
 import { dispatcherEnvironment } from './dispatcher-environment';
 import {
   BATCH_SIZE,
@@ -67,7 +67,7 @@ export const DISPATCHER_NODE_OPTIONS = '--enable-source-maps';
 const POWERTOOLS_SERVICE_NAME = 'webhook-dispatcher';
 
 /** Fan-out and delivery read a connection by id and the connections of an application. */
-const CONNECTION_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const CONNECTION_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'];
 /** The management backend also lists every connection and saves, changes and deletes them. */
 const CONNECTION_OPERATE_ACTIONS = [
   ...CONNECTION_READ_ACTIONS,
@@ -76,20 +76,13 @@ const CONNECTION_OPERATE_ACTIONS = [
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
 ];
-/** Operators query the attempt log; nobody but the dispatcher writes it. */
-/** Read the attempt log; PutItem lets a test send record its own attempt. */
-const ATTEMPT_OPERATE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:PutItem',
-];
+/** Operators query the attempt log (every read is a Query); PutItem lets a test send record its own attempt. */
+const ATTEMPT_OPERATE_ACTIONS = ['dynamodb:Query', 'dynamodb:PutItem'];
 /** Create a connection's secret, show it, rotate it (new version), delete it with the connection. */
 const SECRET_OPERATE_ACTIONS = [
   'secretsmanager:CreateSecret',
   'secretsmanager:PutSecretValue',
   'secretsmanager:GetSecretValue',
-  'secretsmanager:DescribeSecret',
   'secretsmanager:DeleteSecret',
   'secretsmanager:TagResource',
 ];

@@ -1,8 +1,8 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { STACK_OUTPUTS } from '../lambdas/stack-outputs';
 import { acknowledgeNagFindings } from './nag-acknowledgements';
-import { STACK_OUTPUTS } from './outputs';
 import { WebhookDelivery, type WebhookDeliveryProps, WebhookDeliveryPropsError } from './webhook-delivery';
 
 /** Stack props plus every {@link WebhookDeliveryProps} setting, passed through unchanged. */

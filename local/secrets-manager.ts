@@ -1,8 +1,8 @@
 /**
  * A local Secrets Manager endpoint speaking the AWS JSON 1.1 protocol, so the real
  * `@aws-sdk/client-secrets-manager` (pointed at it with `AWS_ENDPOINT_URL_SECRETS_MANAGER`)
- * works unchanged. It serves exactly the actions the project calls: CreateSecret,
- * GetSecretValue, PutSecretValue, DescribeSecret, DeleteSecret, ListSecrets.
+ * works unchanged. It serves exactly the actions the product calls: CreateSecret,
+ * GetSecretValue, PutSecretValue, DeleteSecret (forced).
  * No emulator for Secrets Manager is in reach (DESIGN.md §6), hence this one.
  */
 import { randomUUID } from 'node:crypto';

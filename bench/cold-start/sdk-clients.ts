@@ -1,6 +1,6 @@
 /**
  * The cold-start baseline: the AWS SDK clients and commands the dispatcher uses, built the
- * way lambdas/dispatcher/wiring.ts builds them, and nothing else. Bundled with the same
+ * way lambdas/wiring.ts builds them, and nothing else. Bundled with the same
  * options as the dispatcher, its module init time is what the SDK alone costs.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The dispatcher under test, wired exactly as production (lambdas/dispatcher/wiring.ts)
+ * The dispatcher under test, wired exactly as production (lambdas/wiring.ts)
  * and driven by the local event-source runner (Lambda's SQS semantics), with two test-only
  * differences: its SDK clients may point at fault proxies, and its log counts lines instead
  * of printing 300 000 of them. Runs in the harness's process or in a child
@@ -11,7 +11,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, loadConfig } from '../../lambdas/config';
 import type { Log } from '../../lambdas/core/types';
 import { createHandler } from '../../lambdas/dispatcher/handler';
-import { type Wired, wireDispatcher } from '../../lambdas/dispatcher/wiring';
+import { type Wired, wireDispatcher } from '../../lambdas/wiring';
 import { type LocalResources, localClientConfig, localQueueUrl } from '../../local/bootstrap';
 import type { LocalEndpoints } from '../../local/emulators';
 import { type BatchReport, type Runner, startRunner } from '../../local/runner';

@@ -16,11 +16,11 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { ATTEMPTS_TABLE } from '../../lambdas/adapters/dynamodb/tables';
 import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { AttemptRecord, Connection, EventMessage } from '../../lambdas/core/types';
 import { WebhookManagement } from '../../lambdas/management';
 import { WebhookPublisher } from '../../lambdas/publisher';
-import { ATTEMPTS_TABLE } from '../../lambdas/tables';
 import { type LocalResources, localClientConfig } from '../../local/bootstrap';
 import { type FaultProxy, startFaultProxy } from '../../local/fault-proxy';
 import { createLocalPki, type LocalPki } from '../../local/tls';

@@ -24,9 +24,6 @@ export const MAX_BODY_BYTES = 256 * 1024;
 /** DESIGN.md §4: at most 1 KiB of a response is kept for the attempt log. */
 export const RESPONSE_SNIPPET_BYTES = 1024;
 
-/** DESIGN.md §5: a successful attempt is one DynamoDB write unit (items up to 1 KB). */
-export const WRITE_UNIT_BYTES = 1024;
-
 /** DESIGN.md §3: the message envelope version this code reads and writes. */
 export const ENVELOPE_VERSION = 1;
 

@@ -9,7 +9,6 @@
  * problem ends in a logged outcome and, when final, in the dead-letter queue.
  */
 
-import { fitRecord } from './attempt-record';
 import { checkConnection, targetOf } from './connection';
 import { ATTEMPT_TIMEOUT_MS, RESPONSE_SNIPPET_BYTES } from './constants';
 import type { EgressPolicy } from './egress';
@@ -259,8 +258,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       };
       await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
     }
-    const fitted = fitRecord(rec);
-    await record(fitted);
+    await record(rec);
     if (decision.action === 'done') {
       // Nearly every delivery ends here, and its attempt record already holds all of it: the
       // line is written at DEBUG only (docs/performance.md, log bytes per delivery). Asking
@@ -274,7 +272,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
           test: rec.test,
         });
       }
-      return fitted;
+      return rec;
     }
     const fields = {
       ...ids,
@@ -290,7 +288,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     };
     if (decision.action === 'retry') log.warn('attempt failed; retry scheduled', fields);
     else log.warn(delivery.test ? 'test send failed' : 'delivery dead-lettered', fields);
-    return fitted;
+    return rec;
   }
 
   /** Settles a delivery that cannot be attempted (deleted, disabled or invalid connection). */

@@ -5,7 +5,7 @@
  */
 
 import { loadConfig } from '../config';
+import { wireDispatcher } from '../wiring';
 import { createHandler } from './handler';
-import { wireDispatcher } from './wiring';
 
 export const handler = createHandler(wireDispatcher(loadConfig()).dispatcher);

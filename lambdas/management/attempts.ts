@@ -1,11 +1,11 @@
 /** The operator's three questions of the attempt log (DESIGN.md §5), each a Query. */
 
 import { type DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../adapters/dynamodb/connection-store';
+import { documentClient } from '../adapters/dynamodb/client';
+import { ATTEMPTS_TABLE } from '../adapters/dynamodb/tables';
 import { ValidationError } from '../core/errors';
 import { connectionIdOf, isConnectionId } from '../core/ids';
 import type { AttemptRecord } from '../core/types';
-import { ATTEMPTS_TABLE } from '../tables';
 import type { ManagementOptions } from './types';
 
 const DAY_MS = 86_400_000;

@@ -21,7 +21,9 @@ import {
   paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { DynamoConnectionStore, documentClient } from '../adapters/dynamodb/connection-store';
+import { documentClient } from '../adapters/dynamodb/client';
+import { DynamoConnectionStore } from '../adapters/dynamodb/connection-store';
+import { CONNECTIONS_TABLE } from '../adapters/dynamodb/tables';
 import { CONFIG_DEFAULTS } from '../config';
 import { validateMethod, validateUrl } from '../core/connection';
 import { DEFAULT_HEADER_PREFIX } from '../core/constants';
@@ -30,7 +32,6 @@ import { ValidationError } from '../core/errors';
 import { validateCustomHeaders } from '../core/headers';
 import { isConnectionId, ulid } from '../core/ids';
 import type { Connection } from '../core/types';
-import { CONNECTIONS_TABLE } from '../tables';
 import { ConflictError, NotFoundError } from './errors';
 import type { CreateConnectionInput, ManagementOptions, UpdateConnectionInput } from './types';
 

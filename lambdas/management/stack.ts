@@ -1,8 +1,8 @@
-/** Finds a deployed stack's resources from its outputs (lib/outputs.ts names them). */
+/** Finds a deployed stack's resources from its outputs (lambdas/stack-outputs.ts names them). */
 
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { STACK_OUTPUTS } from '../../lib/outputs';
 import { WebhookError } from '../core/errors';
+import { STACK_OUTPUTS } from '../stack-outputs';
 import type { WebhookResources } from './types';
 
 export class StackNotFoundError extends WebhookError {

@@ -5,7 +5,7 @@ import { CONFIG_DEFAULTS } from '../config';
 import { deliveryIdFor, ulid } from '../core/ids';
 import { buildPayload, serialiseBody } from '../core/payload';
 import type { AttemptRecord, Connection, DeliveryMessage, Log } from '../core/types';
-import { wireDispatcher } from '../dispatcher/wiring';
+import { wireDispatcher } from '../wiring';
 import type { ManagementOptions } from './types';
 
 const silent: Log = { debug() {}, info() {}, warn() {}, error() {} };

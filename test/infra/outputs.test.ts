@@ -1,5 +1,5 @@
 import { Template } from 'aws-cdk-lib/assertions';
-import { STACK_OUTPUTS } from '../../lib/outputs';
+import { STACK_OUTPUTS } from '../../lambdas/stack-outputs';
 import type { WebhookStack } from '../../lib/webhook-stack';
 import { CUSTOM_PROPS, customStack, defaultStack, logicalId } from './fixtures';
 

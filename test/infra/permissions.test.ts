@@ -66,8 +66,8 @@ describe('dispatcher permissions', () => {
     expect(granted.filter((p) => p.action.includes('*'))).toEqual([]);
   });
 
-  it('reads connections and their byApplication index with GetItem, BatchGetItem and Query only', () => {
-    const read = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'];
+  it('reads connections and their byApplication index with GetItem and Query only', () => {
+    const read = ['dynamodb:GetItem', 'dynamodb:Query'];
     expect(actionsOn(granted, getAtt(ids.connections))).toEqual(read);
     expect(actionsOn(granted, indexArn(ids.connections, 'byApplication'))).toEqual(read);
   });
@@ -151,7 +151,6 @@ describe('grant and bind helpers', () => {
     const connections = logicalId(stack, d.connectionsTable);
     const attempts = logicalId(stack, d.attemptsTable);
     const operate = [
-      'dynamodb:BatchGetItem',
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
@@ -161,13 +160,12 @@ describe('grant and bind helpers', () => {
     ];
     expect(actionsOn(granted, getAtt(connections))).toEqual(operate);
     expect(actionsOn(granted, indexArn(connections, 'byApplication'))).toEqual(operate);
-    const readAttempts = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'];
+    const readAttempts = ['dynamodb:PutItem', 'dynamodb:Query'];
     expect(actionsOn(granted, getAtt(attempts))).toEqual(readAttempts);
     expect(actionsOn(granted, indexArn(attempts, 'finalFailures'))).toEqual(readAttempts);
     expect(actionsOn(granted, stack.resolve(d.secretArnPattern))).toEqual([
       'secretsmanager:CreateSecret',
       'secretsmanager:DeleteSecret',
-      'secretsmanager:DescribeSecret',
       'secretsmanager:GetSecretValue',
       'secretsmanager:PutSecretValue',
       'secretsmanager:TagResource',

@@ -1,5 +1,5 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../../lambdas/tables';
+import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../../lambdas/adapters/dynamodb/tables';
 import type { WebhookStack } from '../../lib/webhook-stack';
 import { customStack, defaultStack, logicalId } from './fixtures';
 

@@ -1,6 +1,10 @@
 /** The management API against the emulators: connections, secrets, test send, attempt log, DLQ. */
 
-import { DescribeSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  GetSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ENV } from '../../lambdas/config';
 import { NotFoundError, ValidationError, WebhookManagement } from '../../lambdas/management';
@@ -135,8 +139,8 @@ describe('WebhookManagement on the emulators', () => {
     await management.connections.delete(con.connectionId);
     await expect(management.connections.get(con.connectionId)).rejects.toBeInstanceOf(NotFoundError);
     await expect(
-      new SecretsManagerClient({}).send(new DescribeSecretCommand({ SecretId: con.secretArn })),
-    ).rejects.toThrow();
+      new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: con.secretArn })),
+    ).rejects.toBeInstanceOf(ResourceNotFoundException);
   });
 
   it('lists dead letters with their reasons and redrives a delivery with a fresh chain', async () => {

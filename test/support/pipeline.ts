@@ -15,11 +15,11 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ATTEMPTS_TABLE } from '../../lambdas/adapters/dynamodb/tables';
 import { ENV, loadConfig } from '../../lambdas/config';
 import type { AttemptRecord, Connection, DeadLetter, Log } from '../../lambdas/core/types';
 import { createHandler } from '../../lambdas/dispatcher/handler';
-import { type Wired, wireDispatcher } from '../../lambdas/dispatcher/wiring';
-import { ATTEMPTS_TABLE } from '../../lambdas/tables';
+import { type Wired, wireDispatcher } from '../../lambdas/wiring';
 import { bootstrapResources, type LocalResources } from '../../local/bootstrap';
 import { type Runner, startRunner } from '../../local/runner';
 import { testPki } from './https-receiver';

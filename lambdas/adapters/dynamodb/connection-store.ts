@@ -1,20 +1,14 @@
 /** ConnectionStore on the DynamoDB connections table (DESIGN.md §5). */
 
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { Connection, ConnectionStore } from '../../core/types';
-import { CONNECTIONS_TABLE } from '../../tables';
+import { documentClient } from './client';
+import { CONNECTIONS_TABLE } from './tables';
 
 export interface DynamoConnectionStoreOptions {
   tableName: string;
   /** A document client; one is built from the default chain when absent (STYLE.md rule 2). */
   client?: DynamoDBDocumentClient;
-}
-
-export function documentClient(client?: DynamoDBClient): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(client ?? new DynamoDBClient({}), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
 }
 
 export class DynamoConnectionStore implements ConnectionStore {

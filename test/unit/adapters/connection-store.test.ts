@@ -1,7 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { DynamoConnectionStore, documentClient } from '../../../lambdas/adapters/dynamodb/connection-store';
+import { documentClient } from '../../../lambdas/adapters/dynamodb/client';
+import { DynamoConnectionStore } from '../../../lambdas/adapters/dynamodb/connection-store';
 import type { Connection } from '../../../lambdas/core/types';
 
 const doc = mockClient(DynamoDBDocumentClient);

@@ -1,7 +1,9 @@
 /**
  * Output keys of the webhook stack. The CLI, local tooling and deploy scripts find the
  * stack's resources by these keys (`aws cloudformation describe-stacks`), so they are a
- * public interface: renaming one breaks every tool that reads it.
+ * public interface: renaming one breaks every tool that reads it. Runtime code (the management
+ * library) reads them and lib/ writes them, so they live here and lib/ imports them: a Lambda
+ * bundle never pulls in the CDK construct.
  */
 export const STACK_OUTPUTS = {
   /** URL of the delivery queue that upstream services publish events to. */

@@ -1,22 +1,24 @@
 /**
- * Builds the dispatcher from configuration: production adapters around the core. The
- * Lambda handler calls this once at module scope; local mode and integration tests call it
- * with their own config and, where they must, an extra trusted CA or a stub resolver.
+ * Builds the delivery core from configuration: production adapters around it. Shared by the
+ * dispatcher Lambda (once at module scope), the management library's test sends, local mode
+ * and the test harness, so none of them reaches into another's folder. Tests pass their own
+ * config and, where they must, an extra trusted CA or a stub resolver.
  */
 
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoAttemptLog } from '../adapters/dynamodb/attempt-log';
-import { DynamoConnectionStore, documentClient } from '../adapters/dynamodb/connection-store';
-import { type Resolver, UndiciSender } from '../adapters/http/sender';
-import { powertoolsLog } from '../adapters/logger';
-import { SecretsManagerSigningSecrets } from '../adapters/secrets/signing-secrets';
-import { SqsQueues } from '../adapters/sqs/queues';
-import type { DispatcherConfig } from '../config';
-import { cachedConnections } from '../core/cached-connections';
-import { createDispatcher, type Dispatcher, type DispatcherDeps } from '../core/dispatch';
-import type { Clock } from '../core/types';
+import { DynamoAttemptLog } from './adapters/dynamodb/attempt-log';
+import { documentClient } from './adapters/dynamodb/client';
+import { DynamoConnectionStore } from './adapters/dynamodb/connection-store';
+import { type Resolver, UndiciSender } from './adapters/http/sender';
+import { powertoolsLog } from './adapters/logger';
+import { SecretsManagerSigningSecrets } from './adapters/secrets/signing-secrets';
+import { SqsQueues } from './adapters/sqs/queues';
+import type { DispatcherConfig } from './config';
+import { cachedConnections } from './core/cached-connections';
+import { createDispatcher, type Dispatcher, type DispatcherDeps } from './core/dispatch';
+import type { Clock } from './core/types';
 
 export interface WiringOptions {
   clients?: { dynamodb?: DynamoDBClient; sqs?: SQSClient; secretsManager?: SecretsManagerClient };

@@ -1,12 +1,16 @@
 /**
- * Shapes attempt-log items (DESIGN.md §5) and keeps a successful attempt within one
- * DynamoDB write unit: the item, keys included, stays at or under 1 KB.
+ * The attempt log's storage format (DESIGN.md §5): an attempt record as a DynamoDB item, and
+ * a successful attempt kept within one DynamoDB write unit (the item, keys included, stays at
+ * or under 1 KB). DynamoDB's sizing rules live here, beside the item they measure, not in the
+ * core: another attempt log (or another store) would have its own.
  */
 
-import { ATTEMPTS_TABLE } from '../tables';
-import { WRITE_UNIT_BYTES } from './constants';
-import { truncateUtf8 } from './redact';
-import type { AttemptRecord } from './types';
+import { truncateUtf8 } from '../../core/redact';
+import type { AttemptRecord } from '../../core/types';
+import { ATTEMPTS_TABLE } from './tables';
+
+/** DESIGN.md §5: a successful attempt is one DynamoDB write unit (items up to 1 KB). */
+export const WRITE_UNIT_BYTES = 1024;
 
 /** Sort key of an attempt: delivery id, then the attempt number zero-padded so it sorts. */
 export function attemptSortKey(deliveryId: string, attempt: number): string {
@@ -28,7 +32,11 @@ export function attemptItem(record: AttemptRecord): Record<string, unknown> {
   return item;
 }
 
-/** DynamoDB's item size: attribute name bytes plus value bytes (numbers approximated from above). */
+/**
+ * DynamoDB's item size: attribute name bytes plus value bytes. Numbers are counted from above
+ * (every digit, not only significant ones, plus 2), so the size is never under-counted; the
+ * unit test checks it against DynamoDB's own rules, computed independently.
+ */
 export function itemSize(item: object): number {
   let size = 0;
   for (const name in item) {

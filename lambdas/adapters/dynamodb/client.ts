@@ -1,0 +1,14 @@
+/** The DynamoDB document client every DynamoDB adapter and the management library share. */
+
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * A document client around `client`, or around one built from the default chain when none is
+ * given (STYLE.md rule 2). Undefined attributes are left out of items rather than refused.
+ */
+export function documentClient(client?: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client ?? new DynamoDBClient({}), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}

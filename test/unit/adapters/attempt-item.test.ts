@@ -1,0 +1,225 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
+import {
+  attemptItem,
+  attemptSortKey,
+  certainlyOneWriteUnit,
+  deliveredItemSize,
+  fitRecord,
+  itemSize,
+} from '../../../lambdas/adapters/dynamodb/attempt-item';
+import type { AttemptRecord } from '../../../lambdas/core/types';
+
+const base: AttemptRecord = {
+  deliveryId: 'dlv_01JD3XQ4Z8K2M5N7P9R1S3T5V7_con_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+  attempt: 1,
+  eventId: 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+  connectionId: 'con_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+  applicationId: 'app_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+  userId: 'usr_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+  event: 'user.identified',
+  method: 'POST',
+  target: 'https://crm.example.com/webhooks/identify',
+  requestedAt: '2026-11-21T15:00:00.000Z',
+  durationMs: 87,
+  outcome: 'delivered',
+  statusCode: 200,
+  responseSnippet: '{"received":true}',
+  final: true,
+  expiresAt: 1_766_329_200,
+};
+
+describe('attempt items', () => {
+  it('sort attempts of a delivery in order, newest delivery last', () => {
+    expect(attemptSortKey('dlv_A', 2) < attemptSortKey('dlv_A', 10)).toBe(true);
+    expect(attemptSortKey('dlv_A', 9999) < attemptSortKey('dlv_B', 1)).toBe(true);
+  });
+
+  it('carry the sparse final-failure keys only on a final failure', () => {
+    expect(attemptItem(base)).not.toHaveProperty('failedOn');
+    expect(attemptItem({ ...base, outcome: 'http_error', final: false })).not.toHaveProperty('failedOn');
+    expect(attemptItem({ ...base, outcome: 'http_error', final: true })).toMatchObject({
+      failedOn: '2026-11-21',
+      failedKey: `2026-11-21T15:00:00.000Z#${base.deliveryId}`,
+    });
+  });
+
+  it('keep a typical successful attempt well under one write unit', () => {
+    expect(itemSize(attemptItem(base))).toBeLessThan(700);
+  });
+
+  it('trim a successful attempt with a 1 KiB response and a long URL to one write unit', () => {
+    const long = {
+      ...base,
+      responseSnippet: 'é'.repeat(512),
+      target: `https://crm.example.com/${'p'.repeat(1500)}`,
+    };
+    const fitted = fitRecord(long);
+    expect(itemSize(attemptItem(fitted))).toBeLessThanOrEqual(1024);
+    expect(fitted.target.startsWith('https://crm.example.com/')).toBe(true);
+  });
+
+  it('size a successful attempt without building its item, exactly as the item measures', () => {
+    const records: AttemptRecord[] = [
+      base,
+      { ...base, attempt: 12, responseSnippet: undefined, statusCode: 204 },
+      {
+        ...base,
+        attempt: 3,
+        test: true,
+        target: 'https://hooks.example.org/ü/ß?x=1',
+        responseSnippet: 'ok ✓',
+      },
+      { ...base, attempt: 10_000, durationMs: 29_999 },
+    ];
+    for (const r of records) expect(deliveredItemSize(r)).toBe(itemSize(attemptItem(r)));
+  });
+
+  it('skip measuring only records that certainly fit, even with the longest ids and numbers', () => {
+    const id = (prefix: string, n: number) => `${prefix}_${'A'.repeat(n)}`;
+    const connectionId = id('con', 64);
+    const worst: AttemptRecord = {
+      ...base,
+      deliveryId: `dlv_${'0'.repeat(26)}_${connectionId}`,
+      attempt: 999_999,
+      eventId: id('evt', 128),
+      connectionId,
+      applicationId: id('app', 128),
+      userId: id('usr', 128),
+      method: 'PATCH',
+      durationMs: 2 ** 31,
+      statusCode: 299,
+      expiresAt: 99_999_999_999,
+      test: true,
+      target: 'https://h.example/',
+      responseSnippet: '',
+    };
+    for (let extra = 0; extra < 300; extra += 1) {
+      const r = { ...worst, responseSnippet: '€'.repeat(extra) };
+      if (certainlyOneWriteUnit(r)) expect(itemSize(attemptItem(r))).toBeLessThanOrEqual(1024);
+    }
+    expect(certainlyOneWriteUnit(base)).toBe(true);
+    expect(certainlyOneWriteUnit({ ...base, responseSnippet: 'x'.repeat(300) })).toBe(false);
+  });
+
+  it('trim a success at exactly one write unit only when it is over', () => {
+    const at = (extra: number) => ({
+      ...base,
+      responseSnippet: 'x'.repeat(1024 - itemSize(attemptItem(base)) + 17 + extra),
+    });
+    expect(itemSize(attemptItem(at(0)))).toBe(1024);
+    expect(fitRecord(at(0)).responseSnippet).toBe(at(0).responseSnippet);
+    expect(itemSize(attemptItem(fitRecord(at(1))))).toBe(1024);
+  });
+
+  it('keep the whole snippet of a failed attempt (it is what an operator reads)', () => {
+    const failed = {
+      ...base,
+      outcome: 'http_error' as const,
+      final: false,
+      responseSnippet: 'x'.repeat(1024),
+    };
+    expect(fitRecord(failed).responseSnippet).toHaveLength(1024);
+  });
+});
+
+/**
+ * DynamoDB's item size computed independently of the adapter, from the marshalled item
+ * (the attribute types the SDK sends), by the rules DynamoDB documents
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html):
+ * name bytes + value bytes; strings are UTF-8; booleans and nulls 1 byte; a number takes one
+ * byte per two significant digits plus one (digits are stored in base-100 pairs aligned on
+ * the decimal point, so an odd alignment costs a byte more: dynalite's reading of the same
+ * rule), negative numbers one more.
+ */
+function dynamoItemSize(item: Record<string, unknown>): number {
+  let size = 0;
+  for (const [name, value] of Object.entries(marshall(item, { removeUndefinedValues: true }))) {
+    size += Buffer.byteLength(name, 'utf8');
+    if ('S' in value) size += Buffer.byteLength(value.S!, 'utf8');
+    else if ('N' in value) size += numberSize(value.N!);
+    else if ('BOOL' in value || 'NULL' in value) size += 1;
+    else throw new Error(`no rule for attribute ${name} in this oracle`);
+  }
+  return size;
+}
+
+function numberSize(text: string): number {
+  const negative = text.startsWith('-');
+  const [whole = '', fraction = ''] = text.replace('-', '').split('.');
+  const digits = `${whole}${fraction}`;
+  const first = digits.search(/[1-9]/);
+  if (first < 0) return 1;
+  const significant = digits.slice(first).replace(/0+$/, '');
+  // Exponent of the first significant digit, as in d.ddd × 10^e.
+  const exponent = whole.length - 1 - first;
+  const n = significant.length;
+  const pairAligned = n % 2 === 1 || Math.abs(exponent) % 2 === 1;
+  return 1 + Math.ceil(n / 2) + (pairAligned ? 0 : 1) + (negative ? 1 : 0);
+}
+
+describe('attempt item size against DynamoDB’s rules', () => {
+  /** A deterministic spread of records: non-ASCII text, numbers of every magnitude. */
+  function records(): AttemptRecord[] {
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed;
+    };
+    const texts = ['ok', '{"received":true}', 'é', '€uro', '𝄞 clef', 'x'.repeat(300), 'ü'.repeat(200)];
+    const out: AttemptRecord[] = [];
+    for (let i = 0; i < 200; i++) {
+      const outcome = i % 3 === 0 ? 'http_error' : 'delivered';
+      out.push({
+        ...base,
+        attempt: 1 + (next() % 10_000),
+        durationMs: next() % 10 ** (i % 9),
+        statusCode: 100 + (next() % 500),
+        expiresAt: 1_700_000_000 + next(),
+        outcome,
+        final: i % 2 === 0,
+        ...(i % 5 === 0 ? { test: true } : {}),
+        target: `https://crm.example.com/${texts[next() % texts.length]}`,
+        responseSnippet: texts[next() % texts.length],
+      });
+    }
+    return out;
+  }
+
+  it('never counts an item smaller than DynamoDB does, and at most 2 bytes per number larger', () => {
+    for (const record of records()) {
+      const item = attemptItem(record);
+      const numbers = Object.values(item).filter((v) => typeof v === 'number').length;
+      const real = dynamoItemSize(item);
+      expect(itemSize(item)).toBeGreaterThanOrEqual(real);
+      expect(itemSize(item) - real).toBeLessThanOrEqual(2 * numbers);
+    }
+  });
+
+  it('counts strings and names in UTF-8 bytes, exactly as DynamoDB does', () => {
+    const item = { ü: 'é€𝄞', sk: 'dlv_A#0001', ok: true };
+    expect(itemSize(item)).toBe(dynamoItemSize(item));
+    expect(dynamoItemSize(item)).toBe(2 + 9 + 2 + 10 + 2 + 1);
+  });
+
+  it('sizes numbers in base-100 digit pairs plus one byte (the oracle’s own check)', () => {
+    expect(numberSize('0')).toBe(1);
+    expect(numberSize('7')).toBe(2); // 07
+    expect(numberSize('12')).toBe(2); // 12
+    expect(numberSize('1000')).toBe(2); // 10 00: trailing zeros are not stored
+    expect(numberSize('1.2')).toBe(3); // 01 . 20
+    expect(numberSize('12345')).toBe(4); // 01 23 45
+    expect(numberSize('-12')).toBe(3);
+  });
+
+  it('keeps every fitted success within one write unit by DynamoDB’s count', () => {
+    for (const record of records()) {
+      const long = {
+        ...record,
+        outcome: 'delivered' as const,
+        responseSnippet: `${record.responseSnippet}${'é'.repeat(600)}`,
+        target: `${record.target}/${'p'.repeat(700)}`,
+      };
+      expect(dynamoItemSize(attemptItem(fitRecord(long)))).toBeLessThanOrEqual(1024);
+    }
+  });
+});

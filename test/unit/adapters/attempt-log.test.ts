@@ -1,0 +1,53 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { itemSize } from '../../../lambdas/adapters/dynamodb/attempt-item';
+import { DynamoAttemptLog } from '../../../lambdas/adapters/dynamodb/attempt-log';
+import { documentClient } from '../../../lambdas/adapters/dynamodb/client';
+import type { AttemptRecord } from '../../../lambdas/core/types';
+
+const doc = mockClient(DynamoDBDocumentClient);
+const log = () =>
+  new DynamoAttemptLog({ tableName: 'attempts', client: documentClient(new DynamoDBClient({})) });
+
+const delivered: AttemptRecord = {
+  deliveryId: 'dlv_01JD3XQ4Z8K2M5N7P9R1S3T5V7_con_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+  attempt: 1,
+  eventId: 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+  connectionId: 'con_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+  applicationId: 'app_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+  userId: 'usr_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+  event: 'user.identified',
+  method: 'POST',
+  target: 'https://crm.example.com/webhooks/identify',
+  requestedAt: '2026-11-21T15:00:00.000Z',
+  durationMs: 87,
+  outcome: 'delivered',
+  statusCode: 200,
+  responseSnippet: 'x'.repeat(1024),
+  final: true,
+  expiresAt: 1_766_329_200,
+};
+
+beforeEach(() => doc.reset());
+
+describe('DynamoAttemptLog.append', () => {
+  it('writes a success with a 1 KiB response as one write unit, keeping most of the snippet', async () => {
+    doc.on(PutCommand).resolves({});
+    await log().append(delivered);
+    const { TableName, Item } = doc.commandCalls(PutCommand)[0]!.args[0].input;
+    expect(TableName).toBe('attempts');
+    expect(itemSize(Item!)).toBeLessThanOrEqual(1024);
+    expect((Item!.responseSnippet as string).length).toBeGreaterThan(100);
+    expect(Item!.sk).toBe(`${delivered.deliveryId}#0001`);
+  });
+
+  it('writes a failed attempt whole, with its final-failure index keys', async () => {
+    doc.on(PutCommand).resolves({});
+    const failed = { ...delivered, outcome: 'http_error' as const, statusCode: 500 };
+    await log().append(failed);
+    const { Item } = doc.commandCalls(PutCommand)[0]!.args[0].input;
+    expect(Item!.responseSnippet).toBe(failed.responseSnippet);
+    expect(Item).toMatchObject({ failedOn: '2026-11-21' });
+  });
+});
