@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the five measurements of docs/performance.md, each against a baseline
+ * `npm run bench`: the six measurements of docs/performance.md, each against a baseline
  * measured in the same run. Prints a table and writes bench-results/latest.json plus a
  * dated copy. Loopback only; bounded to a few minutes on a shared 2-core machine.
  *
@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { DISPATCHER_BUNDLING } from '../lib/webhook-delivery';
 import { createLocalPki } from '../local/tls';
 import { ESBUILD, esbuildArgs, measureColdStart } from './cold-start';
+import { measureConsoleBundle } from './console-bundle';
 import { measureEndToEnd } from './end-to-end';
 import { type OverheadFigures, type OverheadOptions, RECEIVER_HOST } from './overhead';
 import { measureSigning } from './signing';
@@ -24,7 +25,7 @@ import type { BenchResults } from './support/results';
 import { fmt, ratio } from './support/stats';
 import { measureVolume } from './volume';
 
-const MEASUREMENTS = ['overhead', 'signing', 'endToEnd', 'coldStart', 'volume'] as const;
+const MEASUREMENTS = ['overhead', 'signing', 'endToEnd', 'coldStart', 'volume', 'consoleBundle'] as const;
 type Measurement = (typeof MEASUREMENTS)[number];
 const OUT_DIR = resolve(__dirname, '..', 'bench-results');
 
@@ -190,6 +191,18 @@ function printTable(results: BenchResults): void {
       ]);
     }
   }
+  const b = results.consoleBundle;
+  if (b) {
+    section('6. web console download (index.html + app.js + app.css)');
+    rows.push([
+      'bytes, gzip (vs the 100 KB budget)',
+      fmt(b.gzipBytes),
+      fmt(b.budgetGzipBytes),
+      `${b.budgetRatio}`,
+    ]);
+    for (const [name, f] of Object.entries(b.files))
+      rows.push([`  ${name}: bytes / gzip`, fmt(f.bytes), fmt(f.gzipBytes), '']);
+  }
   const widths = [0, 1, 2, 3].map((i) =>
     Math.max(...rows.map((r) => r[i]!.length), ['figure', 'value', 'baseline', 'ratio'][i]!.length),
   );
@@ -229,6 +242,7 @@ async function main(): Promise<void> {
   await step('signing', () => measureSigning(quick ? 5_000 : 20_000, quick ? 3 : 7));
   await step('volume', () => measureVolume());
   await step('coldStart', () => measureColdStart(quick ? 3 : 9));
+  await step('consoleBundle', () => measureConsoleBundle());
   await step('overhead', () => overhead(quick));
   await step('endToEnd', () =>
     measureEndToEnd({

@@ -1,6 +1,7 @@
 /** The shape of bench-results/*.json (and of bench/baseline-figures.json). */
 
 import type { ColdStartFigures } from '../cold-start';
+import type { ConsoleBundleFigures } from '../console-bundle';
 import type { EndToEndFigures } from '../end-to-end';
 import type { OverheadFigures } from '../overhead';
 import type { SigningFigures } from '../signing';
@@ -19,4 +20,5 @@ export interface BenchResults {
   endToEnd?: EndToEndFigures;
   coldStart?: ColdStartFigures;
   volume?: VolumeFigures;
+  consoleBundle?: ConsoleBundleFigures;
 }

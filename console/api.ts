@@ -1,0 +1,157 @@
+/**
+ * The one typed client of the management API (DESIGN.md §8). Every page fetches through it;
+ * it knows the routes, the JSON shapes (console/types.ts) and the error shape, and turns a 401
+ * into one event the app answers with the "session expired" page.
+ */
+
+import type {
+  ApiErrorBody,
+  Attempt,
+  AttemptFilters,
+  Connection,
+  ConnectionInput,
+  Page,
+  Stats,
+} from './types';
+
+/** A failed call: the API's code, message and field, or a network failure (status 0). */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface ClientOptions {
+  /** Base URL of the API, ending in `/api/v1`. */
+  baseUrl: string;
+  applicationId: string;
+  token: string;
+  fetch?: Fetch;
+  /** Called once per 401: the session is missing, expired or not accepted. */
+  onUnauthorized?: () => void;
+}
+
+/** `…/console/` → `…/api/v1`: the API sits beside the console on the same origin (and stage). */
+export function apiBaseFor(consoleHref: string): string {
+  return new URL('../api/v1', consoleHref).href;
+}
+
+function query(params: Record<string, string | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+function isErrorBody(body: unknown): body is ApiErrorBody {
+  const error = (body as ApiErrorBody | null)?.error;
+  return typeof error === 'object' && error !== null && typeof error.message === 'string';
+}
+
+export class ApiClient {
+  private readonly fetchImpl: Fetch;
+  private readonly base: string;
+
+  constructor(private readonly options: ClientOptions) {
+    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.base = `${options.baseUrl.replace(/\/$/, '')}/applications/${encodeURIComponent(options.applicationId)}`;
+  }
+
+  get applicationId(): string {
+    return this.options.applicationId;
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.options.token}`,
+      accept: 'application/json',
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.base}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? null : JSON.stringify(body),
+      });
+    } catch (error) {
+      throw new ApiError(0, 'network', `Could not reach the API: ${(error as Error).message}`);
+    }
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (response.ok) return parsed as T;
+    if (response.status === 401) this.options.onUnauthorized?.();
+    if (isErrorBody(parsed)) {
+      const { code, message, field } = parsed.error;
+      throw new ApiError(response.status, code ?? 'error', message, field);
+    }
+    throw new ApiError(response.status, 'http', `The API answered ${response.status} ${response.statusText}`);
+  }
+
+  listConnections(cursor?: string, limit = 50): Promise<Page<Connection>> {
+    return this.call('GET', `/connections${query({ cursor, limit })}`);
+  }
+
+  getConnection(connectionId: string): Promise<Connection> {
+    return this.call('GET', `/connections/${encodeURIComponent(connectionId)}`);
+  }
+
+  createConnection(input: ConnectionInput): Promise<Connection> {
+    return this.call('POST', '/connections', { type: 'webhook', ...input });
+  }
+
+  updateConnection(connectionId: string, changes: Partial<ConnectionInput>): Promise<Connection> {
+    return this.call('PATCH', `/connections/${encodeURIComponent(connectionId)}`, changes);
+  }
+
+  deleteConnection(connectionId: string): Promise<void> {
+    return this.call('DELETE', `/connections/${encodeURIComponent(connectionId)}`);
+  }
+
+  showSecret(connectionId: string): Promise<{ secret: string }> {
+    return this.call('GET', `/connections/${encodeURIComponent(connectionId)}/secret`);
+  }
+
+  rotateSecret(connectionId: string): Promise<{ secret: string }> {
+    return this.call('POST', `/connections/${encodeURIComponent(connectionId)}/secret/rotate`, {});
+  }
+
+  sendTest(connectionId: string): Promise<Attempt> {
+    return this.call('POST', `/connections/${encodeURIComponent(connectionId)}/test`, {});
+  }
+
+  listAttempts(
+    connectionId: string,
+    filters: AttemptFilters,
+    cursor?: string,
+    limit = 20,
+  ): Promise<Page<Attempt>> {
+    return this.call(
+      'GET',
+      `/connections/${encodeURIComponent(connectionId)}/attempts${query({ ...filters, cursor, limit })}`,
+    );
+  }
+
+  stats(connectionId: string): Promise<Stats> {
+    return this.call('GET', `/connections/${encodeURIComponent(connectionId)}/stats`);
+  }
+
+  getDelivery(deliveryId: string): Promise<Page<Attempt>> {
+    return this.call('GET', `/deliveries/${encodeURIComponent(deliveryId)}`);
+  }
+}

@@ -1,0 +1,167 @@
+/** The attempt log of one connection, newest first, with filters and paging. */
+
+import { useId, useState } from 'preact/hooks';
+import type { ApiClient } from '../api';
+import { formatDuration, formatTime, localInputToIso, OUTCOME_LABELS } from '../format';
+import { Pager } from '../pages/connections';
+import { href } from '../router';
+import { type AttemptFilters, OUTCOMES, type Outcome } from '../types';
+import { useResource } from '../use-resource';
+import { OutcomeBadge } from './badges';
+import { Empty, Failed, Loading } from './states';
+
+interface FilterDraft {
+  outcome: Outcome | '';
+  since: string;
+  until: string;
+  final: '' | 'true' | 'false';
+}
+
+const NO_FILTERS: FilterDraft = { outcome: '', since: '', until: '', final: '' };
+
+function toFilters(draft: FilterDraft): AttemptFilters {
+  const filters: AttemptFilters = {};
+  if (draft.outcome) filters.outcome = draft.outcome;
+  if (draft.final) filters.final = draft.final;
+  const since = localInputToIso(draft.since);
+  const until = localInputToIso(draft.until);
+  if (since) filters.since = since;
+  if (until) filters.until = until;
+  return filters;
+}
+
+export function AttemptLog(props: { api: ApiClient; connectionId: string; refresh: number }) {
+  const id = useId();
+  const [draft, setDraft] = useState<FilterDraft>(NO_FILTERS);
+  const [applied, setApplied] = useState<FilterDraft>(NO_FILTERS);
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const cursor = cursors.at(-1);
+  const [page, reload] = useResource(
+    () => props.api.listAttempts(props.connectionId, toFilters(applied), cursor),
+    [props.connectionId, applied, cursor, props.refresh],
+  );
+  const filtered = JSON.stringify(applied) !== JSON.stringify(NO_FILTERS);
+
+  const apply = (event: Event) => {
+    event.preventDefault();
+    setApplied(draft);
+    setCursors([undefined]);
+  };
+  const clear = () => {
+    setDraft(NO_FILTERS);
+    setApplied(NO_FILTERS);
+    setCursors([undefined]);
+  };
+  const set = (key: keyof FilterDraft) => (e: { currentTarget: { value: string } }) =>
+    setDraft({ ...draft, [key]: e.currentTarget.value });
+
+  return (
+    <div class="card">
+      <div class="card-head">
+        <h2>Attempt log</h2>
+        <button type="button" class="button subtle" onClick={reload}>
+          Refresh
+        </button>
+      </div>
+      <form class="filters" onSubmit={apply} aria-label="Filter attempts">
+        <div class="field">
+          <label for={`${id}-outcome`}>Outcome</label>
+          <select id={`${id}-outcome`} value={draft.outcome} onChange={set('outcome')}>
+            <option value="">Any outcome</option>
+            {OUTCOMES.map((o) => (
+              <option key={o} value={o}>
+                {OUTCOME_LABELS[o]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for={`${id}-since`}>Since</label>
+          <input id={`${id}-since`} type="datetime-local" value={draft.since} onInput={set('since')} />
+        </div>
+        <div class="field">
+          <label for={`${id}-until`}>Until</label>
+          <input id={`${id}-until`} type="datetime-local" value={draft.until} onInput={set('until')} />
+        </div>
+        <div class="field">
+          <label for={`${id}-final`}>Final</label>
+          <select id={`${id}-final`} value={draft.final} onChange={set('final')}>
+            <option value="">All attempts</option>
+            <option value="true">Final attempts only</option>
+            <option value="false">Retried attempts only</option>
+          </select>
+        </div>
+        <div class="filter-actions">
+          <button type="submit" class="button">
+            Apply filters
+          </button>
+          {filtered && (
+            <button type="button" class="button subtle" onClick={clear}>
+              Clear filters
+            </button>
+          )}
+        </div>
+      </form>
+      {page.state === 'loading' && <Loading what="attempts" />}
+      {page.state === 'error' && <Failed what="the attempt log" error={page.error} retry={reload} />}
+      {page.state === 'ready' && page.data.data.length === 0 && (
+        <Empty title={filtered ? 'No attempts match these filters' : 'No delivery attempts yet'}>
+          <p class="muted">
+            {filtered
+              ? 'Widen the time range or clear the filters.'
+              : 'Attempts appear here as events are delivered. Send a test to see one now.'}
+          </p>
+        </Empty>
+      )}
+      {page.state === 'ready' && page.data.data.length > 0 && (
+        <>
+          <div class="table-scroll">
+            <table class="table" aria-label="Attempts">
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Duration</th>
+                  <th scope="col">Attempt</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.data.map((a) => (
+                  <tr key={`${a.deliveryId}#${a.attempt}`}>
+                    <td class="nowrap">
+                      <a href={href.delivery(a.deliveryId, props.connectionId)}>
+                        {formatTime(a.requestedAt)}
+                      </a>
+                    </td>
+                    <td>
+                      <span class="mono">{a.event}</span>
+                      {a.test && <span class="tag">test</span>}
+                    </td>
+                    <td>
+                      <OutcomeBadge outcome={a.outcome} />
+                    </td>
+                    <td>{a.statusCode ?? '—'}</td>
+                    <td class="nowrap">{formatDuration(a.durationMs)}</td>
+                    <td class="nowrap">
+                      #{a.attempt}
+                      {a.final ? <span class="tag">final</span> : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            label="Attempt pages"
+            hasNewer={cursors.length > 1}
+            nextCursor={page.data.nextCursor ?? undefined}
+            onNewer={() => setCursors(cursors.slice(0, -1))}
+            onOlder={(next) => setCursors([...cursors, next])}
+          />
+        </>
+      )}
+    </div>
+  );
+}

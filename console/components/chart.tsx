@@ -1,0 +1,211 @@
+/**
+ * Deliveries by outcome (stacked bars) and latency p50/p95 (lines) per time bucket, drawn as
+ * inline SVG from Preact elements: no chart library, nothing but numbers from `…/stats`.
+ */
+
+import type { ApiClient } from '../api';
+import { formatDuration, OUTCOME_LABELS } from '../format';
+import { OUTCOMES, type Stats, type StatsBucket } from '../types';
+import { useResource } from '../use-resource';
+import { Empty, Failed, Loading } from './states';
+
+const WIDTH = 640;
+const HEIGHT = 160;
+const PAD = { top: 10, right: 12, bottom: 22, left: 44 };
+
+function total(bucket: StatsBucket): number {
+  return OUTCOMES.reduce((sum, o) => sum + (bucket.counts[o] ?? 0), 0);
+}
+
+/** A round upper bound for an axis: 1, 2, 5 × 10ⁿ. */
+export function niceMax(value: number): number {
+  if (value <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 2, 5, 10]) if (step * power >= value) return step * power;
+  return 10 * power;
+}
+
+function bucketLabel(iso: string, bucketSeconds: number): string {
+  const date = new Date(iso);
+  return bucketSeconds >= 86_400
+    ? date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })
+    : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}
+
+function Axis({ max, format }: { max: number; format: (v: number) => string }) {
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  return (
+    <g class="axis">
+      {[0, 0.5, 1].map((f) => {
+        const y = PAD.top + plotHeight * (1 - f);
+        return (
+          <g key={f}>
+            <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y} y2={y} class="grid" />
+            <text x={PAD.left - 6} y={y + 4} text-anchor="end">
+              {format(max * f)}
+            </text>
+          </g>
+        );
+      })}
+    </g>
+  );
+}
+
+function XLabels({ stats, step }: { stats: Stats; step: number }) {
+  const n = stats.buckets.length;
+  const every = Math.max(1, Math.ceil(n / 6));
+  return (
+    <g class="axis">
+      {stats.buckets.map((b, i) =>
+        i % every === 0 ? (
+          <text key={b.start} x={PAD.left + step * (i + 0.5)} y={HEIGHT - 6} text-anchor="middle">
+            {bucketLabel(b.start, stats.bucketSeconds)}
+          </text>
+        ) : null,
+      )}
+    </g>
+  );
+}
+
+export function OutcomeChart({ stats }: { stats: Stats }) {
+  const plotWidth = WIDTH - PAD.left - PAD.right;
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const step = plotWidth / Math.max(1, stats.buckets.length);
+  const max = niceMax(Math.max(...stats.buckets.map(total)));
+  return (
+    <svg
+      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+      class="chart"
+      role="img"
+      aria-label="Deliveries by outcome over time"
+    >
+      <Axis max={max} format={(v) => String(Math.round(v))} />
+      {stats.buckets.map((b, i) => {
+        let y = PAD.top + plotHeight;
+        return (
+          <g key={b.start}>
+            <title>
+              {`${bucketLabel(b.start, stats.bucketSeconds)}: ${OUTCOMES.filter((o) => b.counts[o])
+                .map((o) => `${b.counts[o]} ${OUTCOME_LABELS[o].toLowerCase()}`)
+                .join(', ')}`}
+            </title>
+            {OUTCOMES.map((o) => {
+              const count = b.counts[o] ?? 0;
+              if (!count) return null;
+              const h = (count / max) * plotHeight;
+              y -= h;
+              return (
+                <rect
+                  key={o}
+                  class={`bar outcome-${o}`}
+                  x={PAD.left + step * i + step * 0.15}
+                  width={Math.max(1, step * 0.7)}
+                  y={y}
+                  height={h}
+                />
+              );
+            })}
+          </g>
+        );
+      })}
+      <XLabels stats={stats} step={step} />
+    </svg>
+  );
+}
+
+export function LatencyChart({ stats }: { stats: Stats }) {
+  const plotWidth = WIDTH - PAD.left - PAD.right;
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const step = plotWidth / Math.max(1, stats.buckets.length);
+  const max = niceMax(Math.max(0, ...stats.buckets.map((b) => b.p95Ms ?? b.p50Ms ?? 0)));
+  const line = (key: 'p50Ms' | 'p95Ms') =>
+    stats.buckets
+      .map((b, i) => {
+        const v = b[key];
+        if (v === undefined || v === null) return '';
+        return `${PAD.left + step * (i + 0.5)},${PAD.top + plotHeight * (1 - v / max)}`;
+      })
+      .filter(Boolean)
+      .join(' ');
+  return (
+    <svg
+      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+      class="chart"
+      role="img"
+      aria-label="Latency p50 and p95 over time"
+    >
+      <Axis max={max} format={formatDuration} />
+      <polyline class="line p95" points={line('p95Ms')} />
+      <polyline class="line p50" points={line('p50Ms')} />
+      {stats.buckets.map((b, i) =>
+        (['p50Ms', 'p95Ms'] as const).map((key) => {
+          const v = b[key];
+          if (v === undefined || v === null) return null;
+          return (
+            <circle
+              key={`${b.start}${key}`}
+              class={`dot ${key === 'p50Ms' ? 'p50' : 'p95'}`}
+              cx={PAD.left + step * (i + 0.5)}
+              cy={PAD.top + plotHeight * (1 - v / max)}
+              r={2.5}
+            >
+              <title>{`${bucketLabel(b.start, stats.bucketSeconds)} ${key.slice(0, 3)}: ${formatDuration(v)}`}</title>
+            </circle>
+          );
+        }),
+      )}
+      <XLabels stats={stats} step={step} />
+    </svg>
+  );
+}
+
+export function StatsPanel(props: { api: ApiClient; connectionId: string; refresh: number }) {
+  const [stats, reload] = useResource(
+    () => props.api.stats(props.connectionId),
+    [props.connectionId, props.refresh],
+  );
+  const present =
+    stats.state === 'ready' ? OUTCOMES.filter((o) => stats.data.buckets.some((b) => b.counts[o])) : [];
+  return (
+    <div class="card">
+      <h2>Deliveries over time</h2>
+      {stats.state === 'loading' && <Loading what="statistics" />}
+      {stats.state === 'error' && <Failed what="statistics" error={stats.error} retry={reload} />}
+      {stats.state === 'ready' && !stats.data.buckets.some((b) => total(b) > 0) && (
+        <Empty title="Nothing to chart yet">
+          <p class="muted">The chart fills in as deliveries are attempted.</p>
+        </Empty>
+      )}
+      {stats.state === 'ready' && stats.data.buckets.some((b) => total(b) > 0) && (
+        <div class="charts">
+          <figure>
+            <figcaption>Attempts by outcome</figcaption>
+            <OutcomeChart stats={stats.data} />
+            <ul class="legend">
+              {present.map((o) => (
+                <li key={o}>
+                  <span class={`swatch outcome-${o}`} aria-hidden="true" />
+                  {OUTCOME_LABELS[o]}
+                </li>
+              ))}
+            </ul>
+          </figure>
+          <figure>
+            <figcaption>Latency</figcaption>
+            <LatencyChart stats={stats.data} />
+            <ul class="legend">
+              <li>
+                <span class="swatch p50" aria-hidden="true" />
+                p50
+              </li>
+              <li>
+                <span class="swatch p95" aria-hidden="true" />
+                p95
+              </li>
+            </ul>
+          </figure>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,165 @@
+/**
+ * Name, URL, Method and Headers of a webhook connection, each with a visible label bound to its
+ * input and its own error beside it: the API's per-field errors, and a JSON check of Headers
+ * before anything is sent.
+ */
+
+import { useId, useState } from 'preact/hooks';
+import { ApiError } from '../api';
+import { parseHeaders } from '../headers';
+import { type ConnectionInput, METHODS, type Method } from '../types';
+
+type Field = 'name' | 'url' | 'method' | 'headers';
+type FieldErrors = Partial<Record<Field, string>>;
+
+export interface ConnectionFormProps {
+  initial?: Partial<ConnectionInput>;
+  submitLabel: string;
+  busyLabel: string;
+  onSubmit: (input: ConnectionInput) => Promise<void>;
+  onCancel?: () => void;
+}
+
+/** Which of the form's fields an API error names (`headers.X-Foo` belongs to Headers). */
+function fieldOf(error: ApiError): Field | undefined {
+  const root = error.field?.split(/[.[]/)[0];
+  return root === 'name' || root === 'url' || root === 'method' || root === 'headers' ? root : undefined;
+}
+
+export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCancel }: ConnectionFormProps) {
+  const id = useId();
+  const [name, setName] = useState(initial?.name ?? '');
+  const [url, setUrl] = useState(initial?.url ?? '');
+  const [method, setMethod] = useState<Method>(initial?.method ?? 'POST');
+  const initialHeaders =
+    initial?.headers && Object.keys(initial.headers).length ? JSON.stringify(initial.headers, null, 2) : '';
+  const [headers, setHeaders] = useState(initialHeaders);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setFormError(undefined);
+    const parsed = parseHeaders(headers);
+    if ('error' in parsed) {
+      setErrors({ headers: parsed.error });
+      return;
+    }
+    setErrors({});
+    setBusy(true);
+    try {
+      // Untouched headers are not sent: the API may show their values masked, and sending
+      // the masks back would replace the real values.
+      const input: ConnectionInput = { name: name.trim(), url: url.trim(), method };
+      if (headers !== initialHeaders) input.headers = parsed.headers;
+      await onSubmit(input);
+    } catch (error) {
+      const field = error instanceof ApiError ? fieldOf(error) : undefined;
+      if (field) setErrors({ [field]: (error as ApiError).message });
+      else setFormError((error as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const describe = (field: Field, hint?: string) =>
+    [errors[field] ? `${id}-${field}-error` : '', hint ? `${id}-${field}-hint` : '']
+      .filter(Boolean)
+      .join(' ') || undefined;
+  const error = (field: Field) =>
+    errors[field] && (
+      <p class="field-error" id={`${id}-${field}-error`}>
+        {errors[field]}
+      </p>
+    );
+
+  return (
+    <form class="form" onSubmit={submit} noValidate>
+      <div class={`field ${errors.name ? 'invalid' : ''}`}>
+        <label for={`${id}-name`}>Name</label>
+        <input
+          id={`${id}-name`}
+          name="name"
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+          aria-invalid={errors.name ? true : undefined}
+          aria-describedby={describe('name')}
+          autoComplete="off"
+          placeholder="Orders to CRM"
+        />
+        {error('name')}
+      </div>
+      <div class={`field ${errors.url ? 'invalid' : ''}`}>
+        <label for={`${id}-url`}>URL</label>
+        <input
+          id={`${id}-url`}
+          name="url"
+          type="url"
+          value={url}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+          aria-invalid={errors.url ? true : undefined}
+          aria-describedby={describe('url', 'hint')}
+          autoComplete="off"
+          placeholder="https://crm.example.com/webhooks"
+          spellcheck={false}
+        />
+        <p class="field-hint" id={`${id}-url-hint`}>
+          The receiver's HTTPS address. Events are signed with this connection's secret.
+        </p>
+        {error('url')}
+      </div>
+      <div class={`field ${errors.method ? 'invalid' : ''}`}>
+        <label for={`${id}-method`}>Method</label>
+        <select
+          id={`${id}-method`}
+          name="method"
+          value={method}
+          onChange={(e) => setMethod(e.currentTarget.value as Method)}
+          aria-invalid={errors.method ? true : undefined}
+          aria-describedby={describe('method')}
+        >
+          {METHODS.map((m) => (
+            <option key={m} value={m}>
+              {m}
+            </option>
+          ))}
+        </select>
+        {error('method')}
+      </div>
+      <div class={`field ${errors.headers ? 'invalid' : ''}`}>
+        <label for={`${id}-headers`}>Headers</label>
+        <textarea
+          id={`${id}-headers`}
+          name="headers"
+          rows={4}
+          value={headers}
+          onInput={(e) => setHeaders(e.currentTarget.value)}
+          aria-invalid={errors.headers ? true : undefined}
+          aria-describedby={describe('headers', 'hint')}
+          spellcheck={false}
+          placeholder={'{ "X-Team": "crm" }'}
+        />
+        <p class="field-hint" id={`${id}-headers-hint`}>
+          Optional. A JSON object of extra headers sent with every delivery.
+        </p>
+        {error('headers')}
+      </div>
+      {formError && (
+        <p class="form-error" role="alert">
+          {formError}
+        </p>
+      )}
+      <div class="actions">
+        <button type="submit" class="button primary" disabled={busy}>
+          {busy ? busyLabel : submitLabel}
+        </button>
+        {onCancel && (
+          <button type="button" class="button" onClick={onCancel} disabled={busy}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

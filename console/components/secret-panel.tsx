@@ -1,0 +1,108 @@
+/** "Show Secret": reveal, copy and rotate the connection's signing secret. */
+
+import { useState } from 'preact/hooks';
+import type { ApiClient } from '../api';
+
+export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionId: string }) {
+  const [secret, setSecret] = useState<string>();
+  const [busy, setBusy] = useState<'show' | 'rotate'>();
+  const [error, setError] = useState<string>();
+  const [note, setNote] = useState<string>();
+  const [confirming, setConfirming] = useState(false);
+
+  const run = async (kind: 'show' | 'rotate', call: () => Promise<{ secret: string }>, done?: string) => {
+    setBusy(kind);
+    setError(undefined);
+    setNote(undefined);
+    try {
+      setSecret((await call()).secret);
+      if (done) setNote(done);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(undefined);
+      setConfirming(false);
+    }
+  };
+
+  const copy = async () => {
+    if (!secret) return;
+    try {
+      await navigator.clipboard.writeText(secret);
+      setNote('Copied to the clipboard.');
+    } catch {
+      setNote('The browser refused the clipboard: select the secret and copy it by hand.');
+    }
+  };
+
+  return (
+    <div class="card">
+      <h2>Signing secret</h2>
+      <p class="muted">
+        Your receiver verifies each delivery's signature with this secret. Keep it on your server only.
+      </p>
+      {secret ? (
+        <div class="secret-row">
+          <code class="secret">{secret}</code>
+          <button type="button" class="button" onClick={copy}>
+            Copy
+          </button>
+          <button type="button" class="button" onClick={() => setSecret(undefined)}>
+            Hide
+          </button>
+        </div>
+      ) : (
+        <button
+          type="button"
+          class="button"
+          disabled={busy !== undefined}
+          onClick={() => run('show', () => api.showSecret(connectionId))}
+        >
+          {busy === 'show' ? 'Loading…' : 'Show Secret'}
+        </button>
+      )}
+      <div class="secret-rotate">
+        {confirming ? (
+          <fieldset class="confirm">
+            <legend class="visually-hidden">Confirm rotation</legend>
+            <p>
+              Rotate the secret? Receivers must switch to the new one; the old one keeps working only for a
+              short overlap.
+            </p>
+            <button
+              type="button"
+              class="button danger"
+              disabled={busy !== undefined}
+              onClick={() =>
+                run(
+                  'rotate',
+                  () => api.rotateSecret(connectionId),
+                  'New secret in use. Update your receiver.',
+                )
+              }
+            >
+              {busy === 'rotate' ? 'Rotating…' : 'Rotate now'}
+            </button>
+            <button type="button" class="button" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </fieldset>
+        ) : (
+          <button type="button" class="button subtle" onClick={() => setConfirming(true)}>
+            Rotate
+          </button>
+        )}
+      </div>
+      {note && (
+        <p class="note" role="status">
+          {note}
+        </p>
+      )}
+      {error && (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

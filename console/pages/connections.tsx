@@ -1,0 +1,116 @@
+/** "CRM Connections": every webhook connection of the application. */
+
+import { useState } from 'preact/hooks';
+import type { ApiClient } from '../api';
+import { EnabledBadge } from '../components/badges';
+import { Empty, Failed, Loading } from '../components/states';
+import { formatTime } from '../format';
+import { href, navigate } from '../router';
+import type { Connection } from '../types';
+import { useResource } from '../use-resource';
+
+export function ConnectionsPage({ api }: { api: ApiClient }) {
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const cursor = cursors.at(-1);
+  const [page, reload] = useResource(() => api.listConnections(cursor), [cursor]);
+
+  return (
+    <section>
+      <div class="page-head">
+        <div>
+          <h1>CRM Connections</h1>
+          <p class="lede">
+            Webhook connections receive this application's events, signed with their own secret.
+          </p>
+        </div>
+        <button type="button" class="button primary" onClick={() => navigate(href.newConnection())}>
+          Add connection
+        </button>
+      </div>
+      {page.state === 'loading' && <Loading what="connections" />}
+      {page.state === 'error' && <Failed what="connections" error={page.error} retry={reload} />}
+      {page.state === 'ready' && page.data.data.length === 0 && cursors.length === 1 && (
+        <Empty title="No connections yet">
+          <p>Add a webhook connection to start delivering events to your CRM.</p>
+          <a class="button primary" href={href.newConnection()}>
+            Add your first connection
+          </a>
+        </Empty>
+      )}
+      {page.state === 'ready' && (page.data.data.length > 0 || cursors.length > 1) && (
+        <>
+          <div class="card flush">
+            <table class="table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">URL</th>
+                  <th scope="col">Method</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Updated</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.data.map((c) => (
+                  <ConnectionRow key={c.connectionId} connection={c} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            hasNewer={cursors.length > 1}
+            nextCursor={page.data.nextCursor ?? undefined}
+            onNewer={() => setCursors(cursors.slice(0, -1))}
+            onOlder={(next) => setCursors([...cursors, next])}
+          />
+        </>
+      )}
+    </section>
+  );
+}
+
+function ConnectionRow({ connection: c }: { connection: Connection }) {
+  return (
+    <tr>
+      <td>
+        <a href={href.connection(c.connectionId)} class="strong">
+          {c.name}
+        </a>
+        <div class="muted mono small">{c.connectionId}</div>
+      </td>
+      <td class="mono break">{c.url}</td>
+      <td>
+        <span class="method">{c.method}</span>
+      </td>
+      <td>
+        <EnabledBadge enabled={c.enabled} />
+      </td>
+      <td class="muted nowrap">{formatTime(c.updatedAt)}</td>
+    </tr>
+  );
+}
+
+export function Pager(props: {
+  hasNewer: boolean;
+  nextCursor: string | undefined;
+  onNewer: () => void;
+  onOlder: (cursor: string) => void;
+  label?: string;
+}) {
+  if (!props.hasNewer && !props.nextCursor) return null;
+  return (
+    <nav class="pager" aria-label={props.label ?? 'Pages'}>
+      <button type="button" class="button" disabled={!props.hasNewer} onClick={props.onNewer}>
+        ← Newer
+      </button>
+      <button
+        type="button"
+        class="button"
+        disabled={!props.nextCursor}
+        onClick={() => props.nextCursor && props.onOlder(props.nextCursor)}
+      >
+        Older →
+      </button>
+    </nav>
+  );
+}

@@ -1,0 +1,34 @@
+/** What a visitor without a working session sees: why, and how to get a new link. */
+
+export function SessionPage({ reason }: { reason: 'expired' | 'missing' | 'invalid' }) {
+  const title =
+    reason === 'expired'
+      ? 'Your session has expired'
+      : reason === 'missing'
+        ? 'This page needs a console link'
+        : 'This console link is not valid';
+  const why =
+    reason === 'expired'
+      ? 'Console links are short-lived and this one is no longer accepted. Nothing was changed.'
+      : reason === 'missing'
+        ? 'The console opens from a link that carries a session token, like …/console/#token=…'
+        : 'The link was cut short, changed, or was made for another deployment.';
+  return (
+    <main class="session-page">
+      <div class="card">
+        <h1>{title}</h1>
+        <p>{why}</p>
+        <h2>Get a new link</h2>
+        <p>
+          If you run the webhook stack, mint one for your application (valid for one hour unless you pass{' '}
+          <code>--ttl</code>):
+        </p>
+        <pre class="command">npx webhooks console --application app_…</pre>
+        <p>
+          If you reached this console from a product, go back to it and open the webhooks settings again: its
+          backend creates a fresh link each time.
+        </p>
+      </div>
+    </main>
+  );
+}
