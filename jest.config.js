@@ -4,9 +4,15 @@
  * `faults` (reliability scenarios with the no-loss ledger: quick by default, FAULTS=full for all sizes).
  */
 const tsJest = ['ts-jest', { diagnostics: false }];
+/** Dependencies published as ES modules only; Jest's CommonJS runtime gets them through esbuild. */
+const ESM_ONLY = ['commander'];
 const common = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': tsJest },
+  transform: {
+    '^.+\\.ts$': tsJest,
+    [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: '<rootDir>/test/setup/esm-to-cjs.js',
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'json'],
 };
 

@@ -9,9 +9,8 @@ import { getCACertificates } from 'node:tls';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { type ManagementOptions, resourcesFromStack, WebhookManagement } from '../lambdas/management';
 import { type LocalState, localManagementEnv, readState } from '../local/state';
+import { DEFAULT_STACK, type GlobalFlags } from './context';
 import { CliError } from './errors';
-import { DEFAULT_STACK } from './globals';
-import type { GlobalFlags } from './types';
 
 /** Env var naming one more CA file to trust for test sends in local mode (as `npm start` does). */
 export const EXTRA_CA_ENV = 'WEBHOOKS_EXTRA_CA_FILE';

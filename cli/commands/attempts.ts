@@ -1,35 +1,38 @@
 /** `webhooks attempts …`: the operator's questions of the attempt log (README "Operate"). */
 
+import type { Command } from 'commander';
+import type { AttemptRecord } from '../../lambdas/core/types';
 import { CliError } from '../errors';
 import { keyValues, plural, table, truncate } from '../format';
-import type { CommandSpec } from '../types';
+import { group, handle, leaf } from '../program';
 import { parseSince, parseWholeNumber } from '../values';
 import { attemptColumns, attemptJson, deliveryState } from '../views';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1_000;
-const limitFlag = {
-  type: 'string',
-  value: 'n',
-  description: `show at most n attempts, newest first (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`,
-} as const;
+const LIMIT_FLAG = [
+  '--limit <n>',
+  `show at most n attempts, newest first (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`,
+] as const;
+/** How often `attempts tail` asks the attempt log for news. */
+const TAIL_INTERVAL_MS = 1_000;
+/** How far back `attempts tail` starts: a little, so a delivery just made shows. */
+const TAIL_LOOKBACK_MS = 60_000;
 
-const list: CommandSpec = {
-  name: ['attempts', 'list'],
-  summary: "a connection's recent attempts, newest first",
-  usage: '--connection <connection-id> [--since 1h|30m|2d|<ISO date-time>] [--failed] [--limit <n>]',
-  flags: {
-    connection: { type: 'string', value: 'connection-id', description: 'the connection (con_…)' },
-    since: {
-      type: 'string',
-      value: 'when',
-      description: 'only attempts since then: 30m, 1h, 2d, 1w back from now, or 2026-11-21T14:00:00Z',
-    },
-    failed: { type: 'boolean', description: 'only attempts that did not deliver' },
-    limit: limitFlag,
-  },
-  examples: ['webhooks attempts list --connection con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B --since 1h --failed'],
-  async run(ctx, { flags }) {
+function list(): Command {
+  const cmd = leaf('list', {
+    summary: "a connection's recent attempts, newest first",
+    usage: '--connection <connection-id> [--since 1h|30m|2d|<ISO date-time>] [--failed] [--limit <n>]',
+    examples: ['webhooks attempts list --connection con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B --since 1h --failed'],
+  })
+    .option('--connection <connection-id>', 'the connection (con_…)')
+    .option(
+      '--since <when>',
+      'only attempts since then: 30m, 1h, 2d, 1w back from now, or 2026-11-21T14:00:00Z',
+    )
+    .option('--failed', 'only attempts that did not deliver')
+    .option(...LIMIT_FLAG);
+  return handle(cmd, async (ctx, { flags }) => {
     const connectionId = flags.required('connection', 'the con_… id whose attempts to list');
     const since = flags.has('since') ? parseSince(flags.string('since')!, ctx.now()) : undefined;
     const limit = flags.has('limit')
@@ -47,18 +50,17 @@ const list: CommandSpec = {
     const more = attempts.length === limit ? ` (the newest ${limit}; --limit shows more)` : '';
     ctx.print(`\n${plural(attempts.length, 'attempt')}${more}, newest first. One delivery in full:`);
     ctx.print(`  ${ctx.suggest(`attempts get ${attempts[0]!.deliveryId}`)}`);
-  },
-};
+  });
+}
 
-const get: CommandSpec = {
-  name: ['attempts', 'get'],
-  summary: 'every attempt of one delivery, and where it stands',
-  usage: '<delivery-id>',
-  positionals: { min: 1, max: 1, name: '<delivery-id>' },
-  flags: {},
-  details: 'The delivery id is the X-Service-Delivery header the receiver got (dlv_…_con_…).',
-  examples: ['webhooks attempts get dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
-  async run(ctx, { positionals }) {
+function get(): Command {
+  const cmd = leaf('get', {
+    summary: 'every attempt of one delivery, and where it stands',
+    usage: '<delivery-id>',
+    details: 'The delivery id is the X-Service-Delivery header the receiver got (dlv_…_con_…).',
+    examples: ['webhooks attempts get dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
+  }).argument('<delivery-id>');
+  return handle(cmd, async (ctx, { positionals }) => {
     const deliveryId = positionals[0]!;
     const attempts = await (await ctx.management()).attempts.ofDelivery(deliveryId);
     const first = attempts[0];
@@ -88,19 +90,21 @@ const get: CommandSpec = {
         `\nSend it again, once the receiver is fixed:\n  ${ctx.suggest(`dlq redrive ${deliveryId}`)}`,
       );
     }
-  },
-};
+  });
+}
 
-const failures: CommandSpec = {
-  name: ['attempts', 'failures'],
-  summary: 'deliveries that failed for good (went to the dead-letter queue), newest first',
-  usage: '[--days <n>] [--limit <n>]',
-  flags: {
-    days: { type: 'string', value: 'n', description: 'look back n days, today included (default 1)' },
-    limit: limitFlag,
-  },
-  examples: ['webhooks attempts failures --days 7'],
-  async run(ctx, { flags }) {
+function failures(): Command {
+  const cmd = leaf('failures', {
+    summary:
+      'final failures, newest first: deliveries dead-lettered after their last attempt, and failed test sends',
+    usage: '[--days <n>] [--limit <n>]',
+    details:
+      'A delivery counts once its last attempt failed: it went to the dead-letter queue. A failed test send\n(connections send-test) is listed too, marked "test, not retried": it is never retried nor dead-lettered.',
+    examples: ['webhooks attempts failures --days 7'],
+  })
+    .option('--days <n>', 'look back n days, today included (default 1)')
+    .option(...LIMIT_FLAG);
+  return handle(cmd, async (ctx, { flags }) => {
     const days = flags.has('days') ? parseWholeNumber(flags.string('days')!, '--days', 1, 365) : 1;
     const limit = flags.has('limit')
       ? parseWholeNumber(flags.string('limit')!, '--limit', 1, MAX_LIMIT)
@@ -114,10 +118,75 @@ const failures: CommandSpec = {
     }
     ctx.print(table(found, attemptColumns(ctx.now(), { delivery: true })));
     const more = found.length === limit ? ` (the newest ${limit}; --limit shows more)` : '';
+    const tests = found.filter((r) => r.test).length;
+    const split = tests
+      ? ` (${plural(found.length - tests, 'dead-lettered delivery', 'dead-lettered deliveries')}, ${plural(tests, 'failed test send')}; test sends are never dead-lettered)`
+      : ' (dead-lettered deliveries)';
     ctx.print(
-      `\n${plural(found.length, 'final failure')} ${period}${more}. What is still in the DLQ: ${ctx.suggest('dlq list')}`,
+      `\n${plural(found.length, 'final failure')} ${period}${split}${more}. What is still in the DLQ: ${ctx.suggest('dlq list')}`,
     );
-  },
-};
+  });
+}
 
-export const attemptCommands: CommandSpec[] = [list, get, failures];
+/** Each attempt once, by delivery id and attempt number. */
+function attemptKey(r: AttemptRecord): string {
+  return `${r.deliveryId}#${r.attempt}#${r.test ? 't' : ''}`;
+}
+
+function tail(): Command {
+  const cmd = leaf('tail', {
+    summary: 'follow new attempts as they are logged (all connections, or one); Ctrl-C stops',
+    usage: '[--connection <connection-id>] [--application <app_id>]',
+    details:
+      'Prints each attempt once, oldest first, with its full delivery id (paste it into `webhooks attempts get`).\nWith --json, one JSON object per line.',
+    examples: [
+      'webhooks attempts tail',
+      'webhooks attempts tail --connection con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B',
+    ],
+  })
+    .option('--connection <connection-id>', 'only this connection (con_…)')
+    .option('--application <app_id>', 'only the connections of this application');
+  return handle(cmd, async (ctx, { flags }) => {
+    const webhooks = await ctx.management();
+    const only = flags.string('connection');
+    const applicationId = flags.string('application');
+    /** Attempts already printed, with when they were requested (forgotten once out of the window). */
+    const seen = new Map<string, string>();
+    let since = new Date(ctx.now().getTime() - TAIL_LOOKBACK_MS);
+    let header = false;
+    ctx.stderr.write(
+      `Following attempts${only ? ` of ${only}` : applicationId ? ` of ${applicationId}` : ''}; Ctrl-C stops.\n`,
+    );
+    do {
+      const ids = only
+        ? [only]
+        : (await webhooks.connections.list(applicationId ? { applicationId } : {})).map(
+            (c) => c.connectionId,
+          );
+      const polledAt = ctx.now();
+      const fresh: AttemptRecord[] = [];
+      for (const connectionId of ids) {
+        const found = await webhooks.attempts.list({ connectionId, since, limit: MAX_LIMIT });
+        for (const r of found) if (!seen.has(attemptKey(r))) fresh.push(r);
+      }
+      fresh.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
+      for (const r of fresh) seen.set(attemptKey(r), r.requestedAt);
+      if (ctx.globals.json) {
+        for (const r of fresh) ctx.printJsonLine(attemptJson(r));
+      } else if (fresh.length) {
+        const lines = table(fresh, attemptColumns(ctx.now(), { delivery: true })).split('\n');
+        ctx.print((header ? lines.slice(1) : lines).join('\n'));
+        header = true;
+      }
+      // Overlap one interval, so an attempt logged during the poll is not missed (seen drops repeats).
+      since = new Date(polledAt.getTime() - TAIL_INTERVAL_MS);
+      for (const [key, at] of seen) if (at < since.toISOString()) seen.delete(key);
+    } while (await ctx.sleep(TAIL_INTERVAL_MS));
+  });
+}
+
+export function attemptsCommand(): Command {
+  const cmd = group('attempts', 'read the attempt log: every delivery attempt, its outcome and the response');
+  for (const sub of [list(), get(), failures(), tail()]) cmd.addCommand(sub);
+  return cmd;
+}

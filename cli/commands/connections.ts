@@ -1,66 +1,60 @@
 /** `webhooks connections …`: the "CRM Connections" actions of spec §1, and rotation. */
 
+import { type Command, Option } from 'commander';
 import type { Connection } from '../../lambdas/core/types';
+import type { Context } from '../context';
 import { CliError, UsageError } from '../errors';
 import { keyValues, plural, table, truncate } from '../format';
-import type { CommandSpec, Context, FlagSpec } from '../types';
+import { group, handle, leaf, repeatableOption } from '../program';
 import { collectHeaders } from '../values';
 import { attemptJson, connectionBlock, connectionColumns, connectionJson, outcomeDetail } from '../views';
 
-const ID = { min: 1, max: 1, name: '<connection-id>' };
+const ID = '<connection-id>';
 /** What the operator should expect after a change (the dispatcher caches connections). */
 const CACHE_NOTE = 'the dispatcher picks the change up within its connection cache time (30 s by default)';
 
-const URL_FLAGS = {
-  name: { type: 'string', value: 'name', description: 'friendly name shown to operators' },
-  url: {
-    type: 'string',
-    value: 'https-url',
-    description:
-      'receiver URL; https only, public address, port 443 (local mode: loopback and its ports too)',
-  },
-  method: {
-    type: 'string',
-    value: 'POST|PUT|PATCH',
-    description: 'HTTP method of deliveries (default POST)',
-  },
-  header: {
-    type: 'string',
-    multiple: true,
-    value: 'Name: value',
-    description: 'custom header sent with every delivery, e.g. Authorization; repeat for more',
-  },
-  'headers-json': {
-    type: 'string',
-    value: 'json',
-    description: 'custom headers as a JSON object, e.g. \'{"Authorization":"Bearer …"}\'',
-  },
-} as const satisfies Record<string, FlagSpec>;
+/** --name, --url, --method, --header, --headers-json: shared by create and update. */
+function urlOptions(): Option[] {
+  return [
+    new Option('--name <name>', 'friendly name shown to operators'),
+    new Option(
+      '--url <https-url>',
+      'receiver URL; https only, public address, port 443 (local mode: any loopback port too)',
+    ),
+    new Option('--method <POST|PUT|PATCH>', 'HTTP method of deliveries (default POST)'),
+    repeatableOption(
+      '--header <name:value>',
+      'custom header sent with every delivery, e.g. Authorization; repeat for more',
+    ),
+    new Option(
+      '--headers-json <json>',
+      'custom headers as a JSON object, e.g. \'{"Authorization":"Bearer …"}\'',
+    ),
+  ];
+}
+
+function withOptions(cmd: Command, options: Option[]): Command {
+  for (const option of options) cmd.addOption(option);
+  return cmd;
+}
 
 function printConnection(ctx: Context, title: string, connection: Connection): void {
   ctx.printJson(connectionJson(connection));
   ctx.print(`${title}\n\n${connectionBlock(connection, ctx.now())}`);
 }
 
-const create: CommandSpec = {
-  name: ['connections', 'create'],
-  summary: 'add a webhook connection and generate its signing secret',
-  usage:
-    "--application <app_id> --name <name> --url <https-url> [--method POST|PUT|PATCH] [--header 'Name: value']…",
-  flags: {
-    application: {
-      type: 'string',
-      value: 'app_id',
-      description: 'application the webhook belongs to (app_…)',
-    },
-    ...URL_FLAGS,
-  },
-  details:
-    'Every rule is checked before anything is saved; an error names the field at fault.\nThe secret is never printed here: read it with `webhooks connections show-secret <id>`.',
-  examples: [
-    "webhooks connections create --application app_42 --name 'Acme CRM' --url https://crm.example.com/hooks --header 'Authorization: Bearer s3cr3t'",
-  ],
-  async run(ctx, { flags }) {
+function create(): Command {
+  const cmd = leaf('create', {
+    summary: 'add a webhook connection and generate its signing secret',
+    usage:
+      "--application <app_id> --name <name> --url <https-url> [--method POST|PUT|PATCH] [--header 'Name: value']…",
+    details:
+      'Every rule is checked before anything is saved; an error names the field at fault.\nThe secret is never printed here: read it with `webhooks connections show-secret <id>`.',
+    examples: [
+      "webhooks connections create --application app_42 --name 'Acme CRM' --url https://crm.example.com/hooks --header 'Authorization: Bearer s3cr3t'",
+    ],
+  }).option('--application <app_id>', 'application the webhook belongs to (app_…)');
+  return handle(withOptions(cmd, urlOptions()), async (ctx, { flags }) => {
     const webhooks = await ctx.management();
     const connection = await webhooks.connections.create({
       applicationId: flags.required('application', 'the app_… id the webhook belongs to'),
@@ -75,18 +69,16 @@ Its signing secret is stored in Secrets Manager. Give it to the receiver; show i
   ${ctx.suggest(`connections show-secret ${connection.connectionId}`)}
 Then check the endpoint with a signed test delivery:
   ${ctx.suggest(`connections send-test ${connection.connectionId}`)}`);
-  },
-};
+  });
+}
 
-const list: CommandSpec = {
-  name: ['connections', 'list'],
-  summary: 'list connections, of one application or of all',
-  usage: '[--application <app_id>]',
-  flags: {
-    application: { type: 'string', value: 'app_id', description: 'only the connections of this application' },
-  },
-  examples: ['webhooks connections list --application app_42'],
-  async run(ctx, { flags }) {
+function list(): Command {
+  const cmd = leaf('list', {
+    summary: 'list connections, of one application or of all',
+    usage: '[--application <app_id>]',
+    examples: ['webhooks connections list --application app_42'],
+  }).option('--application <app_id>', 'only the connections of this application');
+  return handle(cmd, async (ctx, { flags }) => {
     const applicationId = flags.string('application');
     const connections = await (await ctx.management()).connections.list(
       applicationId ? { applicationId } : {},
@@ -101,35 +93,33 @@ const list: CommandSpec = {
     ctx.print(
       `\n${plural(connections.length, 'connection')}. Details: ${ctx.suggest('connections get <id>')}`,
     );
-  },
-};
+  });
+}
 
-const get: CommandSpec = {
-  name: ['connections', 'get'],
-  summary: 'show one connection (never its secret or header values)',
-  usage: '<connection-id>',
-  positionals: ID,
-  flags: {},
-  examples: ['webhooks connections get con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
-  async run(ctx, { positionals }) {
+function get(): Command {
+  const cmd = leaf('get', {
+    summary: 'show one connection (never its secret or header values)',
+    usage: ID,
+    examples: ['webhooks connections get con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
+  }).argument(ID);
+  return handle(cmd, async (ctx, { positionals }) => {
     const connection = await (await ctx.management()).connections.get(positionals[0]!);
     printConnection(ctx, `Connection ${connection.connectionId}`, connection);
-  },
-};
+  });
+}
 
-const update: CommandSpec = {
-  name: ['connections', 'update'],
-  summary: 'change name, URL, method or custom headers',
-  usage:
-    "<connection-id> [--name <name>] [--url <https-url>] [--method POST|PUT|PATCH] [--header 'Name: value']…",
-  positionals: ID,
-  flags: URL_FLAGS,
-  details:
-    "--header / --headers-json replace the whole set of custom headers; --headers-json '{}' removes them all.\nEvery rule is checked again, as at create.",
-  examples: [
-    'webhooks connections update con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B --url https://crm.example.com/v2/hooks',
-  ],
-  async run(ctx, { flags, positionals }) {
+function update(): Command {
+  const cmd = leaf('update', {
+    summary: 'change name, URL, method or custom headers',
+    usage:
+      "<connection-id> [--name <name>] [--url <https-url>] [--method POST|PUT|PATCH] [--header 'Name: value']…",
+    details:
+      "--header / --headers-json replace the whole set of custom headers; --headers-json '{}' removes them all.\nEvery rule is checked again, as at create.",
+    examples: [
+      'webhooks connections update con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B --url https://crm.example.com/v2/hooks',
+    ],
+  }).argument(ID);
+  return handle(withOptions(cmd, urlOptions()), async (ctx, { flags, positionals }) => {
     const headers = collectHeaders(flags.strings('header'), flags.string('headers-json'));
     const patch = {
       ...(flags.has('name') ? { name: flags.string('name') } : {}),
@@ -145,83 +135,123 @@ const update: CommandSpec = {
     }
     const connection = await (await ctx.management()).connections.update(positionals[0]!, patch);
     printConnection(ctx, `Updated connection ${connection.connectionId}; ${CACHE_NOTE}.`, connection);
-  },
-};
+  });
+}
 
-function toggle(enabled: boolean): CommandSpec {
+function toggle(enabled: boolean): Command {
   const verb = enabled ? 'enable' : 'disable';
-  return {
-    name: ['connections', verb],
+  const cmd = leaf(verb, {
     summary: enabled
       ? 'resume deliveries to a connection'
       : 'stop deliveries to a connection (keeps it and its secret)',
-    usage: '<connection-id>',
-    positionals: ID,
-    flags: {},
+    usage: ID,
     examples: [`webhooks connections ${verb} con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B`],
-    async run(ctx, { positionals }) {
-      const webhooks = await ctx.management();
-      const current = await webhooks.connections.get(positionals[0]!);
-      const id = current.connectionId;
-      if (current.enabled === enabled) {
-        ctx.printJson(connectionJson(current));
-        ctx.print(`Connection ${id} (${current.name}) is already ${verb}d; nothing changed.`);
-        return;
-      }
-      const connection = await webhooks.connections.setEnabled(id, enabled);
-      ctx.printJson(connectionJson(connection));
-      ctx.print(
-        enabled
-          ? `Enabled connection ${id} (${connection.name}); ${CACHE_NOTE}.`
-          : `Disabled connection ${id} (${connection.name}); ${CACHE_NOTE}.\nNew events skip it; deliveries already queued for it go to the dead-letter queue as connection_disabled.`,
-      );
-    },
-  };
+  }).argument(ID);
+  return handle(cmd, async (ctx, { positionals }) => {
+    const webhooks = await ctx.management();
+    const current = await webhooks.connections.get(positionals[0]!);
+    const id = current.connectionId;
+    if (current.enabled === enabled) {
+      ctx.printJson(connectionJson(current));
+      ctx.print(`Connection ${id} (${current.name}) is already ${verb}d; nothing changed.`);
+      return;
+    }
+    const connection = await webhooks.connections.setEnabled(id, enabled);
+    ctx.printJson(connectionJson(connection));
+    ctx.print(
+      enabled
+        ? `Enabled connection ${id} (${connection.name}); ${CACHE_NOTE}.`
+        : `Disabled connection ${id} (${connection.name}); ${CACHE_NOTE}.\nNew events skip it; deliveries already queued for it go to the dead-letter queue as connection_disabled.`,
+    );
+  });
 }
 
-const remove: CommandSpec = {
-  name: ['connections', 'delete'],
-  summary: 'delete a connection and its signing secret',
-  usage: '<connection-id>',
-  positionals: ID,
-  flags: {},
-  details: 'The secret is deleted at once, without a recovery window. This cannot be undone.',
-  examples: ['webhooks connections delete con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
-  async run(ctx, { positionals }) {
-    const old = await (await ctx.management()).connections.delete(positionals[0]!);
+function remove(): Command {
+  const cmd = leaf('delete', {
+    summary: 'delete a connection and its signing secret (asks first; --yes to skip)',
+    usage: '<connection-id> [--yes]',
+    details:
+      'The secret is deleted at once, without a recovery window. This cannot be undone.\nAsks for confirmation on a terminal; in scripts and CI (no terminal) give --yes.',
+    examples: [
+      'webhooks connections delete con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B',
+      'webhooks connections delete con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B --yes',
+    ],
+  })
+    .argument(ID)
+    .option('-y, --yes', 'delete without asking');
+  return handle(cmd, async (ctx, { flags, positionals }) => {
+    const webhooks = await ctx.management();
+    const current = await webhooks.connections.get(positionals[0]!);
+    if (!flags.bool('yes')) await confirmDelete(ctx, current);
+    const old = await webhooks.connections.delete(current.connectionId);
     ctx.printJson({ deleted: true, connection: connectionJson(old) });
     ctx.print(
       `Deleted connection ${old.connectionId} (${old.name}) and its signing secret.\nDeliveries still queued for it go to the dead-letter queue as connection_missing.`,
     );
-  },
-};
+  });
+}
 
-const showSecret: CommandSpec = {
-  name: ['connections', 'show-secret'],
-  summary: 'print the signing secret the receiver verifies with',
-  usage: '<connection-id>',
-  positionals: ID,
-  flags: {},
-  details: 'Prints only the secret, so it can be captured: SECRET=$(webhooks connections show-secret <id>).',
-  examples: ['webhooks connections show-secret con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
-  async run(ctx, { positionals }) {
+/** Asks on the terminal; without one (CI, a pipe) refuses, since nobody can answer. */
+async function confirmDelete(ctx: Context, connection: Connection): Promise<void> {
+  const retry = `${ctx.suggest(`connections delete ${connection.connectionId} --yes`)}`;
+  if (ctx.stdin.isTTY !== true) {
+    throw new UsageError(
+      `not deleting ${connection.connectionId} without confirmation (no terminal to ask on); to delete it, run: ${retry}`,
+      'webhooks connections delete --help',
+    );
+  }
+  ctx.stderr.write(
+    `Delete connection ${connection.connectionId} (${connection.name}) and its signing secret? This cannot be undone. [y/N] `,
+  );
+  const answer = await readLine(ctx.stdin);
+  if (!/^y(es)?$/i.test(answer.trim()))
+    throw new CliError(`not deleted: ${connection.connectionId} is unchanged`);
+}
+
+function readLine(stream: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const onData = (chunk: Buffer | string) => {
+      text += chunk.toString();
+      if (text.includes('\n')) done();
+    };
+    const done = () => {
+      stream.off('data', onData);
+      stream.off('end', done);
+      stream.pause();
+      resolve(text.split('\n')[0] ?? '');
+    };
+    stream.on('data', onData);
+    stream.once('end', done);
+    stream.resume();
+  });
+}
+
+function showSecret(): Command {
+  const cmd = leaf('show-secret', {
+    summary: 'print the signing secret the receiver verifies with',
+    usage: ID,
+    details:
+      'Prints only the secret, so it can be captured: SECRET=$(webhooks connections show-secret <id>).\nThe HMAC key is the whole string, whsec_ prefix included, as UTF-8 bytes (do not base64-decode it).',
+    examples: ['webhooks connections show-secret con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
+  }).argument(ID);
+  return handle(cmd, async (ctx, { positionals }) => {
     const connectionId = positionals[0]!;
     const { secret, secretVersion } = await (await ctx.management()).connections.showSecret(connectionId);
     ctx.printJson({ connectionId, secret, secretVersion });
     ctx.print(secret);
-  },
-};
+  });
+}
 
-const rotateSecret: CommandSpec = {
-  name: ['connections', 'rotate-secret'],
-  summary: 'replace the signing secret with a new one and print it',
-  usage: '<connection-id>',
-  positionals: ID,
-  flags: {},
-  details:
-    'Deliveries are signed with the new secret once the dispatcher sees the change (about 30 s).\nUntil then, the receiver should accept both: verifyWebhook({ rawBody, headers, secret: [newSecret, oldSecret] }).',
-  examples: ['webhooks connections rotate-secret con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
-  async run(ctx, { positionals }) {
+function rotateSecret(): Command {
+  const cmd = leaf('rotate-secret', {
+    summary: 'replace the signing secret with a new one and print it',
+    usage: ID,
+    details:
+      'Deliveries are signed with the new secret once the dispatcher sees the change (about 30 s).\nUntil then, the receiver should accept both: verifyWebhook({ rawBody, headers, secret: [newSecret, oldSecret] }).',
+    examples: ['webhooks connections rotate-secret con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
+  }).argument(ID);
+  return handle(cmd, async (ctx, { positionals }) => {
     const connectionId = positionals[0]!;
     const rotated = await (await ctx.management()).connections.rotateSecret(connectionId);
     ctx.printJson({ connectionId, ...rotated });
@@ -232,47 +262,56 @@ const rotateSecret: CommandSpec = {
 Deliveries switch to it within about 30 s (the dispatcher's connection cache time). For that
 long, have the receiver accept both the old and the new secret:
   verifyWebhook({ rawBody, headers, secret: [newSecret, oldSecret] })`);
-  },
-};
+  });
+}
 
-const sendTest: CommandSpec = {
-  name: ['connections', 'send-test'],
-  summary: 'send one signed test delivery now and show the response',
-  usage: '<connection-id>',
-  positionals: ID,
-  flags: {},
-  details:
-    'A sample user (metadata.test: true), signed with the current secret; logged in the attempt log with\ntest: true and never retried. Exits with status 1 when the receiver did not accept it.',
-  examples: ['webhooks connections send-test con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
-  async run(ctx, { positionals }) {
+function sendTest(): Command {
+  const cmd = leaf('send-test', {
+    summary: 'send one signed test delivery now and show the response',
+    usage: ID,
+    details:
+      'A sample user (metadata.test: true), signed with the current secret; logged in the attempt log with\ntest: true and never retried. Exits with status 1 when the receiver did not accept it.',
+    examples: ['webhooks connections send-test con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
+  }).argument(ID);
+  return handle(cmd, async (ctx, { positionals }) => {
     const connectionId = positionals[0]!;
     const record = await (await ctx.management()).sendTest(connectionId);
     ctx.printJson(attemptJson(record));
     const delivered = record.outcome === 'delivered';
+    const detail = outcomeDetail(record);
     ctx.print(`Test delivery to ${connectionId}: ${delivered ? 'delivered' : 'FAILED'}
 
 ${keyValues([
   ['target', `${record.method} ${record.target}`],
-  ['outcome', delivered ? record.outcome : `${record.outcome}: ${outcomeDetail(record)}`],
+  ['outcome', delivered ? record.outcome : `${record.outcome}: ${detail}`],
   ['status', record.statusCode],
   ['latency', `${record.durationMs} ms`],
   ['response', truncate(record.responseSnippet, 500) ?? '(empty)'],
-  ['error', record.error],
+  // Said once: the outcome line already quotes the error when there is one.
+  ['error', record.error && !detail.includes(record.error) ? record.error : undefined],
   ['delivery', record.deliveryId],
 ])}`);
-    if (!delivered) throw new CliError(`test delivery to ${connectionId} failed: ${outcomeDetail(record)}`);
-  },
-};
+    if (!delivered) throw new CliError(`test delivery to ${connectionId} failed: ${detail}`);
+  });
+}
 
-export const connectionCommands: CommandSpec[] = [
-  create,
-  list,
-  get,
-  update,
-  toggle(true),
-  toggle(false),
-  remove,
-  showSecret,
-  rotateSecret,
-  sendTest,
-];
+export function connectionsCommand(): Command {
+  const cmd = group(
+    'connections',
+    'add, change, test and remove webhook connections and their signing secrets',
+  );
+  for (const sub of [
+    create(),
+    list(),
+    get(),
+    update(),
+    toggle(true),
+    toggle(false),
+    remove(),
+    showSecret(),
+    rotateSecret(),
+    sendTest(),
+  ])
+    cmd.addCommand(sub);
+  return cmd;
+}

@@ -1,21 +1,21 @@
 /** `webhooks dlq …`: what is in the dead-letter queue and why, and sending it back. */
 
+import type { Command } from 'commander';
 import { isDeliveryId } from '../../lambdas/core/ids';
 import { CliError, UsageError } from '../errors';
 import { plural, table } from '../format';
+import { group, handle, leaf } from '../program';
 import { progress } from '../progress';
-import type { CommandSpec } from '../types';
 import { deadLetterColumns } from '../views';
 
-const list: CommandSpec = {
-  name: ['dlq', 'list'],
-  summary: 'what is in the dead-letter queue, oldest first, with the reason',
-  usage: '',
-  flags: {},
-  details:
-    'Reasons: exhausted (4 attempts failed), blocked, connection_missing, connection_disabled,\nconnection_invalid, invalid_message, invalid_payload, max_receives (infrastructure errors).',
-  examples: ['webhooks dlq list'],
-  async run(ctx) {
+function list(): Command {
+  const cmd = leaf('list', {
+    summary: 'what is in the dead-letter queue, oldest first, with the reason',
+    details:
+      'Reasons: exhausted (4 attempts failed), blocked, connection_missing, connection_disabled,\nconnection_invalid, invalid_message, invalid_payload, max_receives (infrastructure errors).',
+    examples: ['webhooks dlq list'],
+  });
+  return handle(cmd, async (ctx) => {
     const entries = await (await ctx.management()).deadLetters.list();
     ctx.printJson(entries);
     if (entries.length === 0) {
@@ -25,22 +25,23 @@ const list: CommandSpec = {
     ctx.print(table(entries, deadLetterColumns(ctx.now())));
     ctx.print(`\n${plural(entries.length, 'message')} in the dead-letter queue. Send deliveries back with:`);
     ctx.print(`  ${ctx.suggest('dlq redrive <delivery-id>…')}   or   ${ctx.suggest('dlq redrive --all')}`);
-  },
-};
+  });
+}
 
-const redrive: CommandSpec = {
-  name: ['dlq', 'redrive'],
-  summary: 'send dead-lettered deliveries back to the delivery queue',
-  usage: '<delivery-id>… | --all',
-  positionals: { min: 0, max: Number.POSITIVE_INFINITY, name: '<delivery-id>…' },
-  flags: { all: { type: 'boolean', description: 'redrive everything that can be redriven' } },
-  details:
-    'A redriven delivery starts a fresh chain of 4 attempts with the same delivery id and body. Each message\nleaves the DLQ only once it is safely on the delivery queue. Poison messages (invalid_message,\ninvalid_payload) stay where they are. Exits with status 1 when a delivery id asked for is not in the DLQ.',
-  examples: [
-    'webhooks dlq redrive dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B',
-    'webhooks dlq redrive --all',
-  ],
-  async run(ctx, { flags, positionals }) {
+function redrive(): Command {
+  const cmd = leaf('redrive', {
+    summary: 'send dead-lettered deliveries back to the delivery queue',
+    usage: '<delivery-id>… | --all',
+    details:
+      'A redriven delivery starts a fresh chain of 4 attempts with the same delivery id and body. Each message\nleaves the DLQ only once it is safely on the delivery queue. Poison messages (invalid_message,\ninvalid_payload) stay where they are. Exits with status 1 when a delivery id asked for is not in the DLQ.',
+    examples: [
+      'webhooks dlq redrive dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B',
+      'webhooks dlq redrive --all',
+    ],
+  })
+    .argument('[delivery-id...]')
+    .option('--all', 'redrive everything that can be redriven');
+  return handle(cmd, async (ctx, { flags, positionals }) => {
     const all = flags.bool('all');
     if (all && positionals.length)
       throw new UsageError('give delivery ids or --all, not both', 'webhooks dlq redrive --help');
@@ -82,7 +83,11 @@ const redrive: CommandSpec = {
     if (result.notFound.length) {
       throw new CliError(`not in the dead-letter queue: ${result.notFound.join(', ')}`);
     }
-  },
-};
+  });
+}
 
-export const dlqCommands: CommandSpec[] = [list, redrive];
+export function dlqCommand(): Command {
+  const cmd = group('dlq', 'see what is in the dead-letter queue and send it back for delivery');
+  for (const sub of [list(), redrive()]) cmd.addCommand(sub);
+  return cmd;
+}

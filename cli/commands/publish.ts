@@ -1,10 +1,11 @@
 /** `webhooks publish`: validate and enqueue one `user.identified` event, as an upstream service would. */
 
 import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
 import type { WebhookManagement } from '../../lambdas/management';
 import type { PublishInput } from '../../lambdas/publisher';
 import { CliError, UsageError } from '../errors';
-import type { CommandSpec } from '../types';
+import { handle, leaf } from '../program';
 import { parseJsonObject } from '../values';
 
 const FILE_FIELDS = ['user', 'application', 'occurredAt', 'connectionIds'];
@@ -78,39 +79,28 @@ async function enabledConnections(
   }
 }
 
-export const publishCommand: CommandSpec = {
-  name: ['publish'],
-  summary: 'validate and enqueue a user.identified event; prints its event id',
-  usage: "--application <app_id> [--application-name <name>] --user-json '<json>' | --file <event.json>",
-  flags: {
-    application: {
-      type: 'string',
-      value: 'app_id',
-      description: 'application the user identified with (app_…)',
-    },
-    'application-name': {
-      type: 'string',
-      value: 'name',
-      description: 'its display name in the payload (default: the application id)',
-    },
-    'user-json': {
-      type: 'string',
-      value: 'json',
-      description: 'the user, e.g. \'{"id":"usr_123","email":"ada@example.com","name":"Ada Lovelace"}\'',
-    },
-    file: {
-      type: 'string',
-      value: 'path',
-      description: 'a JSON file (or - for stdin) with { user, application, occurredAt?, connectionIds? }',
-    },
-  },
-  details:
-    'The event is checked exactly as the dispatcher will check it (an error names the field), then goes to\nevery enabled webhook connection of the application, or only to connectionIds when the file lists them.',
-  examples: [
-    'webhooks publish --application app_42 --application-name \'Acme Extension\' --user-json \'{"id":"usr_123","email":"ada@example.com"}\'',
-    'webhooks publish --file event.json',
-  ],
-  async run(ctx, { flags }) {
+export function publishCommand(): Command {
+  const cmd = leaf('publish', {
+    summary: 'validate and enqueue a user.identified event; prints its event id',
+    usage: "--application <app_id> [--application-name <name>] --user-json '<json>' | --file <event.json>",
+    details:
+      'The event is checked exactly as the dispatcher will check it (an error names the field), then goes to\nevery enabled webhook connection of the application, or only to connectionIds when the file lists them.',
+    examples: [
+      'webhooks publish --application app_42 --application-name \'Acme Extension\' --user-json \'{"id":"usr_123","email":"ada@example.com"}\'',
+      'webhooks publish --file event.json',
+    ],
+  })
+    .option('--application <app_id>', 'application the user identified with (app_…)')
+    .option('--application-name <name>', 'its display name in the payload (default: the application id)')
+    .option(
+      '--user-json <json>',
+      'the user, e.g. \'{"id":"usr_123","email":"ada@example.com","name":"Ada Lovelace"}\'',
+    )
+    .option(
+      '--file <path>',
+      'a JSON file (or - for stdin) with { user, application, occurredAt?, connectionIds? }',
+    );
+  return handle(cmd, async (ctx, { flags }) => {
     const input = publishInput({
       file: flags.string('file'),
       application: flags.string('application'),
@@ -137,5 +127,5 @@ export const publishCommand: CommandSpec = {
     }
     ctx.print(`It goes to ${targets.join(', ')}. Follow it with:
   ${ctx.suggest(`attempts list --connection ${targets[0]} --since 5m`)}`);
-  },
-};
+  });
+}

@@ -193,7 +193,7 @@ describe('webhooks CLI against local mode', () => {
     expectOneLineError(
       result,
       2,
-      'unknown flag --nmae for "webhooks connections create"; see: webhooks connections create --help',
+      'unknown flag --nmae for "webhooks connections create" (did you mean --name?); see: webhooks connections create --help',
     );
   });
 
@@ -393,8 +393,12 @@ describe('webhooks CLI against local mode', () => {
     expectOneLineError(missing, 1, `not in the dead-letter queue: ${deliveryId}`);
   });
 
-  it('deletes the connection and its secret', async () => {
-    const stdout = await ok(['connections', 'delete', connectionId]);
+  it('deletes the connection and its secret, only when confirmed', async () => {
+    // No terminal to ask on (stdin is a pipe here, as in CI): refused without --yes.
+    const refused = await webhooks(['connections', 'delete', connectionId]);
+    expectOneLineError(refused, 2, /^not deleting con_\w+ without confirmation .*--yes; see: /);
+    await ok(['connections', 'get', connectionId]);
+    const stdout = await ok(['connections', 'delete', connectionId, '--yes']);
     expect(stdout).toContain(`Deleted connection ${connectionId} (CLI e2e receiver) and its signing secret.`);
     expectOneLineError(
       await webhooks(['connections', 'get', connectionId]),

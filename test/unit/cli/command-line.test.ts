@@ -1,0 +1,270 @@
+import { PassThrough } from 'node:stream';
+import type { GlobalFlags } from '../../../cli/context';
+import { type Io, packageVersion, run } from '../../../cli/main';
+import type { WebhookManagement } from '../../../lambdas/management';
+
+interface Call {
+  method: string;
+  args: unknown[];
+  globals: GlobalFlags;
+}
+
+const CONNECTION = {
+  connectionId: 'con_1',
+  applicationId: 'app_1',
+  type: 'webhook',
+  name: 'Acme',
+  url: 'https://a.example/hooks',
+  method: 'POST',
+  headers: {},
+  enabled: true,
+  secretArn: 'arn:x',
+  createdAt: '2026-11-21T15:00:00.000Z',
+  updatedAt: '2026-11-21T15:00:00.000Z',
+};
+
+/** A stand-in management API that records what the command asked for. */
+function recorder(calls: Call[], globals: GlobalFlags): WebhookManagement {
+  const record =
+    (method: string, result: unknown = undefined) =>
+    async (...args: unknown[]) => {
+      calls.push({ method, args, globals });
+      return result;
+    };
+  return {
+    connections: {
+      list: record('connections.list', []),
+      get: record('connections.get', CONNECTION),
+      create: record('connections.create', CONNECTION),
+      delete: record('connections.delete', CONNECTION),
+    },
+    publisher: { publishUserIdentified: record('publish', { eventId: 'evt_1', messageId: 'm1' }) },
+    deadLetters: { redrive: record('redrive', { redriven: [], skipped: [], notFound: [] }) },
+    attempts: { finalFailures: record('failures', []), list: record('attempts.list', []) },
+  } as unknown as WebhookManagement;
+}
+
+async function cli(argv: string[], extra: Partial<Io> = {}) {
+  const calls: Call[] = [];
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  stderr.on('data', (c: Buffer) => {
+    err += c.toString();
+  });
+  const stdin = Object.assign(new PassThrough(), { isTTY: false });
+  stdin.end();
+  const code = await run(argv, {
+    stdout,
+    stderr,
+    stdin,
+    env: {},
+    open: async (globals) => recorder(calls, globals),
+    ...extra,
+  });
+  return { code, stdout: out, stderr: err, calls };
+}
+
+describe('the command line', () => {
+  it('finds the command, its flags and positionals', async () => {
+    const { code, calls } = await cli(['connections', 'get', 'con_1']);
+    expect(code).toBe(0);
+    expect(calls).toEqual([
+      { method: 'connections.get', args: ['con_1'], globals: { local: false, json: false } },
+    ]);
+  });
+
+  it('accepts global flags before, between and after the command words', async () => {
+    const { calls } = await cli(['--local', 'connections', '--json', 'list', '--application', 'app_1']);
+    expect(calls[0]).toMatchObject({
+      method: 'connections.list',
+      args: [{ applicationId: 'app_1' }],
+      globals: { local: true, json: true },
+    });
+  });
+
+  it('does not take the value of --stack, --region or --profile for a command word', async () => {
+    const { code, calls } = await cli([
+      '--stack',
+      'Staging',
+      '--region=eu-west-1',
+      '--profile',
+      'ops',
+      'attempts',
+      'failures',
+    ]);
+    expect(code).toBe(0);
+    expect(calls[0]!.globals).toMatchObject({ stack: 'Staging', region: 'eu-west-1', profile: 'ops' });
+  });
+
+  it('collects repeated --header flags in order', async () => {
+    const { calls } = await cli([
+      'connections',
+      'create',
+      '--application',
+      'app_1',
+      '--name',
+      'n',
+      '--url',
+      'https://a.example',
+      '--header',
+      'Authorization: Bearer x',
+      '--header',
+      'X-Tenant: acme',
+    ]);
+    expect(calls[0]!.args[0]).toMatchObject({ headers: { Authorization: 'Bearer x', 'X-Tenant': 'acme' } });
+  });
+
+  it('runs a command without subcommands (publish)', async () => {
+    const { code, calls } = await cli(['publish', '--application', 'app_1', '--user-json', '{"id":"usr_1"}']);
+    expect(code).toBe(0);
+    expect(calls[0]).toMatchObject({ method: 'publish', args: [{ user: { id: 'usr_1' } }] });
+  });
+
+  it('takes any number of delivery ids for dlq redrive', async () => {
+    const ids = ['dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_1', 'dlv_01JD8X4AZ3K5M7N9P1Q3R5S7TA_con_1'];
+    const { calls } = await cli(['dlq', 'redrive', ...ids]);
+    expect(calls.find((c) => c.method === 'redrive')!.args[0]).toMatchObject({ deliveryIds: ids });
+  });
+
+  it('shows the list of commands for no arguments, --help and -h', async () => {
+    for (const argv of [[], ['--help'], ['-h']]) {
+      const result = await cli(argv);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('connections create');
+      expect(result.stdout).toContain('attempts tail');
+    }
+  });
+
+  it('prints its version with --version', async () => {
+    const result = await cli(['--version']);
+    expect(result).toMatchObject({ code: 0, stdout: `${packageVersion()}\n` });
+    expect(packageVersion()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('shows a group help and a command help, with usage, flags and an example', async () => {
+    expect((await cli(['connections', '--help'])).stdout).toContain('rotate-secret');
+    const command = await cli(['attempts', 'list', '--help', '--bogus']);
+    expect(command.code).toBe(0);
+    expect(command.stdout).toContain('Usage\n  webhooks attempts list --connection <connection-id>');
+    expect(command.stdout).toContain('--since <when>');
+    expect(command.stdout).toContain('--local');
+    expect(command.stdout).toContain('-h, --help');
+    expect(command.stdout).toMatch(/Example\n {2}\$ webhooks attempts list/);
+  });
+
+  it('has help with an example on every command', async () => {
+    const list = (await cli(['--help'])).stdout;
+    const names = [...list.matchAll(/^ {2}((?:connections|attempts|dlq) [a-z-]+|publish)\b/gm)].map(
+      (m) => m[1]!,
+    );
+    expect(names.length).toBeGreaterThanOrEqual(16);
+    for (const name of names) {
+      expect((await cli([...name.split(' '), '--help'])).stdout).toContain(`$ webhooks ${name}`);
+    }
+  });
+
+  it.each([
+    [['nope'], /^unknown command "nope"; commands: connections, publish, attempts, dlq/, 'webhooks --help'],
+    [
+      ['conections', 'list'],
+      /^unknown command "conections" \(did you mean connections\?\); commands: connections, /,
+      'webhooks --help',
+    ],
+    [['connections'], /^"connections" needs a subcommand: create, list/, 'webhooks connections --help'],
+    [
+      ['connections', 'frob'],
+      /^unknown command "connections frob"; subcommands: create, list, get, /,
+      'webhooks connections --help',
+    ],
+    [
+      ['attempts', 'tial'],
+      /^unknown command "attempts tial" \(did you mean tail\?\); subcommands: list, get, failures, tail$/,
+      'webhooks attempts --help',
+    ],
+    [
+      ['connections', 'create', '--nme', 'x'],
+      /^unknown flag --nme for "webhooks connections create" \(did you mean --name\?\)$/,
+      'webhooks connections create --help',
+    ],
+    [['connections', 'create', '--url'], /^--url needs a value$/, 'webhooks connections create --help'],
+    [['connections', 'list', '--json=yes'], /^--json takes no value$/, 'webhooks connections list --help'],
+    [['connections', 'get'], /^missing <connection-id>$/, 'webhooks connections get --help'],
+    [
+      ['connections', 'get', 'a', 'b'],
+      /^unexpected argument "b" after <connection-id>$/,
+      'webhooks connections get --help',
+    ],
+    [['dlq', 'list', 'extra'], /^unexpected argument "extra"$/, 'webhooks dlq list --help'],
+    [
+      ['--local', 'dlq', 'list', '--stack', 'X'],
+      /^--local cannot be combined with --stack/,
+      'webhooks dlq list --help',
+    ],
+    [['--json'], /^which command\?/, 'webhooks --help'],
+  ])('refuses %j with a one-line reason and where help is', async (argv, message, hint) => {
+    const result = await cli(argv);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    if (argv.includes('--json')) {
+      const error = JSON.parse(result.stderr).error;
+      expect(error.message).toMatch(message);
+      expect(error.hint).toBe(hint);
+      return;
+    }
+    expect(result.stderr).toMatch(/^webhooks: [^\n]+\n$/);
+    const [reason, where] = result.stderr.slice('webhooks: '.length).trimEnd().split('; see: ');
+    expect(reason).toMatch(message);
+    expect(where).toBe(hint);
+  });
+
+  it('with --json, writes an error as one JSON object on stderr', async () => {
+    const result = await cli(['connections', 'get', '--json']);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: {
+        type: 'UsageError',
+        message: 'missing <connection-id>',
+        hint: 'webhooks connections get --help',
+        exitCode: 2,
+      },
+    });
+  });
+});
+
+describe('connections delete', () => {
+  it('refuses without --yes when there is no terminal to ask on, and deletes nothing', async () => {
+    const result = await cli(['--local', 'connections', 'delete', 'con_1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('not deleting con_1 without confirmation');
+    expect(result.stderr).toContain('npx webhooks --local connections delete con_1 --yes');
+    expect(result.calls.map((c) => c.method)).not.toContain('connections.delete');
+  });
+
+  it('deletes with --yes', async () => {
+    const result = await cli(['connections', 'delete', 'con_1', '--yes']);
+    expect(result.code).toBe(0);
+    expect(result.calls.map((c) => c.method)).toContain('connections.delete');
+  });
+
+  it.each([
+    ['y\n', true],
+    ['yes\n', true],
+    ['\n', false],
+    ['no\n', false],
+  ])('asks on a terminal; answer %j deletes: %s', async (answer, deletes) => {
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    const pending = cli(['connections', 'delete', 'con_1'], { stdin });
+    setImmediate(() => stdin.write(answer));
+    const result = await pending;
+    expect(result.stderr).toContain(
+      'Delete connection con_1 (Acme) and its signing secret? This cannot be undone. [y/N]',
+    );
+    expect(result.code).toBe(deletes ? 0 : 1);
+    expect(result.calls.map((c) => c.method).includes('connections.delete')).toBe(deletes);
+  });
+});
