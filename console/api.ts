@@ -10,8 +10,12 @@ import type {
   AttemptFilters,
   Connection,
   ConnectionInput,
+  Delivery,
   Page,
+  RotatedSecret,
+  Secret,
   Stats,
+  StatsWindow,
 } from './types';
 
 /** A failed call: the API's code, message and field, or a network failure (status 0). */
@@ -35,8 +39,8 @@ export interface ClientOptions {
   applicationId: string;
   token: string;
   fetch?: Fetch;
-  /** Called once per 401: the session is missing, expired or not accepted. */
-  onUnauthorized?: () => void;
+  /** Called on a 401 with the API's error: the session is missing, expired or not accepted. */
+  onUnauthorized?: (error: ApiError) => void;
 }
 
 /** `…/console/` → `…/api/v1`: the API sits beside the console on the same origin (and stage). */
@@ -95,12 +99,15 @@ export class ApiClient {
       parsed = undefined;
     }
     if (response.ok) return parsed as T;
-    if (response.status === 401) this.options.onUnauthorized?.();
-    if (isErrorBody(parsed)) {
-      const { code, message, field } = parsed.error;
-      throw new ApiError(response.status, code ?? 'error', message, field);
-    }
-    throw new ApiError(response.status, 'http', `The API answered ${response.status} ${response.statusText}`);
+    const error = isErrorBody(parsed)
+      ? new ApiError(response.status, parsed.error.code ?? 'error', parsed.error.message, parsed.error.field)
+      : new ApiError(
+          response.status,
+          'http',
+          `The API answered ${response.status} ${response.statusText}`.trim(),
+        );
+    if (response.status === 401) this.options.onUnauthorized?.(error);
+    throw error;
   }
 
   listConnections(cursor?: string, limit = 50): Promise<Page<Connection>> {
@@ -123,16 +130,16 @@ export class ApiClient {
     return this.call('DELETE', `/connections/${encodeURIComponent(connectionId)}`);
   }
 
-  showSecret(connectionId: string): Promise<{ secret: string }> {
+  showSecret(connectionId: string): Promise<Secret> {
     return this.call('GET', `/connections/${encodeURIComponent(connectionId)}/secret`);
   }
 
-  rotateSecret(connectionId: string): Promise<{ secret: string }> {
-    return this.call('POST', `/connections/${encodeURIComponent(connectionId)}/secret/rotate`, {});
+  rotateSecret(connectionId: string): Promise<RotatedSecret> {
+    return this.call('POST', `/connections/${encodeURIComponent(connectionId)}/secret/rotate`);
   }
 
   sendTest(connectionId: string): Promise<Attempt> {
-    return this.call('POST', `/connections/${encodeURIComponent(connectionId)}/test`, {});
+    return this.call('POST', `/connections/${encodeURIComponent(connectionId)}/test`);
   }
 
   listAttempts(
@@ -147,11 +154,11 @@ export class ApiClient {
     );
   }
 
-  stats(connectionId: string): Promise<Stats> {
-    return this.call('GET', `/connections/${encodeURIComponent(connectionId)}/stats`);
+  stats(connectionId: string, window: StatsWindow = {}): Promise<Stats> {
+    return this.call('GET', `/connections/${encodeURIComponent(connectionId)}/stats${query({ ...window })}`);
   }
 
-  getDelivery(deliveryId: string): Promise<Page<Attempt>> {
+  getDelivery(deliveryId: string): Promise<Delivery> {
     return this.call('GET', `/deliveries/${encodeURIComponent(deliveryId)}`);
   }
 }

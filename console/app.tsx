@@ -12,11 +12,12 @@ import { href, useRoute } from './router';
 import { forgetSession, type Session } from './session';
 
 export function App({ session }: { session: Session | 'invalid' | undefined }) {
-  const [expired, setExpired] = useState(
-    () =>
-      typeof session === 'object' &&
-      session.expiresAt !== undefined &&
-      session.expiresAt.getTime() <= Date.now(),
+  const [ended, setEnded] = useState<'expired' | 'invalid' | undefined>(() =>
+    typeof session === 'object' &&
+    session.expiresAt !== undefined &&
+    session.expiresAt.getTime() <= Date.now()
+      ? 'expired'
+      : undefined,
   );
   const route = useRoute();
   const api = useMemo(
@@ -26,16 +27,16 @@ export function App({ session }: { session: Session | 'invalid' | undefined }) {
         baseUrl: apiBaseFor(window.location.href),
         applicationId: session.applicationId,
         token: session.token,
-        onUnauthorized: () => {
+        onUnauthorized: (error) => {
           forgetSession(window.sessionStorage);
-          setExpired(true);
+          setEnded(error.code === 'session_expired' ? 'expired' : 'invalid');
         },
       }),
     [session],
   );
   if (session === 'invalid') return <SessionPage reason="invalid" />;
   if (!session || !api) return <SessionPage reason="missing" />;
-  if (expired) return <SessionPage reason="expired" />;
+  if (ended) return <SessionPage reason={ended} />;
 
   return (
     <>

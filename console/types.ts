@@ -25,8 +25,10 @@ export interface Connection {
   name: string;
   url: string;
   method: Method;
+  /** Header names; the API never returns their values (each reads `[hidden]`). */
   headers: Record<string, string>;
   enabled: boolean;
+  secretVersion?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -35,8 +37,11 @@ export interface ConnectionInput {
   name: string;
   url: string;
   method: Method;
-  /** Replaces the whole set of custom headers; absent leaves them as they are. */
-  headers?: Record<string, string>;
+  /**
+   * The complete new set of custom headers; absent leaves them as they are. On update, a null
+   * value keeps that header's stored value (values are never shown, so an edit cannot resend them).
+   */
+  headers?: Record<string, string | null>;
   enabled?: boolean;
 }
 
@@ -46,6 +51,8 @@ export interface Attempt {
   attempt: number;
   eventId: string;
   connectionId: string;
+  applicationId: string;
+  userId: string;
   event: string;
   method: string;
   target: string;
@@ -58,24 +65,59 @@ export interface Attempt {
   nextAttemptAt?: string;
   final: boolean;
   test?: boolean;
+  expiresAt: number;
 }
 
 export interface Page<T> {
   data: T[];
-  nextCursor?: string | null;
+  nextCursor: string | null;
+}
+
+export type OutcomeCounts = Record<Outcome, number>;
+export interface Latency {
+  p50: number | null;
+  p95: number | null;
 }
 
 /** One time bucket of `…/stats`: counts by outcome and latency percentiles. */
 export interface StatsBucket {
   start: string;
-  counts: Partial<Record<Outcome, number>>;
-  p50Ms?: number | null;
-  p95Ms?: number | null;
+  total: number;
+  outcomes: OutcomeCounts;
+  latencyMs: Latency;
 }
 
 export interface Stats {
+  since: string;
+  until: string;
   bucketSeconds: number;
   buckets: StatsBucket[];
+  totals: { total: number; outcomes: OutcomeCounts; latencyMs: Latency };
+}
+
+export const STATS_BUCKETS = ['1m', '5m', '15m', '1h', '1d'] as const;
+export interface StatsWindow {
+  since?: string;
+  until?: string;
+  bucket?: (typeof STATS_BUCKETS)[number];
+}
+
+/** Every attempt of one delivery. */
+export interface Delivery {
+  deliveryId: string;
+  connectionId: string;
+  attempts: Attempt[];
+}
+
+export interface Secret {
+  secret: string;
+  secretVersion?: string;
+}
+
+export interface RotatedSecret extends Secret {
+  previousVersion?: string;
+  /** Receivers should accept the old and the new secret for this long. */
+  overlapSeconds: number;
 }
 
 export interface AttemptFilters {

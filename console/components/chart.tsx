@@ -3,9 +3,10 @@
  * inline SVG from Preact elements: no chart library, nothing but numbers from `…/stats`.
  */
 
+import { useId, useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
 import { formatDuration, OUTCOME_LABELS } from '../format';
-import { OUTCOMES, type Stats, type StatsBucket } from '../types';
+import { OUTCOMES, type Stats, type StatsWindow } from '../types';
 import { useResource } from '../use-resource';
 import { Empty, Failed, Loading } from './states';
 
@@ -13,9 +14,13 @@ const WIDTH = 640;
 const HEIGHT = 160;
 const PAD = { top: 10, right: 12, bottom: 22, left: 44 };
 
-function total(bucket: StatsBucket): number {
-  return OUTCOMES.reduce((sum, o) => sum + (bucket.counts[o] ?? 0), 0);
-}
+/** The chart's time ranges and the bucket width each reads at. */
+export const RANGES = {
+  '1h': { label: 'Last hour', hours: 1, bucket: '5m' },
+  '24h': { label: 'Last 24 hours', hours: 24, bucket: '1h' },
+  '7d': { label: 'Last 7 days', hours: 24 * 7, bucket: '1d' },
+} as const satisfies Record<string, { label: string; hours: number; bucket: StatsWindow['bucket'] }>;
+type Range = keyof typeof RANGES;
 
 /** A round upper bound for an axis: 1, 2, 5 × 10ⁿ. */
 export function niceMax(value: number): number {
@@ -71,7 +76,7 @@ export function OutcomeChart({ stats }: { stats: Stats }) {
   const plotWidth = WIDTH - PAD.left - PAD.right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const step = plotWidth / Math.max(1, stats.buckets.length);
-  const max = niceMax(Math.max(...stats.buckets.map(total)));
+  const max = niceMax(Math.max(...stats.buckets.map((b) => b.total)));
   return (
     <svg
       viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
@@ -85,12 +90,14 @@ export function OutcomeChart({ stats }: { stats: Stats }) {
         return (
           <g key={b.start}>
             <title>
-              {`${bucketLabel(b.start, stats.bucketSeconds)}: ${OUTCOMES.filter((o) => b.counts[o])
-                .map((o) => `${b.counts[o]} ${OUTCOME_LABELS[o].toLowerCase()}`)
-                .join(', ')}`}
+              {`${bucketLabel(b.start, stats.bucketSeconds)}: ${
+                OUTCOMES.filter((o) => b.outcomes[o])
+                  .map((o) => `${b.outcomes[o]} ${OUTCOME_LABELS[o].toLowerCase()}`)
+                  .join(', ') || 'no attempts'
+              }`}
             </title>
             {OUTCOMES.map((o) => {
-              const count = b.counts[o] ?? 0;
+              const count = b.outcomes[o] ?? 0;
               if (!count) return null;
               const h = (count / max) * plotHeight;
               y -= h;
@@ -117,11 +124,11 @@ export function LatencyChart({ stats }: { stats: Stats }) {
   const plotWidth = WIDTH - PAD.left - PAD.right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const step = plotWidth / Math.max(1, stats.buckets.length);
-  const max = niceMax(Math.max(0, ...stats.buckets.map((b) => b.p95Ms ?? b.p50Ms ?? 0)));
-  const line = (key: 'p50Ms' | 'p95Ms') =>
+  const max = niceMax(Math.max(0, ...stats.buckets.map((b) => b.latencyMs.p95 ?? b.latencyMs.p50 ?? 0)));
+  const line = (key: 'p50' | 'p95') =>
     stats.buckets
       .map((b, i) => {
-        const v = b[key];
+        const v = b.latencyMs[key];
         if (v === undefined || v === null) return '';
         return `${PAD.left + step * (i + 0.5)},${PAD.top + plotHeight * (1 - v / max)}`;
       })
@@ -135,21 +142,21 @@ export function LatencyChart({ stats }: { stats: Stats }) {
       aria-label="Latency p50 and p95 over time"
     >
       <Axis max={max} format={formatDuration} />
-      <polyline class="line p95" points={line('p95Ms')} />
-      <polyline class="line p50" points={line('p50Ms')} />
+      <polyline class="line p95" points={line('p95')} />
+      <polyline class="line p50" points={line('p50')} />
       {stats.buckets.map((b, i) =>
-        (['p50Ms', 'p95Ms'] as const).map((key) => {
-          const v = b[key];
+        (['p50', 'p95'] as const).map((key) => {
+          const v = b.latencyMs[key];
           if (v === undefined || v === null) return null;
           return (
             <circle
               key={`${b.start}${key}`}
-              class={`dot ${key === 'p50Ms' ? 'p50' : 'p95'}`}
+              class={`dot ${key}`}
               cx={PAD.left + step * (i + 0.5)}
               cy={PAD.top + plotHeight * (1 - v / max)}
               r={2.5}
             >
-              <title>{`${bucketLabel(b.start, stats.bucketSeconds)} ${key.slice(0, 3)}: ${formatDuration(v)}`}</title>
+              <title>{`${bucketLabel(b.start, stats.bucketSeconds)} ${key}: ${formatDuration(v)}`}</title>
             </circle>
           );
         }),
@@ -160,51 +167,91 @@ export function LatencyChart({ stats }: { stats: Stats }) {
 }
 
 export function StatsPanel(props: { api: ApiClient; connectionId: string; refresh: number }) {
-  const [stats, reload] = useResource(
-    () => props.api.stats(props.connectionId),
-    [props.connectionId, props.refresh],
-  );
-  const present =
-    stats.state === 'ready' ? OUTCOMES.filter((o) => stats.data.buckets.some((b) => b.counts[o])) : [];
+  const id = useId();
+  const [range, setRange] = useState<Range>('24h');
+  const [stats, reload] = useResource(() => {
+    const { hours, bucket } = RANGES[range];
+    return props.api.stats(props.connectionId, {
+      since: new Date(Date.now() - hours * 3_600_000).toISOString(),
+      bucket,
+    });
+  }, [props.connectionId, props.refresh, range]);
+  const present = stats.state === 'ready' ? OUTCOMES.filter((o) => stats.data.totals.outcomes[o]) : [];
   return (
     <div class="card">
-      <h2>Deliveries over time</h2>
+      <div class="card-head">
+        <h2>Deliveries over time</h2>
+        <div class="inline-field">
+          <label class="inline-label" for={`${id}-range`}>
+            Range
+          </label>
+          <select
+            class="inline-select"
+            id={`${id}-range`}
+            value={range}
+            onChange={(e) => setRange(e.currentTarget.value as Range)}
+          >
+            {Object.entries(RANGES).map(([key, r]) => (
+              <option key={key} value={key}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
       {stats.state === 'loading' && <Loading what="statistics" />}
       {stats.state === 'error' && <Failed what="statistics" error={stats.error} retry={reload} />}
-      {stats.state === 'ready' && !stats.data.buckets.some((b) => total(b) > 0) && (
-        <Empty title="Nothing to chart yet">
+      {stats.state === 'ready' && stats.data.totals.total === 0 && (
+        <Empty title="Nothing to chart in this range">
           <p class="muted">The chart fills in as deliveries are attempted.</p>
         </Empty>
       )}
-      {stats.state === 'ready' && stats.data.buckets.some((b) => total(b) > 0) && (
-        <div class="charts">
-          <figure>
-            <figcaption>Attempts by outcome</figcaption>
-            <OutcomeChart stats={stats.data} />
-            <ul class="legend">
-              {present.map((o) => (
-                <li key={o}>
-                  <span class={`swatch outcome-${o}`} aria-hidden="true" />
-                  {OUTCOME_LABELS[o]}
+      {stats.state === 'ready' && stats.data.totals.total > 0 && (
+        <>
+          <p class="totals">
+            <strong>{stats.data.totals.total}</strong> attempts
+            {present.map((o) => (
+              <span key={o}>
+                {' · '}
+                {stats.data.totals.outcomes[o]} {OUTCOME_LABELS[o].toLowerCase()}
+              </span>
+            ))}
+            {stats.data.totals.latencyMs.p50 !== null && (
+              <span>
+                {' · '}p50 {formatDuration(stats.data.totals.latencyMs.p50)}, p95{' '}
+                {formatDuration(stats.data.totals.latencyMs.p95)}
+              </span>
+            )}
+          </p>
+          <div class="charts">
+            <figure>
+              <figcaption>Attempts by outcome</figcaption>
+              <OutcomeChart stats={stats.data} />
+              <ul class="legend">
+                {present.map((o) => (
+                  <li key={o}>
+                    <span class={`swatch outcome-${o}`} aria-hidden="true" />
+                    {OUTCOME_LABELS[o]}
+                  </li>
+                ))}
+              </ul>
+            </figure>
+            <figure>
+              <figcaption>Latency</figcaption>
+              <LatencyChart stats={stats.data} />
+              <ul class="legend">
+                <li>
+                  <span class="swatch p50" aria-hidden="true" />
+                  p50
                 </li>
-              ))}
-            </ul>
-          </figure>
-          <figure>
-            <figcaption>Latency</figcaption>
-            <LatencyChart stats={stats.data} />
-            <ul class="legend">
-              <li>
-                <span class="swatch p50" aria-hidden="true" />
-                p50
-              </li>
-              <li>
-                <span class="swatch p95" aria-hidden="true" />
-                p95
-              </li>
-            </ul>
-          </figure>
-        </div>
+                <li>
+                  <span class="swatch p95" aria-hidden="true" />
+                  p95
+                </li>
+              </ul>
+            </figure>
+          </div>
+        </>
       )}
     </div>
   );

@@ -7,13 +7,14 @@
 import { useId, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { parseHeaders } from '../headers';
-import { type ConnectionInput, METHODS, type Method } from '../types';
+import { type Connection, type ConnectionInput, METHODS, type Method } from '../types';
 
 type Field = 'name' | 'url' | 'method' | 'headers';
 type FieldErrors = Partial<Record<Field, string>>;
 
 export interface ConnectionFormProps {
-  initial?: Partial<ConnectionInput>;
+  /** An existing connection to edit: its header values are hidden, so the form shows null ("keep"). */
+  initial?: Connection;
   submitLabel: string;
   busyLabel: string;
   onSubmit: (input: ConnectionInput) => Promise<void>;
@@ -31,8 +32,10 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
   const [name, setName] = useState(initial?.name ?? '');
   const [url, setUrl] = useState(initial?.url ?? '');
   const [method, setMethod] = useState<Method>(initial?.method ?? 'POST');
-  const initialHeaders =
-    initial?.headers && Object.keys(initial.headers).length ? JSON.stringify(initial.headers, null, 2) : '';
+  const headerNames = Object.keys(initial?.headers ?? {});
+  const initialHeaders = headerNames.length
+    ? JSON.stringify(Object.fromEntries(headerNames.map((h) => [h, null])), null, 2)
+    : '';
   const [headers, setHeaders] = useState(initialHeaders);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<string>();
@@ -41,7 +44,7 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
   const submit = async (event: Event) => {
     event.preventDefault();
     setFormError(undefined);
-    const parsed = parseHeaders(headers);
+    const parsed = parseHeaders(headers, { allowKeep: initial !== undefined });
     if ('error' in parsed) {
       setErrors({ headers: parsed.error });
       return;
@@ -141,7 +144,9 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
           placeholder={'{ "X-Team": "crm" }'}
         />
         <p class="field-hint" id={`${id}-headers-hint`}>
-          Optional. A JSON object of extra headers sent with every delivery.
+          {initial
+            ? 'A JSON object of extra headers. Stored values are never shown: null keeps a value, a header left out is removed.'
+            : 'Optional. A JSON object of extra headers sent with every delivery, like {"X-Team": "crm"}.'}
         </p>
         {error('headers')}
       </div>

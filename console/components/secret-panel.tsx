@@ -2,6 +2,13 @@
 
 import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
+import type { RotatedSecret, Secret } from '../types';
+
+function formatSeconds(seconds: number): string {
+  if (seconds < 120) return `${seconds} seconds`;
+  if (seconds < 7_200) return `${Math.round(seconds / 60)} minutes`;
+  return `${Math.round(seconds / 3_600)} hours`;
+}
 
 export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionId: string }) {
   const [secret, setSecret] = useState<string>();
@@ -10,13 +17,17 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
   const [note, setNote] = useState<string>();
   const [confirming, setConfirming] = useState(false);
 
-  const run = async (kind: 'show' | 'rotate', call: () => Promise<{ secret: string }>, done?: string) => {
+  const run = async (kind: 'show' | 'rotate', call: () => Promise<Secret | RotatedSecret>) => {
     setBusy(kind);
     setError(undefined);
     setNote(undefined);
     try {
-      setSecret((await call()).secret);
-      if (done) setNote(done);
+      const answer = await call();
+      setSecret(answer.secret);
+      if ('overlapSeconds' in answer)
+        setNote(
+          `New secret in use. Receivers should accept the old one too for ${formatSeconds(answer.overlapSeconds)} while they switch.`,
+        );
     } catch (e) {
       setError((e as Error).message);
     } finally {
@@ -73,13 +84,7 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
               type="button"
               class="button danger"
               disabled={busy !== undefined}
-              onClick={() =>
-                run(
-                  'rotate',
-                  () => api.rotateSecret(connectionId),
-                  'New secret in use. Update your receiver.',
-                )
-              }
+              onClick={() => run('rotate', () => api.rotateSecret(connectionId))}
             >
               {busy === 'rotate' ? 'Rotating…' : 'Rotate now'}
             </button>

@@ -11,8 +11,9 @@ import { useResource } from '../use-resource';
 export function DeliveryPage(props: { api: ApiClient; deliveryId: string; connectionId?: string }) {
   const [resource, reload] = useResource(() => props.api.getDelivery(props.deliveryId), [props.deliveryId]);
   const attempts =
-    resource.state === 'ready' ? [...resource.data.data].sort((a, b) => a.attempt - b.attempt) : [];
-  const connectionId = props.connectionId ?? attempts[0]?.connectionId;
+    resource.state === 'ready' ? [...resource.data.attempts].sort((a, b) => a.attempt - b.attempt) : [];
+  const connectionId =
+    props.connectionId ?? (resource.state === 'ready' ? resource.data.connectionId : undefined);
   return (
     <section>
       <nav class="crumbs" aria-label="Breadcrumb">
