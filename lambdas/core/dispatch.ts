@@ -34,13 +34,13 @@ import type {
   Connection,
   ConnectionStore,
   DeadLetter,
-  DeadLetterReason,
   DeadLetters,
   Decision,
   DeliveryMessage,
   EventMessage,
   HttpSender,
   Log,
+  RefusalReason,
   RetryScheduler,
   SigningSecrets,
 } from './types';
@@ -247,7 +247,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       rec.nextAttemptAt = iso(clock.now() + decision.delaySeconds * 1000);
       const next: DeliveryMessage = { ...delivery, attempt: delivery.attempt + 1 };
       await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(next, decision.delaySeconds));
-    } else if (decision.action === 'dead-letter' && !delivery.test) {
+    } else if (decision.action === 'dead-letter') {
       const letter: DeadLetter = {
         v: 1,
         type: 'dead-letter',
@@ -291,16 +291,15 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     return rec;
   }
 
-  /** Settles a delivery that cannot be attempted (deleted, disabled or invalid connection). */
+  /** Settles a delivery that cannot be attempted (deleted, disabled or invalid connection, refused destination). */
   function refuse(
     delivery: DeliveryMessage,
     facts: EventFacts,
     connection: Connection | undefined,
-    reason: DeadLetterReason,
+    reason: RefusalReason,
     error: string,
-    blocked = false,
   ): Promise<AttemptRecord> {
-    const outcome = blocked ? 'blocked' : 'rejected';
+    const result: AttemptResult = { kind: 'refused', reason, durationMs: 0, error };
     let target = '(unknown)';
     if (connection) {
       try {
@@ -313,8 +312,8 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       delivery,
       facts,
       { method: connection?.method ?? 'POST', target, requestedAtMs: clock.now() },
-      { kind: blocked ? 'blocked' : 'network', durationMs: 0, error },
-      { action: 'dead-letter', outcome, reason },
+      result,
+      decide(result, 0, !delivery.test),
       connection ? Object.values(connection.headers ?? {}) : [],
     );
   }
@@ -335,7 +334,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       destination = checkedConnection(connection);
     } catch (error) {
       if (error instanceof DestinationRefusedError) {
-        return refuse(delivery, facts, connection, 'blocked', error.message, true);
+        return refuse(delivery, facts, connection, 'blocked', error.message);
       }
       if (error instanceof ValidationError) {
         return refuse(
@@ -538,7 +537,7 @@ interface Target {
   id: string;
   /** Absent when missing, or when it belongs to another application (its URL stays out of this one's log). */
   connection?: Connection;
-  refusal?: [DeadLetterReason, string];
+  refusal?: [RefusalReason, string];
 }
 
 /**

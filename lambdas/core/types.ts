@@ -97,7 +97,15 @@ export type AttemptResult =
   | { kind: 'response'; status: number; snippet: string; durationMs: number }
   | { kind: 'timeout'; durationMs: number; error: string }
   | { kind: 'network'; durationMs: number; error: string }
-  | { kind: 'blocked'; durationMs: number; error: string };
+  | { kind: 'blocked'; durationMs: number; error: string }
+  /** Nothing was sent: the connection itself rules the delivery out (missing, disabled, invalid, refused). */
+  | { kind: 'refused'; reason: RefusalReason; durationMs: 0; error: string };
+
+/** Why a delivery is refused before any request is made. */
+export type RefusalReason = Extract<
+  DeadLetterReason,
+  'blocked' | 'connection_missing' | 'connection_disabled' | 'connection_invalid'
+>;
 
 export type Outcome = 'delivered' | 'http_error' | 'timeout' | 'network_error' | 'blocked' | 'rejected';
 
@@ -115,7 +123,9 @@ export type DeadLetterReason =
 export type Decision =
   | { action: 'done'; outcome: 'delivered' }
   | { action: 'retry'; outcome: Outcome; delaySeconds: number }
-  | { action: 'dead-letter'; outcome: Outcome; reason: DeadLetterReason };
+  | { action: 'dead-letter'; outcome: Outcome; reason: DeadLetterReason }
+  /** A test send that failed: final, reported to its caller, never retried or dead-lettered. */
+  | { action: 'report'; outcome: Exclude<Outcome, 'delivered'> };
 
 /** Body of a message on the dead-letter queue written by the dispatcher. */
 export interface DeadLetter {

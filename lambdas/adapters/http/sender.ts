@@ -12,19 +12,20 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Dispatcher, Agent as UndiciAgent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { RESPONSE_SNIPPET_BYTES } from '../../core/constants';
 import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
 import type { AttemptResult, HttpSender, OutboundRequest } from '../../core/types';
 
-/*
- * undici's Agent, required directly. undici's index also loads fetch, WebSocket,
- * EventSource, the mock and cache layers, none of which the dispatcher calls: a fifth of the
- * bundle and part of every cold start (docs/performance.md). The path is undici's own (8.x,
- * pinned in package.json): an upgrade that moves it fails the build and every sender test,
- * never silently. Requests go through `Agent#dispatch`, undici's documented low-level API.
+/** Time allowed for TCP + TLS set-up, unless the options say otherwise. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+/** How long an idle pooled connection to a receiver is kept for the next delivery. */
+const KEEP_ALIVE_TIMEOUT_MS = 10_000;
+/**
+ * How far undici's own header and body timers trail the exchange's deadline: the exchange's
+ * timer decides, undici's only back it up should that timer ever fail to fire.
  */
-const Agent: typeof UndiciAgent = require('undici/lib/dispatcher/agent.js');
+const UNDICI_TIMEOUT_SLACK_MS = 1_000;
 
 /** Resolves a host name to all its addresses (injectable for tests: a stub resolver). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -53,7 +54,7 @@ export interface UndiciSenderOptions {
    * the dispatcher in AWS never sets it.
    */
   ca?: string[];
-  /** Time allowed for TCP + TLS set-up. @default 10 000 */
+  /** Time allowed for TCP + TLS set-up. @default {@link CONNECT_TIMEOUT_MS} */
   connectTimeoutMs?: number;
 }
 
@@ -101,7 +102,7 @@ interface Destination {
 }
 
 export class UndiciSender implements HttpSender {
-  private readonly agent: UndiciAgent;
+  private readonly agent: Agent;
   /**
    * Each receiver URL parsed and judged once: the verdict depends only on the URL and this
    * sender's fixed policy, and telling a host name from an IP literal alone cost ~20 µs per
@@ -110,10 +111,9 @@ export class UndiciSender implements HttpSender {
   private readonly destinations = new Map<string, Destination>();
 
   constructor(private readonly options: UndiciSenderOptions) {
-    const connectTimeout = options.connectTimeoutMs ?? 10_000;
     this.agent = new Agent({
-      keepAliveTimeout: 10_000,
-      connectTimeout,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      connectTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
       connect: {
         lookup: egressLookup(options.egress, options.resolver ?? systemResolver),
         rejectUnauthorized: true,
@@ -143,9 +143,8 @@ export class UndiciSender implements HttpSender {
             method: req.method,
             headers: req.headers,
             body: req.body,
-            // The exchange's own timer is the deadline; undici's only back it up.
-            headersTimeout: req.timeoutMs + 1_000,
-            bodyTimeout: req.timeoutMs + 1_000,
+            headersTimeout: req.timeoutMs + UNDICI_TIMEOUT_SLACK_MS,
+            bodyTimeout: req.timeoutMs + UNDICI_TIMEOUT_SLACK_MS,
           },
           exchange,
         );

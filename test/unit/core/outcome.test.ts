@@ -74,11 +74,25 @@ describe('outcome table', () => {
     expect(position + 1).toBe(4);
   });
 
-  it('never retries a test send', () => {
-    expect(decide(response(500), 0, false)).toEqual({
-      action: 'dead-letter',
-      outcome: 'http_error',
-      reason: 'exhausted',
-    });
+  it('never retries or dead-letters a test send: its failure is reported, not called exhausted', () => {
+    expect(decide(response(500), 0, false)).toEqual({ action: 'report', outcome: 'http_error' });
+    expect(decide(blocked, 0, false)).toEqual({ action: 'report', outcome: 'blocked' });
+    expect(decide(response(204), 0, false)).toEqual({ action: 'done', outcome: 'delivered' });
   });
+
+  it.each([
+    ['blocked', 'blocked'],
+    ['connection_missing', 'rejected'],
+    ['connection_disabled', 'rejected'],
+    ['connection_invalid', 'rejected'],
+  ] as const)(
+    'dead-letters a delivery refused as %s with that reason, outcome %s, at any position',
+    (reason, outcome) => {
+      const refused: AttemptResult = { kind: 'refused', reason, durationMs: 0, error: 'no' };
+      for (const position of [0, 1, 3]) {
+        expect(decide(refused, position)).toEqual({ action: 'dead-letter', outcome, reason });
+      }
+      expect(decide(refused, 0, false)).toEqual({ action: 'report', outcome });
+    },
+  );
 });
