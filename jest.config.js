@@ -5,7 +5,7 @@
  */
 const tsJest = ['ts-jest', { diagnostics: false }];
 /** Dependencies published as ES modules only; Jest's CommonJS runtime gets them through esbuild. */
-const ESM_ONLY = ['commander'];
+const ESM_ONLY = ['commander', 'jose'];
 const common = {
   testEnvironment: 'node',
   transform: {

@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { parseArgs } from 'node:util';
 import { Logger } from '@aws-lambda-powertools/logger';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { powertoolsLog } from '../lambdas/adapters/logger';
 import { ENV, loadConfig } from '../lambdas/config';
@@ -24,6 +25,7 @@ import { DEFAULT_HEADER_PREFIX } from '../lambdas/core/constants';
 import { createHandler } from '../lambdas/dispatcher/handler';
 import { WebhookManagement } from '../lambdas/management';
 import { wireDispatcher } from '../lambdas/wiring';
+import { DEFAULT_API_PORT, ensureConsoleKey, startLocalApi } from './api-server';
 import { bootstrapResources, localEnv } from './bootstrap';
 import { startDemoReceiver } from './demo-receiver';
 import { runDemoTour } from './demo-tour';
@@ -36,14 +38,23 @@ import { createLocalPki } from './tls';
 const DEMO_APPLICATION = { id: 'app_demo', name: 'Demo Extension' };
 /** Local function timeout: one 30 s attempt plus the dispatcher's margin must fit. */
 const FUNCTION_TIMEOUT_MS = 60_000;
+/** The demo application's console link lasts a working day, the longest a session may. */
+const DEMO_CONSOLE_TTL_SECONDS = 86_400;
 
 const USAGE = `Usage: npm start -- [options]
 
   --persist DIR      keep queues, tables and secrets in DIR across restarts
   --allow-port N     also allow deliveries to port N (repeatable; 443 is always allowed)
+  --api-port N       serve the management API and console on 127.0.0.1:N (default ${DEFAULT_API_PORT}, or a free port when taken; 0 = any)
   --demo             play the scripted tour (success, flaky, dead, DLQ redrive), then exit
   --json-logs        print the dispatcher's JSON log lines instead of the short ones
   -h, --help         this help`;
+
+function parseApiPort(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65_535) throw new Error(`--api-port: "${value}" is not a port number`);
+  return n;
+}
 
 function parsePorts(values: string[]): number[] {
   return values.map((v) => {
@@ -59,6 +70,7 @@ async function main(): Promise<void> {
     options: {
       persist: { type: 'string' },
       'allow-port': { type: 'string', multiple: true, default: [] },
+      'api-port': { type: 'string' },
       demo: { type: 'boolean', default: false },
       'json-logs': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -71,6 +83,7 @@ async function main(): Promise<void> {
   const out = (line = '') => process.stdout.write(`${line}\n`);
   const colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
   const persistDir = values.persist ? resolve(values.persist) : undefined;
+  const apiPort = values['api-port'] === undefined ? undefined : parseApiPort(values['api-port']);
   const extraPorts = parsePorts([
     ...(values['allow-port'] ?? []),
     ...(process.env.WEBHOOKS_EXTRA_PORTS?.split(',').filter(Boolean) ?? []),
@@ -117,8 +130,9 @@ async function main(): Promise<void> {
     },
   });
   const allowedPorts = [...new Set([443, receiver.port, ...extraPorts])];
+  const consoleKeySecret = await ensureConsoleKey(new SecretsManagerClient({}));
   management = new WebhookManagement({
-    resources: { ...resources, headerPrefix },
+    resources: { ...resources, headerPrefix, consoleKeySecret },
     allowLoopback: true,
     allowedPorts,
     ca,
@@ -167,6 +181,12 @@ async function main(): Promise<void> {
         url: demoUrl,
       });
   const { secret } = await management.connections.showSecret(demo.connectionId);
+  const api = await startLocalApi({ management, port: apiPort, strictPort: apiPort !== undefined });
+  const demoConsole = await management.createConsoleSession({
+    applicationId: DEMO_APPLICATION.id,
+    apiUrl: api.origin,
+    ttlSeconds: DEMO_CONSOLE_TTL_SECONDS,
+  });
 
   writeState(
     {
@@ -174,7 +194,7 @@ async function main(): Promise<void> {
       startedAt: new Date().toISOString(),
       region: emulators.region,
       endpoints: emulators.endpoints,
-      resources: { ...resources, headerPrefix },
+      resources: { ...resources, headerPrefix, consoleKeySecret, apiUrl: api.origin },
       caFile,
       extraCaFiles,
       allowedPorts,
@@ -189,6 +209,7 @@ async function main(): Promise<void> {
     stopping = true;
     out('\nStopping…');
     await runner.stop();
+    await api.close();
     await wired.close();
     await receiver.close();
     await emulators.stop();
@@ -209,6 +230,10 @@ Local webhook pipeline is ready.
   dead-letter queue        ${resources.dlqUrl}
   state file               ${statePath}${persistDir ? `\n  persisted in             ${persistDir}` : ''}
   allowed ports            ${allowedPorts.join(', ')} (loopback allowed: local mode only)
+  management API           ${api.origin}/api/v1 (OpenAPI: ${api.origin}/api/v1/openapi.json)${api.movedFrom ? `\n                           (port ${api.movedFrom} was taken)` : ''}
+
+Web console (${DEMO_APPLICATION.id}, valid ${DEMO_CONSOLE_TTL_SECONDS / 3600} h)
+  ${demoConsole.consoleUrl}
 
 Demo connection
   id       ${demo.connectionId}
@@ -220,6 +245,7 @@ Try, in another terminal:
   npx webhooks --local connections send-test ${demo.connectionId}
   npx webhooks --local publish --application ${DEMO_APPLICATION.id} --user-json '{"id":"usr_123","email":"ada@example.com","name":"Ada Lovelace"}'
   npx webhooks --local attempts list --connection ${demo.connectionId}
+  npx webhooks --local console --application ${DEMO_APPLICATION.id}      (a new console link)
   npx webhooks --local connections create --application ${DEMO_APPLICATION.id} --name "My endpoint" --url https://localhost:8443/webhooks
       (start with --allow-port 8443 to deliver to your own local HTTPS endpoint)
 

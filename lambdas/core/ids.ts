@@ -54,6 +54,11 @@ function encodeBits(bytes: Uint8Array): string {
   return out;
 }
 
+/** The sort-key prefix of every delivery id created at `ms` (`dlv_` + its ULID time part): for time-bounded key ranges. */
+export function deliveryIdTimePrefix(ms: number): string {
+  return `dlv_${encodeTime(ms)}`;
+}
+
 /** A ULID from a time and 10 random bytes. */
 export function ulid(ms: number, random: Uint8Array): string {
   return encodeTime(ms) + encodeBits(random);

@@ -6,6 +6,15 @@ import { ATTEMPTS_TABLE } from '../adapters/dynamodb/tables';
 import { ValidationError } from '../core/errors';
 import { connectionIdOf, isConnectionId } from '../core/ids';
 import type { AttemptRecord } from '../core/types';
+import {
+  type AttemptPageQuery,
+  attemptPage,
+  attemptsInRange,
+  type DynamoKey,
+  finalFailurePage,
+  type Page,
+  type RangeRead,
+} from './attempt-pages';
 import type { ManagementOptions } from './types';
 
 const DAY_MS = 86_400_000;
@@ -70,6 +79,29 @@ export class Attempts {
       },
       limit,
     );
+  }
+
+  /** One page of a connection's attempts, newest first, filtered (the HTTP API's attempt log). */
+  page(query: AttemptPageQuery): Promise<Page<AttemptRecord>> {
+    if (!isConnectionId(query.connectionId))
+      throw new ValidationError('connectionId', 'must look like con_<id>');
+    return attemptPage(this.doc, this.table, query);
+  }
+
+  /** Every attempt of a connection requested in [since, until), for charts; reports its read cost. */
+  inRange(query: { connectionId: string; since: Date; until: Date }): Promise<RangeRead> {
+    return attemptsInRange(this.doc, this.table, query);
+  }
+
+  /** One page of an application's final failures over the last `days` days, newest first. */
+  finalFailuresOf(query: {
+    applicationId: string;
+    days: number;
+    limit: number;
+    now?: Date;
+    startKey?: DynamoKey;
+  }): Promise<Page<AttemptRecord>> {
+    return finalFailurePage(this.doc, this.table, { ...query, now: query.now ?? new Date() });
   }
 
   /** Every attempt of one delivery, oldest first (the partition comes from the delivery id). */

@@ -19,6 +19,7 @@ import {
   GetCommand,
   PutCommand,
   paginateScan,
+  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../adapters/dynamodb/client';
@@ -162,6 +163,33 @@ export class Connections {
       }
     }
     return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /**
+   * One page of an application's connections, oldest first (connection ids are time-ordered),
+   * from the by-application index; `startKey` is the `nextKey` of the previous page.
+   */
+  async page(query: {
+    applicationId: string;
+    limit: number;
+    startKey?: Record<string, string>;
+  }): Promise<{ items: Connection[]; nextKey?: Record<string, string> }> {
+    const index = CONNECTIONS_TABLE.byApplicationIndex;
+    const out = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: index.name,
+        KeyConditionExpression: '#app = :app',
+        ExpressionAttributeNames: { '#app': index.partitionKey },
+        ExpressionAttributeValues: { ':app': query.applicationId },
+        Limit: query.limit,
+        ExclusiveStartKey: query.startKey,
+      }),
+    );
+    return {
+      items: (out.Items ?? []) as Connection[],
+      nextKey: out.LastEvaluatedKey as Record<string, string> | undefined,
+    };
   }
 
   /** Changes name, URL, method, headers or enabled; every rule is checked again. */

@@ -18,12 +18,26 @@ import type { AttemptRecord } from '../core/types';
 import { WebhookPublisher } from '../publisher';
 import { Attempts } from './attempts';
 import { Connections } from './connections';
+import {
+  type ConsoleSession,
+  consoleUrlOf,
+  mintSessionToken,
+  SessionKey,
+  SessionSetupError,
+} from './console-session';
 import { DeadLetterQueue } from './dead-letters';
 import { sendTest } from './test-send';
 import type { ManagementOptions } from './types';
 
 export { type AttemptQuery, Attempts } from './attempts';
 export { Connections, generateSecret } from './connections';
+export {
+  type ConsoleSession,
+  DEFAULT_SESSION_TTL_SECONDS,
+  MAX_SESSION_TTL_SECONDS,
+  SessionError,
+  SessionSetupError,
+} from './console-session';
 export { type DeadLetterEntry, DeadLetterQueue, type RedriveResult } from './dead-letters';
 export { ConflictError, NotFoundError, ValidationError } from './errors';
 export { resourcesFromStack } from './stack';
@@ -37,6 +51,7 @@ export class WebhookManagement {
 
   /** The options with one client per service, shared by every part and every test send. */
   private readonly shared: ManagementOptions;
+  private sessionKey?: SessionKey;
 
   constructor(options: ManagementOptions) {
     const clients = {
@@ -55,5 +70,43 @@ export class WebhookManagement {
   async sendTest(connectionId: string): Promise<AttemptRecord> {
     const connection = await this.connections.get(connectionId);
     return sendTest(this.shared, connection);
+  }
+
+  /**
+   * A console link for one application (DESIGN.md §8): a session token valid for `ttlSeconds`
+   * (default 1 h, at most 24 h) and `<api>/console/#token=…`. Give the link to a signed-in
+   * user of your product; it opens the console on that application's connections only.
+   */
+  async createConsoleSession(input: {
+    applicationId: string;
+    ttlSeconds?: number;
+    /** Base URL the console is served from. @default resources.apiUrl */
+    apiUrl?: string;
+  }): Promise<ConsoleSession> {
+    const { consoleKeySecret } = this.shared.resources;
+    const apiUrl = input.apiUrl ?? this.shared.resources.apiUrl;
+    if (!consoleKeySecret || !apiUrl) {
+      throw new SessionSetupError(
+        'this deployment has no management API and console (resources name no consoleKeySecret / apiUrl)',
+      );
+    }
+    this.sessionKey ??= new SessionKey(this.shared.clients!.secretsManager!, consoleKeySecret);
+    const { token, expiresAt } = await mintSessionToken(await this.sessionKey.get(), {
+      applicationId: input.applicationId,
+      ttlSeconds: input.ttlSeconds,
+    });
+    return {
+      token,
+      consoleUrl: consoleUrlOf(apiUrl, token),
+      expiresAt: new Date(expiresAt * 1000).toISOString(),
+    };
+  }
+
+  /** The key that verifies console sessions (the management API uses it). */
+  consoleSessionKey(): SessionKey {
+    const { consoleKeySecret } = this.shared.resources;
+    if (!consoleKeySecret) throw new SessionSetupError('resources name no consoleKeySecret');
+    this.sessionKey ??= new SessionKey(this.shared.clients!.secretsManager!, consoleKeySecret);
+    return this.sessionKey;
   }
 }

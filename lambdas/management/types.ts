@@ -14,6 +14,10 @@ export interface WebhookResources {
   headerPrefix?: string;
   /** Destination ports the deployment allows (stack output `AllowedPorts`). @default [443] */
   allowedPorts?: number[];
+  /** Secret (ARN or name) holding the key that signs console sessions (stack output `ConsoleSessionKeySecret`). */
+  consoleKeySecret?: string;
+  /** Base URL of the management HTTP API (stack output `ManagementApiUrl`; local mode: http://127.0.0.1:<port>). */
+  apiUrl?: string;
 }
 
 export interface ManagementOptions {

@@ -1,0 +1,136 @@
+/**
+ * The management HTTP API (DESIGN.md §8) as one Hono app: the same app runs in the
+ * management Lambda (behind API Gateway) and in local mode (on 127.0.0.1). Routes are
+ * defined once with @hono/zod-openapi: the definitions validate requests and generate
+ * `GET /api/v1/openapi.json`.
+ */
+
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import type { ZodError } from 'zod';
+import { requireSession } from './auth';
+import { mountConsole } from './console-files';
+import { ApiError, ERROR_CODES, toApiError } from './errors';
+import { connectionRoutes } from './routes/connections';
+import { logRoutes } from './routes/logs';
+import type { ApiDeps, ApiEnv } from './types';
+
+export const API_BASE = '/api/v1';
+export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
+export const DEFAULT_MAX_BODY_BYTES = 65_536;
+/** POST routes that take a JSON body (the others, test and rotate, take none). */
+const JSON_POST_PATH = /\/connections\/?$/;
+
+const OPENAPI_INFO = {
+  title: 'Webhooks management API',
+  version: '1.0.0',
+  description:
+    'Connections, secrets, test sends and the attempt log of one application. Every route but this document takes `Authorization: Bearer <session token>` (minted with createConsoleSession or `webhooks console`). Errors are `{ "error": { "code", "message", "field"? } }`.',
+};
+
+const OPENAPI_CONFIG = {
+  openapi: '3.1.0',
+  info: OPENAPI_INFO,
+  security: [{ session: [] }],
+  servers: [{ url: '/' }],
+};
+
+/** The field a zod issue is about (`headers.X-Api-Key`), as the library names it. */
+function fieldOf(error: ZodError): string | undefined {
+  const path = error.issues[0]?.path ?? [];
+  return path.length ? path.map(String).join('.') : undefined;
+}
+
+function validationError(target: string, error: ZodError): ApiError {
+  const issue = error.issues[0];
+  const field = fieldOf(error);
+  // An unknown key in a strict body names itself in `keys`, not in `path`.
+  const unknownKey =
+    issue?.code === 'unrecognized_keys' ? (issue as { keys?: string[] }).keys?.[0] : undefined;
+  const name = unknownKey ?? field;
+  const problem = unknownKey ? 'is not a field of this request' : (issue?.message ?? 'is invalid');
+  if (target === 'param') return new ApiError(404, ERROR_CODES.notFound, 'not found');
+  if (target === 'json') {
+    return new ApiError(422, ERROR_CODES.validationFailed, name ? `${name}: ${problem}` : problem, name);
+  }
+  return new ApiError(400, ERROR_CODES.invalidParameter, name ? `${name}: ${problem}` : problem, name);
+}
+
+export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
+  const clock = deps.clock ?? Date.now;
+  const app = new OpenAPIHono<ApiEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.target, result.error as ZodError);
+    },
+  });
+
+  app.onError((error, c) => {
+    let apiError: ApiError;
+    if (error instanceof HTTPException && error.status === 400) {
+      apiError = new ApiError(400, ERROR_CODES.invalidJson, 'the request body is not valid JSON');
+    } else {
+      apiError = toApiError(error);
+    }
+    if (apiError.status >= 500)
+      console.error(
+        JSON.stringify({ level: 'ERROR', message: 'management API error', error: (error as Error)?.name }),
+      );
+    c.header('Cache-Control', 'no-store');
+    return c.json(apiError.body(), apiError.status);
+  });
+  app.notFound((c) => c.json(new ApiError(404, ERROR_CODES.notFound, 'no such route').body(), 404));
+
+  app.use(`${API_BASE}/*`, async (c, next) => {
+    await next();
+    c.header('Cache-Control', 'no-store');
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+  });
+  app.use(
+    `${API_BASE}/applications/*`,
+    requireSession({ sessionKey: deps.sessionKey, clock }),
+    bodyLimit({
+      maxSize: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError(
+          413,
+          ERROR_CODES.payloadTooLarge,
+          `the request body is larger than ${deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES} bytes`,
+        );
+      },
+    }),
+    async (c, next) => {
+      // Routes that take a body take JSON and nothing else (an absent body is not an empty patch).
+      const takesBody =
+        c.req.method === 'PATCH' || (c.req.method === 'POST' && JSON_POST_PATH.test(c.req.path));
+      if (takesBody && !/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
+        throw new ApiError(
+          400,
+          ERROR_CODES.invalidRequest,
+          'the request body must be application/json (Content-Type: application/json)',
+        );
+      }
+      await next();
+    },
+  );
+
+  connectionRoutes(app, deps);
+  logRoutes(app, deps);
+
+  app.doc31(OPENAPI_PATH, OPENAPI_CONFIG);
+  app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'console session token (1 h by default, at most 24 h), one application',
+  });
+
+  mountConsole(app as never, deps.consoleDir ?? false);
+  return app;
+}
+
+/** The OpenAPI 3.1 document of {@link createApi}'s routes (what `GET /api/v1/openapi.json` answers). */
+export function openApiDocument(app: OpenAPIHono<ApiEnv>) {
+  return app.getOpenAPI31Document(OPENAPI_CONFIG);
+}

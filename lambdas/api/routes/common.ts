@@ -1,0 +1,41 @@
+/** Pieces every route definition uses: JSON bodies, the error responses, tags. */
+
+import type { z } from '@hono/zod-openapi';
+import { ErrorSchema } from '../schemas';
+
+export const TAG_CONNECTIONS = 'Connections';
+export const TAG_LOGS = 'Attempt log';
+
+export function jsonOk<T extends z.ZodType>(schema: T, description: string) {
+  return { content: { 'application/json': { schema } }, description };
+}
+
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { content: { 'application/json': { schema } }, required: true };
+}
+
+const ERROR_DESCRIPTIONS = {
+  400: 'malformed JSON or a bad query parameter',
+  401: 'missing, malformed, tampered or expired session token',
+  404: 'no such application, connection or delivery for this session',
+  409: 'changed meanwhile; read it again and retry',
+  413: 'request body too large',
+  422: 'a field breaks a rule; `field` names it',
+  429: 'too many requests (the deployed API throttles)',
+} as const;
+
+type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
+
+/** 401, 404 and 429 on every data route, plus the statuses given. */
+export function errorResponses(...extra: ErrorStatus[]) {
+  const statuses = [...new Set<ErrorStatus>([401, 404, 429, ...extra])].sort();
+  return Object.fromEntries(
+    statuses.map((s) => [
+      s,
+      { content: { 'application/json': { schema: ErrorSchema } }, description: ERROR_DESCRIPTIONS[s] },
+    ]),
+  ) as Record<
+    ErrorStatus,
+    { content: { 'application/json': { schema: typeof ErrorSchema } }; description: string }
+  >;
+}

@@ -1,0 +1,236 @@
+/** CRM Connections: list, add, read, edit, delete; Show Secret, rotate; Send Test. */
+
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { CONNECTIONS_TABLE } from '../../adapters/dynamodb/tables';
+import type { Connection } from '../../core/types';
+import { decodeCursor, encodeCursor } from '../cursor';
+import { ApiError, ERROR_CODES, notFound } from '../errors';
+import {
+  ApplicationParams,
+  AttemptSchema,
+  ConnectionPageSchema,
+  ConnectionParams,
+  ConnectionSchema,
+  CreateConnectionBody,
+  DEFAULT_PAGE_SIZE,
+  PageQuery,
+  RotatedSecretSchema,
+  SecretSchema,
+  UpdateConnectionBody,
+} from '../schemas';
+import type { ApiDeps, ApiEnv } from '../types';
+import { attemptView, connectionView } from '../views';
+import { errorResponses, jsonBody, jsonOk, TAG_CONNECTIONS } from './common';
+
+const BASE = '/api/v1/applications/{applicationId}/connections';
+
+/** The connection, if it belongs to the caller's application; any other answer is 404. */
+export async function ownedConnection(
+  deps: ApiDeps,
+  applicationId: string,
+  connectionId: string,
+): Promise<Connection> {
+  const connection = await deps.management.connections.get(connectionId);
+  if (connection.applicationId !== applicationId) throw notFound('connection');
+  return connection;
+}
+
+/** PATCH headers: a null value keeps the stored value of that header (values are never shown). */
+function mergeHeaders(
+  stored: Record<string, string>,
+  patch: Record<string, string | null>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(patch)) {
+    if (value !== null) {
+      out[name] = value;
+      continue;
+    }
+    const kept = Object.entries(stored).find(([n]) => n.toLowerCase() === name.toLowerCase());
+    if (!kept) {
+      throw new ApiError(
+        422,
+        ERROR_CODES.validationFailed,
+        `headers.${name}: has no stored value to keep`,
+        `headers.${name}`,
+      );
+    }
+    out[name] = kept[1];
+  }
+  return out;
+}
+
+export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
+
+  app.openapi(
+    createRoute({
+      operationId: 'listConnections',
+      method: 'get',
+      path: BASE,
+      tags: [TAG_CONNECTIONS],
+      summary: "List the application's connections, oldest first",
+      request: { params: ApplicationParams, query: PageQuery },
+      responses: { 200: jsonOk(ConnectionPageSchema, 'one page of connections'), ...errorResponses(400) },
+    }),
+    async (c) => {
+      const { limit, cursor } = c.req.valid('query');
+      const index = CONNECTIONS_TABLE.byApplicationIndex;
+      const page = await management.connections.page({
+        applicationId: c.get('applicationId'),
+        limit: limit ?? DEFAULT_PAGE_SIZE,
+        startKey: decodeCursor(cursor, [index.partitionKey, index.sortKey, CONNECTIONS_TABLE.partitionKey]),
+      });
+      return c.json({ data: page.items.map(connectionView), nextCursor: encodeCursor(page.nextKey) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      operationId: 'createConnection',
+      method: 'post',
+      path: BASE,
+      tags: [TAG_CONNECTIONS],
+      summary: 'Add a connection of type Webhook (Name, URL, Method, Headers); its secret is created with it',
+      request: { params: ApplicationParams, body: jsonBody(CreateConnectionBody) },
+      responses: { 201: jsonOk(ConnectionSchema, 'the new connection'), ...errorResponses(400, 413, 422) },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const applicationId = c.get('applicationId');
+      const created = await management.connections.create({
+        applicationId,
+        name: body.name,
+        url: body.url,
+        method: body.method,
+        headers: body.headers,
+        enabled: body.enabled,
+      });
+      c.header('Location', `/api/v1/applications/${applicationId}/connections/${created.connectionId}`);
+      return c.json(connectionView(created), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      operationId: 'getConnection',
+      method: 'get',
+      path: `${BASE}/{connectionId}`,
+      tags: [TAG_CONNECTIONS],
+      summary: 'Read one connection (custom header values are hidden)',
+      request: { params: ConnectionParams },
+      responses: { 200: jsonOk(ConnectionSchema, 'the connection'), ...errorResponses() },
+    }),
+    async (c) => {
+      const { connectionId } = c.req.valid('param');
+      return c.json(connectionView(await ownedConnection(deps, c.get('applicationId'), connectionId)), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      operationId: 'updateConnection',
+      method: 'patch',
+      path: `${BASE}/{connectionId}`,
+      tags: [TAG_CONNECTIONS],
+      summary: 'Edit name, URL, method, headers or enabled; every rule is checked again',
+      request: { params: ConnectionParams, body: jsonBody(UpdateConnectionBody) },
+      responses: {
+        200: jsonOk(ConnectionSchema, 'the updated connection'),
+        ...errorResponses(400, 409, 413, 422),
+      },
+    }),
+    async (c) => {
+      const { connectionId } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const current = await ownedConnection(deps, c.get('applicationId'), connectionId);
+      const updated = await management.connections.update(connectionId, {
+        name: body.name,
+        url: body.url,
+        method: body.method,
+        headers: body.headers ? mergeHeaders(current.headers ?? {}, body.headers) : undefined,
+        enabled: body.enabled,
+      });
+      return c.json(connectionView(updated), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      operationId: 'deleteConnection',
+      method: 'delete',
+      path: `${BASE}/{connectionId}`,
+      tags: [TAG_CONNECTIONS],
+      summary: 'Delete a connection and its secret',
+      request: { params: ConnectionParams },
+      responses: { 204: { description: 'deleted' }, ...errorResponses() },
+    }),
+    async (c) => {
+      const { connectionId } = c.req.valid('param');
+      await ownedConnection(deps, c.get('applicationId'), connectionId);
+      await management.connections.delete(connectionId);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      operationId: 'showSecret',
+      method: 'get',
+      path: `${BASE}/{connectionId}/secret`,
+      tags: [TAG_CONNECTIONS],
+      summary: 'Show Secret: the secret deliveries are signed with now',
+      request: { params: ConnectionParams },
+      responses: { 200: jsonOk(SecretSchema, 'the signing secret'), ...errorResponses() },
+    }),
+    async (c) => {
+      const { connectionId } = c.req.valid('param');
+      await ownedConnection(deps, c.get('applicationId'), connectionId);
+      const { secret, secretVersion } = await management.connections.showSecret(connectionId);
+      return c.json({ secret, ...(secretVersion ? { secretVersion } : {}) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      operationId: 'rotateSecret',
+      method: 'post',
+      path: `${BASE}/{connectionId}/secret/rotate`,
+      tags: [TAG_CONNECTIONS],
+      summary: 'New secret; the old one keeps signing for the overlap dispatcher caches need',
+      request: { params: ConnectionParams },
+      responses: { 200: jsonOk(RotatedSecretSchema, 'the new secret'), ...errorResponses() },
+    }),
+    async (c) => {
+      const { connectionId } = c.req.valid('param');
+      await ownedConnection(deps, c.get('applicationId'), connectionId);
+      const rotated = await management.connections.rotateSecret(connectionId);
+      return c.json(
+        {
+          secret: rotated.secret,
+          secretVersion: rotated.secretVersion,
+          ...(rotated.previousVersion ? { previousVersion: rotated.previousVersion } : {}),
+          overlapSeconds: deps.secretOverlapSeconds ?? 30,
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      operationId: 'sendTest',
+      method: 'post',
+      path: `${BASE}/{connectionId}/test`,
+      tags: [TAG_CONNECTIONS],
+      summary: 'Send Test: one signed test delivery now (never retried); its attempt record',
+      request: { params: ConnectionParams },
+      responses: { 200: jsonOk(AttemptSchema, 'the attempt, whatever its outcome'), ...errorResponses() },
+    }),
+    async (c) => {
+      const { connectionId } = c.req.valid('param');
+      await ownedConnection(deps, c.get('applicationId'), connectionId);
+      return c.json(attemptView(await management.sendTest(connectionId)), 200);
+    },
+  );
+}

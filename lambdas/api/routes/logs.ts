@@ -1,0 +1,172 @@
+/** The attempt log: a connection's attempts, its chart data, one delivery, recent final failures. */
+
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ATTEMPTS_TABLE } from '../../adapters/dynamodb/tables';
+import { connectionIdOf } from '../../core/ids';
+import { decodeCursor, encodeCursor } from '../cursor';
+import { ApiError, ERROR_CODES, notFound } from '../errors';
+import {
+  ApplicationParams,
+  AttemptPageSchema,
+  AttemptQuery,
+  ConnectionParams,
+  DEFAULT_PAGE_SIZE,
+  DeliveryParams,
+  DeliverySchema,
+  FailuresQuery,
+  MAX_STATS_BUCKETS,
+  STATS_BUCKETS,
+  StatsQuery,
+  StatsSchema,
+} from '../schemas';
+import { bucketStats } from '../stats';
+import type { ApiDeps, ApiEnv } from '../types';
+import { attemptView } from '../views';
+import { errorResponses, jsonOk, TAG_LOGS } from './common';
+import { ownedConnection } from './connections';
+
+const BASE = '/api/v1/applications/{applicationId}';
+const DAY_MS = 86_400_000;
+const DEFAULT_FAILURE_DAYS = 7;
+
+const badParameter = (field: string, problem: string) =>
+  new ApiError(400, ERROR_CODES.invalidParameter, `${field}: ${problem}`, field);
+
+export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
+  const now = () => new Date((deps.clock ?? Date.now)());
+
+  app.openapi(
+    createRoute({
+      operationId: 'listAttempts',
+      method: 'get',
+      path: `${BASE}/connections/{connectionId}/attempts`,
+      tags: [TAG_LOGS],
+      summary: 'Attempt log of a connection, newest first, with filters',
+      request: { params: ConnectionParams, query: AttemptQuery },
+      responses: { 200: jsonOk(AttemptPageSchema, 'one page of attempts'), ...errorResponses(400) },
+    }),
+    async (c) => {
+      const { connectionId } = c.req.valid('param');
+      const q = c.req.valid('query');
+      await ownedConnection(deps, c.get('applicationId'), connectionId);
+      const startKey = decodeCursor(q.cursor, [ATTEMPTS_TABLE.partitionKey, ATTEMPTS_TABLE.sortKey]);
+      if (startKey && startKey[ATTEMPTS_TABLE.partitionKey] !== connectionId) {
+        throw badParameter('cursor', 'belongs to another listing');
+      }
+      const page = await management.attempts.page({
+        connectionId,
+        outcome: q.outcome,
+        since: q.since ? new Date(q.since) : undefined,
+        until: q.until ? new Date(q.until) : undefined,
+        final: q.final === undefined ? undefined : q.final === 'true',
+        limit: q.limit ?? DEFAULT_PAGE_SIZE,
+        startKey,
+      });
+      return c.json({ data: page.items.map(attemptView), nextCursor: encodeCursor(page.nextKey) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      operationId: 'getStats',
+      method: 'get',
+      path: `${BASE}/connections/{connectionId}/stats`,
+      tags: [TAG_LOGS],
+      summary:
+        'Per time bucket: attempts by outcome and latency p50/p95 (read from the attempt log; no write per delivery)',
+      request: { params: ConnectionParams, query: StatsQuery },
+      responses: { 200: jsonOk(StatsSchema, 'chart data'), ...errorResponses(400) },
+    }),
+    async (c) => {
+      const { connectionId } = c.req.valid('param');
+      const q = c.req.valid('query');
+      await ownedConnection(deps, c.get('applicationId'), connectionId);
+      const until = q.until ? new Date(q.until) : now();
+      const since = q.since ? new Date(q.since) : new Date(until.getTime() - DAY_MS);
+      if (since.getTime() >= until.getTime()) throw badParameter('since', 'must be before until');
+      const bucketSeconds = STATS_BUCKETS[q.bucket ?? '1h'];
+      if ((until.getTime() - since.getTime()) / (bucketSeconds * 1000) > MAX_STATS_BUCKETS) {
+        throw badParameter(
+          'bucket',
+          `the window holds more than ${MAX_STATS_BUCKETS} buckets; choose a wider bucket`,
+        );
+      }
+      const read = await management.attempts.inRange({ connectionId, since, until });
+      const { buckets, totals } = bucketStats(read.items, { since, until, bucketSeconds });
+      return c.json(
+        {
+          since: since.toISOString(),
+          until: until.toISOString(),
+          bucketSeconds,
+          buckets,
+          totals,
+          read: { items: read.scanned, readUnits: read.readUnits, truncated: read.truncated },
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      operationId: 'getDelivery',
+      method: 'get',
+      path: `${BASE}/deliveries/{deliveryId}`,
+      tags: [TAG_LOGS],
+      summary: 'Every attempt of one delivery, oldest first',
+      request: { params: DeliveryParams },
+      responses: { 200: jsonOk(DeliverySchema, 'the delivery'), ...errorResponses() },
+    }),
+    async (c) => {
+      const { deliveryId } = c.req.valid('param');
+      const connectionId = connectionIdOf(deliveryId);
+      const applicationId = c.get('applicationId');
+      await ownedConnection(deps, applicationId, connectionId).catch(() => {
+        throw notFound('delivery');
+      });
+      const attempts = (await management.attempts.ofDelivery(deliveryId)).filter(
+        (a) => a.applicationId === applicationId,
+      );
+      if (attempts.length === 0) throw notFound('delivery');
+      return c.json({ deliveryId, connectionId, attempts: attempts.map(attemptView) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      operationId: 'listFailures',
+      method: 'get',
+      path: `${BASE}/failures`,
+      tags: [TAG_LOGS],
+      summary:
+        'Recent final failures of the application (deliveries whose last attempt failed), newest first',
+      request: { params: ApplicationParams, query: FailuresQuery },
+      responses: {
+        200: jsonOk(AttemptPageSchema, 'one page of final failed attempts'),
+        ...errorResponses(400),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const index = ATTEMPTS_TABLE.finalFailuresIndex;
+      const startKey = decodeCursor(q.cursor, [
+        ATTEMPTS_TABLE.partitionKey,
+        ATTEMPTS_TABLE.sortKey,
+        index.partitionKey,
+        index.sortKey,
+      ]);
+      if (startKey && !/^\d{4}-\d{2}-\d{2}$/.test(startKey[index.partitionKey] ?? '')) {
+        throw badParameter('cursor', 'is not a cursor this API returned');
+      }
+      const page = await management.attempts.finalFailuresOf({
+        applicationId: c.get('applicationId'),
+        days: q.days ?? DEFAULT_FAILURE_DAYS,
+        limit: q.limit ?? DEFAULT_PAGE_SIZE,
+        now: now(),
+        startKey,
+      });
+      return c.json({ data: page.items.map(attemptView), nextCursor: encodeCursor(page.nextKey) }, 200);
+    },
+  );
+}

@@ -1,0 +1,261 @@
+/**
+ * The API's request and response shapes: one set of zod definitions that validates requests
+ * and generates the OpenAPI document (`GET /api/v1/openapi.json`). Connection rules (HTTPS,
+ * ports, refused addresses, header rules, names) are not repeated here: the management
+ * library checks them, the same code the CLI and the dispatcher use.
+ */
+
+import { z } from '@hono/zod-openapi';
+import { ALLOWED_METHODS } from '../core/constants';
+
+export const OUTCOMES = [
+  'delivered',
+  'http_error',
+  'timeout',
+  'network_error',
+  'blocked',
+  'rejected',
+] as const;
+/** Shown instead of every custom header value: they often hold credentials. */
+export const HIDDEN_HEADER_VALUE = '[hidden]';
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+
+const APPLICATION_ID_PATTERN = '^app_[A-Za-z0-9_-]{1,128}$';
+const CONNECTION_ID_PATTERN = '^con_[A-Za-z0-9_-]{1,64}$';
+const DELIVERY_ID_PATTERN = '^dlv_[0-9A-HJKMNP-TV-Z]{26}_con_[A-Za-z0-9_-]{1,64}$';
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'validation_failed' }),
+      message: z.string().openapi({ example: 'url: must use https:, got http:' }),
+      field: z.string().optional().openapi({ example: 'url' }),
+    }),
+  })
+  .openapi('Error');
+
+export const ApplicationParams = z.object({
+  applicationId: z
+    .string()
+    .regex(new RegExp(APPLICATION_ID_PATTERN))
+    .openapi({ param: { name: 'applicationId', in: 'path' }, example: 'app_demo' }),
+});
+
+const connectionIdParam = z
+  .string()
+  .regex(new RegExp(CONNECTION_ID_PATTERN))
+  .openapi({ param: { name: 'connectionId', in: 'path' }, example: 'con_01JD4Z8Q7X2N5M3K9B6V1C0RTY' });
+
+export const ConnectionParams = ApplicationParams.extend({ connectionId: connectionIdParam });
+
+export const DeliveryParams = ApplicationParams.extend({
+  deliveryId: z
+    .string()
+    .regex(new RegExp(DELIVERY_ID_PATTERN))
+    .openapi({ param: { name: 'deliveryId', in: 'path' } }),
+});
+
+const limitQuery = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_PAGE_SIZE)
+  .optional()
+  .openapi({
+    param: { name: 'limit', in: 'query' },
+    example: 20,
+    description: `1-${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}`,
+  });
+const cursorQuery = z
+  .string()
+  .max(2048)
+  .optional()
+  .openapi({ param: { name: 'cursor', in: 'query' }, description: 'nextCursor of the previous page' });
+
+export const PageQuery = z.object({ limit: limitQuery, cursor: cursorQuery });
+
+const isoTime = (name: string, description: string) =>
+  z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({ param: { name, in: 'query' }, description, example: '2026-11-22T10:00:00Z' });
+
+export const AttemptQuery = PageQuery.extend({
+  outcome: z
+    .enum(OUTCOMES)
+    .optional()
+    .openapi({ param: { name: 'outcome', in: 'query' } }),
+  since: isoTime('since', 'only attempts requested at or after this time'),
+  until: isoTime('until', 'only attempts requested before this time'),
+  final: z
+    .enum(['true', 'false'])
+    .optional()
+    .openapi({
+      param: { name: 'final', in: 'query' },
+      description: 'true: only the last attempt of a delivery',
+    }),
+});
+
+export const STATS_BUCKETS = { '1m': 60, '5m': 300, '15m': 900, '1h': 3_600, '1d': 86_400 } as const;
+export const MAX_STATS_BUCKETS = 1_500;
+
+export const StatsQuery = z.object({
+  since: isoTime('since', 'start of the window; default 24 h before until'),
+  until: isoTime('until', 'end of the window; default now'),
+  bucket: z
+    .enum(Object.keys(STATS_BUCKETS) as [keyof typeof STATS_BUCKETS, ...(keyof typeof STATS_BUCKETS)[]])
+    .optional()
+    .openapi({ param: { name: 'bucket', in: 'query' }, description: 'bucket width; default 1h' }),
+});
+
+export const FailuresQuery = PageQuery.extend({
+  days: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30)
+    .optional()
+    .openapi({
+      param: { name: 'days', in: 'query' },
+      description: 'how many UTC days back, 1-30, default 7',
+    }),
+});
+
+const headersIn = z.record(z.string(), z.string()).openapi({
+  example: { Authorization: 'Bearer …' },
+  description: 'custom headers sent with every delivery',
+});
+
+export const CreateConnectionBody = z
+  .object({
+    name: z.string().openapi({ example: 'CRM' }),
+    url: z.string().openapi({ example: 'https://crm.example.com/hooks' }),
+    method: z.enum(ALLOWED_METHODS).optional().openapi({ description: 'default POST' }),
+    headers: headersIn.optional(),
+    enabled: z.boolean().optional(),
+    type: z.literal('webhook').optional(),
+  })
+  .strict()
+  .openapi('CreateConnection');
+
+export const UpdateConnectionBody = z
+  .object({
+    name: z.string().optional(),
+    url: z.string().optional(),
+    method: z.enum(ALLOWED_METHODS).optional(),
+    headers: z
+      .record(z.string(), z.string().nullable())
+      .optional()
+      .openapi({
+        description:
+          "the complete new set of custom headers; a null value keeps that header's stored value (values are never returned, so an edit can keep them without knowing them); a header left out is removed",
+        example: { Authorization: null, 'X-Tenant': 'acme' },
+      }),
+    enabled: z.boolean().optional(),
+  })
+  .strict()
+  .openapi('UpdateConnection');
+
+export const ConnectionSchema = z
+  .object({
+    connectionId: z.string(),
+    applicationId: z.string(),
+    type: z.literal('webhook'),
+    name: z.string(),
+    url: z.string(),
+    method: z.enum(ALLOWED_METHODS),
+    headers: z
+      .record(z.string(), z.string())
+      .openapi({ description: `header names; every value reads ${HIDDEN_HEADER_VALUE}` }),
+    enabled: z.boolean(),
+    secretVersion: z.string().optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Connection');
+
+export const ConnectionPageSchema = z
+  .object({ data: z.array(ConnectionSchema), nextCursor: z.string().nullable() })
+  .openapi('ConnectionPage');
+
+export const SecretSchema = z
+  .object({
+    secret: z.string().openapi({ example: 'whsec_…' }),
+    secretVersion: z.string().optional(),
+  })
+  .openapi('Secret');
+
+export const RotatedSecretSchema = SecretSchema.extend({
+  previousVersion: z.string().optional(),
+  overlapSeconds: z
+    .number()
+    .openapi({ description: 'receivers should accept the old and the new secret for this long' }),
+}).openapi('RotatedSecret');
+
+export const AttemptSchema = z
+  .object({
+    deliveryId: z.string(),
+    attempt: z.number().int(),
+    eventId: z.string(),
+    connectionId: z.string(),
+    applicationId: z.string(),
+    userId: z.string(),
+    event: z.string(),
+    method: z.string(),
+    target: z.string().openapi({ description: 'origin and path of the URL, never the query string' }),
+    requestedAt: z.string(),
+    durationMs: z.number(),
+    outcome: z.enum(OUTCOMES),
+    statusCode: z.number().int().optional(),
+    responseSnippet: z.string().optional(),
+    error: z.string().optional(),
+    nextAttemptAt: z.string().optional(),
+    final: z.boolean(),
+    test: z.boolean().optional(),
+    expiresAt: z.number().int().openapi({ description: 'epoch seconds when the record ages out' }),
+  })
+  .openapi('Attempt');
+
+export const AttemptPageSchema = z
+  .object({ data: z.array(AttemptSchema), nextCursor: z.string().nullable() })
+  .openapi('AttemptPage');
+
+export const DeliverySchema = z
+  .object({ deliveryId: z.string(), connectionId: z.string(), attempts: z.array(AttemptSchema) })
+  .openapi('Delivery');
+
+const outcomeCounts = z.object(
+  Object.fromEntries(OUTCOMES.map((o) => [o, z.number().int()])) as Record<
+    (typeof OUTCOMES)[number],
+    z.ZodNumber
+  >,
+);
+
+export const StatsSchema = z
+  .object({
+    since: z.string(),
+    until: z.string(),
+    bucketSeconds: z.number().int(),
+    buckets: z.array(
+      z.object({
+        start: z.string(),
+        total: z.number().int(),
+        outcomes: outcomeCounts,
+        latencyMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
+      }),
+    ),
+    totals: z.object({
+      total: z.number().int(),
+      outcomes: outcomeCounts,
+      latencyMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
+    }),
+    read: z
+      .object({
+        items: z.number().int(),
+        readUnits: z.number(),
+        truncated: z.boolean(),
+      })
+      .openapi({ description: 'what computing this answer read from the attempt log (it writes nothing)' }),
+  })
+  .openapi('Stats');

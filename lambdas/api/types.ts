@@ -1,0 +1,25 @@
+/** Types shared by the API's parts. */
+
+import type { WebhookManagement } from '../management';
+
+/** Hono environment: what the session check leaves for the routes. */
+export interface ApiEnv {
+  Variables: { applicationId: string };
+}
+
+export interface ApiDeps {
+  management: WebhookManagement;
+  /** Signing key of console sessions (Secrets Manager, cached). */
+  sessionKey: { get(): Promise<Uint8Array> };
+  /** Epoch milliseconds; injectable for tests. @default Date.now */
+  clock?: () => number;
+  /**
+   * Where the console's built files are (index.html, app.js, app.css), read per request;
+   * `false` turns the console off (`/console/` is 404). @default false
+   */
+  consoleDir?: string | false;
+  /** Largest request body accepted, bytes. @default 65 536 */
+  maxBodyBytes?: number;
+  /** How long dispatchers may keep signing with the old secret after a rotation, seconds. */
+  secretOverlapSeconds?: number;
+}

@@ -1,0 +1,62 @@
+/** What the API returns: no secret ARN, no custom header value, no table keys. */
+
+import type { AttemptRecord, Connection } from '../core/types';
+import { HIDDEN_HEADER_VALUE } from './schemas';
+
+export interface ConnectionView {
+  connectionId: string;
+  applicationId: string;
+  type: 'webhook';
+  name: string;
+  url: string;
+  method: Connection['method'];
+  headers: Record<string, string>;
+  enabled: boolean;
+  secretVersion?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function connectionView(c: Connection): ConnectionView {
+  return {
+    connectionId: c.connectionId,
+    applicationId: c.applicationId,
+    type: c.type,
+    name: c.name,
+    url: c.url,
+    method: c.method,
+    headers: Object.fromEntries(Object.keys(c.headers ?? {}).map((name) => [name, HIDDEN_HEADER_VALUE])),
+    enabled: c.enabled,
+    ...(c.secretVersion ? { secretVersion: c.secretVersion } : {}),
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+  };
+}
+
+const ATTEMPT_FIELDS = [
+  'deliveryId',
+  'attempt',
+  'eventId',
+  'connectionId',
+  'applicationId',
+  'userId',
+  'event',
+  'method',
+  'target',
+  'requestedAt',
+  'durationMs',
+  'outcome',
+  'statusCode',
+  'responseSnippet',
+  'error',
+  'nextAttemptAt',
+  'final',
+  'test',
+  'expiresAt',
+] as const satisfies readonly (keyof AttemptRecord)[];
+
+export function attemptView(record: AttemptRecord): AttemptRecord {
+  const out: Record<string, unknown> = {};
+  for (const field of ATTEMPT_FIELDS) if (record[field] !== undefined) out[field] = record[field];
+  return out as unknown as AttemptRecord;
+}

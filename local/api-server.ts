@@ -1,0 +1,90 @@
+/**
+ * Local mode's management API and console: the same Hono app as the management Lambda,
+ * served by Node on loopback only, with the console signing key kept in the local Secrets
+ * Manager (so `webhooks --local console` can mint links too).
+ */
+
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import {
+  CreateSecretCommand,
+  ResourceExistsException,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { getRequestListener } from '@hono/node-server';
+import { createApi } from '../lambdas/api/app';
+import type { WebhookManagement } from '../lambdas/management';
+import { generateSessionKeyText } from '../lambdas/management/console-session';
+import { close, LOCAL_HOST, listen } from './listen';
+
+/** Port of local mode's API and console unless `--api-port` says otherwise. */
+export const DEFAULT_API_PORT = 8790;
+/** Name of the console signing key in the local Secrets Manager (outside the connection-secret prefix). */
+export const LOCAL_CONSOLE_KEY_SECRET = 'webhooks-local/console-session-key';
+/** Where `npm run build:console` writes the console (console/build.ts). */
+export const CONSOLE_DIST_DIR = join(__dirname, '..', 'dist', 'console');
+
+/** Creates the signing key once; an existing one (persisted state) is kept, so old links stay valid. */
+export async function ensureConsoleKey(
+  sm: SecretsManagerClient,
+  name = LOCAL_CONSOLE_KEY_SECRET,
+): Promise<string> {
+  try {
+    await sm.send(
+      new CreateSecretCommand({
+        Name: name,
+        SecretString: generateSessionKeyText(),
+        Description: 'Signs console sessions of local mode',
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceExistsException) && (error as Error).name !== 'ResourceExistsException')
+      throw error;
+  }
+  return name;
+}
+
+export interface LocalApi {
+  /** `http://127.0.0.1:<port>` */
+  readonly origin: string;
+  /** True when the requested port was taken and another one was chosen. */
+  readonly movedFrom?: number;
+  close(): Promise<void>;
+}
+
+export interface LocalApiOptions {
+  management: WebhookManagement;
+  /** 0 = any free port. @default DEFAULT_API_PORT, or any free port when that one is taken */
+  port?: number;
+  /** Fail instead of choosing another port when `port` is taken (an explicit `--api-port`). */
+  strictPort?: boolean;
+  /** @default CONSOLE_DIST_DIR */
+  consoleDir?: string | false;
+  clock?: () => number;
+}
+
+export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
+  const app = createApi({
+    management: options.management,
+    sessionKey: options.management.consoleSessionKey(),
+    consoleDir: options.consoleDir ?? CONSOLE_DIST_DIR,
+    clock: options.clock,
+  });
+  const server: Server = createServer(getRequestListener(app.fetch));
+  const wanted = options.port ?? DEFAULT_API_PORT;
+  let origin: string;
+  let movedFrom: number | undefined;
+  try {
+    origin = await listen(server, wanted, LOCAL_HOST);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || options.strictPort || wanted === 0) {
+      throw new Error(
+        `the management API cannot listen on ${LOCAL_HOST}:${wanted}: ${(error as Error).message}`,
+      );
+    }
+    origin = await listen(server, 0, LOCAL_HOST);
+    movedFrom = wanted;
+  }
+  return { origin, movedFrom, close: () => close(server) };
+}
