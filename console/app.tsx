@@ -36,7 +36,7 @@ export function App({ session }: { session: Session | 'invalid' | undefined }) {
   );
   if (session === 'invalid') return <SessionPage reason="invalid" />;
   if (!session || !api) return <SessionPage reason="missing" />;
-  if (ended) return <SessionPage reason={ended} />;
+  if (ended) return <SessionPage reason={ended} applicationId={session.applicationId} />;
 
   return (
     <>

@@ -37,11 +37,13 @@ function bucketLabel(iso: string, bucketSeconds: number): string {
     : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 
-function Axis({ max, format }: { max: number; format: (v: number) => string }) {
+function Axis({ max, format, whole }: { max: number; format: (v: number) => string; whole?: boolean }) {
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  // Counts are whole numbers: no half-way line when it would fall between two.
+  const fractions = whole && max % 2 !== 0 ? [0, 1] : [0, 0.5, 1];
   return (
     <g class="axis">
-      {[0, 0.5, 1].map((f) => {
+      {fractions.map((f) => {
         const y = PAD.top + plotHeight * (1 - f);
         return (
           <g key={f}>
@@ -76,7 +78,7 @@ export function OutcomeChart({ stats }: { stats: Stats }) {
   const plotWidth = WIDTH - PAD.left - PAD.right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const step = plotWidth / Math.max(1, stats.buckets.length);
-  const max = niceMax(Math.max(...stats.buckets.map((b) => b.total)));
+  const max = niceMax(Math.max(2, ...stats.buckets.map((b) => b.total)));
   return (
     <svg
       viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
@@ -84,7 +86,7 @@ export function OutcomeChart({ stats }: { stats: Stats }) {
       role="img"
       aria-label="Deliveries by outcome over time"
     >
-      <Axis max={max} format={(v) => String(Math.round(v))} />
+      <Axis max={max} format={(v) => String(Math.round(v))} whole />
       {stats.buckets.map((b, i) => {
         let y = PAD.top + plotHeight;
         return (
@@ -209,7 +211,8 @@ export function StatsPanel(props: { api: ApiClient; connectionId: string; refres
       {stats.state === 'ready' && stats.data.totals.total > 0 && (
         <>
           <p class="totals">
-            <strong>{stats.data.totals.total}</strong> attempts
+            <strong>{stats.data.totals.total}</strong>{' '}
+            {stats.data.totals.total === 1 ? 'attempt' : 'attempts'}
             {present.map((o) => (
               <span key={o}>
                 {' · '}

@@ -93,7 +93,7 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
             </button>
           </fieldset>
         ) : (
-          <button type="button" class="button subtle" onClick={() => setConfirming(true)}>
+          <button type="button" class="button" onClick={() => setConfirming(true)}>
             Rotate
           </button>
         )}

@@ -1,6 +1,13 @@
 /** What a visitor without a working session sees: why, and how to get a new link. */
 
-export function SessionPage({ reason }: { reason: 'expired' | 'missing' | 'invalid' }) {
+export function SessionPage({
+  reason,
+  applicationId,
+}: {
+  reason: 'expired' | 'missing' | 'invalid';
+  /** The application the old link was for, when known: the command then names it. */
+  applicationId?: string | undefined;
+}) {
   const title =
     reason === 'expired'
       ? 'Your session has expired'
@@ -23,7 +30,7 @@ export function SessionPage({ reason }: { reason: 'expired' | 'missing' | 'inval
           If you run the webhook stack, mint one for your application (valid for one hour unless you pass{' '}
           <code>--ttl</code>):
         </p>
-        <pre class="command">npx webhooks console --application app_…</pre>
+        <pre class="command">npx webhooks console --application {applicationId ?? 'app_…'}</pre>
         <p>
           If you reached this console from a product, go back to it and open the webhooks settings again: its
           backend creates a fresh link each time.
