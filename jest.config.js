@@ -1,7 +1,8 @@
 /**
  * Jest projects: `unit` (pure, fast), `integration` (emulators + real HTTPS on loopback),
  * `security` (the adversarial egress suite: loopback HTTPS, no emulators), `infra` (CDK template),
- * `faults` (reliability scenarios with the no-loss ledger: quick by default, FAULTS=full for all sizes).
+ * `faults` (reliability scenarios with the no-loss ledger: quick by default, FAULTS=full for all sizes),
+ * `browser` (the web console in a real Chromium against local mode's API).
  */
 const tsJest = ['ts-jest', { diagnostics: false }];
 /** Dependencies published as ES modules only; Jest's CommonJS runtime gets them through esbuild. */
@@ -39,6 +40,14 @@ module.exports = {
       testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
       globalSetup: '<rootDir>/test/faults/global-setup.ts',
       globalTeardown: '<rootDir>/test/faults/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/setup/long-timeout.ts'],
+    },
+    {
+      ...common,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/browser/global-setup.ts',
+      globalTeardown: '<rootDir>/test/browser/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/setup/long-timeout.ts'],
     },
     {

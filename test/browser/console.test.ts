@@ -1,0 +1,253 @@
+/**
+ * A new user walks the web console against the real management API of local mode (emulators,
+ * a real HTTPS receiver on loopback, a real Chromium): opens the console link, adds a webhook
+ * connection, reveals its secret, sends a test and finds it in the attempt log, and sees what a
+ * hostile receiver answers as plain characters. Every page visited is saved as a screenshot.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import { buildConsole } from '../../console/build';
+import { ENV } from '../../lambdas/config';
+import { WebhookManagement } from '../../lambdas/management';
+import { mintSessionToken } from '../../lambdas/management/console-session';
+import { verifyWebhook } from '../../lambdas/receiver';
+import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../local/api-server';
+import { type Receiver, respond, startReceiver, testPki } from '../support/https-receiver';
+import {
+  bodyText,
+  byRole,
+  clickButton,
+  connectBrowser,
+  field,
+  fill,
+  newUserPage,
+  screenshot,
+  waitForText,
+} from './support/browser';
+
+const applicationId = `app_browser_${randomBytes(6).toString('hex')}`;
+const HOSTILE_BODY = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>bold claim</b>';
+
+let receiver: Receiver;
+let management: WebhookManagement;
+let api: LocalApi;
+let consoleDir: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let consoleUrl: string;
+let shownSecret: string;
+
+beforeAll(async () => {
+  consoleDir = mkdtempSync(join(tmpdir(), 'webhooks-console-'));
+  const sm = new SecretsManagerClient({});
+  const [, consoleKeySecret, rx] = await Promise.all([
+    buildConsole(consoleDir),
+    ensureConsoleKey(sm, `webhooks-test/console-key-${randomBytes(4).toString('hex')}`),
+    startReceiver(respond(200, '{"received":true}')),
+  ]);
+  sm.destroy();
+  receiver = rx;
+  management = new WebhookManagement({
+    resources: {
+      queueUrl: process.env[ENV.queueUrl]!,
+      dlqUrl: process.env[ENV.dlqUrl]!,
+      connectionsTable: process.env[ENV.connectionsTable]!,
+      attemptsTable: process.env[ENV.attemptsTable]!,
+      secretPrefix: process.env[ENV.secretPrefix]!,
+      consoleKeySecret,
+    },
+    allowLoopback: true,
+    allowedPorts: [443, receiver.port],
+    ca: [testPki().caPem],
+  });
+  api = await startLocalApi({ management, port: 0, consoleDir });
+  ({ consoleUrl } = await management.createConsoleSession({ applicationId, apiUrl: api.origin }));
+  browser = await connectBrowser();
+  ({ context, page } = await newUserPage(browser));
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.disconnect();
+  await api?.close();
+  await receiver?.close();
+  rmSync(consoleDir, { recursive: true, force: true });
+});
+
+describe('the web console, walked by a new user', () => {
+  it('opens the console link, keeps the session and takes the token out of the address bar', async () => {
+    await page.goto(consoleUrl);
+    await byRole(page, 'heading', 'CRM Connections');
+    await waitForText(page, 'No connections yet');
+    expect(page.url()).toBe(`${api.origin}/console/`);
+    expect(page.url()).not.toContain('token');
+    const stored = await page.evaluate(() =>
+      (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length,
+    );
+    expect(stored).toBe(1);
+    await screenshot(page, '01-connections-empty');
+  });
+
+  it('shows what is wrong with a bad form beside each field', async () => {
+    await clickButton(page, 'Add connection');
+    await byRole(page, 'heading', 'Add connection');
+    await fill(page, 'Name', 'CRM');
+    await fill(page, 'URL', 'http://crm.example.com/hooks');
+    await fill(page, 'Headers', '{"X-Team": ');
+    await clickButton(page, 'Add connection');
+    await waitForText(page, 'Headers is not valid JSON');
+
+    await fill(page, 'Headers', '{"X-Team": "crm"}');
+    await clickButton(page, 'Add connection');
+    const url = await field(page, 'URL');
+    await page.waitForFunction((el) => el.getAttribute('aria-invalid') === 'true', {}, url);
+    const text = await bodyText(page);
+    expect(text).not.toContain('Headers is not valid JSON');
+    expect(text).toMatch(/url: .*https/i);
+    await screenshot(page, '02-add-connection-errors');
+  });
+
+  it('adds a webhook connection to a local HTTPS receiver', async () => {
+    await fill(page, 'URL', receiver.url);
+    await screenshot(page, '03-add-connection');
+    await clickButton(page, 'Add connection');
+    await byRole(page, 'heading', 'Signing secret');
+    const text = await bodyText(page);
+    expect(text).toContain('CRM');
+    expect(text).toContain(receiver.url);
+    expect(text).toContain('Enabled');
+    expect(text).toContain('X-Team');
+    expect(text).toContain('No delivery attempts yet');
+  });
+
+  it('reveals the secret with Show Secret', async () => {
+    await clickButton(page, 'Show Secret');
+    await page.waitForSelector('code.secret');
+    shownSecret = await page.$eval('code.secret', (el) => el.textContent ?? '');
+    expect(shownSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  });
+
+  it('sends a test the receiver verifies with that secret, and finds it in the attempt log', async () => {
+    const before = receiver.requests.length;
+    await clickButton(page, 'Send Test');
+    await byRole(page, 'region', 'Test result');
+    await waitForText(page, 'Delivered');
+    const [received] = (await receiver.waitFor(before + 1)).slice(before);
+    const verified = verifyWebhook({ rawBody: received!.body, headers: received!.headers, secret: shownSecret });
+    expect(verified.deliveryId).toMatch(/^dlv_/);
+
+    const result = await page.$eval('[aria-label="Test result"]', (el) => el.textContent ?? '');
+    expect(result).toContain('200');
+    expect(result).toContain('{"received":true}');
+    expect(result).toContain(verified.deliveryId!);
+
+    const log = await byRole(page, 'table', 'Attempts');
+    await page.waitForFunction(
+      (el, id) => Boolean(el.querySelector(`a[href*="${id}"]`)),
+      { timeout: 15_000 },
+      log,
+      verified.deliveryId!,
+    );
+    const row = await log.evaluate((el) => el.querySelector('tbody tr')?.textContent ?? '');
+    expect(row).toContain('Delivered');
+    expect(row).toContain('200');
+    await waitForText(page, 'Attempts by outcome');
+    await screenshot(page, '04-connection-detail');
+  });
+
+  it('shows a receiver answering with HTML and script as characters', async () => {
+    receiver.behave((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(HOSTILE_BODY);
+    });
+    await clickButton(page, 'Send Test');
+    await waitForText(page, '<b>bold claim</b>');
+    const snippet = await page.$eval('.test-result pre', (el) => ({
+      text: el.textContent,
+      elements: el.children.length,
+    }));
+    expect(snippet).toEqual({ text: HOSTILE_BODY, elements: 0 });
+    const pwned = await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned);
+    expect(pwned).toBeUndefined();
+    await screenshot(page, '05-html-as-text');
+    receiver.behave(respond(200, '{"received":true}'));
+  });
+
+  it('opens a delivery with every attempt', async () => {
+    const link = await page.$('.test-result a[href*="deliveries"]');
+    await link!.click();
+    await byRole(page, 'heading', 'Delivery');
+    await waitForText(page, 'Attempt 1');
+    expect(await bodyText(page)).toContain(HOSTILE_BODY);
+    await screenshot(page, '06-delivery');
+  });
+
+  it('filters the attempt log', async () => {
+    await page.goBack();
+    await byRole(page, 'table', 'Attempts');
+    const outcome = await field(page, 'Outcome');
+    await outcome.select('timeout');
+    await clickButton(page, 'Apply filters');
+    await waitForText(page, 'No attempts match these filters');
+    await outcome.select('delivered');
+    await clickButton(page, 'Apply filters');
+    await byRole(page, 'table', 'Attempts');
+    const rows = await page.$$eval('table[aria-label="Attempts"] tbody tr', (trs) => trs.length);
+    expect(rows).toBe(2);
+  });
+
+  it('edits the name, keeping the hidden header values, and rotates the secret', async () => {
+    await clickButton(page, 'Edit');
+    await byRole(page, 'heading', 'Edit connection');
+    await fill(page, 'Name', 'CRM production');
+    await clickButton(page, 'Save changes');
+    await waitForText(page, 'CRM production');
+    const [stored] = await management.connections.list({ applicationId });
+    expect(stored).toMatchObject({ name: 'CRM production', headers: { 'X-Team': 'crm' } });
+
+    await clickButton(page, 'Rotate');
+    await clickButton(page, 'Rotate now');
+    await waitForText(page, 'Receivers should accept the old one too');
+    const rotated = await page.$eval('code.secret', (el) => el.textContent ?? '');
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(shownSecret);
+    await expect(management.connections.showSecret(stored!.connectionId)).resolves.toMatchObject({
+      secret: rotated,
+    });
+  });
+
+  it('lists the connection, then disables and deletes it after confirmation', async () => {
+    await page.goto(`${api.origin}/console/#/connections`);
+    await byRole(page, 'link', 'CRM production');
+    await screenshot(page, '07-connections');
+    await (await byRole(page, 'link', 'CRM production')).click();
+    await clickButton(page, 'Disable');
+    await waitForText(page, 'Disabled: new events are not delivered');
+    await clickButton(page, 'Delete');
+    await waitForText(page, 'This cannot be undone');
+    await screenshot(page, '08-delete-confirmation');
+    await clickButton(page, 'Delete connection');
+    await waitForText(page, 'No connections yet');
+    await expect(management.connections.list({ applicationId })).resolves.toEqual([]);
+  });
+
+  it('tells a visitor with an expired link that it expired and how to get a new one', async () => {
+    const key = await management.consoleSessionKey().get();
+    const { token } = await mintSessionToken(key, { applicationId, ttlSeconds: 60, now: Date.now() - 3_600_000 });
+    const visitor = await newUserPage(browser);
+    try {
+      await visitor.page.goto(`${api.origin}/console/#token=${token}`);
+      await byRole(visitor.page, 'heading', 'Your session has expired');
+      expect(await bodyText(visitor.page)).toContain(`npx webhooks console --application ${applicationId}`);
+      expect(visitor.page.url()).not.toContain('token');
+      await screenshot(visitor.page, '09-session-expired');
+    } finally {
+      await visitor.context.close();
+    }
+  });
+});
