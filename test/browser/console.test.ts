@@ -31,7 +31,8 @@ import {
 } from './support/browser';
 
 const applicationId = `app_browser_${randomBytes(6).toString('hex')}`;
-const HOSTILE_BODY = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>bold claim</b>';
+const HOSTILE_BODY =
+  '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>bold claim</b>';
 
 let receiver: Receiver;
 let management: WebhookManagement;
@@ -87,8 +88,8 @@ describe('the web console, walked by a new user', () => {
     await waitForText(page, 'No connections yet');
     expect(page.url()).toBe(`${api.origin}/console/`);
     expect(page.url()).not.toContain('token');
-    const stored = await page.evaluate(() =>
-      (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length,
+    const stored = await page.evaluate(
+      () => (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length,
     );
     expect(stored).toBe(1);
     await screenshot(page, '01-connections-empty');
@@ -139,7 +140,11 @@ describe('the web console, walked by a new user', () => {
     await byRole(page, 'region', 'Test result');
     await waitForText(page, 'Delivered');
     const [received] = (await receiver.waitFor(before + 1)).slice(before);
-    const verified = verifyWebhook({ rawBody: received!.body, headers: received!.headers, secret: shownSecret });
+    const verified = verifyWebhook({
+      rawBody: received!.body,
+      headers: received!.headers,
+      secret: shownSecret,
+    });
     expect(verified.deliveryId).toMatch(/^dlv_/);
 
     const result = await page.$eval('[aria-label="Test result"]', (el) => el.textContent ?? '');
@@ -238,7 +243,11 @@ describe('the web console, walked by a new user', () => {
 
   it('tells a visitor with an expired link that it expired and how to get a new one', async () => {
     const key = await management.consoleSessionKey().get();
-    const { token } = await mintSessionToken(key, { applicationId, ttlSeconds: 60, now: Date.now() - 3_600_000 });
+    const { token } = await mintSessionToken(key, {
+      applicationId,
+      ttlSeconds: 60,
+      now: Date.now() - 3_600_000,
+    });
     const visitor = await newUserPage(browser);
     try {
       await visitor.page.goto(`${api.origin}/console/#token=${token}`);

@@ -18,7 +18,11 @@ import { BROWSER_ENV, BROWSER_KEY } from './support/env';
  * (breaks separate browser contexts, i.e. a second visitor with its own sessionStorage), and
  * switched-off web security (the same-origin rules the console relies on would not be tested).
  */
-const DROPPED_ARGS = new Set(['--single-process', '--disable-web-security', '--allow-running-insecure-content']);
+const DROPPED_ARGS = new Set([
+  '--single-process',
+  '--disable-web-security',
+  '--allow-running-insecure-content',
+]);
 
 interface Launched {
   wsEndpoint(): string;

@@ -67,6 +67,7 @@ interface PageGlobals {
 /** Waits until the page's visible text contains `text`. */
 export async function waitForText(page: Page, text: string, timeoutMs = 15_000): Promise<void> {
   await page.waitForFunction(
+    // biome-ignore lint/performance/useDomNodeTextContent: the visible text, as a user reads it
     (t: string) => (globalThis as unknown as PageGlobals).document.body.innerText.includes(t),
     { timeout: timeoutMs },
     text,
@@ -75,6 +76,7 @@ export async function waitForText(page: Page, text: string, timeoutMs = 15_000):
 
 /** The page's visible text, as a user reads it. */
 export async function bodyText(page: Page): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: the visible text, as a user reads it
   return page.evaluate(() => (globalThis as unknown as PageGlobals).document.body.innerText);
 }
 
