@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import type { WebhookManagement } from '../lambdas/management';
 import { attemptsCommand } from './commands/attempts';
 import { connectionsCommand } from './commands/connections';
+import { consoleCommand } from './commands/console';
 import { dlqCommand } from './commands/dlq';
 import { publishCommand } from './commands/publish';
 import type { Context, GlobalFlags } from './context';
@@ -25,6 +26,7 @@ export const COMMANDS: ReadonlyArray<() => Command> = [
   publishCommand,
   attemptsCommand,
   dlqCommand,
+  consoleCommand,
 ];
 
 export interface Io {

@@ -4,6 +4,7 @@
  * Manager (so `webhooks --local console` can mint links too).
  */
 
+import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -24,6 +25,35 @@ export const DEFAULT_API_PORT = 8790;
 export const LOCAL_CONSOLE_KEY_SECRET = 'webhooks-local/console-session-key';
 /** Where `npm run build:console` writes the console (console/build.ts). */
 export const CONSOLE_DIST_DIR = join(__dirname, '..', 'dist', 'console');
+
+/** The console's build script in a source checkout (absent from an installed package). */
+const CONSOLE_BUILD_SCRIPT = join(__dirname, '..', 'console', 'build.ts');
+
+export interface PreparedConsole {
+  /** Directory the API serves /console/ from. */
+  dir: string;
+  /** Gzipped size of the three files when built now. */
+  gzipBytes?: number;
+  /** Why the console could not be built (it is then served from dist/console if present, else a 503 page). */
+  problem?: string;
+}
+
+/**
+ * In a source checkout, builds the console into `outDir` at every start (so it is never
+ * stale); otherwise serves the prebuilt dist/console.
+ */
+export async function prepareConsole(outDir: string): Promise<PreparedConsole> {
+  if (!existsSync(CONSOLE_BUILD_SCRIPT)) return { dir: CONSOLE_DIST_DIR };
+  try {
+    const { buildConsole } = (await import(CONSOLE_BUILD_SCRIPT)) as {
+      buildConsole(dir: string): Promise<{ gzipBytes: number }>;
+    };
+    const built = await buildConsole(outDir);
+    return { dir: outDir, gzipBytes: built.gzipBytes };
+  } catch (error) {
+    return { dir: CONSOLE_DIST_DIR, problem: (error as Error).message };
+  }
+}
 
 /** Creates the signing key once; an existing one (persisted state) is kept, so old links stay valid. */
 export async function ensureConsoleKey(

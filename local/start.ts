@@ -25,7 +25,7 @@ import { DEFAULT_HEADER_PREFIX } from '../lambdas/core/constants';
 import { createHandler } from '../lambdas/dispatcher/handler';
 import { WebhookManagement } from '../lambdas/management';
 import { wireDispatcher } from '../lambdas/wiring';
-import { DEFAULT_API_PORT, ensureConsoleKey, startLocalApi } from './api-server';
+import { DEFAULT_API_PORT, ensureConsoleKey, prepareConsole, startLocalApi } from './api-server';
 import { bootstrapResources, localEnv } from './bootstrap';
 import { startDemoReceiver } from './demo-receiver';
 import { runDemoTour } from './demo-tour';
@@ -181,7 +181,14 @@ async function main(): Promise<void> {
         url: demoUrl,
       });
   const { secret } = await management.connections.showSecret(demo.connectionId);
-  const api = await startLocalApi({ management, port: apiPort, strictPort: apiPort !== undefined });
+  const consoleFiles = await prepareConsole(join(dirname(statePath), 'console'));
+  if (consoleFiles.problem) out(`  (the web console could not be built: ${consoleFiles.problem})`);
+  const api = await startLocalApi({
+    management,
+    port: apiPort,
+    strictPort: apiPort !== undefined,
+    consoleDir: consoleFiles.dir,
+  });
   const demoConsole = await management.createConsoleSession({
     applicationId: DEMO_APPLICATION.id,
     apiUrl: api.origin,
