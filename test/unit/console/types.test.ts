@@ -1,0 +1,177 @@
+/**
+ * console/types.ts is kept by hand; this checks every field the console reads against the
+ * API's OpenAPI document (docs/openapi.json, itself checked against the route definitions).
+ * The listings below are typed from the console's interfaces, so a field added to or dropped
+ * from an interface must be added here too, and then must exist in the API.
+ */
+
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  type Attempt,
+  type Connection,
+  type ConnectionInput,
+  type Delivery,
+  METHODS,
+  OUTCOMES,
+  type RotatedSecret,
+  STATS_BUCKETS,
+  type Stats,
+  type StatsBucket,
+} from '../../../console/types';
+
+type Presence<T> = { [K in keyof T]-?: object extends Pick<T, K> ? 'optional' : 'required' };
+
+interface Schema {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  enum?: string[];
+  $ref?: string;
+  allOf?: Schema[];
+}
+
+const doc = JSON.parse(readFileSync(resolve(__dirname, '../../../docs/openapi.json'), 'utf8')) as {
+  paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema: Schema }> }>>;
+  components: { schemas: Record<string, Schema> };
+};
+const schemas = doc.components.schemas;
+/** A schema with references followed and `allOf` parts merged. */
+function deref(schema: Schema): Schema {
+  const s = schema.$ref ? schemas[schema.$ref.split('/').at(-1)!]! : schema;
+  if (!s.allOf) return s;
+  const parts = s.allOf.map(deref);
+  return {
+    type: 'object',
+    properties: Object.assign({}, ...parts.map((p) => p.properties ?? {})),
+    required: parts.flatMap((p) => p.required ?? []),
+  };
+}
+
+/** The console's fields that the schema lacks or marks differently. */
+function mismatches(schema: Schema, fields: Record<string, 'required' | 'optional'>): string[] {
+  const s = deref(schema);
+  const required = new Set(s.required ?? []);
+  return Object.entries(fields).flatMap(([name, presence]) => {
+    if (!s.properties?.[name]) return [`${name}: not in the API`];
+    if ((presence === 'required') !== required.has(name))
+      return [`${name}: the API has it ${required.has(name) ? 'required' : 'optional'}`];
+    return [];
+  });
+}
+
+const CONNECTION: Presence<Connection> = {
+  connectionId: 'required',
+  applicationId: 'required',
+  type: 'required',
+  name: 'required',
+  url: 'required',
+  method: 'required',
+  headers: 'required',
+  enabled: 'required',
+  secretVersion: 'optional',
+  createdAt: 'required',
+  updatedAt: 'required',
+};
+const ATTEMPT: Presence<Attempt> = {
+  deliveryId: 'required',
+  attempt: 'required',
+  eventId: 'required',
+  connectionId: 'required',
+  applicationId: 'required',
+  userId: 'required',
+  event: 'required',
+  method: 'required',
+  target: 'required',
+  requestedAt: 'required',
+  durationMs: 'required',
+  outcome: 'required',
+  statusCode: 'optional',
+  responseSnippet: 'optional',
+  error: 'optional',
+  nextAttemptAt: 'optional',
+  final: 'required',
+  test: 'optional',
+  expiresAt: 'required',
+};
+const INPUT: Presence<ConnectionInput> = {
+  name: 'required',
+  url: 'required',
+  method: 'required',
+  headers: 'optional',
+  enabled: 'optional',
+};
+const ROTATED: Presence<RotatedSecret> = {
+  secret: 'required',
+  secretVersion: 'optional',
+  previousVersion: 'optional',
+  overlapSeconds: 'required',
+};
+const DELIVERY: Presence<Delivery> = {
+  deliveryId: 'required',
+  connectionId: 'required',
+  attempts: 'required',
+};
+const STATS: Presence<Stats> = {
+  since: 'required',
+  until: 'required',
+  bucketSeconds: 'required',
+  buckets: 'required',
+  totals: 'required',
+};
+const BUCKET: Presence<StatsBucket> = {
+  start: 'required',
+  total: 'required',
+  outcomes: 'required',
+  latencyMs: 'required',
+};
+
+describe("the console's API types", () => {
+  it('match the OpenAPI document field by field', () => {
+    expect(mismatches(schemas.Connection!, CONNECTION)).toEqual([]);
+    expect(mismatches(schemas.Attempt!, ATTEMPT)).toEqual([]);
+    expect(mismatches(schemas.RotatedSecret!, ROTATED)).toEqual([]);
+    expect(mismatches(schemas.Secret!, { secret: 'required', secretVersion: 'optional' })).toEqual([]);
+    expect(mismatches(schemas.Delivery!, DELIVERY)).toEqual([]);
+    expect(mismatches(schemas.Stats!, STATS)).toEqual([]);
+    expect(mismatches(schemas.Stats!.properties!.buckets!.items!, BUCKET)).toEqual([]);
+    expect(mismatches(schemas.ConnectionPage!, { data: 'required', nextCursor: 'required' })).toEqual([]);
+    expect(
+      mismatches(schemas.Error!.properties!.error!, {
+        code: 'required',
+        message: 'required',
+        field: 'optional',
+      }),
+    ).toEqual([]);
+  });
+
+  it('send only fields the create and update bodies accept', () => {
+    const optional = Object.fromEntries(Object.keys(INPUT).map((k) => [k, 'optional'] as const));
+    expect(Object.keys(INPUT).filter((k) => !deref(schemas.CreateConnection!).properties?.[k])).toEqual([]);
+    expect(mismatches(schemas.UpdateConnection!, optional)).toEqual([]);
+    expect(deref(schemas.CreateConnection!).properties?.type?.enum ?? ['webhook']).toContain('webhook');
+  });
+
+  it('know the same methods, outcomes, filters and stats buckets', () => {
+    expect(schemas.Connection!.properties!.method!.enum).toEqual([...METHODS]);
+    expect(schemas.Attempt!.properties!.outcome!.enum).toEqual([...OUTCOMES]);
+    const base = '/api/v1/applications/{applicationId}/connections/{connectionId}';
+    const query = (path: string) =>
+      Object.fromEntries(
+        (doc.paths[path]!.get!.parameters ?? [])
+          .filter((p) => p.in === 'query')
+          .map((p) => [p.name, p.schema]),
+      );
+    const attempts = query(`${base}/attempts`);
+    expect(Object.keys(attempts).sort()).toEqual(['cursor', 'final', 'limit', 'outcome', 'since', 'until']);
+    expect(attempts.outcome!.enum).toEqual([...OUTCOMES]);
+    expect(attempts.final!.enum).toEqual(['true', 'false']);
+    const stats = query(`${base}/stats`);
+    expect(stats.bucket!.enum).toEqual([...STATS_BUCKETS]);
+    expect(Object.keys(query('/api/v1/applications/{applicationId}/connections')).sort()).toEqual([
+      'cursor',
+      'limit',
+    ]);
+  });
+});
