@@ -176,7 +176,7 @@ export async function attemptsInRange(
 }
 
 /**
- * One page of an application's final failures over the last `days` UTC days, newest first
+ * One page of an application's final failures (test sends left out) over the last `days` UTC days, newest first
  * (the sparse `finalFailures` index, one partition per day, filtered by application).
  * `startKey` carries the day to resume in (`failedOn`) and, inside it, the index key.
  */
@@ -198,9 +198,10 @@ export async function finalFailurePage(
         TableName: table,
         IndexName: index.name,
         KeyConditionExpression: '#day = :day',
-        FilterExpression: 'applicationId = :app',
-        ExpressionAttributeNames: { '#day': index.partitionKey },
-        ExpressionAttributeValues: { ':day': day, ':app': query.applicationId },
+        // A failed Send Test is not a lost delivery: only real deliveries count here.
+        FilterExpression: 'applicationId = :app AND (attribute_not_exists(#test) OR #test = :no)',
+        ExpressionAttributeNames: { '#day': index.partitionKey, '#test': 'test' },
+        ExpressionAttributeValues: { ':day': day, ':app': query.applicationId, ':no': false },
         ScanIndexForward: false,
         ExclusiveStartKey: startKey,
       },

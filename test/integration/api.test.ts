@@ -1,0 +1,632 @@
+/**
+ * The management HTTP API against the emulators, over real HTTP on loopback: every route,
+ * the error shape, paging, stats, and the authorisation matrix (no token, tampered token,
+ * expired token, another application's token, another application's ids).
+ */
+
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DynamoAttemptLog } from '../../lambdas/adapters/dynamodb/attempt-log';
+import { apiDocument } from '../../lambdas/api/openapi';
+import { ENV } from '../../lambdas/config';
+import { deliveryIdFor } from '../../lambdas/core/ids';
+import type { AttemptRecord, Outcome } from '../../lambdas/core/types';
+import { WebhookManagement } from '../../lambdas/management';
+import { mintSessionToken } from '../../lambdas/management/console-session';
+import { verifyWebhook } from '../../lambdas/receiver';
+import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../local/api-server';
+import { type Receiver, startReceiver, testPki } from '../support/https-receiver';
+import { id } from '../support/pipeline';
+
+let receiver: Receiver;
+let management: WebhookManagement;
+let api: LocalApi;
+let key: Uint8Array;
+let attemptLog: DynamoAttemptLog;
+const consoleDir = mkdtempSync(join(tmpdir(), 'wh-console-'));
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  const consoleKeySecret = await ensureConsoleKey(
+    new SecretsManagerClient({}),
+    `webhooks-test/console-key-${randomBytes(4).toString('hex')}`,
+  );
+  management = new WebhookManagement({
+    resources: {
+      queueUrl: process.env[ENV.queueUrl]!,
+      dlqUrl: process.env[ENV.dlqUrl]!,
+      connectionsTable: process.env[ENV.connectionsTable]!,
+      attemptsTable: process.env[ENV.attemptsTable]!,
+      secretPrefix: process.env[ENV.secretPrefix]!,
+      consoleKeySecret,
+    },
+    allowLoopback: true,
+    allowedPorts: [443, receiver.port],
+    ca: [testPki().caPem],
+  });
+  writeFileSync(join(consoleDir, 'index.html'), '<!doctype html><title>console</title>');
+  writeFileSync(join(consoleDir, 'app.js'), 'export {};');
+  writeFileSync(join(consoleDir, 'app.css'), 'body{}');
+  api = await startLocalApi({ management, port: 0, consoleDir });
+  key = await management.consoleSessionKey().get();
+  attemptLog = new DynamoAttemptLog({ tableName: process.env[ENV.attemptsTable]! });
+});
+afterAll(async () => {
+  await api.close();
+  await receiver.close();
+});
+
+interface Answer {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
+async function call(
+  method: string,
+  path: string,
+  options: { token?: string; json?: unknown; raw?: string; contentType?: string } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.json !== undefined || options.raw !== undefined) {
+    body = options.raw ?? JSON.stringify(options.json);
+    headers['content-type'] = options.contentType ?? 'application/json';
+  }
+  const res = await fetch(`${api.origin}${path}`, { method, headers, body, redirect: 'manual' });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed, text, headers: res.headers };
+}
+
+async function tokenFor(applicationId: string): Promise<string> {
+  return (await management.createConsoleSession({ applicationId, apiUrl: api.origin })).token;
+}
+
+const appPath = (app: string, rest = '') => `/api/v1/applications/${app}${rest}`;
+
+async function createVia(app: string, token: string, input: Record<string, unknown> = {}) {
+  const res = await call('POST', appPath(app, '/connections'), {
+    token,
+    json: { name: 'CRM', url: receiver.url, ...input },
+  });
+  expect(res.status).toBe(201);
+  return res.body as { connectionId: string };
+}
+
+function record(
+  connectionId: string,
+  applicationId: string,
+  at: number,
+  fields: Partial<AttemptRecord> = {},
+): AttemptRecord {
+  const eventId = `evt_${randomBytes(8).toString('hex')}`;
+  return {
+    deliveryId: deliveryIdFor(eventId, connectionId, at),
+    attempt: 1,
+    eventId,
+    connectionId,
+    applicationId,
+    userId: 'usr_1',
+    event: 'user.identified',
+    method: 'POST',
+    target: 'https://example.com/hooks',
+    requestedAt: new Date(at).toISOString(),
+    durationMs: 100,
+    outcome: 'delivered',
+    statusCode: 200,
+    final: true,
+    expiresAt: Math.floor(at / 1000) + 86_400,
+    ...fields,
+  };
+}
+
+describe('management API: the routes a console uses', () => {
+  it('adds a connection, shows its secret, sends a signed test, rotates, edits, reads the log, deletes', async () => {
+    const app = id('app');
+    const token = await tokenFor(app);
+
+    const empty = await call('GET', appPath(app, '/connections'), { token });
+    expect(empty).toMatchObject({ status: 200, body: { data: [], nextCursor: null } });
+
+    const created = await call('POST', appPath(app, '/connections'), {
+      token,
+      json: { name: 'CRM', url: receiver.url, method: 'PUT', headers: { 'X-Api-Key': 'k-123456' } },
+    });
+    expect(created.status).toBe(201);
+    const con = created.body;
+    expect(con).toMatchObject({
+      applicationId: app,
+      name: 'CRM',
+      method: 'PUT',
+      enabled: true,
+      type: 'webhook',
+    });
+    expect(con.headers).toEqual({ 'X-Api-Key': '[hidden]' });
+    expect(created.text).not.toContain('k-123456');
+    expect(con).not.toHaveProperty('secretArn');
+    expect(created.headers.get('location')).toBe(appPath(app, `/connections/${con.connectionId}`));
+
+    const listed = await call('GET', appPath(app, '/connections'), { token });
+    expect(listed.body.data.map((c: { connectionId: string }) => c.connectionId)).toEqual([con.connectionId]);
+    expect((await call('GET', appPath(app, `/connections/${con.connectionId}`), { token })).body).toEqual(
+      con,
+    );
+
+    const { secret } = (await call('GET', appPath(app, `/connections/${con.connectionId}/secret`), { token }))
+      .body;
+    expect(secret).toMatch(/^whsec_/);
+
+    // Edit: keep the stored header value with null, rename, then Send Test.
+    const patched = await call('PATCH', appPath(app, `/connections/${con.connectionId}`), {
+      token,
+      json: { name: 'CRM v2', headers: { 'X-Api-Key': null, 'X-Tenant': 'acme' } },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      name: 'CRM v2',
+      headers: { 'X-Api-Key': '[hidden]', 'X-Tenant': '[hidden]' },
+    });
+
+    const before = receiver.requests.length;
+    const sent = await call('POST', appPath(app, `/connections/${con.connectionId}/test`), { token });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toMatchObject({ outcome: 'delivered', statusCode: 200, test: true, final: true });
+    const req = receiver.requests[before]!;
+    expect(req.method).toBe('PUT');
+    expect(req.headers['x-api-key']).toBe('k-123456');
+    expect(req.headers['x-tenant']).toBe('acme');
+    expect(() => verifyWebhook({ rawBody: req.body, headers: req.headers, secret })).not.toThrow();
+
+    const rotated = await call('POST', appPath(app, `/connections/${con.connectionId}/secret/rotate`), {
+      token,
+    });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(secret);
+    expect(rotated.body.overlapSeconds).toBeGreaterThan(0);
+    const second = await call('POST', appPath(app, `/connections/${con.connectionId}/test`), { token });
+    const req2 = receiver.requests[before + 1]!;
+    expect(() =>
+      verifyWebhook({ rawBody: req2.body, headers: req2.headers, secret: rotated.body.secret }),
+    ).not.toThrow();
+
+    const log = await call('GET', appPath(app, `/connections/${con.connectionId}/attempts`), { token });
+    expect(log.body.data.map((a: AttemptRecord) => a.deliveryId)).toEqual([
+      second.body.deliveryId,
+      sent.body.deliveryId,
+    ]);
+    const delivery = await call('GET', appPath(app, `/deliveries/${sent.body.deliveryId}`), { token });
+    expect(delivery.body).toMatchObject({
+      deliveryId: sent.body.deliveryId,
+      connectionId: con.connectionId,
+      attempts: [expect.objectContaining({ attempt: 1, outcome: 'delivered' })],
+    });
+    const stats = await call('GET', appPath(app, `/connections/${con.connectionId}/stats?bucket=1h`), {
+      token,
+    });
+    expect(stats.body.totals).toMatchObject({
+      total: 2,
+      outcomes: expect.objectContaining({ delivered: 2 }),
+    });
+
+    const disabled = await call('PATCH', appPath(app, `/connections/${con.connectionId}`), {
+      token,
+      json: { enabled: false },
+    });
+    expect(disabled.body.enabled).toBe(false);
+
+    expect((await call('DELETE', appPath(app, `/connections/${con.connectionId}`), { token })).status).toBe(
+      204,
+    );
+    expect((await call('GET', appPath(app, `/connections/${con.connectionId}`), { token })).status).toBe(404);
+    await expect(management.connections.showSecret(con.connectionId)).rejects.toThrow(/does not exist/);
+  });
+
+  it('serves its OpenAPI document without a token, equal to the checked definitions', async () => {
+    const doc = await call('GET', '/api/v1/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body).toEqual(JSON.parse(JSON.stringify(apiDocument())));
+  });
+
+  it('serves the console with a strict Content-Security-Policy, and a 503 page when it is not built', async () => {
+    const page = await call('GET', '/console/');
+    expect(page.status).toBe(200);
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect((await call('GET', '/console/app.js')).headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect((await call('GET', '/console/../package.json')).status).toBe(404);
+    expect((await call('GET', '/console/secrets.json')).status).toBe(404);
+    expect((await call('GET', '/console')).status).toBe(301);
+
+    const bare = await startLocalApi({ management, port: 0, consoleDir: join(consoleDir, 'missing') });
+    try {
+      const res = await fetch(`${bare.origin}/console/`);
+      expect(res.status).toBe(503);
+      expect(await res.text()).toContain('npm run build:console');
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+describe('management API: errors', () => {
+  let app: string;
+  let token: string;
+  let connectionId: string;
+  beforeAll(async () => {
+    app = id('app');
+    token = await tokenFor(app);
+    connectionId = (await createVia(app, token, { headers: { Authorization: 'Bearer s3cr3t-value' } }))
+      .connectionId;
+  });
+
+  it.each([
+    [{ url: 'http://example.com/hooks' }, 'url'],
+    [{ url: 'https://10.0.0.5/hooks' }, 'url'],
+    [{ url: 'https://169.254.169.254/latest' }, 'url'],
+    [{ url: 'https://example.com:8443/hooks' }, 'url'],
+    [{ url: 'https://user:pw@example.com/hooks' }, 'url'],
+    [{ name: '' }, 'name'],
+    [{ name: 'x'.repeat(201) }, 'name'],
+    [{ method: 'GET' }, 'method'],
+    [{ headers: { 'X-Service-Signature': 'forged' } }, 'headers.X-Service-Signature'],
+    [{ headers: { Host: 'evil.example' } }, 'headers.Host'],
+    [{ headers: { 'X-Ok': 5 } }, 'headers.X-Ok'],
+    [{ colour: 'red' }, 'colour'],
+  ])(
+    'refuses a bad connection with 422 and names the field (%#), creating nothing',
+    async (override, field) => {
+      const res = await call('POST', appPath(app, '/connections'), {
+        token,
+        json: { name: 'x', url: receiver.url, ...override },
+      });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ error: { code: 'validation_failed', message: expect.any(String), field } });
+      const list = await call('GET', appPath(app, '/connections'), { token });
+      expect(list.body.data).toHaveLength(1);
+    },
+  );
+
+  it('never echoes a custom header value, even the bad one it refuses', async () => {
+    const res = await call('PATCH', appPath(app, `/connections/${connectionId}`), {
+      token,
+      json: { headers: { 'X-Token': 'top-secret-value\r\nInjected: 1' } },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.field).toBe('headers.X-Token');
+    expect(res.text).not.toContain('top-secret-value');
+    const read = await call('GET', appPath(app, `/connections/${connectionId}`), { token });
+    expect(read.text).not.toContain('s3cr3t-value');
+  });
+
+  it('answers 400 for malformed JSON and for a body that is not JSON', async () => {
+    const bad = await call('POST', appPath(app, '/connections'), { token, raw: '{"name": "x",' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_json');
+    const text = await call('POST', appPath(app, '/connections'), {
+      token,
+      raw: 'name=x',
+      contentType: 'text/plain',
+    });
+    expect(text.status).toBe(400);
+    const none = await call('PATCH', appPath(app, `/connections/${connectionId}`), { token });
+    expect(none.status).toBe(400);
+  });
+
+  it('answers 413 for a body over 64 KiB', async () => {
+    const res = await call('POST', appPath(app, '/connections'), {
+      token,
+      json: { name: 'x'.repeat(70_000), url: receiver.url },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('payload_too_large');
+  });
+
+  it('answers 400 naming the parameter for bad query values and forged cursors', async () => {
+    for (const query of [
+      'limit=0',
+      'limit=101',
+      'limit=abc',
+      'outcome=lost',
+      'since=yesterday',
+      'final=maybe',
+    ]) {
+      const res = await call('GET', appPath(app, `/connections/${connectionId}/attempts?${query}`), {
+        token,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.field).toBe(query.split('=')[0]);
+    }
+    for (const cursor of ['not-a-cursor', Buffer.from('{"evil":"x"}').toString('base64url')]) {
+      const res = await call('GET', appPath(app, `/connections?cursor=${cursor}`), { token });
+      expect(res).toMatchObject({ status: 400, body: { error: { field: 'cursor' } } });
+    }
+    const stats = await call(
+      'GET',
+      appPath(
+        app,
+        `/connections/${connectionId}/stats?bucket=1m&since=2026-01-01T00:00:00Z&until=2026-02-01T00:00:00Z`,
+      ),
+      { token },
+    );
+    expect(stats).toMatchObject({ status: 400, body: { error: { field: 'bucket' } } });
+  });
+
+  it('refuses to keep (null) a header the connection does not have', async () => {
+    const res = await call('PATCH', appPath(app, `/connections/${connectionId}`), {
+      token,
+      json: { headers: { 'X-Unknown': null } },
+    });
+    expect(res).toMatchObject({ status: 422, body: { error: { field: 'headers.X-Unknown' } } });
+  });
+
+  it('answers 404 in the error shape for unknown routes and ids', async () => {
+    expect((await call('GET', appPath(app, '/nothing'), { token })).body.error.code).toBe('not_found');
+    expect((await call('GET', appPath(app, '/connections/con_NOPE'), { token })).status).toBe(404);
+    expect((await call('GET', appPath(app, '/connections/not-an-id'), { token })).status).toBe(404);
+    expect((await call('GET', appPath(app, '/deliveries/dlv_x'), { token })).status).toBe(404);
+  });
+});
+
+describe('management API: paging and filters', () => {
+  it('pages connections with limit and cursor, oldest first, each once', async () => {
+    const app = id('app');
+    const token = await tokenFor(app);
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) made.push((await createVia(app, token, { name: `c${i}` })).connectionId);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const q: string = cursor ? `?limit=2&cursor=${cursor}` : '?limit=2';
+      const res = await call('GET', appPath(app, `/connections${q}`), { token });
+      expect(res.body.data.length).toBeLessThanOrEqual(2);
+      seen.push(...res.body.data.map((c: { connectionId: string }) => c.connectionId));
+      cursor = res.body.nextCursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(seen).toEqual(made);
+  });
+
+  it('pages the attempt log newest first and filters by outcome, final, since and until', async () => {
+    const app = id('app');
+    const token = await tokenFor(app);
+    const { connectionId } = await createVia(app, token);
+    const t0 = Date.now() - 3_600_000;
+    const outcomes: Outcome[] = [
+      'delivered',
+      'http_error',
+      'delivered',
+      'timeout',
+      'delivered',
+      'http_error',
+      'delivered',
+    ];
+    const seeded = outcomes.map((outcome, i) =>
+      record(connectionId, app, t0 + i * 60_000, {
+        outcome,
+        final: outcome === 'delivered' || i === 5,
+        statusCode: outcome === 'delivered' ? 200 : 500,
+      }),
+    );
+    for (const r of seeded) await attemptLog.append(r);
+    const newestFirst = [...seeded].reverse().map((r) => r.deliveryId);
+
+    const all: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const q: string = cursor ? `?limit=3&cursor=${cursor}` : '?limit=3';
+      const res = await call('GET', appPath(app, `/connections/${connectionId}/attempts${q}`), { token });
+      all.push(...res.body.data.map((a: AttemptRecord) => a.deliveryId));
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    expect(all).toEqual(newestFirst);
+
+    const ids = async (query: string) =>
+      (
+        await call('GET', appPath(app, `/connections/${connectionId}/attempts?${query}`), { token })
+      ).body.data.map((a: AttemptRecord) => a.deliveryId);
+    expect(await ids('outcome=http_error')).toEqual([seeded[5]!.deliveryId, seeded[1]!.deliveryId]);
+    expect(await ids('final=false')).toEqual([seeded[3]!.deliveryId, seeded[1]!.deliveryId]);
+    const since = new Date(t0 + 4 * 60_000).toISOString();
+    const until = new Date(t0 + 6 * 60_000).toISOString();
+    expect(await ids(`since=${since}&until=${until}`)).toEqual([
+      seeded[5]!.deliveryId,
+      seeded[4]!.deliveryId,
+    ]);
+    // A filter matching one item per page still pages through to it.
+    const filtered: string[] = [];
+    cursor = null;
+    do {
+      const q: string = cursor ? `&cursor=${cursor}` : '';
+      const res = await call(
+        'GET',
+        appPath(app, `/connections/${connectionId}/attempts?outcome=timeout&limit=1${q}`),
+        {
+          token,
+        },
+      );
+      filtered.push(...res.body.data.map((a: AttemptRecord) => a.deliveryId));
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    expect(filtered).toEqual([seeded[3]!.deliveryId]);
+  });
+
+  it("lists only this application's final failures of real deliveries, newest first, paged", async () => {
+    const app = id('app');
+    const other = id('app');
+    const token = await tokenFor(app);
+    const mine = (await createVia(app, token)).connectionId;
+    const theirs = (await createVia(other, await tokenFor(other))).connectionId;
+    const now = Date.now();
+    const failures = [0, 1, 2].map((i) =>
+      record(mine, app, now - 10_000 + i * 1_000, { outcome: 'http_error', statusCode: 503, attempt: 4 }),
+    );
+    for (const r of failures) await attemptLog.append(r);
+    await attemptLog.append(record(theirs, other, now - 5_000, { outcome: 'timeout' }));
+    await attemptLog.append(record(mine, app, now - 4_000, { outcome: 'http_error', test: true }));
+    await attemptLog.append(record(mine, app, now - 3_000));
+
+    const first = await call('GET', appPath(app, '/failures?limit=2'), { token });
+    expect(first.body.data.map((a: AttemptRecord) => a.deliveryId)).toEqual([
+      failures[2]!.deliveryId,
+      failures[1]!.deliveryId,
+    ]);
+    const rest = await call('GET', appPath(app, `/failures?limit=2&cursor=${first.body.nextCursor}`), {
+      token,
+    });
+    expect(rest.body.data.map((a: AttemptRecord) => a.deliveryId)).toEqual([failures[0]!.deliveryId]);
+  });
+});
+
+describe('management API: stats', () => {
+  it('counts attempts by outcome with latency percentiles per bucket, reading the log and writing nothing', async () => {
+    const app = id('app');
+    const token = await tokenFor(app);
+    const { connectionId } = await createVia(app, token);
+    const hour = 3_600_000;
+    const start = Math.floor(Date.now() / hour) * hour - 3 * hour;
+    const durations = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
+    for (const [i, d] of durations.entries())
+      await attemptLog.append(record(connectionId, app, start + 60_000 * (i + 1), { durationMs: d }));
+    await attemptLog.append(
+      record(connectionId, app, start + hour + 5_000, { outcome: 'timeout', durationMs: 30_000 }),
+    );
+    await attemptLog.append(
+      record(connectionId, app, start + 2 * hour + 5_000, { outcome: 'http_error', durationMs: 5 }),
+    );
+
+    const path = appPath(
+      app,
+      `/connections/${connectionId}/stats?bucket=1h&since=${new Date(start).toISOString()}&until=${new Date(start + 3 * hour).toISOString()}`,
+    );
+    const before = (await management.attempts.list({ connectionId, limit: 1000 })).length;
+    const stats = (await call('GET', path, { token })).body;
+    expect(stats.bucketSeconds).toBe(3600);
+    expect(stats.buckets).toHaveLength(3);
+    expect(stats.buckets[0]).toMatchObject({
+      start: new Date(start).toISOString(),
+      total: 10,
+      outcomes: expect.objectContaining({ delivered: 10, timeout: 0 }),
+      latencyMs: { p50: 50, p95: 100 },
+    });
+    expect(stats.buckets[1]).toMatchObject({ total: 1, outcomes: expect.objectContaining({ timeout: 1 }) });
+    expect(stats.buckets[2]).toMatchObject({ total: 1, latencyMs: { p50: 5, p95: 5 } });
+    expect(stats.totals.total).toBe(12);
+    expect(stats.read).toMatchObject({ items: 12, truncated: false });
+    expect((await management.attempts.list({ connectionId, limit: 1000 })).length).toBe(before);
+  });
+});
+
+describe('management API: authorisation matrix', () => {
+  let app: string;
+  let otherApp: string;
+  let token: string;
+  let otherToken: string;
+  let connectionId: string;
+  let otherConnection: string;
+  let otherDelivery: string;
+
+  beforeAll(async () => {
+    app = id('app');
+    otherApp = id('app');
+    token = await tokenFor(app);
+    otherToken = await tokenFor(otherApp);
+    connectionId = (await createVia(app, token)).connectionId;
+    otherConnection = (await createVia(otherApp, otherToken, { name: 'Theirs' })).connectionId;
+    const sent = await call('POST', appPath(otherApp, `/connections/${otherConnection}/test`), {
+      token: otherToken,
+    });
+    otherDelivery = sent.body.deliveryId;
+  });
+
+  const routes = (appId: string, con: string, dlv: string): Array<[string, string, unknown?]> => [
+    ['GET', appPath(appId, '/connections')],
+    ['POST', appPath(appId, '/connections'), { name: 'x', url: 'https://example.com/' }],
+    ['GET', appPath(appId, `/connections/${con}`)],
+    ['PATCH', appPath(appId, `/connections/${con}`), { name: 'taken over' }],
+    ['DELETE', appPath(appId, `/connections/${con}`)],
+    ['GET', appPath(appId, `/connections/${con}/secret`)],
+    ['POST', appPath(appId, `/connections/${con}/secret/rotate`)],
+    ['POST', appPath(appId, `/connections/${con}/test`)],
+    ['GET', appPath(appId, `/connections/${con}/attempts`)],
+    ['GET', appPath(appId, `/connections/${con}/stats`)],
+    ['GET', appPath(appId, `/deliveries/${dlv}`)],
+    ['GET', appPath(appId, '/failures')],
+  ];
+
+  function tamper(t: string): string {
+    const [h, p, s] = t.split('.');
+    const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
+    return `${h}.${Buffer.from(JSON.stringify({ ...payload, app: otherApp })).toString('base64url')}.${s}`;
+  }
+
+  it('answers 401 on every route without a token, with a tampered, expired or foreign-key token, or a non-Bearer header', async () => {
+    const expired = (
+      await mintSessionToken(key, { applicationId: app, ttlSeconds: 60, now: Date.now() - 120_000 })
+    ).token;
+    const foreignKey = (
+      await mintSessionToken(new TextEncoder().encode('z'.repeat(48)), { applicationId: app })
+    ).token;
+    const flipped = `${token.slice(0, -2)}${token.endsWith('A') ? 'B' : 'A'}A`;
+    for (const [method, path, json] of routes(app, connectionId, otherDelivery)) {
+      for (const [label, t] of [
+        ['none', undefined],
+        ['tampered payload', tamper(token)],
+        ['tampered signature', flipped],
+        ['expired', expired],
+        ['other key', foreignKey],
+      ] as const) {
+        const res = await call(method, path, { token: t, json });
+        expect({ label, method, path, status: res.status }).toEqual({ label, method, path, status: 401 });
+        expect(res.body.error.code).toBe(label === 'expired' ? 'session_expired' : 'unauthenticated');
+      }
+      const basic = await fetch(`${api.origin}${path}`, { method, headers: { authorization: 'Basic YTpi' } });
+      expect(basic.status).toBe(401);
+    }
+  });
+
+  it("answers 404 on every route of another application's path, and changes nothing there", async () => {
+    for (const [method, path, json] of routes(otherApp, otherConnection, otherDelivery)) {
+      const res = await call(method, path, { token, json });
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 });
+      expect(res.text).not.toContain('whsec_');
+    }
+    const theirs = await call('GET', appPath(otherApp, `/connections/${otherConnection}`), {
+      token: otherToken,
+    });
+    expect(theirs.body.name).toBe('Theirs');
+    expect(
+      (await call('GET', appPath(otherApp, '/connections'), { token: otherToken })).body.data,
+    ).toHaveLength(1);
+  });
+
+  it("answers 404 for another application's connection or delivery id under the token's own path", async () => {
+    const secretBefore = (await management.connections.showSecret(otherConnection)).secret;
+    for (const [method, path, json] of routes(app, otherConnection, otherDelivery)) {
+      if (!path.includes(otherConnection) && !path.includes(otherDelivery)) continue;
+      const res = await call(method, path, { token, json });
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 });
+      expect(res.text).not.toContain('whsec_');
+    }
+    const theirs = await management.connections.get(otherConnection);
+    expect(theirs.name).toBe('Theirs');
+    expect((await management.connections.showSecret(otherConnection)).secret).toBe(secretBefore);
+  });
+});
