@@ -2,17 +2,20 @@
 
 import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
-import { EnabledBadge } from '../components/badges';
+import { EnabledBadge, OutcomeBadge } from '../components/badges';
 import { Empty, Failed, Loading } from '../components/states';
 import { formatTime } from '../format';
 import { href, navigate } from '../router';
 import type { Connection } from '../types';
 import { useResource } from '../use-resource';
 
+/** Connections per page; each row also reads its newest attempt. */
+const PAGE_SIZE = 20;
+
 export function ConnectionsPage({ api }: { api: ApiClient }) {
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const cursor = cursors.at(-1);
-  const [page, reload] = useResource(() => api.listConnections(cursor), [cursor]);
+  const [page, reload] = useResource(() => api.listConnections(cursor, PAGE_SIZE), [cursor]);
 
   return (
     <section>
@@ -47,12 +50,12 @@ export function ConnectionsPage({ api }: { api: ApiClient }) {
                   <th scope="col">URL</th>
                   <th scope="col">Method</th>
                   <th scope="col">Status</th>
-                  <th scope="col">Updated</th>
+                  <th scope="col">Last attempt</th>
                 </tr>
               </thead>
               <tbody>
                 {page.data.data.map((c) => (
-                  <ConnectionRow key={c.connectionId} connection={c} />
+                  <ConnectionRow key={c.connectionId} api={api} connection={c} />
                 ))}
               </tbody>
             </table>
@@ -69,7 +72,24 @@ export function ConnectionsPage({ api }: { api: ApiClient }) {
   );
 }
 
-function ConnectionRow({ connection: c }: { connection: Connection }) {
+/**
+ * The connection's newest attempt, read from its attempt log (the API has no health summary
+ * yet): its outcome and when, or a dash when there is none or it cannot be read.
+ */
+function LastAttempt({ api, connectionId }: { api: ApiClient; connectionId: string }) {
+  const [last] = useResource(() => api.listAttempts(connectionId, {}, undefined, 1), [connectionId]);
+  if (last.state === 'loading') return <span class="muted">…</span>;
+  const attempt = last.state === 'ready' ? last.data.data[0] : undefined;
+  if (!attempt) return <span class="muted">{last.state === 'error' ? 'unavailable' : 'none yet'}</span>;
+  return (
+    <span class="last-attempt">
+      <OutcomeBadge outcome={attempt.outcome} />
+      <span class="muted small nowrap">{formatTime(attempt.requestedAt)}</span>
+    </span>
+  );
+}
+
+function ConnectionRow({ api, connection: c }: { api: ApiClient; connection: Connection }) {
   return (
     <tr>
       <td>
@@ -85,7 +105,9 @@ function ConnectionRow({ connection: c }: { connection: Connection }) {
       <td>
         <EnabledBadge enabled={c.enabled} />
       </td>
-      <td class="muted nowrap">{formatTime(c.updatedAt)}</td>
+      <td>
+        <LastAttempt api={api} connectionId={c.connectionId} />
+      </td>
     </tr>
   );
 }

@@ -183,13 +183,26 @@ describe('the web console, walked by a new user', () => {
     receiver.behave(respond(200, '{"received":true}'));
   });
 
+  it("shows a failing receiver's status and answer, and charts it apart", async () => {
+    receiver.behave(respond(503, '{"error":"down for maintenance"}'));
+    await clickButton(page, 'Send Test');
+    await waitForText(page, 'down for maintenance');
+    const result = await page.$eval('[aria-label="Test result"]', (el) => el.textContent ?? '');
+    expect(result).toContain('HTTP error');
+    expect(result).toContain('503');
+    await waitForText(page, '3 attempts · 2 delivered · 1 http error');
+    await screenshot(page, '06-connection-detail-failure');
+    receiver.behave(respond(200, '{"received":true}'));
+  });
+
   it('opens a delivery with every attempt', async () => {
-    const link = await page.$('.test-result a[href*="deliveries"]');
+    await page.waitForSelector('table[aria-label="Attempts"] tbody tr:nth-child(3)');
+    const link = await page.$('table[aria-label="Attempts"] tbody tr:nth-child(2) a[href*="deliveries"]');
     await link!.click();
     await byRole(page, 'heading', 'Delivery');
     await waitForText(page, 'Attempt 1');
     expect(await bodyText(page)).toContain(HOSTILE_BODY);
-    await screenshot(page, '06-delivery');
+    await screenshot(page, '07-delivery');
   });
 
   it('filters the attempt log', async () => {
@@ -229,13 +242,14 @@ describe('the web console, walked by a new user', () => {
   it('lists the connection, then disables and deletes it after confirmation', async () => {
     await page.goto(`${api.origin}/console/#/connections`);
     await byRole(page, 'link', 'CRM production');
-    await screenshot(page, '07-connections');
+    await waitForText(page, 'HTTP error');
+    await screenshot(page, '08-connections');
     await (await byRole(page, 'link', 'CRM production')).click();
     await clickButton(page, 'Disable');
     await waitForText(page, 'Disabled: new events are not delivered');
     await clickButton(page, 'Delete');
     await waitForText(page, 'This cannot be undone');
-    await screenshot(page, '08-delete-confirmation');
+    await screenshot(page, '09-delete-confirmation');
     await clickButton(page, 'Delete connection');
     await waitForText(page, 'No connections yet');
     await expect(management.connections.list({ applicationId })).resolves.toEqual([]);
@@ -254,7 +268,7 @@ describe('the web console, walked by a new user', () => {
       await byRole(visitor.page, 'heading', 'Your session has expired');
       expect(await bodyText(visitor.page)).toContain(`npx webhooks console --application ${applicationId}`);
       expect(visitor.page.url()).not.toContain('token');
-      await screenshot(visitor.page, '09-session-expired');
+      await screenshot(visitor.page, '10-session-expired');
     } finally {
       await visitor.context.close();
     }
