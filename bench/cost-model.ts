@@ -1,60 +1,189 @@
 /**
- * The cost model of docs/cost.md: pure arithmetic from measured figures (bench results), a
- * price table (bench/prices.ts) and the assumptions below. test/unit/cost.test.ts holds the
- * formulas to account.
+ * The cost model of docs/cost.md: pure arithmetic from measured figures (bench results: API
+ * calls counted at the emulators, item and wire bytes, CPU), a price table (bench/prices.ts),
+ * a receiver-latency distribution, a batch-fill model and the assumptions below.
+ * test/unit/cost.test.ts holds the formulas to account.
  *
- * Counting follows the design (DESIGN.md §3-§5): upstream publishes one event per delivery
- * (one connection per event); the event source receives batches of up to 10 and deletes
- * each batch with one DeleteMessageBatch; a failed attempt schedules the next with one
- * SendMessage; the 4th failure sends one message to the DLQ. SQS bills every 64 KB of a
- * request's payload as one request.
+ * Per million deliveries, every line AWS bills: SQS requests (publish, receive, delete, retry,
+ * dead letter), Lambda requests and duration, DynamoDB writes, storage and PITR storage of the
+ * attempt log for its TTL, CloudWatch Logs, data transfer out to receivers. Fixed monthly costs
+ * (secrets, their reads and KMS decrypts, connection reads, alarms, the custom metric, idle
+ * polling) are apart, per 1,000 connections.
  */
 
-import { ATTEMPTS_PER_CHAIN } from '../lambdas/core/constants';
 import type { Prices } from './prices';
-import { ATTEMPT_TIMEOUT_MS, BATCH_SIZE, DEFAULT_MEMORY_MB } from './support/constants';
 
 /** SQS bills each 64 KB chunk of a request's payload as one request. */
 export const SQS_CHUNK_BYTES = 64 * 1024;
 /** AWS Lambda: at 1,769 MB a function has the equivalent of one vCPU; CPU scales with memory. */
 export const MB_PER_VCPU = 1_769;
-const MILLION = 1_000_000;
+/** DynamoDB bills 100 bytes of overhead per item stored (and per index entry). */
+export const DYNAMODB_ITEM_OVERHEAD_BYTES = 100;
+/** Lambda's SQS event source starts with five concurrent batches (AWS Lambda developer guide). */
+export const SQS_EVENT_SOURCE_POLLERS = 5;
+/** A 30-day month, s; and days per billing month for storage. */
+export const MONTH_S = 30 * 86_400;
+export const DAYS_PER_MONTH = 30;
+export const MILLION = 1_000_000;
 const GIB = 1024 ** 3;
 
 export type DeliveryKind = 'healthy' | 'failing' | 'hanging';
+export const KINDS: readonly DeliveryKind[] = ['healthy', 'failing', 'hanging'];
 
-/** What the model takes from a bench run (see figuresFrom in bench/cost.ts). */
+/** Per-delivery counts of one kind, from a measured run (bench/api-calls.ts) and bench/volume.ts. */
+export interface KindFigures {
+  /** Queue messages the dispatcher is handed for one delivery (event + retries). */
+  messages: number;
+  /** Attempts (HTTP requests to the receiver). */
+  attempts: number;
+  /** SQS SendMessage(Batch) calls the dispatcher makes per delivery (retries, dead letter). */
+  sqsSends: number;
+  /** DynamoDB write requests and the write units they cost (indexes included). */
+  dynamoWrites: number;
+  writeUnits: number;
+  /** DynamoDB read request units per delivery beyond the caches (measured: warm container). */
+  readUnits: number;
+  /** Secrets Manager calls per delivery beyond the cache. */
+  secretCalls: number;
+  /** Bytes stored in the attempt log per delivery: items, and index entries (overhead added by the model). */
+  itemBytes: number;
+  items: number;
+  indexBytes: number;
+  indexItems: number;
+  /** Bytes sent to the receiver per attempt, TLS included. */
+  wireBytesPerAttempt: number;
+  /** Dispatcher log bytes per delivery at INFO and at DEBUG. */
+  logBytes: number;
+  logBytesAtDebug: number;
+}
+
 export interface Figures {
   /** CPU per delivery of the whole path (dispatcher, SDK calls): µs of one full core. */
   cpuMicrosPerDelivery: number;
-  /** Write units of one delivery, indexes included, by kind. */
-  writeUnits: Record<DeliveryKind, number>;
-  /** Bytes the dispatcher logs for one delivery, by kind, at the default level (INFO: no line for a success)… */
-  logBytes: Record<DeliveryKind, number>;
-  /** …and at DEBUG, which adds one line per delivered attempt. */
-  logBytesAtDebug: Record<DeliveryKind, number>;
-  /** Bytes of the messages on the queues: the published event, a retry, a dead letter. */
-  messageBytes: { event: number; retry: number; deadLetter: number };
+  kinds: Record<DeliveryKind, KindFigures>;
+  /** SQS requests per published event: one per SendMessage, a tenth per SendMessageBatch of 10. */
+  publishRequests: { single: number; batched: number };
+  /** ReceiveMessage and DeleteMessageBatch calls per batch handed to the function. */
+  receivesPerBatch: number;
+  deletesPerBatch: number;
+  /** Largest queue message, bytes (to check that a batch fits one 64 KB request). */
+  largestMessageBytes: number;
+}
+
+/**
+ * Receiver latency: log-normal with the given median and 99th percentile (a 1 s tail on a
+ * 100 ms median by default), cut at the attempt deadline. Documented in docs/cost.md.
+ */
+export interface LatencyDistribution {
+  medianMs: number;
+  p99Ms: number;
+}
+export const DEFAULT_LATENCY: LatencyDistribution = { medianMs: 100, p99Ms: 1_000 };
+/** z of the 99th percentile of the standard normal distribution. */
+const Z99 = 2.326_347_874;
+
+/** Standard normal CDF (Abramowitz and Stegun 7.1.26 erf, error < 1.5e-7). */
+export function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.327_591_1 * x);
+  const y =
+    1 -
+    ((((1.061_405_429 * t - 1.453_152_027) * t + 1.421_413_741) * t - 0.284_496_736) * t + 0.254_829_592) *
+      t *
+      Math.exp(-x * x);
+  return z >= 0 ? 0.5 * (1 + y) : 0.5 * (1 - y);
+}
+
+export function latencyCdf(d: LatencyDistribution, ms: number): number {
+  if (ms <= 0) return 0;
+  const sigma = Math.log(d.p99Ms / d.medianMs) / Z99;
+  return normalCdf(Math.log(ms / d.medianMs) / sigma);
+}
+
+/** Inverse of the distribution, for sampling (bench) with a uniform `u` in (0, 1). */
+export function latencyQuantile(d: LatencyDistribution, u: number): number {
+  // Bisection on the CDF: exact enough and dependency-free.
+  let lo = 0;
+  let hi = d.p99Ms * 1_000;
+  for (let i = 0; i < 80; i++) {
+    const mid = (lo + hi) / 2;
+    if (latencyCdf(d, mid) < u) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/**
+ * Expected time for the slowest of `n` attempts running at once, each drawn from `d` and cut at
+ * `capMs`: E[max] = ∫₀^cap (1 − F(x)ⁿ) dx, by the trapezoid rule on a log-spaced grid.
+ */
+export function expectedSlowestMs(d: LatencyDistribution, n: number, capMs: number): number {
+  if (n <= 0) return 0;
+  const steps = 4_000;
+  const lo = Math.log(0.01);
+  const hi = Math.log(capMs);
+  let sum = 0;
+  let prevX = 0;
+  let prevY = 1;
+  for (let i = 0; i <= steps; i++) {
+    const x = Math.exp(lo + ((hi - lo) * i) / steps);
+    const y = 1 - latencyCdf(d, x) ** n;
+    sum += ((prevY + y) / 2) * (x - prevX);
+    prevX = x;
+    prevY = y;
+  }
+  return sum;
 }
 
 /** What is assumed rather than measured; docs/cost.md prints every one of them. */
 export interface Assumptions {
-  /** Records per invocation (the stack's SQS event source). */
+  /** Records per invocation at most (the stack's SQS event source). */
   batchSize: number;
-  /** Memory of the dispatcher, MB. */
+  /** The event source's batching window, s (0: invoke as soon as a receive returns). */
+  batchingWindowS: number;
+  /** Steady traffic of the scenarios, events per second. */
+  eventsPerSecond: number;
   memoryMb: number;
-  /** Events per SendMessage(Batch) call of the upstream publisher (1 = one call per event). */
-  publishBatchSize: number;
-  /** Time for the slowest receiver of a batch to answer (all attempts of a batch run at once). */
-  receiverLatencyMs: number;
-  /** Time of the AWS calls an attempt waits for after the response (attempt-log PutItem, retry SendMessage). */
+  /** Events per SendMessage(Batch) call of the upstream publisher (1 or 10). */
+  publishBatchSize: 1 | 10;
+  latency: LatencyDistribution;
+  /** The AWS calls an invocation waits for after its responses (attempt-log writes, retries), ms. */
   awsCallMs: number;
-  /** How long a hanging receiver holds an attempt: the attempt deadline. */
+  /** How long a hanging receiver holds an attempt: the attempt deadline, ms. */
   attemptTimeoutMs: number;
   /** Lambda's own START/END/REPORT lines per invocation, bytes. */
   platformLogBytesPerInvocation: number;
-  /** Log level of the dispatcher. */
   logLevel: 'INFO' | 'DEBUG';
+  /** Days an attempt record lives (the stack's attemptTtlDays), for successes and for failures. */
+  ttlDaysSuccess: number;
+  ttlDaysFailure: number;
+  /** Point-in-time recovery on the attempt log (the stack enables it today). */
+  pitr: boolean;
+  /** On-demand writes, or provisioned capacity used at this share (0 < u ≤ 1). */
+  writeCapacity: { mode: 'on-demand' } | { mode: 'provisioned'; utilisation: number };
+  /** Retries of timed-out attempts go to a lane of their own and do not hold healthy batches. */
+  slowLane: boolean;
+  /** Connections the traffic is spread over evenly, and how long a container caches one, s. */
+  connections: number;
+  connectionCacheS: number;
+  /** Read units of one connection cache miss (a Query of the application's connections, ≤ 4 KB). */
+  readUnitsPerCacheMiss: number;
+}
+
+/**
+ * Connection reads per delivery: a warm container reads a connection at most once per cache
+ * period, and only in a period in which it delivers to it. With `x` deliveries of a connection
+ * per container and period (Poisson), the reads per delivery are (1 − e^−x) / x: one per
+ * delivery for sparse traffic, 1/x for dense traffic.
+ */
+export function connectionReadsPerDelivery(
+  eventsPerSecond: number,
+  connections: number,
+  containers: number,
+  cacheS: number,
+): number {
+  const x = ((eventsPerSecond / connections) * cacheS) / Math.max(1, containers);
+  return x < 1e-9 ? 1 : (1 - Math.exp(-x)) / x;
 }
 
 /**
@@ -63,211 +192,389 @@ export interface Assumptions {
  */
 export const PLATFORM_LOG_BYTES_PER_INVOCATION = 264;
 
-export const DEFAULT_ASSUMPTIONS: Assumptions = {
-  batchSize: BATCH_SIZE,
-  memoryMb: DEFAULT_MEMORY_MB,
-  publishBatchSize: 1,
-  receiverLatencyMs: 100,
-  awsCallMs: 10,
-  attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
-  platformLogBytesPerInvocation: PLATFORM_LOG_BYTES_PER_INVOCATION,
-  logLevel: 'INFO',
-};
+export function defaultAssumptions(stack: {
+  batchSize: number;
+  memoryMb: number;
+  attemptTimeoutMs: number;
+  attemptTtlDays: number;
+}): Assumptions {
+  return {
+    batchSize: stack.batchSize,
+    batchingWindowS: 0,
+    eventsPerSecond: 100,
+    memoryMb: stack.memoryMb,
+    publishBatchSize: 1,
+    latency: DEFAULT_LATENCY,
+    awsCallMs: 10,
+    attemptTimeoutMs: stack.attemptTimeoutMs,
+    platformLogBytesPerInvocation: PLATFORM_LOG_BYTES_PER_INVOCATION,
+    logLevel: 'INFO',
+    ttlDaysSuccess: stack.attemptTtlDays,
+    ttlDaysFailure: stack.attemptTtlDays,
+    pitr: true,
+    writeCapacity: { mode: 'on-demand' },
+    slowLane: false,
+    connections: 1_000,
+    connectionCacheS: 30,
+    readUnitsPerCacheMiss: 0.5,
+  };
+}
 
 /** Shares of deliveries by kind; they sum to 1. */
+export type Mix = Record<DeliveryKind, number>;
+
 export interface Scenario {
+  key: 'healthy' | 'healthyBatched' | 'failing10' | 'hanging1';
   name: string;
   description: string;
-  mix: Record<DeliveryKind, number>;
+  mix: Mix;
+  publishBatchSize: 1 | 10;
 }
 
 export const SCENARIOS: readonly Scenario[] = [
   {
-    name: 'all healthy',
-    description: 'every receiver answers 2xx',
+    key: 'healthy',
+    name: 'healthy',
+    description: 'every receiver answers 2xx; upstream publishes one event per SendMessage',
     mix: { healthy: 1, failing: 0, hanging: 0 },
+    publishBatchSize: 1,
   },
   {
+    key: 'healthyBatched',
+    name: 'healthy, batched publish',
+    description: 'as healthy, upstream publishes ten events per SendMessageBatch',
+    mix: { healthy: 1, failing: 0, hanging: 0 },
+    publishBatchSize: 10,
+  },
+  {
+    key: 'failing10',
     name: '10% failing',
-    description: '10% of receivers answer 503 to every attempt',
+    description: '10% of receivers answer 503 to every attempt; one event per SendMessage',
     mix: { healthy: 0.9, failing: 0.1, hanging: 0 },
+    publishBatchSize: 1,
   },
   {
+    key: 'hanging1',
     name: '1% hanging',
-    description: '1% of receivers never answer (each attempt runs into the 30 s deadline)',
+    description:
+      '1% of receivers never answer (each attempt runs into the 30 s deadline); one event per SendMessage',
     mix: { healthy: 0.99, failing: 0, hanging: 0.01 },
+    publishBatchSize: 1,
   },
 ];
 
-/** Queue messages one delivery is handed to the dispatcher as: the event, then one per retry. */
-export function messagesPerDelivery(kind: DeliveryKind): number {
-  return kind === 'healthy' ? 1 : ATTEMPTS_PER_CHAIN;
+const weighted = (mix: Mix, value: (k: DeliveryKind) => number) =>
+  KINDS.reduce((sum, k) => sum + mix[k] * value(k), 0);
+
+/** Probability that a batch of `n` messages holds at least one of a share `p`. */
+export function batchHitProbability(p: number, n: number): number {
+  return 1 - (1 - p) ** n;
 }
 
-const chunks = (bytes: number) => Math.max(1, Math.ceil(bytes / SQS_CHUNK_BYTES));
-
-export interface SqsRequests {
-  publish: number;
-  receive: number;
-  delete: number;
-  retry: number;
-  deadLetter: number;
-  total: number;
-}
-
-/** Billed SQS requests of one delivery of a kind. */
-export function sqsRequestsPerDelivery(kind: DeliveryKind, figures: Figures, a: Assumptions): SqsRequests {
-  const { event, retry: retryBytes, deadLetter: deadLetterBytes } = figures.messageBytes;
-  const messages = messagesPerDelivery(kind);
-  const retries = messages - 1;
-  // A batch call is billed per 64 KB of its whole payload, shared by the messages in it.
-  const publish = chunks(event * a.publishBatchSize) / a.publishBatchSize;
-  const perReceivedMessage = (bytes: number) => chunks(bytes * a.batchSize) / a.batchSize;
-  const receive = perReceivedMessage(event) + retries * perReceivedMessage(retryBytes);
-  const deleted = messages / a.batchSize;
-  const retry = retries * chunks(retryBytes);
-  const deadLetter = kind === 'healthy' ? 0 : chunks(deadLetterBytes);
-  return {
-    publish,
-    receive,
-    delete: deleted,
-    retry,
-    deadLetter,
-    total: publish + receive + deleted + retry + deadLetter,
-  };
-}
-
-/** Probability that a batch of `batchSize` messages holds at least one of a share `p`. */
-export function batchHitProbability(p: number, batchSize: number): number {
-  return 1 - (1 - p) ** batchSize;
+/**
+ * Messages per invocation at a steady message rate: each of the event source's pollers takes
+ * what arrived during its last cycle (its invocation plus the batching window), at least one
+ * message (a long poll returns on the first), at most the batch size.
+ */
+export function batchFill(messagesPerSecond: number, cycleS: number, batchSize: number): number {
+  return Math.min(batchSize, Math.max(1, (messagesPerSecond * cycleS) / SQS_EVENT_SOURCE_POLLERS));
 }
 
 export interface LambdaUsage {
+  /** Messages per invocation (mean). */
+  fill: number;
   invocations: number;
   /** Mean billed duration of an invocation, ms. */
   durationMs: number;
   gbSeconds: number;
   /** Share of invocations that wait for a hanging receiver. */
   hangingBatchShare: number;
+  /** Warm containers the traffic keeps busy (Little's law: invocations/s × duration). */
+  containers: number;
 }
 
-/**
- * Invocations and GB-s for `deliveries` deliveries of a mix. An invocation's duration is its
- * CPU at the function's share of a vCPU, plus the wait for the slowest receiver of its batch
- * (the attempt deadline if one of them hangs), plus the AWS calls after it. CPU and waiting
- * are added, not overlapped: an upper bound.
- */
-export function lambdaUsage(
-  mix: Scenario['mix'],
-  deliveries: number,
-  figures: Figures,
-  a: Assumptions,
-): LambdaUsage {
-  const messages = (Object.keys(mix) as DeliveryKind[]).reduce(
-    (sum, kind) => sum + mix[kind] * messagesPerDelivery(kind),
-    0,
-  );
-  const hangingShare = (mix.hanging * messagesPerDelivery('hanging')) / messages;
-  const hangingBatchShare = batchHitProbability(hangingShare, a.batchSize);
-  const cpuShare = a.memoryMb / MB_PER_VCPU;
-  const cpuMs = (a.batchSize * figures.cpuMicrosPerDelivery) / 1000 / cpuShare;
-  const waitMs = hangingBatchShare * a.attemptTimeoutMs + (1 - hangingBatchShare) * a.receiverLatencyMs;
-  const durationMs = cpuMs + waitMs + a.awsCallMs;
-  const invocations = (messages * deliveries) / a.batchSize;
+/** Duration of one invocation of `fill` messages, `hangShare` of them hanging. */
+function invocationMs(fill: number, hangShare: number, figures: Figures, a: Assumptions) {
+  const cpuShare = Math.min(1, a.memoryMb / MB_PER_VCPU);
+  const cpuMs = (fill * figures.cpuMicrosPerDelivery) / 1000 / cpuShare;
+  const hanging = batchHitProbability(hangShare, Math.max(1, Math.round(fill)));
+  const wait = expectedSlowestMs(a.latency, Math.max(1, Math.round(fill)), a.attemptTimeoutMs);
   return {
-    invocations,
-    durationMs,
-    gbSeconds: (invocations * durationMs * a.memoryMb) / 1024 / 1000,
-    hangingBatchShare,
+    ms: cpuMs + hanging * a.attemptTimeoutMs + (1 - hanging) * wait + a.awsCallMs,
+    hanging,
   };
 }
 
-export interface LineItem {
-  service: string;
+/**
+ * Invocations and GB-s for `deliveries` deliveries of a mix at the assumed traffic. With a slow
+ * lane, messages of hanging receivers after the first attempt are batched among themselves
+ * (full batches of hanging retries, each the deadline long) and leave the healthy batches.
+ */
+export function lambdaUsage(mix: Mix, deliveries: number, figures: Figures, a: Assumptions): LambdaUsage {
+  const messages = weighted(mix, (k) => figures.kinds[k].messages);
+  const hangingMessages = mix.hanging * figures.kinds.hanging.messages;
+  const slowMessages = a.slowLane ? mix.hanging * (figures.kinds.hanging.messages - 1) : 0;
+  const mainMessages = messages - slowMessages;
+  const hangShare = (hangingMessages - slowMessages) / mainMessages;
+  const rate = a.eventsPerSecond * mainMessages;
+  // Fill depends on the invocation's length, which depends on the fill: a fixed point.
+  let fill = 1;
+  let inv = invocationMs(fill, hangShare, figures, a);
+  for (let i = 0; i < 30; i++) {
+    fill = batchFill(rate, a.batchingWindowS + inv.ms / 1000, a.batchSize);
+    inv = invocationMs(fill, hangShare, figures, a);
+  }
+  const mainInvocations = (mainMessages * deliveries) / fill;
+  const slowFill = a.slowLane ? batchFill(a.eventsPerSecond * slowMessages, 30, a.batchSize) : 1;
+  const slowInvocations = (slowMessages * deliveries) / slowFill;
+  const slowMs = a.attemptTimeoutMs + a.awsCallMs;
+  const invocations = mainInvocations + slowInvocations;
+  const totalMs = mainInvocations * inv.ms + slowInvocations * slowMs;
+  return {
+    fill: (messages * deliveries) / invocations,
+    invocations,
+    durationMs: totalMs / invocations,
+    gbSeconds: (totalMs / 1000) * (a.memoryMb / 1024),
+    hangingBatchShare: (mainInvocations * inv.hanging + slowInvocations) / invocations,
+    containers: Math.max(1, (a.eventsPerSecond * (invocations / deliveries) * totalMs) / invocations / 1000),
+  };
+}
+
+export interface Line {
+  item: string;
+  perMillion: number;
+  /** Quantity per million deliveries and its unit, for the doc. */
   quantity: number;
   unit: string;
-  dollars: number;
 }
 
 export interface ScenarioCost {
   scenario: Scenario;
-  deliveries: number;
-  sqs: SqsRequests;
   lambda: LambdaUsage;
-  lines: LineItem[];
-  total: number;
+  sqsRequests: number;
+  lines: Line[];
+  perMillion: number;
 }
 
-const weighted = (mix: Scenario['mix'], values: Record<DeliveryKind, number>) =>
-  (Object.keys(mix) as DeliveryKind[]).reduce((sum, kind) => sum + mix[kind] * values[kind], 0);
+const chunks = (bytes: number) => Math.max(1, Math.ceil(bytes / SQS_CHUNK_BYTES));
 
-/** This pipeline's variable cost of `deliveries` deliveries (default one million) of a scenario. */
+/** SQS requests per delivery of a kind, for the doc's table. */
+export function sqsRequestsPerDelivery(kind: DeliveryKind, figures: Figures, a: Assumptions, fill: number) {
+  const k = figures.kinds[kind];
+  const perBatchChunks = chunks(figures.largestMessageBytes * a.batchSize);
+  const publish =
+    a.publishBatchSize === 10 ? figures.publishRequests.batched : figures.publishRequests.single;
+  const receive = (k.messages / fill) * figures.receivesPerBatch * perBatchChunks;
+  const del = (k.messages / fill) * figures.deletesPerBatch;
+  return { publish, receive, delete: del, sends: k.sqsSends, total: publish + receive + del + k.sqsSends };
+}
+
+/** This pipeline's variable cost per million deliveries of a scenario. */
 export function scenarioCost(
   scenario: Scenario,
   figures: Figures,
   prices: Prices,
-  a: Assumptions = DEFAULT_ASSUMPTIONS,
-  deliveries = MILLION,
+  base: Assumptions,
 ): ScenarioCost {
-  const kinds = Object.keys(scenario.mix) as DeliveryKind[];
-  const sqsByKind = Object.fromEntries(
-    kinds.map((k) => [k, sqsRequestsPerDelivery(k, figures, a)]),
-  ) as Record<DeliveryKind, SqsRequests>;
-  const sqs = Object.fromEntries(
-    (['publish', 'receive', 'delete', 'retry', 'deadLetter', 'total'] as const).map((field) => [
-      field,
-      weighted(
-        scenario.mix,
-        Object.fromEntries(kinds.map((k) => [k, sqsByKind[k][field]])) as Record<DeliveryKind, number>,
-      ),
-    ]),
-  ) as unknown as SqsRequests;
-  const lambda = lambdaUsage(scenario.mix, deliveries, figures, a);
-  const writeUnits = weighted(scenario.mix, figures.writeUnits) * deliveries;
-  const logBytes =
-    weighted(scenario.mix, a.logLevel === 'INFO' ? figures.logBytes : figures.logBytesAtDebug) * deliveries +
-    lambda.invocations * a.platformLogBytesPerInvocation;
-  const logGb = logBytes / GIB;
-  const lines: LineItem[] = [
+  const a: Assumptions = { ...base, publishBatchSize: scenario.publishBatchSize };
+  const n = MILLION;
+  const mix = scenario.mix;
+  const lambda = lambdaUsage(mix, n, figures, a);
+  const sqs = (part: 'publish' | 'receive' | 'delete' | 'sends') =>
+    weighted(mix, (k) => sqsRequestsPerDelivery(k, figures, a, lambda.fill)[part]) * n;
+  const perM = (q: number, pricePerMillion: number) => (q * pricePerMillion) / MILLION;
+  const writeUnits = weighted(mix, (k) => figures.kinds[k].writeUnits) * n;
+  const writePrice =
+    a.writeCapacity.mode === 'on-demand'
+      ? prices.dynamoDbPerMillionWriteUnits
+      : (prices.dynamoDbProvisionedWcuHour / 3600 / a.writeCapacity.utilisation) * MILLION;
+  const cacheReads = connectionReadsPerDelivery(
+    a.eventsPerSecond,
+    a.connections,
+    lambda.containers,
+    a.connectionCacheS,
+  );
+  const readUnits =
+    (weighted(mix, (k) => figures.kinds[k].readUnits) + cacheReads * a.readUnitsPerCacheMiss) * n;
+  const secretCalls = weighted(mix, (k) => figures.kinds[k].secretCalls) * n;
+  // Storage: bytes (with per-item overhead) kept for the TTL; index entries too; PITR on the table.
+  const ttlMonths = (k: DeliveryKind) =>
+    (k === 'healthy' ? a.ttlDaysSuccess : a.ttlDaysFailure) / DAYS_PER_MONTH;
+  const tableGbMonths =
+    weighted(
+      mix,
+      (k) =>
+        (figures.kinds[k].itemBytes + figures.kinds[k].items * DYNAMODB_ITEM_OVERHEAD_BYTES) * ttlMonths(k),
+    ) *
+    (n / GIB);
+  const indexGbMonths =
+    weighted(
+      mix,
+      (k) =>
+        (figures.kinds[k].indexBytes + figures.kinds[k].indexItems * DYNAMODB_ITEM_OVERHEAD_BYTES) *
+        ttlMonths(k),
+    ) *
+    (n / GIB);
+  const logGb =
+    (weighted(mix, (k) =>
+      a.logLevel === 'INFO' ? figures.kinds[k].logBytes : figures.kinds[k].logBytesAtDebug,
+    ) *
+      n +
+      lambda.invocations * a.platformLogBytesPerInvocation) /
+    GIB;
+  const wireGb =
+    (weighted(mix, (k) => figures.kinds[k].attempts * figures.kinds[k].wireBytesPerAttempt) * n) / GIB;
+  const lines: Line[] = [
     {
-      service: 'SQS requests',
-      quantity: sqs.total * deliveries,
+      item: `SQS publish (${a.publishBatchSize === 10 ? 'SendMessageBatch of 10' : 'SendMessage per event'})`,
+      quantity: sqs('publish'),
       unit: 'requests',
-      dollars: (sqs.total * deliveries * prices.sqsPerMillionRequests) / MILLION,
+      perMillion: perM(sqs('publish'), prices.sqsPerMillionRequests),
     },
     {
-      service: 'Lambda requests',
+      item: `SQS receive + delete by the event source (${lambda.fill.toFixed(1)} messages per batch)`,
+      quantity: sqs('receive') + sqs('delete'),
+      unit: 'requests',
+      perMillion: perM(sqs('receive') + sqs('delete'), prices.sqsPerMillionRequests),
+    },
+    {
+      item: 'SQS retries and dead letters sent by the dispatcher',
+      quantity: sqs('sends'),
+      unit: 'requests',
+      perMillion: perM(sqs('sends'), prices.sqsPerMillionRequests),
+    },
+    {
+      item: 'Lambda requests',
       quantity: lambda.invocations,
       unit: 'invocations',
-      dollars: (lambda.invocations * prices.lambdaPerMillionRequests) / MILLION,
+      perMillion: perM(lambda.invocations, prices.lambdaPerMillionRequests),
     },
     {
-      service: 'Lambda duration (arm64)',
+      item: `Lambda duration, arm64 ${a.memoryMb} MB (${Math.round(lambda.durationMs)} ms per invocation)`,
       quantity: lambda.gbSeconds,
       unit: 'GB-s',
-      dollars: lambda.gbSeconds * prices.lambdaArmPerGbSecond,
+      perMillion: lambda.gbSeconds * prices.lambdaArmPerGbSecond,
     },
     {
-      service: 'DynamoDB writes (on-demand)',
+      item: `DynamoDB writes (${a.writeCapacity.mode === 'on-demand' ? 'on-demand' : `provisioned at ${Math.round(a.writeCapacity.utilisation * 100)}% use`})`,
       quantity: writeUnits,
       unit: 'write units',
-      dollars: (writeUnits * prices.dynamoDbPerMillionWriteUnits) / MILLION,
+      perMillion: perM(writeUnits, writePrice),
     },
     {
-      service: 'CloudWatch Logs ingestion',
+      item: `DynamoDB connection reads (${a.connections} connections, ${a.connectionCacheS} s cache, ${lambda.containers.toFixed(1)} warm containers)`,
+      quantity: readUnits,
+      unit: 'read units',
+      perMillion: perM(readUnits, prices.dynamoDbPerMillionReadUnits),
+    },
+    {
+      item: 'Secrets Manager calls past the cache',
+      quantity: secretCalls,
+      unit: 'calls',
+      perMillion: (secretCalls / 10_000) * prices.secretsManagerPer10kCalls,
+    },
+    {
+      item: `DynamoDB storage of the attempt log and its index (TTL ${a.ttlDaysSuccess === a.ttlDaysFailure ? `${a.ttlDaysSuccess} d` : `${a.ttlDaysSuccess} d successes, ${a.ttlDaysFailure} d failures`})`,
+      quantity: tableGbMonths + indexGbMonths,
+      unit: 'GB-months',
+      perMillion: (tableGbMonths + indexGbMonths) * prices.dynamoDbStoragePerGbMonth,
+    },
+    {
+      item: 'DynamoDB point-in-time recovery of the attempt log',
+      quantity: a.pitr ? tableGbMonths : 0,
+      unit: 'GB-months',
+      perMillion: a.pitr ? tableGbMonths * prices.dynamoDbPitrPerGbMonth : 0,
+    },
+    {
+      item: `CloudWatch Logs ingestion (${a.logLevel})`,
       quantity: logGb,
       unit: 'GB',
-      dollars: logGb * prices.logsPerGbIngested,
+      perMillion: logGb * prices.logsPerGbIngested,
+    },
+    {
+      item: 'Data transfer out to receivers',
+      quantity: wireGb,
+      unit: 'GB',
+      perMillion: wireGb * prices.dataTransferOutPerGb,
     },
   ];
-  return { scenario, deliveries, sqs, lambda, lines, total: lines.reduce((sum, l) => sum + l.dollars, 0) };
+  const sqsRequests = sqs('publish') + sqs('receive') + sqs('delete') + sqs('sends');
+  return {
+    scenario,
+    lambda,
+    sqsRequests,
+    lines,
+    perMillion: lines.reduce((sum, l) => sum + l.perMillion, 0),
+  };
+}
+
+export interface FixedInputs {
+  connections: number;
+  /** Warm containers that each read every connection's secret once a day and its item every TTL. */
+  warmContainers: number;
+  secretCacheS: number;
+  alarms: number;
+  customMetrics: number;
+  /** Secrets in Secrets Manager (default) or encrypted with one stack KMS key in the connection item. */
+  secretStore: 'secrets-manager' | 'kms';
+  /** Long polls of an idle event source a month (5 pollers, 20 s each, when nothing arrives). */
+  idlePollers: number;
+}
+
+export interface FixedCost {
+  perMonth: number;
+  lines: Array<{ item: string; perMonth: number }>;
+}
+
+/** Fixed monthly cost, for `connections` connections and one stack. */
+export function fixedCost(f: FixedInputs, prices: Prices): FixedCost {
+  const secretReads = f.connections * f.warmContainers * (MONTH_S / f.secretCacheS);
+  const idleReceives = f.idlePollers * (MONTH_S / 20);
+  const lines =
+    f.secretStore === 'secrets-manager'
+      ? [
+          {
+            item: `Secrets Manager: one secret per connection (${f.connections})`,
+            perMonth: f.connections * prices.secretsManagerPerSecretMonth,
+          },
+          {
+            item: `GetSecretValue: each of ${f.warmContainers} warm containers reads each secret once per ${f.secretCacheS / 3600} h`,
+            perMonth: (secretReads / 10_000) * prices.secretsManagerPer10kCalls,
+          },
+          {
+            item: 'KMS decrypts behind those reads (aws/secretsmanager key: requests only)',
+            perMonth: (secretReads / 10_000) * prices.kmsPer10kRequests,
+          },
+        ]
+      : [
+          { item: 'KMS: one customer managed key for the stack', perMonth: prices.kmsPerKeyMonth },
+          {
+            item: `KMS Decrypt: each of ${f.warmContainers} warm containers decrypts each secret once per ${f.secretCacheS / 3600} h`,
+            perMonth: (secretReads / 10_000) * prices.kmsPer10kRequests,
+          },
+        ];
+  lines.push(
+    {
+      item: `CloudWatch alarms (${f.alarms})`,
+      perMonth: f.alarms * prices.cloudWatchAlarmPerMonth,
+    },
+    {
+      item: `Custom metrics (${f.customMetrics}: BlockedDestinations, billed in months it is emitted)`,
+      perMonth: f.customMetrics * prices.cloudWatchCustomMetricPerMonth,
+    },
+    {
+      item: `Idle long polling of the delivery queue (${f.idlePollers} pollers, 20 s polls)`,
+      perMonth: (idleReceives / MILLION) * prices.sqsPerMillionRequests,
+    },
+  );
+  return { perMonth: lines.reduce((s, l) => s + l.perMonth, 0), lines };
 }
 
 export interface Alternative {
   name: string;
-  /** Dollars per `deliveries` deliveries of a mix, variable part only. */
-  cost(mix: Scenario['mix'], deliveries: number): number;
-  /** Line of the breakdown, for the doc. */
+  includes: string;
+  /** Dollars per million deliveries of a mix, variable part only. */
+  perMillion(mix: Mix): number;
   formula: string;
 }
 
@@ -275,52 +582,43 @@ export interface Alternative {
  * The alternatives of the comparison, priced the same way: per delivery, each attempt counted
  * where the product bills attempts (a failing or hanging receiver gets 4 attempts, as here).
  */
-export function alternatives(prices: Prices): Alternative[] {
-  const attempts = (mix: Scenario['mix']) =>
-    weighted(mix, { healthy: 1, failing: ATTEMPTS_PER_CHAIN, hanging: ATTEMPTS_PER_CHAIN });
-  const failed = (mix: Scenario['mix']) => mix.failing + mix.hanging;
-  const perMillion = (n: number, price: number) => (n * price) / MILLION;
+export function alternatives(prices: Prices, attemptsPerChain: number): Alternative[] {
+  const attempts = (mix: Mix) => mix.healthy + (mix.failing + mix.hanging) * attemptsPerChain;
+  const failed = (mix: Mix) => mix.failing + mix.hanging;
+  const perM = (n: number, price: number) => n * price;
   return [
     {
       name: 'EventBridge bus + API destination',
+      includes:
+        'delivery and retries (up to 24 h); auth by Basic/API key/OAuth, no per-request signature; no attempt log; SQS DLQ',
       formula:
         'PutEvents 1 event + 1 invocation per attempt (retry policy: 3 retries) + 1 SQS DLQ message per failed delivery',
-      cost: (mix, n) =>
-        perMillion(n, prices.eventBridgeCustomEventsPerMillion) +
-        perMillion(n * attempts(mix), prices.apiDestinationPerMillionInvocations) +
-        perMillion(n * failed(mix), prices.sqsPerMillionRequests),
+      perMillion: (mix) =>
+        perM(1, prices.eventBridgeCustomEventsPerMillion) +
+        perM(attempts(mix), prices.apiDestinationPerMillionInvocations) +
+        perM(failed(mix), prices.sqsPerMillionRequests),
     },
     {
       name: 'EventBridge Pipes (SQS → API destination)',
+      includes: "delivery; retries by SQS redrive; no signature, no attempt log; the source queue's DLQ",
       formula:
         'SQS publish + batched receive/delete per attempt, 1 pipe request + 1 invocation per attempt; retries by SQS redrive (4 receives)',
-      cost: (mix, n) =>
-        perMillion(n * (1 + attempts(mix) * 0.1 + 0.1 * (1 - failed(mix))), prices.sqsPerMillionRequests) +
-        perMillion(n * attempts(mix), prices.pipesPerMillionRequests) +
-        perMillion(n * attempts(mix), prices.apiDestinationPerMillionInvocations),
+      perMillion: (mix) =>
+        perM(1 + attempts(mix) * 0.1 + 0.1 * (1 - failed(mix)), prices.sqsPerMillionRequests) +
+        perM(attempts(mix), prices.pipesPerMillionRequests) +
+        perM(attempts(mix), prices.apiDestinationPerMillionInvocations),
     },
     {
       name: 'Hookdeck (list price per event)',
+      includes: 'hosted: signing, retries, event log (7 days on Team), replay; plan fee apart',
       formula: '1 event per delivery at the metered rate; the plan fee is in the fixed costs',
-      cost: (_mix, n) => perMillion(n, prices.hookdeckPerMillionEvents),
+      perMillion: () => perM(1, prices.hookdeckPerMillionEvents),
     },
     {
       name: 'Svix Professional (list price per message)',
+      includes: 'hosted: Standard Webhooks signing, retries, 90-day log, replay, portal; plan fee apart',
       formula: '1 message per delivery (retries are not billed); the plan fee is in the fixed costs',
-      cost: (_mix, n) => perMillion(n, prices.svixPerMillionMessages),
+      perMillion: () => perM(1, prices.svixPerMillionMessages),
     },
   ];
-}
-
-/** Fixed monthly cost of connection secrets: one Secrets Manager secret per connection. */
-export function secretsPerMonth(connections: number, prices: Prices): number {
-  return connections * prices.secretsManagerPerSecretMonth;
-}
-
-/**
- * Upper bound of GetSecretValue calls a month: a version is cached for 24 h by each warm
- * container, so at most one read per connection, container and day.
- */
-export function secretReadsPerMonth(connections: number, warmContainers: number, days = 30): number {
-  return connections * warmContainers * days;
 }

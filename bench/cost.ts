@@ -1,7 +1,8 @@
 /**
- * `npm run cost`: writes docs/cost.md from the bench's measured figures and bench/prices.ts.
+ * `npm run cost`: the cost model (bench/cost-model.ts) on measured figures; writes docs/cost.md.
  *
  *   npm run cost                    # figures: bench-results/latest.json, else bench/baseline-figures.json
+ *   npm run cost -- --json          # the scenarios and fixed costs as JSON on stdout (writes nothing)
  *   npm run cost -- --check         # exit 1 if docs/cost.md is not what the figures give
  *   npm run cost -- --save-baseline # copy bench-results/latest.json to bench/baseline-figures.json first
  *
@@ -11,36 +12,63 @@
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CONFIG_DEFAULTS } from '../lambdas/config';
+import { ATTEMPTS_PER_CHAIN } from '../lambdas/core/constants';
+import type { PhaseCounts } from './api-calls';
 import {
   type Assumptions,
   alternatives,
-  DEFAULT_ASSUMPTIONS,
   type DeliveryKind,
+  DYNAMODB_ITEM_OVERHEAD_BYTES,
+  defaultAssumptions,
+  expectedSlowestMs,
   type Figures,
+  type FixedCost,
+  type FixedInputs,
+  fixedCost,
+  KINDS,
+  type KindFigures,
+  lambdaUsage,
   MB_PER_VCPU,
   SCENARIOS,
   type ScenarioCost,
+  SQS_EVENT_SOURCE_POLLERS,
   scenarioCost,
-  secretReadsPerMonth,
-  secretsPerMonth,
   sqsRequestsPerDelivery,
 } from './cost-model';
 import { PRICE_SOURCES, PRICES, PRICES_READ_ON, type Prices } from './prices';
+import { ATTEMPT_TIMEOUT_MS, BATCH_SIZE, DEFAULT_MEMORY_MB } from './support/constants';
 import type { BenchResults } from './support/results';
 
 const ROOT = resolve(__dirname, '..');
 const LATEST = join(ROOT, 'bench-results', 'latest.json');
 const BASELINE = join(ROOT, 'bench', 'baseline-figures.json');
 const DOC = join(ROOT, 'docs', 'cost.md');
-/** Warm containers assumed for the fixed-cost upper bounds. */
-const WARM_CONTAINERS = 10;
-const CONNECTIONS = 1_000;
-/** Seconds in a 30-day month, and the connection cache TTL (CONFIG_DEFAULTS.connectionCacheTtlMs). */
-const MONTH_S = 30 * 86_400;
-const CONNECTION_CACHE_TTL_S = 30;
+
+/** The stack's defaults the model starts from. */
+export const ASSUMPTIONS: Assumptions = {
+  ...defaultAssumptions({
+    batchSize: BATCH_SIZE,
+    memoryMb: DEFAULT_MEMORY_MB,
+    attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
+    attemptTtlDays: CONFIG_DEFAULTS.attemptTtlDays,
+  }),
+  connectionCacheS: CONFIG_DEFAULTS.connectionCacheTtlMs / 1000,
+};
+
+/** Fixed costs: 1,000 connections, 10 warm containers, the stack's caches, alarms and metric. */
+export const FIXED: FixedInputs = {
+  connections: 1_000,
+  warmContainers: 10,
+  secretCacheS: 24 * 3600,
+  alarms: 2,
+  customMetrics: 1,
+  secretStore: 'secrets-manager',
+  idlePollers: SQS_EVENT_SOURCE_POLLERS,
+};
 
 const complete = (r: BenchResults) =>
-  !r.quick && Boolean(r.volume && r.endToEnd && r.overhead && r.coldStart);
+  !r.quick && Boolean(r.volume && r.endToEnd && r.overhead && r.coldStart && r.apiCalls);
 
 /** The bench results the doc is made from, and which file they came from. */
 export function loadResults(): { results: BenchResults; file: string } {
@@ -51,28 +79,155 @@ export function loadResults(): { results: BenchResults; file: string } {
   return { results: JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchResults, file: BASELINE };
 }
 
-/** The model's inputs from one bench run. */
+const sumCalls = (p: PhaseCounts, test: (key: string) => boolean) =>
+  Object.entries(p.calls).reduce((s, [k, n]) => (test(k) ? s + n : s), 0);
+const isPublish = (k: string) => /^sqs:SendMessage(Batch)?:[^:]+:event$/.test(k);
+const isDispatcherSend = (k: string) => /^sqs:SendMessage(Batch)?:/.test(k) && !isPublish(k);
+const isDynamoWrite = (k: string) =>
+  /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems):/.test(k);
+const isDynamoRead = (k: string) => /^dynamodb:(GetItem|Query|Scan|BatchGetItem):/.test(k);
+
+/** The model's inputs from one bench run: counted calls, measured bytes, measured CPU. */
 export function figuresFrom(results: BenchResults): Figures {
-  const { volume, endToEnd } = results;
-  if (!volume || !endToEnd) throw new Error('the bench results lack the volume or end-to-end figures');
+  const { volume, endToEnd, apiCalls } = results;
+  if (!volume || !endToEnd || !apiCalls)
+    throw new Error('the bench results lack the volume, end-to-end or API-call figures');
+  const { healthy, healthyBatched, failing } = apiCalls.phases;
+  const phases = [healthy, healthyBatched, failing];
+  const attempts = phases.reduce((s, p) => s + p.attempts, 0);
+  const wireBytesPerAttempt = phases.reduce((s, p) => s + p.wireBytesOut, 0) / attempts;
+  const kindOf = (phase: PhaseCounts, v: (typeof volume.deliveries)['delivered']): KindFigures => {
+    const per = (n: number) => n / phase.deliveries;
+    const writes = per(sumCalls(phase, isDynamoWrite));
+    const items = v.itemBytes.length;
+    const indexed = v.indexWriteUnits > 0;
+    return {
+      messages: per(phase.attempts),
+      attempts: per(phase.attempts),
+      sqsSends: per(sumCalls(phase, isDispatcherSend)),
+      dynamoWrites: writes,
+      // Write units of the items as sized, plus one per counted write beyond them.
+      writeUnits: v.writeUnits + Math.max(0, writes - items),
+      readUnits: per(sumCalls(phase, isDynamoRead)) * 0.5,
+      secretCalls: per(sumCalls(phase, (k) => k.startsWith('secretsmanager:'))),
+      itemBytes: v.itemBytes.reduce((s, b) => s + b, 0),
+      items,
+      indexBytes: indexed ? v.itemBytes.at(-1)! : 0,
+      indexItems: indexed ? 1 : 0,
+      wireBytesPerAttempt,
+      logBytes: v.logBytes,
+      logBytesAtDebug: v.logBytesAtDebug,
+    };
+  };
   const d = volume.deliveries;
-  const byKind = (pick: (v: (typeof d)['delivered']) => number): Record<DeliveryKind, number> => ({
-    healthy: pick(d.delivered),
-    failing: pick(d.failing),
-    hanging: pick(d.hanging),
-  });
-  const failedMessages = d.failing.messageBytes;
+  const kinds: Record<DeliveryKind, KindFigures> = {
+    healthy: kindOf(healthy, d.delivered),
+    failing: kindOf(failing, d.failing),
+    // A hanging receiver's chain makes the same calls as a failing one (not run: 4 × 30 s).
+    hanging: kindOf(failing, d.hanging),
+  };
+  const batches = phases.reduce((s, p) => s + p.receivesWithMessages, 0);
+  const deletes = phases.reduce((s, p) => s + sumCalls(p, (k) => k.startsWith('sqs:DeleteMessage')), 0);
+  const allMessages = [volume.eventMessageBytes, ...Object.values(d).flatMap((x) => x.messageBytes)];
   return {
     cpuMicrosPerDelivery: endToEnd.throughput.cpuMicrosPerDelivery,
-    writeUnits: byKind((v) => v.writeUnits),
-    logBytes: byKind((v) => v.logBytes),
-    logBytesAtDebug: byKind((v) => v.logBytesAtDebug),
-    messageBytes: {
-      event: volume.eventMessageBytes,
-      retry: Math.max(...failedMessages.slice(0, -1)),
-      deadLetter: failedMessages.at(-1)!,
+    kinds,
+    publishRequests: {
+      single: sumCalls(healthy, isPublish) / healthy.deliveries,
+      batched: sumCalls(healthyBatched, isPublish) / healthyBatched.deliveries,
+    },
+    receivesPerBatch: 1,
+    deletesPerBatch: deletes / batches,
+    largestMessageBytes: Math.max(...allMessages),
+  };
+}
+
+export interface CostReport {
+  scenarios: Record<string, { perMillion: number; lines: Array<{ item: string; perMillion: number }> }>;
+  fixedPerThousandConnections: {
+    perMonth: number;
+    lines: Array<{ item: string; perMonth: number }>;
+  };
+}
+
+const r4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+export function costReport(
+  figures: Figures,
+  a: Assumptions = ASSUMPTIONS,
+  prices: Prices = PRICES,
+): CostReport {
+  const costs = SCENARIOS.map((s) => scenarioCost(s, figures, prices, a));
+  const fixed = fixedCost(FIXED, prices);
+  return {
+    scenarios: Object.fromEntries(
+      costs.map((c) => [
+        c.scenario.key,
+        {
+          perMillion: r4(c.perMillion),
+          lines: c.lines.map((l) => ({ item: l.item, perMillion: r4(l.perMillion) })),
+        },
+      ]),
+    ),
+    fixedPerThousandConnections: {
+      perMonth: r4(fixed.perMonth),
+      lines: fixed.lines.map((l) => ({ item: l.item, perMonth: r4(l.perMonth) })),
     },
   };
+}
+
+/** The levers of issue 15 the model can price, each alone and all together. */
+export function levers(): Array<{ name: string; how: string; a: Assumptions; fixed?: Partial<FixedInputs> }> {
+  const a = ASSUMPTIONS;
+  const window = { ...a, batchingWindowS: 1 };
+  const big = { ...a, batchingWindowS: 1, batchSize: 100 };
+  const ttl = { ...a, ttlDaysSuccess: 3 };
+  const noPitr = { ...a, pitr: false };
+  const provisioned = { ...a, writeCapacity: { mode: 'provisioned' as const, utilisation: 0.7 } };
+  const slow = { ...a, slowLane: true };
+  const small = { ...a, memoryMb: 128 };
+  return [
+    { name: 'as built', how: 'the stack today', a },
+    {
+      name: 'batching window 1 s',
+      how: 'product change: a construct option (the event source has no window today)',
+      a: window,
+    },
+    {
+      name: 'batch 100 + window 1 s',
+      how: 'product change: batch size is fixed at 10 today; `batchConcurrency` 100',
+      a: big,
+    },
+    {
+      name: 'memory 128 MB',
+      how: 'construct prop `memorySize: 128` today (waiting dominates, not CPU)',
+      a: small,
+    },
+    {
+      name: 'successes kept 3 days',
+      how: 'product change: a TTL for delivered attempts apart from `attemptTtl`',
+      a: ttl,
+    },
+    { name: 'no PITR on the attempt log', how: 'product change (construct option)', a: noPitr },
+    {
+      name: 'provisioned writes at 70% use',
+      how: 'product change: construct option with auto-scaling',
+      a: provisioned,
+    },
+    { name: 'slow lane for timed-out retries', how: 'product change: a queue of their own', a: slow },
+    {
+      name: 'all of the above',
+      how: 'window 1 s, batch 100, 128 MB, 3-day successes, no PITR, provisioned, slow lane',
+      a: {
+        ...big,
+        memoryMb: 128,
+        ttlDaysSuccess: 3,
+        pitr: false,
+        writeCapacity: { mode: 'provisioned', utilisation: 0.7 },
+        slowLane: true,
+      },
+    },
+  ];
 }
 
 const money = (x: number) =>
@@ -80,7 +235,9 @@ const money = (x: number) =>
     ? `$${Math.round(x).toLocaleString('en-US')}`
     : x >= 0.1
       ? `$${x.toFixed(2)}`
-      : `$${x.toPrecision(2)}`;
+      : x === 0
+        ? '$0'
+        : `$${x.toPrecision(2)}`;
 const num = (x: number, digits = 3) =>
   Math.abs(x) >= 1000 ? Math.round(x).toLocaleString('en-US') : Number(x.toPrecision(digits)).toString();
 const table = (head: string[], rows: string[][]) =>
@@ -90,221 +247,306 @@ const table = (head: string[], rows: string[][]) =>
     ...rows.map((r) => `| ${r.join(' | ')} |`),
   ].join('\n');
 
-/**
- * docs/cost.md for one bench run. `baselineRun` is the start time of the committed baseline,
- * named so that a reader knows whether the doc shows it or a newer local run.
- */
+const TARGETS: Array<{ key: string; label: string; limit: number }> = [
+  { key: 'healthyBatched', label: 'healthy, upstream publishing in batches', limit: 0.6 },
+  { key: 'healthy', label: 'healthy, one event per request', limit: 1.0 },
+  { key: 'hanging1', label: '1% of receivers hanging 30 s', limit: 2.5 },
+];
+
+/** docs/cost.md for one bench run. */
 export function renderCostDoc(results: BenchResults, baselineRun: string, prices: Prices = PRICES): string {
   const figures = figuresFrom(results);
-  const a: Assumptions = DEFAULT_ASSUMPTIONS;
+  const a = ASSUMPTIONS;
   const costs = SCENARIOS.map((s) => scenarioCost(s, figures, prices, a));
-  const verbose = SCENARIOS.map((s) => scenarioCost(s, figures, prices, { ...a, logLevel: 'DEBUG' }));
-  const batched = SCENARIOS.map((s) => scenarioCost(s, figures, prices, { ...a, publishBatchSize: 10 }));
-  const slow = SCENARIOS.map((s) =>
-    scenarioCost(s, figures, prices, { ...a, receiverLatencyMs: a.receiverLatencyMs + 200 }),
-  );
-  const alts = alternatives(prices);
-  const c = results.coldStart;
-  const o = results.overhead;
-  const kinds: DeliveryKind[] = ['healthy', 'failing', 'hanging'];
-  const sqsRows = kinds.map((k) => {
-    const r = sqsRequestsPerDelivery(k, figures, a);
+  const fixed: FixedCost = fixedCost(FIXED, prices);
+  const fixedKms = fixedCost({ ...FIXED, secretStore: 'kms' }, prices);
+  const alts = alternatives(prices, ATTEMPTS_PER_CHAIN);
+  const api = results.apiCalls!;
+  const lv = levers().map((l) => ({
+    ...l,
+    costs: SCENARIOS.map((s) => scenarioCost(s, figures, prices, l.a)),
+  }));
+  const best = lv.at(-1)!;
+  const healthy = SCENARIOS[0]!;
+  const fillRows = [1, 10, 50, 100, 500, 1_000, 5_000].map((eps) => {
+    const at = { ...a, eventsPerSecond: eps };
+    const win = { ...a, eventsPerSecond: eps, batchingWindowS: 1 };
+    const c0 = scenarioCost(healthy, figures, prices, at);
+    const c1 = scenarioCost(healthy, figures, prices, win);
     return [
-      k,
-      num(r.publish),
-      num(r.receive),
-      num(r.delete),
-      num(r.retry),
-      num(r.deadLetter),
-      `**${num(r.total)}**`,
+      num(eps),
+      num(c0.lambda.fill, 2),
+      money(c0.perMillion),
+      num(c1.lambda.fill, 2),
+      money(c1.perMillion),
     ];
   });
-  const breakdown = (cost: ScenarioCost) =>
+  const latencyRows = [1, 2, 5, 10, 20, 50, 100].map((n) => [
+    num(n),
+    `${num(expectedSlowestMs(a.latency, n, a.attemptTimeoutMs))} ms`,
+  ]);
+  const callRows = (['healthy', 'healthyBatched', 'failing'] as const).map((name) => {
+    const p = api.phases[name];
+    return [
+      name,
+      num(p.deliveries),
+      num(p.attempts),
+      Object.entries(p.calls)
+        .map(([k, n]) => `${k} ${num(n)}`)
+        .join('<br>'),
+      `${num(p.receivesWithMessages)} (${num(p.messagesReceived)} messages)`,
+      num(p.emptyReceives),
+      `${num(p.wireBytesOut / p.attempts)} B`,
+    ];
+  });
+  const sqsRows = KINDS.map((k) => {
+    const r = sqsRequestsPerDelivery(k, figures, a, costs[0]!.lambda.fill);
+    return [k, num(r.publish), num(r.receive), num(r.delete), num(r.sends), `**${num(r.total)}**`];
+  });
+  const kf = figures.kinds;
+  const breakdown = (c: ScenarioCost) =>
     table(
-      ['line', 'quantity per million deliveries', 'cost'],
+      ['line', 'quantity per million deliveries', 'per million'],
       [
-        ...cost.lines.map((l) => [l.service, `${num(l.quantity)} ${l.unit}`, money(l.dollars)]),
-        ['**total**', '', `**${money(cost.total)}**`],
+        ...c.lines.map((l) => [l.item, `${num(l.quantity)} ${l.unit}`, money(l.perMillion)]),
+        ['**total**', '', `**${money(c.perMillion)}**`],
       ],
     );
-  const secrets = secretsPerMonth(CONNECTIONS, prices);
-  const secretReads = secretReadsPerMonth(CONNECTIONS, WARM_CONTAINERS);
-  const connectionReadUnits = ((CONNECTIONS * MONTH_S) / CONNECTION_CACHE_TTL_S) * 0.5;
 
   return `# Cost per million deliveries
 
-_Generated by \`npm run cost\` (bench/cost.ts) from measured figures and the price table in
-bench/prices.ts. Do not edit by hand: \`npm run cost -- --check\` fails when this file is not
-what the figures give._
+_Generated by \`npm run cost\` (bench/cost.ts, model in bench/cost-model.ts) from measured
+figures and the price table in bench/prices.ts. Do not edit by hand: \`npm run cost -- --check\`
+fails when this file is not what the figures give. \`npm run cost -- --json\` prints the same
+figures as JSON._
 
-Figures: the \`npm run bench\` run of ${results.startedAt} (Node ${results.node}, ${results.machine.cpus} × ${results.machine.model})${results.startedAt === baselineRun ? ', the one committed as `bench/baseline-figures.json`' : `, newer than the committed \`bench/baseline-figures.json\` (${baselineRun})`}.
-\`npm run cost\` uses \`bench-results/latest.json\` when a complete (not \`--quick\`) run is
-there, and the committed baseline otherwise. How each figure is measured: [performance.md](performance.md).
+Figures: the \`npm run bench\` run of ${results.startedAt} (Node ${results.node}, ${results.machine.cpus} × ${results.machine.model})${results.startedAt === baselineRun ? ', the one committed as `bench/baseline-figures.json`' : `, newer than the committed \`bench/baseline-figures.json\` (${baselineRun})`}; API calls counted at ${api.measuredAt}.
 Prices: us-east-1, on demand, first tier, free tiers left out, read on ${PRICES_READ_ON} (sources below).
+How each figure is measured: [performance.md](performance.md).
 
 ## Summary
 
+Steady traffic of ${num(a.eventsPerSecond)} events/s, the stack's defaults (batch ${a.batchSize}, no batching window,
+${a.memoryMb} MB arm64, attempt log kept ${a.ttlDaysSuccess} days with PITR), receivers answering in
+${a.latency.medianMs} ms median with a ${a.latency.p99Ms} ms 99th percentile.
+
 ${table(
-  ['per million deliveries', ...SCENARIOS.map((s) => s.name)],
+  ['per million deliveries', ...SCENARIOS.map((s) => s.name), 'what it includes'],
   [
     [
-      '**this pipeline** (SQS + Lambda + DynamoDB + CloudWatch Logs)',
-      ...costs.map((x) => `**${money(x.total)}**`),
+      '**this pipeline** (all-in: SQS, Lambda, DynamoDB writes + storage + PITR, logs, data transfer)',
+      ...costs.map((c) => `**${money(c.perMillion)}**`),
+      'HMAC signing per attempt, 1/2/4 s retries, every attempt logged and queryable for 30 days, DLQ with reason, in your account',
     ],
-    [
-      'this pipeline, upstream publishing in batches of 10 (`publishUserIdentifiedBatch`)',
-      ...batched.map((x) => money(x.total)),
-    ],
-    ...alts.map((alt) => [alt.name, ...SCENARIOS.map((s) => money(alt.cost(s.mix, 1_000_000)))]),
+    ...alts.map((alt) => [alt.name, ...SCENARIOS.map((s) => money(alt.perMillion(s.mix))), alt.includes]),
   ],
 )}
 
-Fixed monthly costs are separate ([below](#fixed-monthly-cost-per-1000-connections)): the
-pipeline's is one Secrets Manager secret per connection (${money(secrets)} a month per ${CONNECTIONS.toLocaleString('en-US')} connections);
+Fixed monthly costs are apart ([below](#fixed-monthly-cost-per-1000-connections)): ${money(fixed.perMonth)} a month per
+${FIXED.connections.toLocaleString('en-US')} connections for this pipeline (${money(fixedKms.perMonth)} with the \`secretStore: 'kms'\` lever);
 Hookdeck's Team plan starts at ${money(prices.hookdeckTeamPlanPerMonth)} a month, Svix Professional at ${money(prices.svixProfessionalPlanPerMonth)}.
+The EventBridge rows leave out data transfer out and sign nothing; this pipeline's figure includes both.
+
+## Targets of issue 15
+
+${table(
+  ['target', 'limit', 'today', 'with every lever below (model)', 'reached today'],
+  [
+    ...TARGETS.map((t) => {
+      const i = SCENARIOS.findIndex((s) => s.key === t.key);
+      const now = costs[i]!.perMillion;
+      return [
+        t.label,
+        money(t.limit),
+        money(now),
+        money(best.costs[i]!.perMillion),
+        now <= t.limit ? 'yes' : 'no',
+      ];
+    }),
+    [
+      'secrets, per month per 1,000 connections',
+      '$5',
+      money(fixed.lines.slice(0, 3).reduce((s, l) => s + l.perMonth, 0)),
+      `${money(fixedKms.lines.slice(0, 2).reduce((s, l) => s + l.perMonth, 0))} (\`secretStore: 'kms'\`)`,
+      'no',
+    ],
+  ],
+)}
+
+### Levers, priced by the model (not built)
+
+Each row changes one assumption of the model (the last all together); "how" says whether a
+user can set it on the construct today or it needs a product change.
+
+${table(
+  ['lever', 'how', ...SCENARIOS.map((s) => s.name)],
+  lv.map((l) => [l.name, l.how, ...l.costs.map((c) => money(c.perMillion))]),
+)}
+
+The publisher helper that buffers and flushes in batches of 10 is the "healthy, batched publish"
+column. A \`secretStore: 'kms'\` option takes the secrets line from ${money(fixed.lines[0]!.perMonth)} to
+${money(fixedKms.perMonth - (fixed.perMonth - fixed.lines.slice(0, 3).reduce((s, l) => s + l.perMonth, 0)))} a month per 1,000 connections
+(one key for the stack plus its decrypts).
 
 ## Scenarios
 
-${SCENARIOS.map((s) => `- **${s.name}**: ${s.description}.`).join('\n')}
+${SCENARIOS.map((s) => `- **${s.name}** (\`${s.key}\`): ${s.description}.`).join('\n')}
 
 A delivery is one event for one connection (no fan-out). A failing or hanging receiver gets
-the whole chain: 4 attempts (after 1 s, 2 s, 4 s), then the dead-letter queue.
+the whole chain: ${ATTEMPTS_PER_CHAIN} attempts (after 1 s, 2 s, 4 s), then the dead-letter queue.
 
-### SQS requests per delivery
+## Counted, not assumed: API calls per delivery
 
-Counted from the design: upstream publishes each event with one \`SendMessage\`; the event
-source receives up to ${a.batchSize} messages per \`ReceiveMessage\` and deletes a batch with one
-\`DeleteMessageBatch\`; each failed attempt but the last schedules the next with one
-\`SendMessage\` (delay 1/2/4 s); the last sends the delivery to the DLQ. Every 64 KB of a
-request's payload is one request; the messages measured are ${figures.messageBytes.event} B (event),
-${figures.messageBytes.retry} B (retry) and ${figures.messageBytes.deadLetter} B (dead letter), so batches of ${a.batchSize} fit in one.
+\`npm run bench\` (measurement \`apiCalls\`, bench/api-calls.ts) runs local mode's emulators behind
+counting proxies and the receiver behind a byte-counting TCP proxy, with the production wiring of
+the dispatcher under the local event-source runner, after a warm-up that fills the connection and
+secret caches as a warm Lambda container has them. What reached the emulators and the receiver:
 
-${table(['delivery', 'publish', 'receive', 'delete', 'retry SendMessage', 'DLQ SendMessage', 'total'], sqsRows)}
+${table(
+  [
+    'phase',
+    'deliveries',
+    'attempts',
+    'calls at the emulators',
+    'receives with messages',
+    'empty long polls',
+    'wire bytes out per attempt',
+  ],
+  callRows,
+)}
 
-### Breakdown
+Warm-up (connection creation and the first reads, not per delivery): ${Object.entries(api.warmUp)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ')}.
 
-${costs.map((x) => `**${x.scenario.name}**: ${num(x.lambda.invocations)} invocations of ${num(x.lambda.durationMs)} ms on average${x.lambda.hangingBatchShare > 0 ? ` (${(x.lambda.hangingBatchShare * 100).toFixed(1)}% of batches hold a hanging attempt and last the full ${a.attemptTimeoutMs / 1000} s)` : ''}.\n\n${breakdown(x)}`).join('\n\n')}
+From these the model takes, per delivery: publish requests ${num(figures.publishRequests.single)} (one per event) and
+${num(figures.publishRequests.batched)} (batches of 10); dispatcher sends (retries, dead letter) ${KINDS.map((k) => `${k} ${num(kf[k].sqsSends)}`).join(', ')};
+DynamoDB write requests ${KINDS.map((k) => `${k} ${num(kf[k].dynamoWrites)}`).join(', ')}; reads and Secrets Manager calls
+past the caches ${num(kf.healthy.readUnits * 2)} and ${num(kf.healthy.secretCalls)} per healthy delivery; ${num(figures.deletesPerBatch)} DeleteMessageBatch per batch.
+Receives and deletes are per batch: their cost per delivery follows the batch fill below. The
+empty long polls of the local runner are idle polling, priced as a fixed cost. A hanging chain
+is counted as the failing one (same calls; its 4 × 30 s are not run).
+
+### SQS requests per delivery (at the scenarios' batch fill)
+
+${table(['delivery', 'publish', 'receive', 'delete', 'retry + dead-letter sends', 'total'], sqsRows)}
+
+## Batch fill as a function of traffic
+
+Each of the event source's ${SQS_EVENT_SOURCE_POLLERS} pollers (AWS Lambda developer guide, "Configuring scaling
+behavior for SQS event source mappings": five batches at a time) takes what arrived during its
+last cycle (the invocation plus the batching window): at least one message, at most the batch
+size. Healthy deliveries, one event per SendMessage:
+
+${table(
+  [
+    'events/s',
+    'messages per batch (no window)',
+    'per million',
+    'messages per batch (window 1 s)',
+    'per million',
+  ],
+  fillRows,
+)}
+
+## Receiver latency
+
+Log-normal, median ${a.latency.medianMs} ms, 99th percentile ${a.latency.p99Ms} ms, cut at the ${a.attemptTimeoutMs / 1000} s attempt deadline.
+The attempts of a batch run at once, so an invocation waits for the slowest of them:
+
+${table(['attempts in the batch', 'expected slowest'], latencyRows)}
+
+\`npm run bench\` checks that a real batch meets this physical limit (performance.md, "batch time").
+
+## Breakdown
+
+${costs
+  .map(
+    (c) =>
+      `**${c.scenario.name}**: ${num(c.lambda.invocations)} invocations of ${num(c.lambda.durationMs)} ms on average, ${num(c.lambda.fill, 2)} messages each${c.lambda.hangingBatchShare > 0 ? ` (${(c.lambda.hangingBatchShare * 100).toFixed(1)}% of invocations hold a hanging attempt and last the full ${a.attemptTimeoutMs / 1000} s)` : ''}.\n\n${breakdown(c)}`,
+  )
+  .join('\n\n')}
 
 ## Inputs
 
-Measured (\`npm run bench\`, [performance.md](performance.md)):
-
 ${table(
-  ['figure', 'value', 'used for'],
+  ['figure', 'value', 'source'],
   [
     [
-      'CPU per delivery, whole path (local mode, dispatcher + AWS SDK calls + runner)',
+      'CPU per delivery, whole path (dispatcher + AWS SDK calls + runner)',
       `${num(figures.cpuMicrosPerDelivery)} µs`,
-      'Lambda duration',
+      '`npm run bench` endToEnd (upper bound)',
     ],
     [
-      '… of which one attempt-log PutItem through the AWS SDK',
-      `${num(results.endToEnd!.attemptLogPutCpuMicros)} µs`,
-      'context: the SDK call outweighs the delivery path',
+      'write units per delivery: healthy / failing / hanging (index included)',
+      KINDS.map((k) => num(kf[k].writeUnits)).join(' / '),
+      'bench volume (item sizes) + counted writes',
     ],
-    ...(o
-      ? [
-          [
-            'delivery path alone (in-memory ports, real HTTPS)',
-            `${num(o.dispatcher.cpuMicrosPerDelivery)} µs`,
-            'context',
-          ],
-          ['dispatch overhead vs bare undici (throughput ratio)', `${o.throughputRatio}`, 'context'],
-        ]
-      : []),
     [
-      'write units per delivery: healthy / failing / hanging (indexes included)',
-      kinds.map((k) => num(figures.writeUnits[k])).join(' / '),
-      'DynamoDB',
+      'attempt-log bytes stored per delivery (items + index entry)',
+      KINDS.map((k) => num(kf[k].itemBytes + kf[k].indexBytes)).join(' / '),
+      `bench volume; +${DYNAMODB_ITEM_OVERHEAD_BYTES} B overhead per item`,
+    ],
+    [
+      'wire bytes out per attempt (request + TLS)',
+      `${num(kf.healthy.wireBytesPerAttempt)} B`,
+      'bench apiCalls (TCP proxy)',
     ],
     [
       'log bytes per delivery at INFO: healthy / failing / hanging',
-      kinds.map((k) => num(figures.logBytes[k])).join(' / '),
-      'CloudWatch Logs',
+      KINDS.map((k) => num(kf[k].logBytes)).join(' / '),
+      'bench volume',
     ],
     [
-      'log bytes per delivery at DEBUG (a line per success too)',
-      kinds.map((k) => num(figures.logBytesAtDebug[k])).join(' / '),
-      'CloudWatch Logs (DEBUG row)',
+      'largest queue message',
+      `${num(figures.largestMessageBytes)} B`,
+      'bench volume: a batch of 10 fits one 64 KB request',
     ],
-    [
-      'queue message bytes: event / retry / dead letter',
-      `${figures.messageBytes.event} / ${figures.messageBytes.retry} / ${figures.messageBytes.deadLetter}`,
-      'SQS 64 KB chunks',
-    ],
-    ...(c
-      ? [
-          [
-            'module init (cold start), as deployed',
-            `${num(c.dispatcherInitMs)} ms`,
-            'context: init is billed, once per container',
-          ],
-        ]
-      : []),
   ],
 )}
-
-Assumed:
 
 ${table(
   ['assumption', 'value', 'why'],
   [
-    ['batch size', `${a.batchSize}`, "the stack's SQS event source; full batches"],
+    ['traffic', `${num(a.eventsPerSecond)} events/s, steady`, 'batch fill depends on it (table above)'],
+    ['batch size / window', `${a.batchSize} / ${a.batchingWindowS} s`, "the stack's SQS event source"],
+    ['memory', `${a.memoryMb} MB`, `the stack default; CPU share ${a.memoryMb}/${MB_PER_VCPU} of a vCPU`],
     [
-      'memory',
-      `${a.memoryMb} MB`,
-      `the stack default; CPU share ${a.memoryMb}/${MB_PER_VCPU} of a vCPU (AWS: 1,769 MB = 1 vCPU)`,
-    ],
-    [
-      'slowest receiver of a batch',
-      `${a.receiverLatencyMs} ms`,
-      'attempts of a batch run at once; a healthy batch waits for its slowest',
-    ],
-    [
-      'AWS calls after an attempt',
+      'AWS calls after the responses',
       `${a.awsCallMs} ms`,
       'attempt-log PutItem (and a retry SendMessage) in region',
     ],
-    [
-      'a hanging attempt',
-      `${a.attemptTimeoutMs / 1000} s`,
-      'the attempt deadline (spec §6): the whole invocation waits for it',
-    ],
-    [
-      'publish',
-      `${a.publishBatchSize} event per SendMessage`,
-      'WebhookPublisher.publishUserIdentified; the batch method sends 10',
-    ],
+    ['a hanging attempt', `${a.attemptTimeoutMs / 1000} s`, 'the attempt deadline (spec §6)'],
     [
       'Lambda platform log lines',
       `${a.platformLogBytesPerInvocation} B per invocation`,
-      'START/END/REPORT in the text format (estimate)',
+      'START/END/REPORT (estimate)',
     ],
-    ['GB', '2^30 bytes', ''],
+    [
+      'connections',
+      `${num(a.connections)}, traffic spread evenly; cache ${a.connectionCacheS} s; ${a.readUnitsPerCacheMiss} read unit per miss`,
+      'connection reads per delivery = (1 − e^−x)/x, x = deliveries of a connection per container and cache period',
+    ],
+    [
+      'attempt-log TTL',
+      `${a.ttlDaysSuccess} days`,
+      'the stack default `attemptTtlDays`; a month of storage per record',
+    ],
   ],
 )}
 
-Lambda duration per invocation = batch CPU ÷ CPU share + wait for the slowest receiver (or
-the deadline) + AWS calls: CPU and waiting are added, not overlapped, so this is an upper
-bound. The CPU figure is an upper bound too: it includes the local runner and publisher.
+Lambda duration per invocation = batch CPU ÷ CPU share + the slowest receiver (or the deadline)
++ AWS calls: CPU and waiting are added, not overlapped, so this is an upper bound.
 
-### What moves the number
+## Fixed monthly cost per 1,000 connections
 
 ${table(
-  ['change', ...SCENARIOS.map((s) => s.name)],
-  [
-    ['as modelled', ...costs.map((x) => money(x.total))],
-    ['log level DEBUG (stack prop `logLevel`: a line per success)', ...verbose.map((x) => money(x.total))],
-    [
-      'upstream publishes in batches of 10 (`publishUserIdentifiedBatch`)',
-      ...batched.map((x) => money(x.total)),
-    ],
-    [`receivers ${a.receiverLatencyMs + 200} ms slower to answer`, ...slow.map((x) => money(x.total))],
-  ],
+  ['item', 'per month'],
+  [...fixed.lines.map((l) => [l.item, money(l.perMonth)]), ['**total**', `**${money(fixed.perMonth)}**`]],
 )}
 
-A hanging receiver is the expensive case: it holds its whole batch's invocation for the
-deadline. A shorter \`attemptTimeout\` (stack prop) cuts that cost in proportion.
+With \`secretStore: 'kms'\` (not built): ${money(fixedKms.perMonth)} a month.
+Hookdeck Team plan ${money(prices.hookdeckTeamPlanPerMonth)} a month (includes 10,000 events); Svix Professional ${money(prices.svixProfessionalPlanPerMonth)} a month (includes 50,000 messages).
 
 ## What each option includes
 
@@ -354,47 +596,12 @@ ${table(
   ],
 )}
 
-The EventBridge rows count one invocation per attempt (retries are invocations) and leave out
-the attempt log this pipeline writes; Hookdeck's row uses its list rate for additional events
-(retries' billing is not stated in the source read); Svix bills one message per delivery.
+How the alternatives are priced: ${alts.map((x) => `${x.name}: ${x.formula}`).join('; ')}.
 EventBridge behaviour: https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-retry-policy.html,
 https://repost.aws/knowledge-center/eventbridge-api-destination-target-failure and
 https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-custom-bus-target-http.html.
 
-## Fixed monthly cost per 1,000 connections
-
-${table(
-  ['item', 'per month', 'how'],
-  [
-    [
-      'connection secrets (this pipeline)',
-      money(secrets),
-      `${CONNECTIONS.toLocaleString('en-US')} secrets × ${money(prices.secretsManagerPerSecretMonth)}`,
-    ],
-    [
-      'secret reads, at most',
-      money((secretReads / 10_000) * prices.secretsManagerPer10kCalls),
-      `≤ 1 GetSecretValue per connection, warm container and day (24 h cache by version), ${WARM_CONTAINERS} warm containers: ${secretReads.toLocaleString('en-US')} calls`,
-    ],
-    [
-      'connection reads, at most, per warm container',
-      money((connectionReadUnits / 1_000_000) * prices.dynamoDbPerMillionReadUnits),
-      `≤ 1 eventually consistent GetItem per connection every ${CONNECTION_CACHE_TTL_S} s while it has traffic: ${num(connectionReadUnits)} read units`,
-    ],
-    ['Hookdeck Team plan', money(prices.hookdeckTeamPlanPerMonth), 'base fee, includes 10,000 events'],
-    [
-      'Svix Professional plan',
-      money(prices.svixProfessionalPlanPerMonth),
-      'base fee, includes 50,000 messages',
-    ],
-  ],
-)}
-
 ## Prices and sources
-
-Read on ${PRICES_READ_ON} from stored copies of these pages. Where the provider's page renders
-its rate tables client-side, the figure was read from the second source given, and checked
-against the others where they agree.
 
 ${table(
   ['item', 'price', 'provider page', 'read via'],
@@ -407,6 +614,7 @@ function main(): void {
   const { values } = parseArgs({
     options: {
       check: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
       'save-baseline': { type: 'boolean', default: false },
     },
   });
@@ -418,6 +626,10 @@ function main(): void {
     console.log('Copied bench-results/latest.json to bench/baseline-figures.json');
   }
   const { results, file } = loadResults();
+  if (values.json) {
+    console.log(JSON.stringify(costReport(figuresFrom(results)), null, 2));
+    return;
+  }
   const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchResults;
   const doc = renderCostDoc(results, baseline.startedAt);
   const where = relative(ROOT, file);
@@ -433,13 +645,15 @@ function main(): void {
     return;
   }
   writeFileSync(DOC, doc);
-  const figures = figuresFrom(results);
-  for (const s of SCENARIOS) {
-    console.log(
-      `${s.name.padEnd(12)} ${money(scenarioCost(s, figures, PRICES).total)} per million deliveries`,
-    );
-  }
+  const report = costReport(figuresFrom(results));
+  for (const [key, s] of Object.entries(report.scenarios))
+    console.log(`${key.padEnd(15)} ${money(s.perMillion)} per million deliveries`);
+  console.log(
+    `${'fixed'.padEnd(15)} ${money(report.fixedPerThousandConnections.perMonth)} a month per 1,000 connections`,
+  );
   console.log(`Wrote docs/cost.md from ${where}.`);
 }
 
 if (require.main === module) main();
+
+export { lambdaUsage };

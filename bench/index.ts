@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DISPATCHER_BUNDLING } from '../lib/webhook-delivery';
 import { createLocalPki } from '../local/tls';
+import { measureApiCalls } from './api-calls';
 import { ESBUILD, esbuildArgs, measureColdStart } from './cold-start';
 import { measureConsoleBundle } from './console-bundle';
 import { measureEndToEnd } from './end-to-end';
@@ -25,7 +26,15 @@ import type { BenchResults } from './support/results';
 import { fmt, ratio } from './support/stats';
 import { measureVolume } from './volume';
 
-const MEASUREMENTS = ['overhead', 'signing', 'endToEnd', 'coldStart', 'volume', 'consoleBundle'] as const;
+const MEASUREMENTS = [
+  'overhead',
+  'signing',
+  'endToEnd',
+  'coldStart',
+  'volume',
+  'consoleBundle',
+  'apiCalls',
+] as const;
 type Measurement = (typeof MEASUREMENTS)[number];
 const OUT_DIR = resolve(__dirname, '..', 'bench-results');
 
@@ -203,6 +212,17 @@ function printTable(results: BenchResults): void {
     for (const [name, f] of Object.entries(b.files))
       rows.push([`  ${name}: bytes / gzip`, fmt(f.bytes), fmt(f.gzipBytes), '']);
   }
+  const calls = results.apiCalls;
+  if (calls) {
+    section('7. API calls and wire bytes per delivery, counted at the emulators (docs/cost.md)');
+    for (const [name, p] of Object.entries(calls.phases)) {
+      const perDelivery = Object.entries(p.calls)
+        .filter(([k]) => !k.startsWith('sqs:ReceiveMessage'))
+        .map(([k, n]) => `${k.replace(/^(\w+):/, '')} ${Math.round((n / p.deliveries) * 100) / 100}`)
+        .join(', ');
+      rows.push([`${name}: ${perDelivery}`, `${fmt(p.wireBytesOut / p.attempts)} B/attempt`, '', '']);
+    }
+  }
   const widths = [0, 1, 2, 3].map((i) =>
     Math.max(...rows.map((r) => r[i]!.length), ['figure', 'value', 'baseline', 'ratio'][i]!.length),
   );
@@ -251,6 +271,7 @@ async function main(): Promise<void> {
       retryDeliveries: quick ? 2 : 4,
     }),
   );
+  await step('apiCalls', () => measureApiCalls({ healthy: quick ? 10 : 30, failing: quick ? 1 : 3 }));
   results.durationSeconds = Math.round((Date.now() - started.getTime()) / 1000);
 
   console.log();

@@ -16,6 +16,14 @@ export interface Prices {
   logsPerGbIngested: number;
   secretsManagerPerSecretMonth: number;
   secretsManagerPer10kCalls: number;
+  dynamoDbStoragePerGbMonth: number;
+  dynamoDbPitrPerGbMonth: number;
+  dynamoDbProvisionedWcuHour: number;
+  dataTransferOutPerGb: number;
+  kmsPerKeyMonth: number;
+  kmsPer10kRequests: number;
+  cloudWatchAlarmPerMonth: number;
+  cloudWatchCustomMetricPerMonth: number;
   eventBridgeCustomEventsPerMillion: number;
   apiDestinationPerMillionInvocations: number;
   pipesPerMillionRequests: number;
@@ -34,6 +42,14 @@ export const PRICES: Prices = {
   logsPerGbIngested: 0.5,
   secretsManagerPerSecretMonth: 0.4,
   secretsManagerPer10kCalls: 0.05,
+  dynamoDbStoragePerGbMonth: 0.25,
+  dynamoDbPitrPerGbMonth: 0.2,
+  dynamoDbProvisionedWcuHour: 0.00065,
+  dataTransferOutPerGb: 0.09,
+  kmsPerKeyMonth: 1,
+  kmsPer10kRequests: 0.03,
+  cloudWatchAlarmPerMonth: 0.1,
+  cloudWatchCustomMetricPerMonth: 0.3,
   eventBridgeCustomEventsPerMillion: 1.0,
   apiDestinationPerMillionInvocations: 0.2,
   pipesPerMillionRequests: 0.4,
@@ -82,6 +98,39 @@ export const PRICE_SOURCES: readonly PriceSource[] = [
     page: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
     readVia: 'https://airbyte.com/data-engineering-resources/dynamodb-pricing',
     note: 'A standard write of an item up to 1 KB is one unit; a GSI the item is written to costs the same again.',
+  },
+  {
+    item: 'DynamoDB storage and point-in-time recovery',
+    price:
+      '$0.25 per GB-month stored (Standard table class, after 25 GB free); PITR (continuous backups) $0.20 per GB-month of table size',
+    page: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+    note: 'Every item is billed 100 bytes of overhead on top of its data; PITR is billed on the table size whatever the recovery period (DynamoDB developer guide, PointInTimeRecovery_Howitworks). Rates from the AWS page as last read by the project, not re-read from a stored copy this time.',
+  },
+  {
+    item: 'DynamoDB provisioned write capacity',
+    price: '$0.00065 per WCU-hour (Standard table class)',
+    page: 'https://aws.amazon.com/dynamodb/pricing/provisioned/',
+    note: 'Used only by the "provisioned capacity" lever. Rate not re-read from a stored copy this time.',
+  },
+  {
+    item: 'Data transfer out to the internet (EC2/Lambda)',
+    price: '$0.09 per GB (first 10 TB a month, after 100 GB free a month across the account)',
+    page: 'https://aws.amazon.com/ec2/pricing/on-demand/#Data_Transfer',
+    note: 'Responses coming in are free. Rate not re-read from a stored copy this time.',
+  },
+  {
+    item: 'AWS KMS',
+    price: '$1 per customer managed key a month; $0.03 per 10,000 requests',
+    page: 'https://aws.amazon.com/kms/pricing/',
+    note: "GetSecretValue decrypts with the secret's key (aws/secretsmanager by default: no monthly fee, requests billed). Rate not re-read from a stored copy this time.",
+  },
+  {
+    item: 'CloudWatch alarms and custom metrics',
+    price:
+      '$0.10 per standard-resolution alarm metric a month; $0.30 per custom metric a month (first 10,000)',
+    page: 'https://aws.amazon.com/cloudwatch/pricing/',
+    readVia:
+      'https://www.factualminds.com/blog/amazon-cloudwatch-pricing-metrics-logs-alarms-dashboards/ (2026)',
   },
   {
     item: 'CloudWatch Logs ingestion (Standard class)',

@@ -1,5 +1,6 @@
 /** The shape of bench-results/*.json (and of bench/baseline-figures.json). */
 
+import type { ApiCallFigures } from '../api-calls';
 import type { ColdStartFigures } from '../cold-start';
 import type { ConsoleBundleFigures } from '../console-bundle';
 import type { EndToEndFigures } from '../end-to-end';
@@ -21,4 +22,5 @@ export interface BenchResults {
   coldStart?: ColdStartFigures;
   volume?: VolumeFigures;
   consoleBundle?: ConsoleBundleFigures;
+  apiCalls?: ApiCallFigures;
 }

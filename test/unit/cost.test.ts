@@ -1,141 +1,239 @@
 /** The cost model of docs/cost.md (bench/cost-model.ts): its arithmetic, on round numbers. */
 
+import { costReport, figuresFrom, loadResults } from '../../bench/cost';
 import {
   alternatives,
+  batchFill,
   batchHitProbability,
-  DEFAULT_ASSUMPTIONS,
+  connectionReadsPerDelivery,
+  DEFAULT_LATENCY,
+  DYNAMODB_ITEM_OVERHEAD_BYTES,
+  defaultAssumptions,
+  expectedSlowestMs,
   type Figures,
+  fixedCost,
+  type KindFigures,
   lambdaUsage,
-  messagesPerDelivery,
+  latencyCdf,
+  latencyQuantile,
   SCENARIOS,
   scenarioCost,
-  secretReadsPerMonth,
-  secretsPerMonth,
-  sqsRequestsPerDelivery,
 } from '../../bench/cost-model';
-import { PRICES, type Prices } from '../../bench/prices';
+import { PRICES } from '../../bench/prices';
 
+const GIB = 1024 ** 3;
+const kind = (over: Partial<KindFigures>): KindFigures => ({
+  messages: 1,
+  attempts: 1,
+  sqsSends: 0,
+  dynamoWrites: 1,
+  writeUnits: 1,
+  readUnits: 0,
+  secretCalls: 0,
+  itemBytes: 412,
+  items: 1,
+  indexBytes: 0,
+  indexItems: 0,
+  wireBytesPerAttempt: 1000,
+  logBytes: 0,
+  logBytesAtDebug: 400,
+  ...over,
+});
+const failingKind = kind({
+  messages: 4,
+  attempts: 4,
+  sqsSends: 4,
+  dynamoWrites: 4,
+  writeUnits: 5,
+  itemBytes: 4 * 924,
+  items: 4,
+  indexBytes: 924,
+  indexItems: 1,
+  logBytes: 2_000,
+});
 const figures: Figures = {
   cpuMicrosPerDelivery: 1_000,
-  writeUnits: { healthy: 1, failing: 5, hanging: 5 },
-  logBytes: { healthy: 0, failing: 2_000, hanging: 2_000 },
-  logBytesAtDebug: { healthy: 400, failing: 2_000, hanging: 2_000 },
-  messageBytes: { event: 600, retry: 900, deadLetter: 1_100 },
+  kinds: { healthy: kind({}), failing: failingKind, hanging: failingKind },
+  publishRequests: { single: 1, batched: 0.1 },
+  receivesPerBatch: 1,
+  deletesPerBatch: 1,
+  largestMessageBytes: 1_000,
 };
-const prices: Prices = {
-  ...PRICES,
-  sqsPerMillionRequests: 0.4,
-  lambdaPerMillionRequests: 0.2,
-  lambdaArmPerGbSecond: 0.00001,
-  dynamoDbPerMillionWriteUnits: 0.625,
-  logsPerGbIngested: 0.5,
-  eventBridgeCustomEventsPerMillion: 1,
-  apiDestinationPerMillionInvocations: 0.2,
-  pipesPerMillionRequests: 0.4,
-  secretsManagerPerSecretMonth: 0.4,
+const a = {
+  ...defaultAssumptions({ batchSize: 10, memoryMb: 256, attemptTimeoutMs: 30_000, attemptTtlDays: 30 }),
+  // Traffic high enough for full batches, and connections read once per delivery at most.
+  eventsPerSecond: 10_000,
+  connections: 1,
 };
-const a = DEFAULT_ASSUMPTIONS;
-const [healthy, failing, hanging] = SCENARIOS as [
+const [healthy, healthyBatched, failing10, hanging1] = SCENARIOS as [
+  (typeof SCENARIOS)[number],
   (typeof SCENARIOS)[number],
   (typeof SCENARIOS)[number],
   (typeof SCENARIOS)[number],
 ];
+const line = (cost: ReturnType<typeof scenarioCost>, prefix: string) => {
+  const found = cost.lines.find((l) => l.item.startsWith(prefix));
+  if (!found) throw new Error(`no line ${prefix}`);
+  return found.perMillion;
+};
 
-describe('SQS requests per delivery', () => {
-  it('counts a healthy delivery as one publish and a tenth of a receive and of a delete', () => {
-    const r = sqsRequestsPerDelivery('healthy', figures, a);
-    expect(r).toMatchObject({ publish: 1, receive: 0.1, delete: 0.1, retry: 0, deadLetter: 0 });
-    expect(r.total).toBeCloseTo(1.2);
+describe('receiver latency distribution', () => {
+  it('has the documented median and 99th percentile', () => {
+    expect(latencyCdf(DEFAULT_LATENCY, 100)).toBeCloseTo(0.5, 5);
+    expect(latencyCdf(DEFAULT_LATENCY, 1_000)).toBeCloseTo(0.99, 4);
+    expect(latencyQuantile(DEFAULT_LATENCY, 0.5)).toBeCloseTo(100, 3);
   });
 
-  it('counts a delivery failing every attempt as 4 receives and deletes, 3 retry sends and 1 dead letter', () => {
-    const r = sqsRequestsPerDelivery('failing', figures, a);
-    expect(r).toMatchObject({ publish: 1, retry: 3, deadLetter: 1 });
-    expect(r.receive).toBeCloseTo(0.4);
-    expect(r.delete).toBeCloseTo(0.4);
-    expect(r.total).toBeCloseTo(5.8);
-    expect(sqsRequestsPerDelivery('hanging', figures, a).total).toBeCloseTo(5.8);
+  it('gives the log-normal mean for one attempt and a longer wait for the slowest of ten', () => {
+    const sigma = Math.log(10) / 2.326_347_874;
+    const mean = 100 * Math.exp((sigma * sigma) / 2);
+    expect(expectedSlowestMs(DEFAULT_LATENCY, 1, 30_000) / mean).toBeCloseTo(1, 2);
+    const ten = expectedSlowestMs(DEFAULT_LATENCY, 10, 30_000);
+    expect(ten).toBeGreaterThan(3 * 100);
+    expect(ten).toBeLessThan(1_000);
+    // Cut at the deadline: never more than the cap.
+    expect(expectedSlowestMs(DEFAULT_LATENCY, 1_000, 500)).toBeCloseTo(500, 6);
+  });
+});
+
+describe('batch fill and connection reads', () => {
+  it('fills between one message and the batch size with traffic', () => {
+    expect(batchFill(0.1, 0.5, 10)).toBe(1);
+    expect(batchFill(40, 0.5, 10)).toBe(4);
+    expect(batchFill(10_000, 0.5, 10)).toBe(10);
   });
 
-  it('shares one publish request among the events of a batch publish', () => {
-    expect(sqsRequestsPerDelivery('healthy', figures, { ...a, publishBatchSize: 10 }).total).toBeCloseTo(0.3);
+  it('reads a connection once per delivery when sparse and once per cache period when dense', () => {
+    expect(connectionReadsPerDelivery(0.0001, 1_000, 10, 30)).toBeCloseTo(1, 5);
+    const x = (100 / 10) * 30;
+    expect(connectionReadsPerDelivery(100, 10, 1, 30)).toBeCloseTo((1 - Math.exp(-x)) / x, 9);
   });
 
-  it('bills every 64 KB of a message as one more request', () => {
-    const big = { ...figures, messageBytes: { event: 600, retry: 70 * 1024, deadLetter: 70 * 1024 } };
-    const r = sqsRequestsPerDelivery('failing', big, a);
-    expect(r.retry).toBe(6);
-    expect(r.deadLetter).toBe(2);
+  it('counts a batch as hanging when any of its messages hangs', () => {
+    expect(batchHitProbability(0.1, 10)).toBeCloseTo(1 - 0.9 ** 10, 12);
   });
 });
 
 describe('Lambda usage', () => {
-  it('invokes once per batch of 10 queue messages, 4 of them per failed delivery', () => {
-    expect(messagesPerDelivery('healthy')).toBe(1);
-    expect(messagesPerDelivery('failing')).toBe(4);
-    expect(lambdaUsage(healthy.mix, 1_000_000, figures, a).invocations).toBe(100_000);
-    expect(lambdaUsage(failing.mix, 1_000_000, figures, a).invocations).toBeCloseTo(130_000);
+  it('runs full batches at high traffic: a tenth of an invocation per message', () => {
+    const u = lambdaUsage(healthy.mix, 1_000_000, figures, a);
+    expect(u.fill).toBeCloseTo(10, 9);
+    expect(u.invocations).toBeCloseTo(100_000, 3);
+    // CPU of 10 deliveries at 256/1769 of a vCPU + the slowest of ten + AWS calls.
+    const expected =
+      (10 * 1_000) / 1000 / (256 / 1_769) + expectedSlowestMs(DEFAULT_LATENCY, 10, 30_000) + 10;
+    expect(u.durationMs).toBeCloseTo(expected, 6);
+    expect(u.gbSeconds).toBeCloseTo((100_000 * expected * 256) / 1024 / 1000, 3);
   });
 
-  it("adds the batch CPU at the function's vCPU share, the slowest receiver and the AWS calls", () => {
-    const oneVcpu = { ...a, memoryMb: 1_769 };
-    const usage = lambdaUsage(healthy.mix, 1_000_000, figures, oneVcpu);
-    // 10 deliveries × 1 ms of CPU at a whole vCPU, + 100 ms receiver + 10 ms AWS calls.
-    expect(usage.durationMs).toBeCloseTo(120);
-    expect(usage.gbSeconds).toBeCloseTo((100_000 * 0.12 * 1_769) / 1024);
-    // At 256 MB the same CPU takes 1769/256 times as long.
-    expect(lambdaUsage(healthy.mix, 1_000_000, figures, a).durationMs).toBeCloseTo((10 * 1_769) / 256 + 110);
-  });
-
-  it('holds a whole batch for the deadline when one of its attempts hangs', () => {
-    expect(batchHitProbability(0.01, 10)).toBeCloseTo(1 - 0.99 ** 10);
-    const usage = lambdaUsage(hanging.mix, 1_000_000, figures, a);
+  it('holds a batch for the deadline when one of its messages hangs', () => {
+    const u = lambdaUsage(hanging1.mix, 1_000_000, figures, a);
     const share = (0.01 * 4) / (0.99 + 0.01 * 4);
-    expect(usage.hangingBatchShare).toBeCloseTo(1 - (1 - share) ** 10);
-    const cpuMs = (10 * 1_769) / 256;
-    expect(usage.durationMs).toBeCloseTo(
-      cpuMs + usage.hangingBatchShare * 30_000 + (1 - usage.hangingBatchShare) * 100 + 10,
-    );
+    expect(u.hangingBatchShare).toBeCloseTo(batchHitProbability(share, 10), 9);
+  });
+
+  it('takes hanging retries out of healthy batches with a slow lane', () => {
+    const without = lambdaUsage(hanging1.mix, 1_000_000, figures, a);
+    const withLane = lambdaUsage(hanging1.mix, 1_000_000, figures, { ...a, slowLane: true });
+    expect(withLane.gbSeconds).toBeLessThan(without.gbSeconds);
   });
 });
 
-describe('cost of a million deliveries', () => {
-  it('prices each line of the healthy scenario from its quantity', () => {
-    const cost = scenarioCost(healthy, figures, prices, a);
-    const line = (service: string) => cost.lines.find((l) => l.service.startsWith(service))!;
-    expect(line('SQS requests').quantity).toBeCloseTo(1_200_000);
-    expect(line('SQS requests').dollars).toBeCloseTo(0.48);
-    expect(line('Lambda requests').dollars).toBeCloseTo(0.02);
-    expect(line('DynamoDB').dollars).toBeCloseTo(0.625);
-    const logBytes = 100_000 * a.platformLogBytesPerInvocation;
-    expect(line('CloudWatch Logs').dollars).toBeCloseTo((logBytes / 1024 ** 3) * 0.5);
-    expect(cost.total).toBeCloseTo(cost.lines.reduce((sum, l) => sum + l.dollars, 0));
-  });
+describe('scenario cost', () => {
+  const c = scenarioCost(healthy, figures, PRICES, a);
 
-  it("writes the failed deliveries' extra units, and success lines only at DEBUG", () => {
-    const cost = scenarioCost(failing, figures, prices, a);
-    expect(cost.lines.find((l) => l.service.startsWith('DynamoDB'))!.quantity).toBeCloseTo(1_400_000);
-    const quiet = scenarioCost(healthy, figures, prices, a);
-    expect(quiet.lines.find((l) => l.service.startsWith('CloudWatch'))!.quantity).toBeCloseTo(
-      (100_000 * a.platformLogBytesPerInvocation) / 1024 ** 3,
+  it('prices each line from its quantity', () => {
+    expect(line(c, 'SQS publish')).toBeCloseTo(0.4, 9);
+    expect(line(c, 'SQS receive + delete')).toBeCloseTo(0.2 * 0.4, 9);
+    expect(line(c, 'Lambda requests')).toBeCloseTo(0.1 * 0.2, 9);
+    expect(line(c, 'DynamoDB writes')).toBeCloseTo(0.625, 9);
+    const gbMonths = ((412 + DYNAMODB_ITEM_OVERHEAD_BYTES) * 1_000_000) / GIB;
+    expect(line(c, 'DynamoDB storage')).toBeCloseTo(gbMonths * 0.25, 9);
+    expect(line(c, 'DynamoDB point-in-time')).toBeCloseTo(gbMonths * 0.2, 9);
+    expect(line(c, 'Data transfer out')).toBeCloseTo(((1000 * 1_000_000) / GIB) * 0.09, 9);
+    expect(line(c, 'DynamoDB connection reads')).toBeCloseTo(
+      (connectionReadsPerDelivery(10_000, 1, c.lambda.containers, 30) * 0.5 * 0.125) / 1,
+      6,
     );
-    const verbose = scenarioCost(healthy, figures, prices, { ...a, logLevel: 'DEBUG' });
-    expect(verbose.lines.find((l) => l.service.startsWith('CloudWatch'))!.quantity).toBeCloseTo(
-      (400 * 1_000_000 + 100_000 * a.platformLogBytesPerInvocation) / 1024 ** 3,
+    expect(c.perMillion).toBeCloseTo(
+      c.lines.reduce((s, l) => s + l.perMillion, 0),
+      12,
     );
   });
 
-  it('prices EventBridge per event and per attempt, and Pipes per attempt', () => {
-    const [bus, pipes] = alternatives(prices);
-    expect(bus!.cost(healthy.mix, 1_000_000)).toBeCloseTo(1.2);
-    // 10% failing: 1.3 attempts per delivery, 0.1 dead letters.
-    expect(bus!.cost(failing.mix, 1_000_000)).toBeCloseTo(1 + 0.2 * 1.3 + 0.4 * 0.1);
-    // Publish 1, receive 0.1 per attempt, delete 0.1 per success; a pipe request and an invocation per attempt.
-    expect(pipes!.cost(healthy.mix, 1_000_000)).toBeCloseTo(0.4 * 1.2 + 0.4 + 0.2);
+  it('publishes ten events per request in the batched scenario', () => {
+    expect(line(scenarioCost(healthyBatched, figures, PRICES, a), 'SQS publish')).toBeCloseTo(0.04, 9);
   });
 
-  it('charges one secret per connection a month, and at most one read per connection, container and day', () => {
-    expect(secretsPerMonth(1_000, prices)).toBeCloseTo(400);
-    expect(secretReadsPerMonth(1_000, 10)).toBe(300_000);
+  it('costs the failing chain its sends, writes, index storage and four attempts of transfer', () => {
+    const f = scenarioCost(failing10, figures, PRICES, a);
+    expect(line(f, 'SQS retries and dead letters')).toBeCloseTo(0.1 * 4 * 0.4, 9);
+    expect(line(f, 'DynamoDB writes')).toBeCloseTo((0.9 * 1 + 0.1 * 5) * 0.625, 9);
+    expect(line(f, 'Data transfer out')).toBeCloseTo(((0.9 + 0.4) * 1000 * 1_000_000 * 0.09) / GIB, 9);
+  });
+
+  it('stores successes for a shorter TTL and drops PITR when told to', () => {
+    const short = scenarioCost(healthy, figures, PRICES, { ...a, ttlDaysSuccess: 3, pitr: false });
+    expect(line(short, 'DynamoDB storage')).toBeCloseTo(line(c, 'DynamoDB storage') / 10, 9);
+    expect(line(short, 'DynamoDB point-in-time')).toBe(0);
+  });
+
+  it('prices provisioned writes by the WCU-hour at the given use', () => {
+    const p = scenarioCost(healthy, figures, PRICES, {
+      ...a,
+      writeCapacity: { mode: 'provisioned', utilisation: 0.5 },
+    });
+    expect(line(p, 'DynamoDB writes')).toBeCloseTo((0.00065 / 3600 / 0.5) * 1_000_000, 9);
+  });
+});
+
+describe('fixed costs and alternatives', () => {
+  const base = {
+    connections: 1_000,
+    warmContainers: 10,
+    secretCacheS: 86_400,
+    alarms: 2,
+    customMetrics: 1,
+    idlePollers: 5,
+  };
+
+  it('prices a secret per connection, or one KMS key with the secretStore lever', () => {
+    const sm = fixedCost({ ...base, secretStore: 'secrets-manager' }, PRICES);
+    expect(sm.lines[0]!.perMonth).toBe(400);
+    const reads = 1_000 * 10 * 30;
+    expect(sm.lines[1]!.perMonth).toBeCloseTo((reads / 10_000) * 0.05, 9);
+    const kms = fixedCost({ ...base, secretStore: 'kms' }, PRICES);
+    expect(kms.lines[0]!.perMonth).toBe(1);
+    expect(kms.perMonth).toBeLessThan(10);
+    expect(sm.perMonth).toBeCloseTo(
+      sm.lines.reduce((s, l) => s + l.perMonth, 0),
+      12,
+    );
+  });
+
+  it('prices EventBridge per event and per attempt', () => {
+    const [bus] = alternatives(PRICES, 4);
+    expect(bus!.perMillion(healthy.mix)).toBeCloseTo(1.2, 9);
+    expect(bus!.perMillion(failing10.mix)).toBeCloseTo(1 + (0.9 + 0.4) * 0.2 + 0.1 * 0.4, 9);
+  });
+});
+
+describe('npm run cost -- --json', () => {
+  it('reports the four scenarios and the fixed costs, each total the sum of its lines', () => {
+    const report = costReport(figuresFrom(loadResults().results));
+    expect(Object.keys(report.scenarios).sort()).toEqual([
+      'failing10',
+      'hanging1',
+      'healthy',
+      'healthyBatched',
+    ]);
+    for (const s of Object.values(report.scenarios)) {
+      expect(s.lines.length).toBeGreaterThan(5);
+      expect(s.perMillion).toBeCloseTo(
+        s.lines.reduce((sum, l) => sum + l.perMillion, 0),
+        2,
+      );
+    }
+    expect(report.fixedPerThousandConnections.perMonth).toBeGreaterThan(400);
   });
 });

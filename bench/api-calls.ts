@@ -1,0 +1,383 @@
+/**
+ * (7) API calls and wire bytes per delivery, counted rather than assumed: local mode's
+ * emulators (fauxqs, dynalite, local Secrets Manager) are reached through counting proxies,
+ * so every request the publisher, the event-source runner and the production dispatcher
+ * wiring make is seen and classified (service, action, table or queue, message type); the
+ * receiver is reached through a TCP proxy that counts the bytes on the wire (TLS included).
+ *
+ * Three phases after a warm-up (connection and secret caches filled, as on a warm Lambda):
+ * - healthy: events published one per SendMessage to a receiver answering 200;
+ * - healthyBatched: the same, ten per SendMessageBatch;
+ * - failing: a receiver answering 503 to every attempt: the whole chain (4 attempts, 1/2/4 s).
+ * The cost model (bench/cost-model.ts) takes its per-delivery counts from these figures.
+ */
+
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
+import { type AddressInfo, connect, createServer as createTcpServer } from 'node:net';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, loadConfig } from '../lambdas/config';
+import { createHandler } from '../lambdas/dispatcher/handler';
+import { WebhookManagement } from '../lambdas/management';
+import type { PublishInput } from '../lambdas/publisher';
+import { wireDispatcher } from '../lambdas/wiring';
+import type { EmulatorsReady } from '../local/emulators-process';
+import { startRunner } from '../local/runner';
+import { startChild } from './support/child';
+import { capturedPowertoolsLog } from './support/fixtures';
+
+export type Phase = 'healthy' | 'healthyBatched' | 'failing';
+
+export interface PhaseCounts {
+  deliveries: number;
+  /** Requests the receiver got (attempts). */
+  attempts: number;
+  /** Requests by `service:Action:target[:messageType]`, e.g. `sqs:SendMessage:queue:delivery`. */
+  calls: Record<string, number>;
+  /** ReceiveMessage calls that returned messages, and the messages they returned. */
+  receivesWithMessages: number;
+  messagesReceived: number;
+  /** Long polls that returned nothing: idle polling, not per delivery. */
+  emptyReceives: number;
+  /** Bytes sent to the receiver (requests, TLS records included) and received from it. */
+  wireBytesOut: number;
+  wireBytesIn: number;
+}
+
+export interface ApiCallFigures {
+  /** When this measurement ran (it may be merged into a baseline of another run). */
+  measuredAt: string;
+  phases: Record<Phase, PhaseCounts>;
+  /** Calls made while creating connections and warming caches (not per delivery). */
+  warmUp: Record<string, number>;
+}
+
+interface Counter {
+  calls: Map<string, number>;
+  receivesWithMessages: number;
+  messagesReceived: number;
+  emptyReceives: number;
+}
+
+const newCounter = (): Counter => ({
+  calls: new Map(),
+  receivesWithMessages: 0,
+  messagesReceived: 0,
+  emptyReceives: 0,
+});
+
+const lastSegment = (value: unknown) =>
+  typeof value === 'string' ? (value.split(/[/:]/).at(-1) ?? value) : 'unknown';
+
+function messageType(body: unknown): string {
+  try {
+    const type = (JSON.parse(String(body)) as { type?: unknown }).type;
+    return typeof type === 'string' ? type : 'other';
+  } catch {
+    return 'unparsed';
+  }
+}
+
+/** `service:Action:target[:type]` of one AWS JSON-protocol request. */
+function classify(service: string, target: string, body: string, names: Map<string, string>): string {
+  const action = target.split('.').at(-1) ?? 'unknown';
+  let input: Record<string, unknown> = {};
+  try {
+    input = JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    // not JSON: counted by action alone
+  }
+  const name = (raw: unknown) => names.get(lastSegment(raw)) ?? lastSegment(raw);
+  if (service === 'sqs') {
+    const queue = name(input.QueueUrl);
+    if (action === 'SendMessage') return `sqs:${action}:${queue}:${messageType(input.MessageBody)}`;
+    if (action === 'SendMessageBatch') {
+      const first = (input.Entries as Array<{ MessageBody?: string }> | undefined)?.[0];
+      return `sqs:${action}:${queue}:${messageType(first?.MessageBody)}`;
+    }
+    return `sqs:${action}:${queue}`;
+  }
+  if (service === 'dynamodb') {
+    const table = input.TableName ?? Object.keys((input.RequestItems as object | undefined) ?? {})[0];
+    return `dynamodb:${action}:${name(table)}`;
+  }
+  return `${service}:${action}`;
+}
+
+/** An HTTP proxy in front of one emulator that counts what reaches it. */
+async function countingProxy(
+  service: string,
+  upstream: string,
+  counter: () => Counter,
+  names: Map<string, string>,
+) {
+  const target = new URL(upstream);
+  const server = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const key = classify(service, String(req.headers['x-amz-target'] ?? ''), body.toString('utf8'), names);
+      const c = counter();
+      c.calls.set(key, (c.calls.get(key) ?? 0) + 1);
+      const out = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+        },
+        (upstreamRes) => {
+          const back: Buffer[] = [];
+          upstreamRes.on('data', (b: Buffer) => back.push(b));
+          upstreamRes.on('end', () => {
+            const payload = Buffer.concat(back);
+            if (key.startsWith('sqs:ReceiveMessage')) {
+              // Counted when the long poll returns: the phase the messages arrived in.
+              const now = counter();
+              let n = 0;
+              try {
+                n = ((JSON.parse(payload.toString('utf8')) as { Messages?: unknown[] }).Messages ?? [])
+                  .length;
+              } catch {
+                n = 0;
+              }
+              if (n > 0) {
+                now.receivesWithMessages += 1;
+                now.messagesReceived += n;
+              } else now.emptyReceives += 1;
+            }
+            res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers).end(payload);
+          });
+        },
+      );
+      out.on('error', () => res.writeHead(502).end());
+      out.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A TCP proxy in front of the receiver that counts bytes each way. */
+async function wireCounter(port: number) {
+  const bytes = { out: 0, in: 0 };
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createTcpServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
+    sockets.add(client);
+    sockets.add(upstream);
+    client.on('data', (b: Buffer) => {
+      bytes.out += b.length;
+    });
+    upstream.on('data', (b: Buffer) => {
+      bytes.in += b.length;
+    });
+    client.pipe(upstream).pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    bytes,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const user = (id: string): PublishInput['user'] => ({
+  id,
+  email: 'ada.lovelace@example.com',
+  name: 'Ada Lovelace',
+  metadata: { plan: 'pro', source: 'extension' },
+});
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface ApiCallOptions {
+  /** Deliveries in each healthy phase (a multiple of 10). */
+  healthy: number;
+  /** Deliveries through the whole failing chain. */
+  failing: number;
+}
+
+export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallFigures> {
+  const measuredAt = new Date().toISOString();
+  const emulators = await startChild<EmulatorsReady>('local/emulators-process.ts', {
+    args: ['--visibility-timeout', '60'],
+    timeoutMs: 60_000,
+  });
+  const { env, resources, caPem, certFile, keyFile } = emulators.ready;
+  const receiver = await startChild<{ port: number }>('bench/support/receiver-process.ts', {
+    env: { BENCH_TLS_CERT_FILE: certFile, BENCH_TLS_KEY_FILE: keyFile, BENCH_REPORT: '1' },
+  });
+  const receipts: Array<{ path: string; status: number }> = [];
+  receiver.lines.on('line', (line) => receipts.push(JSON.parse(line) as { path: string; status: number }));
+
+  const names = new Map<string, string>();
+  const r = resources as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(r)) {
+    if (typeof value === 'string' && /Table$|Url$/.test(key))
+      names.set(lastSegment(value), key.replace(/Url$|Table$/, '').toLowerCase() || key);
+  }
+  let current = newCounter();
+  const counter = () => current;
+  const endpointKeys = Object.keys(env).filter((k) => k.startsWith('AWS_ENDPOINT_URL_'));
+  const proxies = await Promise.all(
+    endpointKeys.map(async (key) => {
+      const service = key.slice('AWS_ENDPOINT_URL_'.length).toLowerCase().replace(/_/g, '');
+      return { key, proxy: await countingProxy(service, env[key]!, counter, names) };
+    }),
+  );
+  const wire = await wireCounter(receiver.ready.port);
+  const proxiedEnv: Record<string, string> = { ...env };
+  for (const { key, proxy } of proxies) proxiedEnv[key] = proxy.url;
+  // The SQS client sends to the host of the queue URL (useQueueUrlAsEndpoint): point every
+  // queue URL at the counting proxy too (fauxqs finds a queue by its path alone).
+  const sqsProxy = proxies.find((p) => p.key === 'AWS_ENDPOINT_URL_SQS')?.proxy.url;
+  if (!sqsProxy) throw new Error('api calls: the emulators gave no SQS endpoint');
+  const viaProxy = (url: string) => `${sqsProxy}${new URL(url).pathname}`;
+  for (const [key, value] of Object.entries(proxiedEnv))
+    if (value.startsWith(env.AWS_ENDPOINT_URL_SQS!)) proxiedEnv[key] = viaProxy(value);
+  const queues = Object.fromEntries(
+    Object.entries(resources).map(([key, value]) => [
+      key,
+      typeof value === 'string' && key.endsWith('Url') ? viaProxy(value) : value,
+    ]),
+  ) as unknown as typeof resources;
+
+  const saved = Object.fromEntries(Object.keys(proxiedEnv).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, proxiedEnv);
+  const origin = `https://127.0.0.1:${wire.port}`;
+  const capture = capturedPowertoolsLog('INFO');
+  const management = new WebhookManagement({
+    resources: queues,
+    allowLoopback: true,
+    allowedPorts: [wire.port],
+    ca: [caPem],
+  });
+  const wired = wireDispatcher(
+    loadConfig({ ...process.env, [ENV.allowLoopback]: 'true', [ENV.allowedPorts]: String(wire.port) }),
+    { ca: [caPem], deps: { log: capture.log } },
+  );
+  const runner = startRunner({
+    sqs: new SQSClient({}),
+    queueUrl: queues.queueUrl,
+    queueArn: resources.queueArn,
+    handler: createHandler(wired.dispatcher),
+    functionTimeoutMs: 60_000,
+    waitTimeSeconds: 1,
+    concurrency: 4,
+  });
+  const until = async (done: () => boolean, timeoutMs: number, what: string) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`api calls: ${what} did not happen within ${timeoutMs} ms`);
+      await sleep(50);
+    }
+  };
+  /** Waits until the counted calls stop changing: the last attempt-log writes and deletes. */
+  const settle = async () => {
+    let last = -1;
+    for (;;) {
+      await sleep(400);
+      const total = [...current.calls.entries()]
+        .filter(([k]) => !k.startsWith('sqs:ReceiveMessage'))
+        .reduce((s, [, n]) => s + n, 0);
+      if (total === last) return;
+      last = total;
+    }
+  };
+
+  try {
+    capture.start(false);
+    const okApp = { id: 'app_cost_ok', name: 'Cost ok' };
+    const failApp = { id: 'app_cost_fail', name: 'Cost fail' };
+    await management.connections.create({ applicationId: okApp.id, name: 'ok', url: `${origin}/ok` });
+    await management.connections.create({ applicationId: failApp.id, name: 'fail', url: `${origin}/fail` });
+    // Warm-up: both connections and secrets cached, pools open (a warm Lambda container).
+    await management.publisher.publishUserIdentified({ user: user('usr_warm_ok'), application: okApp });
+    await management.publisher.publishUserIdentified({ user: user('usr_warm_fail'), application: failApp });
+    await until(
+      () => receipts.filter((x) => x.path === '/fail').length >= 4 && receipts.some((x) => x.path === '/ok'),
+      60_000,
+      'warm-up',
+    );
+    await settle();
+    const warmUp = Object.fromEntries(current.calls);
+
+    const phase = async (
+      deliveries: number,
+      path: string,
+      attemptsEach: number,
+      publish: () => Promise<void>,
+    ) => {
+      current = newCounter();
+      const before = receipts.filter((x) => x.path === path).length;
+      const wireBefore = { ...wire.bytes };
+      await publish();
+      await until(
+        () => receipts.filter((x) => x.path === path).length >= before + deliveries * attemptsEach,
+        90_000,
+        `${path} deliveries`,
+      );
+      await settle();
+      const c = current;
+      return {
+        deliveries,
+        attempts: receipts.filter((x) => x.path === path).length - before,
+        calls: Object.fromEntries([...c.calls.entries()].sort()),
+        receivesWithMessages: c.receivesWithMessages,
+        messagesReceived: c.messagesReceived,
+        emptyReceives: c.emptyReceives,
+        wireBytesOut: wire.bytes.out - wireBefore.out,
+        wireBytesIn: wire.bytes.in - wireBefore.in,
+      } satisfies PhaseCounts;
+    };
+    const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    const healthy = await phase(options.healthy, '/ok', 1, async () => {
+      for (const id of ids('usr_one_', options.healthy))
+        await management.publisher.publishUserIdentified({ user: user(id), application: okApp });
+    });
+    const healthyBatched = await phase(options.healthy, '/ok', 1, async () => {
+      const all = ids('usr_ten_', options.healthy);
+      for (let i = 0; i < all.length; i += 10)
+        await management.publisher.publishUserIdentifiedBatch(
+          all.slice(i, i + 10).map((id) => ({ user: user(id), application: okApp })),
+        );
+    });
+    const failing = await phase(options.failing, '/fail', 4, async () => {
+      for (const id of ids('usr_fail_', options.failing))
+        await management.publisher.publishUserIdentified({ user: user(id), application: failApp });
+    });
+    return { measuredAt, phases: { healthy, healthyBatched, failing }, warmUp };
+  } finally {
+    await runner.stop();
+    capture.stop();
+    await wired.close();
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    await Promise.all([wire.close(), ...proxies.map((p) => p.proxy.close())]);
+    await Promise.all([receiver.stop(), emulators.stop()]);
+  }
+}
+
+if (require.main === module) {
+  measureApiCalls({ healthy: 20, failing: 2 })
+    .then((f) => console.log(JSON.stringify(f, null, 2)))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+}
