@@ -43,6 +43,8 @@ let context: BrowserContext;
 let page: Page;
 let consoleUrl: string;
 let shownSecret: string;
+/** Script errors and console errors of the walk's page, except HTTP errors the API answers on purpose. */
+const pageErrors: string[] = [];
 
 beforeAll(async () => {
   consoleDir = mkdtempSync(join(tmpdir(), 'webhooks-console-'));
@@ -71,6 +73,11 @@ beforeAll(async () => {
   ({ consoleUrl } = await management.createConsoleSession({ applicationId, apiUrl: api.origin }));
   browser = await connectBrowser();
   ({ context, page } = await newUserPage(browser));
+  page.on('pageerror', (error) => pageErrors.push(`script error: ${(error as Error).message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      pageErrors.push(message.text());
+  });
 });
 
 afterAll(async () => {
@@ -253,6 +260,10 @@ describe('the web console, walked by a new user', () => {
     await clickButton(page, 'Delete connection');
     await waitForText(page, 'No connections yet');
     await expect(management.connections.list({ applicationId })).resolves.toEqual([]);
+  });
+
+  it('ran the whole walk under the Content-Security-Policy without a script error', () => {
+    expect(pageErrors).toEqual([]);
   });
 
   it('tells a visitor with an expired link that it expired and how to get a new one', async () => {
