@@ -11,12 +11,14 @@ import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import type { WebhookManagement } from '../lambdas/management';
 import { attemptsCommand } from './commands/attempts';
+import { certsCommand } from './commands/certs';
 import { connectionsCommand } from './commands/connections';
 import { consoleCommand } from './commands/console';
 import { dlqCommand } from './commands/dlq';
 import { publishCommand } from './commands/publish';
 import type { Context, GlobalFlags } from './context';
 import { CliError, debugEnabled, EXIT, reasonFor, UsageError } from './errors';
+import { safeJson, visible } from './format';
 import { createProgram, HelpShown } from './program';
 import { openTarget } from './target';
 
@@ -27,6 +29,7 @@ export const COMMANDS: ReadonlyArray<() => Command> = [
   attemptsCommand,
   dlqCommand,
   consoleCommand,
+  certsCommand,
 ];
 
 export interface Io {
@@ -101,14 +104,16 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         management ??= (io.open ?? ((g) => openTarget(g, io.env)))(globals);
         return management;
       },
+      // Last line of defence: no control character reaches the terminal but the line breaks
+      // we write (text from outside is escaped where it is placed, newlines included).
       print: (text = '') => {
-        if (!globals.json) io.stdout.write(`${text}\n`);
+        if (!globals.json) io.stdout.write(`${visible(text, { keepNewlines: true })}\n`);
       },
       printJson: (value) => {
-        if (globals.json) io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+        if (globals.json) io.stdout.write(`${safeJson(value, 2)}\n`);
       },
       printJsonLine: (value) => {
-        if (globals.json) io.stdout.write(`${JSON.stringify(value)}\n`);
+        if (globals.json) io.stdout.write(`${safeJson(value)}\n`);
       },
       stderr: io.stderr,
       stdin: io.stdin ?? process.stdin,
@@ -132,9 +137,9 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     const exitCode = error instanceof CliError ? error.exitCode : EXIT.failed;
     const reason = reasonFor(error, target);
     if (json) {
-      io.stderr.write(`${JSON.stringify({ error: errorJson(error, reason, exitCode) })}\n`);
+      io.stderr.write(`${safeJson({ error: errorJson(error, reason, exitCode) })}\n`);
     } else {
-      io.stderr.write(`webhooks: ${reason}\n`);
+      io.stderr.write(`webhooks: ${visible(reason)}\n`);
     }
     if (debugEnabled(io.env) && error instanceof Error) io.stderr.write(`${error.stack ?? ''}\n`);
     return exitCode;

@@ -73,13 +73,60 @@ export function outcomeDetail(
     case 'timeout':
       return `timed out after ${r.durationMs} ms`;
     case 'network_error':
-      return `network error: ${r.error ?? 'unknown'}`;
+      return r.error ? withoutNodeHint(r.error) : 'unknown network error';
     case 'blocked':
       return `blocked by the egress policy: ${r.error ?? 'destination refused'}`;
     case 'rejected':
       return `rejected: ${r.error ?? 'the connection is not valid'}`;
     default:
       return r.outcome;
+  }
+}
+
+/** Node's generic advice on TLS errors (`--use-system-ca`), which rarely fits a receiver: failureAdvice says what does. */
+const NODE_CA_HINT = /;\s*if the root CA is installed locally, try running Node\.js with --use-system-ca\.?/;
+
+export function withoutNodeHint(error: string): string {
+  return error.replace(NODE_CA_HINT, '');
+}
+
+/** TLS errors that mean "this certificate is not one we trust" (Node's and OpenSSL's codes). */
+const UNTRUSTED_CERTIFICATE =
+  /\b(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_UNTRUSTED)\b/;
+const WRONG_NAME = /\bERR_TLS_CERT_ALTNAME_INVALID\b/;
+const EXPIRED = /\b(CERT_HAS_EXPIRED|CERT_NOT_YET_VALID)\b/;
+
+/**
+ * What to do about a failed attempt, when the error says enough: an untrusted, misnamed or
+ * expired certificate, or nothing listening. Undefined when there is nothing to add.
+ */
+export function failureAdvice(
+  r: Pick<AttemptRecord, 'outcome' | 'error' | 'target'>,
+  options: { local: boolean; suggest: (command: string) => string },
+): string | undefined {
+  if (r.outcome !== 'network_error' || !r.error) return undefined;
+  const issue = options.suggest('certs issue --out ./certs');
+  if (UNTRUSTED_CERTIFICATE.test(r.error) || WRONG_NAME.test(r.error) || EXPIRED.test(r.error)) {
+    const what = WRONG_NAME.test(r.error)
+      ? "the receiver's certificate is not valid for this host name"
+      : EXPIRED.test(r.error)
+        ? "the receiver's certificate has expired (or is not valid yet)"
+        : "the receiver's certificate is not signed by a CA the dispatcher trusts";
+    return options.local
+      ? `${what}. Serve one from local mode's CA, which local mode trusts: ${issue} (valid for localhost, 127.0.0.1 and ::1), or start local mode with WEBHOOKS_EXTRA_CA_FILE=<your CA's PEM file>`
+      : `${what}. Deliveries trust the public CAs only: serve a certificate from a public CA (e.g. Let's Encrypt) valid for the URL's host name.`;
+  }
+  if (/\bECONNREFUSED\b/.test(r.error)) {
+    return `nothing accepts connections at ${safeOrigin(r.target)}: is the receiver running, on that port?`;
+  }
+  return undefined;
+}
+
+function safeOrigin(target: string): string {
+  try {
+    return new URL(target).host;
+  } catch {
+    return 'the target';
   }
 }
 

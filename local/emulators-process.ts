@@ -44,7 +44,11 @@ async function main(): Promise<void> {
     throw new Error(`--visibility-timeout must be whole seconds, got "${visibility}"`);
   }
 
-  const emulators = await startEmulators({ persistDir: values.persist, region: values.region });
+  const emulators = await startEmulators({
+    persistDir: values.persist,
+    persistQueues: true,
+    region: values.region,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'webhooks-local-'));
   let stopping = false;
   const shutdown = async (why: string) => {

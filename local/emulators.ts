@@ -32,6 +32,12 @@ export interface EmulatorOptions {
    * `secrets-manager.json`). In memory when absent.
    */
   readonly persistDir?: string;
+  /**
+   * Keep the queues in `persistDir` too. Off unless asked for: fauxqs 2.4.1's persistence
+   * refuses ChangeMessageVisibility on messages it received (ReceiptHandleIsInvalid), which
+   * breaks `dlq list`. @default false
+   */
+  readonly persistQueues?: boolean;
   /** @default 'us-east-1' */
   readonly region?: string;
 }
@@ -55,7 +61,10 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Loc
   if (persistDir) mkdirSync(persistDir, { recursive: true });
 
   const started = await Promise.allSettled([
-    startLocalSqs({ region, dataDir: persistDir && join(persistDir, 'sqs') }),
+    startLocalSqs({
+      region,
+      dataDir: options.persistQueues && persistDir ? join(persistDir, 'sqs') : undefined,
+    }),
     startDynamo(persistDir && join(persistDir, 'dynamodb')),
     startSecretsManager({ region, persistDir }),
   ]);

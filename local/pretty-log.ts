@@ -34,7 +34,8 @@ export function prettyLog(
     else if (level === 'warn' || level === 'error')
       parts.push(c(level === 'error' ? 'red' : 'yellow', `✗ ${message}`));
     else parts.push(message);
-    if (deliveryId) parts.push(String(deliveryId).replace(/_con_.*$/, '…'));
+    // The whole id, so it can be pasted into `npx webhooks --local attempts get`.
+    if (deliveryId) parts.push(String(deliveryId));
     if (connectionId && !deliveryId) parts.push(String(connectionId));
     if (attempt !== undefined) parts.push(`attempt ${attempt}`);
     if (outcome && outcome !== 'delivered') parts.push(String(outcome));

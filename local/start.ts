@@ -6,13 +6,13 @@
  * that verifies signatures with the receiver library. The production adapters run unchanged:
  * only endpoints and credentials differ. Ctrl-C stops everything.
  *
- *   npm start                      # in memory
- *   npm start -- --persist .local/data
- *   npm start -- --allow-port 8443 # let connections reach your own https://localhost:8443/…
- *   npm run demo                   # the scripted tour, then exit
+ *   npm start                      # state kept in .local/data across restarts
+ *   npm start -- --fresh           # start clean (deletes what was kept)
+ *   npm start -- --in-memory       # keep nothing
+ *   npm run demo                   # the scripted tour, then exit (in memory, its own state file)
  */
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { parseArgs } from 'node:util';
@@ -30,9 +30,10 @@ import { bootstrapResources, localEnv } from './bootstrap';
 import { startDemoReceiver } from './demo-receiver';
 import { runDemoTour } from './demo-tour';
 import { startEmulators } from './emulators';
+import { loadOrCreateCa } from './local-ca';
 import { prettyLog } from './pretty-log';
 import { startRunner } from './runner';
-import { removeState, stateFilePath, writeState } from './state';
+import { assertStateFileFree, LOCAL_DIR, removeState, stateFilePath, writeState } from './state';
 import { createLocalPki } from './tls';
 
 const DEMO_APPLICATION = { id: 'app_demo', name: 'Demo Extension' };
@@ -43,10 +44,15 @@ const DEMO_CONSOLE_TTL_SECONDS = 86_400;
 
 const USAGE = `Usage: npm start -- [options]
 
-  --persist DIR      keep queues, tables and secrets in DIR across restarts
-  --allow-port N     also allow deliveries to port N (repeatable; 443 is always allowed)
+  --persist DIR      keep queues, tables and secrets in DIR (default: data/ next to the state file,
+                     .local/data); a restart picks them up
+  --fresh            start clean: delete what was kept, then start
+  --in-memory        keep nothing; everything is lost when local mode stops
+  --allow-port N     also allow deliveries to port N on other hosts (repeatable; 443 is always
+                     allowed, and any port on localhost, 127.0.0.1 and [::1])
   --api-port N       serve the management API and console on 127.0.0.1:N (default ${DEFAULT_API_PORT}, or a free port when taken; 0 = any)
-  --demo             play the scripted tour (success, flaky, dead, DLQ redrive), then exit
+  --demo             play the scripted tour (success, flaky, dead, DLQ redrive), then exit; runs in
+                     memory with its own state file (.local/demo/), so it never disturbs npm start
   --json-logs        print the dispatcher's JSON log lines instead of the short ones
   -h, --help         this help`;
 
@@ -69,6 +75,8 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       persist: { type: 'string' },
+      fresh: { type: 'boolean', default: false },
+      'in-memory': { type: 'boolean', default: false },
       'allow-port': { type: 'string', multiple: true, default: [] },
       'api-port': { type: 'string' },
       demo: { type: 'boolean', default: false },
@@ -82,7 +90,20 @@ async function main(): Promise<void> {
   }
   const out = (line = '') => process.stdout.write(`${line}\n`);
   const colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
-  const persistDir = values.persist ? resolve(values.persist) : undefined;
+  // The demo gets its own state file (and CA) and runs in memory: it must not overwrite, then
+  // delete, the state file of an `npm start` running beside it.
+  if (values.demo && !process.env.WEBHOOKS_STATE_FILE)
+    process.env.WEBHOOKS_STATE_FILE = join(LOCAL_DIR, 'demo', 'state.json');
+  const statePath = stateFilePath();
+  assertStateFileFree(statePath);
+  if (values['in-memory'] && values.persist)
+    throw new Error('--in-memory and --persist contradict each other; give one');
+  const inMemory = values['in-memory'] || (values.demo && !values.persist);
+  const persistDir = inMemory ? undefined : resolve(values.persist ?? join(dirname(statePath), 'data'));
+  if (values.fresh && persistDir) rmSync(persistDir, { recursive: true, force: true });
+  const stateNote = persistDir
+    ? `connections, secrets and the attempt log kept in ${persistDir} across restarts${values.persist ? ' (queues too)' : ' (queued messages are not)'}; npm start -- --fresh starts clean`
+    : 'in memory only: connections, secrets and attempts are LOST when local mode stops';
   const apiPort = values['api-port'] === undefined ? undefined : parseApiPort(values['api-port']);
   const extraPorts = parsePorts([
     ...(values['allow-port'] ?? []),
@@ -90,7 +111,8 @@ async function main(): Promise<void> {
   ]);
 
   out('Starting the local webhook pipeline…');
-  const emulators = await startEmulators({ persistDir });
+  // Queues are kept only with an explicit --persist (see EmulatorOptions.persistQueues).
+  const emulators = await startEmulators({ persistDir, persistQueues: values.persist !== undefined });
   const resources = await bootstrapResources(emulators, {
     visibilityTimeoutSeconds: FUNCTION_TIMEOUT_MS / 1000,
   });
@@ -98,11 +120,10 @@ async function main(): Promise<void> {
   // through these (no code path differs).
   Object.assign(process.env, localEnv(emulators.endpoints, resources, emulators.region));
 
-  const statePath = stateFilePath();
-  const pki = createLocalPki();
-  const caFile = join(dirname(statePath), 'local-ca.pem');
-  mkdirSync(dirname(statePath), { recursive: true });
-  writeFileSync(caFile, pki.caPem);
+  // The CA outlives restarts, so certificates issued from it (`certs issue`) stay trusted.
+  const { ca: localCa, files: caFiles } = loadOrCreateCa(dirname(statePath));
+  const pki = createLocalPki({ ca: localCa });
+  const caFile = caFiles.certFile;
   const extraCaFiles = [process.env.NODE_EXTRA_CA_CERTS, process.env.WEBHOOKS_EXTRA_CA_FILE]
     .filter((f): f is string => Boolean(f))
     .map((f) => resolve(f));
@@ -125,7 +146,7 @@ async function main(): Promise<void> {
     onDelivery(d) {
       const mark = d.verified ? '✓ signature verified' : `✗ rejected (${d.problem})`;
       out(
-        `  demo receiver ${d.path}: ${d.userId ?? '?'} delivery ${d.deliveryId?.slice(0, 30) ?? '?'}… attempt ${d.attempt ?? '?'} ${mark} → ${d.status}`,
+        `  demo receiver ${d.path}: ${d.userId ?? '?'} delivery ${d.deliveryId ?? '?'} attempt ${d.attempt ?? '?'} ${mark} → ${d.status}`,
       );
     },
   });
@@ -203,6 +224,8 @@ async function main(): Promise<void> {
       endpoints: emulators.endpoints,
       resources: { ...resources, headerPrefix, consoleKeySecret, apiUrl: api.origin },
       caFile,
+      caKeyFile: caFiles.keyFile,
+      ...(persistDir ? { persistDir } : {}),
       extraCaFiles,
       allowedPorts,
       demoReceiverUrl: demoUrl,
@@ -221,12 +244,19 @@ async function main(): Promise<void> {
     await receiver.close();
     await emulators.stop();
     removeState(statePath);
-    out('Stopped.');
+    out(
+      persistDir
+        ? `Stopped. Connections, secrets and the attempt log are kept in ${persistDir}${values.persist ? ' (queues too)' : '; queued messages and the DLQ are not'}; the next npm start picks them up.`
+        : 'Stopped. It ran in memory: its connections, secrets and attempts are gone.',
+    );
     process.exit(code);
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
+  // The demo's own state file is not the one the CLI reads by default: say which.
+  const cli = `${values.demo && statePath !== join(LOCAL_DIR, 'state.json') ? `WEBHOOKS_STATE_FILE=${statePath} ` : ''}npx webhooks --local`;
+  const examplePort = extraPorts[0] ?? 8443;
   out(`
 Local webhook pipeline is ready.
 
@@ -235,8 +265,10 @@ Local webhook pipeline is ready.
   Secrets Manager (local)  ${emulators.endpoints.secretsManager}
   delivery queue           ${resources.queueUrl}
   dead-letter queue        ${resources.dlqUrl}
-  state file               ${statePath}${persistDir ? `\n  persisted in             ${persistDir}` : ''}
-  allowed ports            ${allowedPorts.join(', ')} (loopback allowed: local mode only)
+  state file               ${statePath}
+  state                    ${stateNote}
+  local CA                 ${caFile} (trusted by local mode)
+  allowed ports            ${allowedPorts.join(', ')}, and any port on localhost, 127.0.0.1 and [::1] (local mode only)
   management API           ${api.origin}/api/v1 (OpenAPI: ${api.origin}/api/v1/openapi.json)${api.movedFrom ? `\n                           (port ${api.movedFrom} was taken)` : ''}
 
 Web console (${DEMO_APPLICATION.id}, valid ${DEMO_CONSOLE_TTL_SECONDS / 3600} h)
@@ -249,12 +281,14 @@ Demo connection
   secret   ${secret}
 
 Try, in another terminal:
-  npx webhooks --local connections send-test ${demo.connectionId}
-  npx webhooks --local publish --application ${DEMO_APPLICATION.id} --user-json '{"id":"usr_123","email":"ada@example.com","name":"Ada Lovelace"}'
-  npx webhooks --local attempts list --connection ${demo.connectionId}
-  npx webhooks --local console --application ${DEMO_APPLICATION.id}      (a new console link)
-  npx webhooks --local connections create --application ${DEMO_APPLICATION.id} --name "My endpoint" --url https://localhost:8443/webhooks
-      (start with --allow-port 8443 to deliver to your own local HTTPS endpoint)
+  ${cli} connections send-test ${demo.connectionId}
+  ${cli} publish --application ${DEMO_APPLICATION.id} --user-json '{"id":"usr_123","email":"ada@example.com","name":"Ada Lovelace"}'
+  ${cli} attempts tail
+  ${cli} console --application ${DEMO_APPLICATION.id}      (a new console link)
+Your own HTTPS receiver on this machine, any port, no restart:
+  ${cli} certs issue --out ./certs
+      (certs/localhost.pem + certs/localhost-key.pem, from local mode's CA, which local mode trusts)
+  ${cli} connections create --application ${DEMO_APPLICATION.id} --name "My endpoint" --url https://localhost:${examplePort}/webhooks
 
 Press Ctrl-C to stop.
 `);

@@ -15,8 +15,12 @@ export interface LocalState {
   region: string;
   endpoints: LocalEndpoints;
   resources: WebhookResources;
-  /** PEM file of the throwaway CA that signed the demo receiver's certificate. */
+  /** PEM file of local mode's CA (kept across restarts), which signed the demo receiver's certificate. */
   caFile: string;
+  /** Its private key, for `npx webhooks --local certs issue`. */
+  caKeyFile?: string;
+  /** Where queues, tables and secrets are kept across restarts; absent when they live in memory. */
+  persistDir?: string;
   /** Other CA files local mode trusts (NODE_EXTRA_CA_CERTS, WEBHOOKS_EXTRA_CA_FILE), so the CLI's test sends trust them too. */
   extraCaFiles?: string[];
   /** Ports local deliveries may use (443 plus the demo receivers'). */
@@ -25,20 +29,59 @@ export interface LocalState {
   demoReceiverUrl?: string;
 }
 
+/** `.local/` in the project directory: local mode's state file, CA and (by default) data. */
+export const LOCAL_DIR = join(__dirname, '..', '.local');
+
 /** `$WEBHOOKS_STATE_FILE`, or `.local/state.json` in the project directory. */
 export function stateFilePath(): string {
   return process.env.WEBHOOKS_STATE_FILE
     ? resolve(process.env.WEBHOOKS_STATE_FILE)
-    : join(__dirname, '..', '.local', 'state.json');
+    : join(LOCAL_DIR, 'state.json');
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readIfAny(path: string): LocalState | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as LocalState;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses to start a second local mode on the same state file while the first runs: it would
+ * overwrite the file, then delete it on exit, cutting the running one off from the CLI.
+ */
+export function assertStateFileFree(path = stateFilePath(), pid = process.pid): void {
+  const other = readIfAny(path);
+  if (other && other.pid !== pid && isRunning(other.pid)) {
+    throw new Error(
+      `local mode is already running (pid ${other.pid}, since ${other.startedAt}) with the state file ${path}. ` +
+        'Use that one (npx webhooks --local …), stop it first (Ctrl-C in its terminal), or run another with ' +
+        'its own state file: WEBHOOKS_STATE_FILE=/tmp/webhooks-2/state.json npm start',
+    );
+  }
 }
 
 export function writeState(state: LocalState, path = stateFilePath()): void {
+  assertStateFileFree(path, state.pid);
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
 }
 
-export function removeState(path = stateFilePath()): void {
-  rmSync(path, { force: true });
+/** Removes the state file, only if it is still this process's (never another instance's). */
+export function removeState(path = stateFilePath(), pid = process.pid): void {
+  const current = readIfAny(path);
+  if (current === undefined || current.pid === pid) rmSync(path, { force: true });
 }
 
 /** Reads the state of a running `npm start`, or explains how to get one. */
@@ -47,9 +90,7 @@ export function readState(path = stateFilePath()): LocalState {
     throw new Error(`local mode is not running (no ${path}); start it with: npm start`);
   }
   const state = JSON.parse(readFileSync(path, 'utf8')) as LocalState;
-  try {
-    process.kill(state.pid, 0);
-  } catch {
+  if (!isRunning(state.pid)) {
     throw new Error(`local mode (pid ${state.pid}) is no longer running; start it with: npm start`);
   }
   return state;

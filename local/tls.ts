@@ -4,7 +4,16 @@
  * certificate; the dispatcher trusts the CA through `NODE_EXTRA_CA_CERTS` or an explicit
  * `ca` option, so local deliveries use real TLS with verification on.
  */
-import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+  X509Certificate,
+} from 'node:crypto';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import {
@@ -28,6 +37,9 @@ const VALIDITY_MS = 24 * 60 * 60 * 1000;
 /** Backdating of `notBefore`, so a clock a little behind does not reject a fresh certificate. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
+/** Common name of every local mode CA, followed by a random run id. */
+const CA_NAME_PREFIX = 'serverless-webhooks local CA ';
+
 const OID = {
   commonName: '2.5.4.3',
   organization: '2.5.4.10',
@@ -48,6 +60,8 @@ const KEY_USAGE = { digitalSignature: 0, keyCertSign: 5, cRLSign: 6 } as const;
 export interface LocalPkiOptions {
   /** Names and addresses the server certificate is valid for. @default ['127.0.0.1', 'localhost', '::1'] */
   readonly hosts?: readonly string[];
+  /** Sign with this CA instead of a fresh one (local mode keeps its CA across restarts). */
+  readonly ca?: LocalCa;
 }
 
 export interface LocalPki {
@@ -59,24 +73,38 @@ export interface LocalPki {
   readonly keyPem: string;
 }
 
-const DEFAULT_HOSTS = ['127.0.0.1', 'localhost', '::1'] as const;
+/** A CA that can sign: its certificate and its private key (PKCS#8), both PEM. */
+export interface LocalCa {
+  readonly certPem: string;
+  readonly keyPem: string;
+}
+
+/** A server certificate and its key. */
+export interface IssuedCertificate {
+  readonly certPem: string;
+  readonly keyPem: string;
+}
+
+export const DEFAULT_HOSTS: readonly string[] = ['127.0.0.1', 'localhost', '::1'];
 
 /**
- * Creates a fresh CA and a server certificate for `hosts` (DNS names as dNSName SANs,
- * IPv4/IPv6 addresses as iPAddress SANs), both valid for one day.
+ * Creates a fresh CA (unless one is given) and a server certificate for `hosts` (DNS names as
+ * dNSName SANs, IPv4/IPv6 addresses as iPAddress SANs), valid for one day.
  */
 export function createLocalPki(options: LocalPkiOptions = {}): LocalPki {
-  const hosts = options.hosts ?? DEFAULT_HOSTS;
-  if (hosts.length === 0)
-    throw new Error('createLocalPki: give at least one host for the server certificate');
-  const notBefore = new Date(Date.now() - CLOCK_SKEW_MS);
-  const notAfter = new Date(Date.now() + VALIDITY_MS);
-  const run = randomBytes(4).toString('hex');
+  const ca = options.ca ?? createLocalCa();
+  const server = issueCertificate(ca, options.hosts ?? DEFAULT_HOSTS);
+  return { caPem: ca.certPem, ...server };
+}
 
+/** A new CA, valid for `validityMs` (one day unless told otherwise). */
+export function createLocalCa(validityMs = VALIDITY_MS): LocalCa {
+  const notBefore = new Date(Date.now() - CLOCK_SKEW_MS);
+  const notAfter = new Date(Date.now() + validityMs);
+  const run = randomBytes(4).toString('hex');
   const ca = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const caSpki = ca.publicKey.export({ type: 'spki', format: 'der' });
-  const caName = name(`serverless-webhooks local CA ${run}`);
-  const caKeyId = keyIdentifier(caSpki);
+  const caName = name(`${CA_NAME_PREFIX}${run}`);
   const caCert = certificate({
     issuer: caName,
     subject: caName,
@@ -87,10 +115,35 @@ export function createLocalPki(options: LocalPkiOptions = {}): LocalPki {
     extensions: [
       extension(OID.basicConstraints, true, sequence(boolean(true), unsignedInteger(0))),
       extension(OID.keyUsage, true, namedBits([KEY_USAGE.keyCertSign, KEY_USAGE.cRLSign])),
-      extension(OID.subjectKeyIdentifier, false, octetString(caKeyId)),
+      extension(OID.subjectKeyIdentifier, false, octetString(keyIdentifier(caSpki))),
     ],
   });
+  return {
+    certPem: pem('CERTIFICATE', caCert),
+    keyPem: ca.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
+}
 
+/**
+ * A server certificate for `hosts`, signed by `ca`, valid for `validityMs` (one day unless
+ * told otherwise) and never past the CA's own end.
+ */
+export function issueCertificate(
+  ca: LocalCa,
+  hosts: readonly string[] = DEFAULT_HOSTS,
+  validityMs = VALIDITY_MS,
+): IssuedCertificate {
+  if (hosts.length === 0) throw new Error('issueCertificate: give at least one host for the certificate');
+  const caCert = new X509Certificate(ca.certPem);
+  const commonName = /^CN=(.+)$/m.exec(caCert.subject)?.[1];
+  if (!commonName?.startsWith(CA_NAME_PREFIX)) {
+    throw new Error(`issueCertificate: not a local mode CA (subject ${caCert.subject.replace(/\n/g, ', ')})`);
+  }
+  const caName = name(commonName);
+  const caKey = createPrivateKey(ca.keyPem);
+  const caKeyId = keyIdentifier(createPublicKey(caKey).export({ type: 'spki', format: 'der' }));
+  const notBefore = new Date(Date.now() - CLOCK_SKEW_MS);
+  const notAfter = new Date(Math.min(Date.now() + validityMs, Date.parse(caCert.validTo)));
   const server = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const serverSpki = server.publicKey.export({ type: 'spki', format: 'der' });
   const serverCert = certificate({
@@ -99,7 +152,7 @@ export function createLocalPki(options: LocalPkiOptions = {}): LocalPki {
     spki: serverSpki,
     notBefore,
     notAfter,
-    signer: ca.privateKey,
+    signer: caKey,
     extensions: [
       extension(OID.basicConstraints, true, sequence()),
       extension(OID.keyUsage, true, namedBits([KEY_USAGE.digitalSignature])),
@@ -109,9 +162,7 @@ export function createLocalPki(options: LocalPkiOptions = {}): LocalPki {
       extension(OID.authorityKeyIdentifier, false, sequence(implicit(0, caKeyId))),
     ],
   });
-
   return {
-    caPem: pem('CERTIFICATE', caCert),
     certPem: pem('CERTIFICATE', serverCert),
     keyPem: server.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   };

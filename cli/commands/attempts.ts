@@ -3,10 +3,10 @@
 import type { Command } from 'commander';
 import type { AttemptRecord } from '../../lambdas/core/types';
 import { CliError } from '../errors';
-import { keyValues, plural, table, truncate } from '../format';
+import { keyValues, plural, table, truncate, visible } from '../format';
 import { group, handle, leaf } from '../program';
 import { parseSince, parseWholeNumber } from '../values';
-import { attemptColumns, attemptJson, deliveryState } from '../views';
+import { attemptColumns, attemptJson, deliveryState, failureAdvice } from '../views';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1_000;
@@ -84,7 +84,11 @@ function get(): Command {
     );
     ctx.print(`\n${table(attempts, attemptColumns(ctx.now(), { delivery: false }))}`);
     if (last.responseSnippet)
-      ctx.print(`\nLast response (attempt ${last.attempt}):\n  ${truncate(last.responseSnippet, 1024)}`);
+      ctx.print(
+        `\nLast response (attempt ${last.attempt}):\n  ${visible(truncate(last.responseSnippet, 1024) ?? '')}`,
+      );
+    const advice = failureAdvice(last, { local: ctx.globals.local, suggest: ctx.suggest });
+    if (advice) ctx.print(`\nWhat to do: ${advice}`);
     if (last.final && last.outcome !== 'delivered' && !last.test) {
       ctx.print(
         `\nSend it again, once the receiver is fixed:\n  ${ctx.suggest(`dlq redrive ${deliveryId}`)}`,

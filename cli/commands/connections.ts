@@ -4,10 +4,17 @@ import { type Command, Option } from 'commander';
 import type { Connection } from '../../lambdas/core/types';
 import type { Context } from '../context';
 import { CliError, UsageError } from '../errors';
-import { keyValues, plural, table, truncate } from '../format';
+import { keyValues, plural, table, truncate, visible } from '../format';
 import { group, handle, leaf, repeatableOption } from '../program';
 import { collectHeaders } from '../values';
-import { attemptJson, connectionBlock, connectionColumns, connectionJson, outcomeDetail } from '../views';
+import {
+  attemptJson,
+  connectionBlock,
+  connectionColumns,
+  connectionJson,
+  failureAdvice,
+  outcomeDetail,
+} from '../views';
 
 const ID = '<connection-id>';
 /** What the operator should expect after a change (the dispatcher caches connections). */
@@ -153,15 +160,15 @@ function toggle(enabled: boolean): Command {
     const id = current.connectionId;
     if (current.enabled === enabled) {
       ctx.printJson(connectionJson(current));
-      ctx.print(`Connection ${id} (${current.name}) is already ${verb}d; nothing changed.`);
+      ctx.print(`Connection ${id} (${visible(current.name)}) is already ${verb}d; nothing changed.`);
       return;
     }
     const connection = await webhooks.connections.setEnabled(id, enabled);
     ctx.printJson(connectionJson(connection));
     ctx.print(
       enabled
-        ? `Enabled connection ${id} (${connection.name}); ${CACHE_NOTE}.`
-        : `Disabled connection ${id} (${connection.name}); ${CACHE_NOTE}.\nNew events skip it; deliveries already queued for it go to the dead-letter queue as connection_disabled.`,
+        ? `Enabled connection ${id} (${visible(connection.name)}); ${CACHE_NOTE}.`
+        : `Disabled connection ${id} (${visible(connection.name)}); ${CACHE_NOTE}.\nNew events skip it; deliveries already queued for it go to the dead-letter queue as connection_disabled.`,
     );
   });
 }
@@ -186,7 +193,7 @@ function remove(): Command {
     const old = await webhooks.connections.delete(current.connectionId);
     ctx.printJson({ deleted: true, connection: connectionJson(old) });
     ctx.print(
-      `Deleted connection ${old.connectionId} (${old.name}) and its signing secret.\nDeliveries still queued for it go to the dead-letter queue as connection_missing.`,
+      `Deleted connection ${old.connectionId} (${visible(old.name)}) and its signing secret.\nDeliveries still queued for it go to the dead-letter queue as connection_missing.`,
     );
   });
 }
@@ -201,7 +208,7 @@ async function confirmDelete(ctx: Context, connection: Connection): Promise<void
     );
   }
   ctx.stderr.write(
-    `Delete connection ${connection.connectionId} (${connection.name}) and its signing secret? This cannot be undone. [y/N] `,
+    `Delete connection ${connection.connectionId} (${visible(connection.name)}) and its signing secret? This cannot be undone. [y/N] `,
   );
   const answer = await readLine(ctx.stdin);
   if (!/^y(es)?$/i.test(answer.trim()))
@@ -289,6 +296,7 @@ ${keyValues([
   ['response', truncate(record.responseSnippet, 500) ?? '(empty)'],
   // Said once: the outcome line already quotes the error when there is one.
   ['error', record.error && !detail.includes(record.error) ? record.error : undefined],
+  ['what to do', failureAdvice(record, { local: ctx.globals.local, suggest: ctx.suggest })],
   ['delivery', record.deliveryId],
 ])}`);
     if (!delivered) throw new CliError(`test delivery to ${connectionId} failed: ${detail}`);

@@ -44,9 +44,29 @@ export function validateUrl(raw: unknown, policy: EgressPolicy): URL {
     if (refusal) throw new DestinationRefusedError(`destination refused: ${refusal}`);
   }
   const port = url.port ? Number(url.port) : 443;
-  const badPort = portRefusal(port, policy);
+  const badPort = portRefusal(port, policy, url.hostname);
   if (badPort) throw new DestinationRefusedError(badPort);
   return url;
+}
+
+/** Control characters (C0, DEL, C1) and bidi overrides: they would act on an operator's terminal. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to refuse
+const NAME_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * A connection's name: refused when it holds a control character, which would reach every
+ * operator's terminal (a name is shown by the CLI and the console).
+ */
+export function validateNameCharacters(name: string): string {
+  const found = NAME_UNSAFE.exec(name);
+  if (found) {
+    const code = found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    throw new ValidationError(
+      'name',
+      `must not contain control characters (U+${code} at position ${found.index + 1})`,
+    );
+  }
+  return name;
 }
 
 export function validateMethod(raw: unknown): HttpMethod {

@@ -54,7 +54,7 @@ const LOOPBACK_V6 = ipaddr.IPv6.parseCIDR('::1/128');
 export interface EgressPolicy {
   /** Ports a destination may use. */
   allowedPorts: readonly number[];
-  /** Local mode only: loopback destinations are allowed. */
+  /** Local mode only: loopback destinations are allowed, on any port. */
   allowLoopback: boolean;
 }
 
@@ -91,9 +91,30 @@ export function refusalOf(address: string, policy: Pick<EgressPolicy, 'allowLoop
     : `${v6.toString()} is outside the global unicast range 2000::/3`;
 }
 
-/** Why a port may not be used, or undefined when it may. */
-export function portRefusal(port: number, policy: Pick<EgressPolicy, 'allowedPorts'>): string | undefined {
-  return policy.allowedPorts.includes(port)
-    ? undefined
-    : `port ${port} is not allowed (allowed: ${policy.allowedPorts.join(', ')})`;
+/** `localhost`, `*.localhost`, `127.x.x.x`, `[::1]`: a host that names this machine. */
+function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.+$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  const text = stripBrackets(name);
+  if (!ipaddr.isValid(text)) return false;
+  let ip = ipaddr.parse(text);
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress())
+    ip = (ip as ipaddr.IPv6).toIPv4Address();
+  return ip.kind() === 'ipv4'
+    ? (ip as ipaddr.IPv4).match(LOOPBACK_V4)
+    : (ip as ipaddr.IPv6).match(LOOPBACK_V6);
+}
+
+/**
+ * Why a port may not be used, or undefined when it may. Local mode (`allowLoopback`) lets a
+ * loopback host use any port, so a developer's receiver on a new port needs no restart.
+ */
+export function portRefusal(
+  port: number,
+  policy: Pick<EgressPolicy, 'allowedPorts' | 'allowLoopback'>,
+  host?: string,
+): string | undefined {
+  if (policy.allowedPorts.includes(port)) return undefined;
+  if (policy.allowLoopback && host !== undefined && isLoopbackHost(host)) return undefined;
+  return `port ${port} is not allowed (allowed: ${policy.allowedPorts.join(', ')})`;
 }

@@ -26,7 +26,7 @@ import { documentClient } from '../adapters/dynamodb/client';
 import { DynamoConnectionStore } from '../adapters/dynamodb/connection-store';
 import { CONNECTIONS_TABLE } from '../adapters/dynamodb/tables';
 import { CONFIG_DEFAULTS } from '../config';
-import { validateMethod, validateUrl } from '../core/connection';
+import { validateMethod, validateNameCharacters, validateUrl } from '../core/connection';
 import { DEFAULT_HEADER_PREFIX } from '../core/constants';
 import type { EgressPolicy } from '../core/egress';
 import { ValidationError } from '../core/errors';
@@ -80,6 +80,7 @@ export class Connections {
     if (!name) throw new ValidationError('name', 'is required: a friendly name for the webhook');
     if (name.length > MAX_NAME_LENGTH)
       throw new ValidationError('name', `must be at most ${MAX_NAME_LENGTH} characters`);
+    validateNameCharacters(name);
     return {
       name,
       url: validateUrl(input.url, this.egress).href,

@@ -5,7 +5,7 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { verifyWebhook, WebhookVerificationError } from '../../lambdas/receiver';
@@ -391,6 +391,39 @@ describe('webhooks CLI against local mode', () => {
 
     const missing = await webhooks(['dlq', 'redrive', deliveryId]);
     expectOneLineError(missing, 1, `not in the dead-letter queue: ${deliveryId}`);
+  });
+
+  it("issues a localhost certificate from local mode's CA that a receiver on a new port serves, with no restart", async () => {
+    const out = join(dir, 'certs');
+    const stdout = await ok(['certs', 'issue', '--out', out]);
+    expect(stdout).toContain('Issued a certificate for localhost, 127.0.0.1, ::1');
+    const pki = {
+      caPem: '',
+      certPem: readFileSync(join(out, 'localhost.pem'), 'utf8'),
+      keyPem: readFileSync(join(out, 'localhost-key.pem'), 'utf8'),
+    };
+    const own = await startReceiver(respond(200), pki);
+    try {
+      const created = JSON.parse(
+        await ok([
+          'connections',
+          'create',
+          '--application',
+          APP,
+          '--name',
+          'Own receiver',
+          '--url',
+          `https://localhost:${own.port}/hooks`,
+          '--json',
+        ]),
+      ) as { connectionId: string };
+      const sent = await ok(['connections', 'send-test', created.connectionId]);
+      expect(sent).toContain(`Test delivery to ${created.connectionId}: delivered`);
+      expect(own.requests).toHaveLength(1);
+      await ok(['connections', 'delete', created.connectionId, '--yes']);
+    } finally {
+      await own.close();
+    }
   });
 
   it('deletes the connection and its secret, only when confirmed', async () => {

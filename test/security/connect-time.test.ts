@@ -180,13 +180,23 @@ describe('ports', () => {
     expect(resolver.calls).toEqual([]);
   });
 
-  it('blocks a listening port that the policy does not list, even in local mode', async () => {
-    const result = await sender(local(443)).send(outbound(receiver.url));
+  it('blocks a port the policy does not list on any host but loopback, even in local mode', async () => {
+    const resolver = stubResolver(['127.0.0.1']);
+    const result = await sender(local(443), resolver).send(
+      outbound(`https://receiver.test:${receiver.port}/hooks`),
+    );
     expect(result).toMatchObject({
       kind: 'blocked',
       error: `port ${receiver.port} is not allowed (allowed: 443)`,
     });
+    expect(resolver.calls).toEqual([]);
     expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('lets local mode reach any port on a loopback host (a new receiver needs no restart)', async () => {
+    const before = receiver.requests.length;
+    expect(await sender(local(443)).send(outbound(receiver.url))).toMatchObject({ kind: 'response' });
+    expect(receiver.requests).toHaveLength(before + 1);
   });
 
   it('blocks a non-https URL that reached the sender', async () => {

@@ -174,7 +174,7 @@ export class UndiciSender implements HttpSender {
   private staticRefusal(url: URL): string | undefined {
     if (url.protocol !== 'https:') return `scheme ${url.protocol} is refused; only https: is delivered`;
     const port = url.port ? Number(url.port) : 443;
-    const badPort = portRefusal(port, this.options.egress);
+    const badPort = portRefusal(port, this.options.egress, url.hostname);
     if (badPort) return badPort;
     if (isIpLiteral(url.hostname)) return refusalOf(url.hostname, this.options.egress);
     return undefined;

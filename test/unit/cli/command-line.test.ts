@@ -268,3 +268,81 @@ describe('connections delete', () => {
     expect(result.calls.map((c) => c.method).includes('connections.delete')).toBe(deletes);
   });
 });
+
+describe('attempts tail', () => {
+  const attempt = {
+    deliveryId: 'dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_1',
+    connectionId: 'con_1',
+    attempt: 1,
+    outcome: 'delivered',
+    statusCode: 200,
+    durationMs: 12,
+    requestedAt: new Date().toISOString(),
+    final: true,
+  };
+
+  it('prints each new attempt once, with its full delivery id, until interrupted', async () => {
+    const stop = new AbortController();
+    let polls = 0;
+    const management = {
+      connections: { list: async () => [CONNECTION] },
+      attempts: {
+        list: async () => {
+          polls++;
+          if (polls >= 2) stop.abort(); // the second poll sees the same attempt again
+          return [attempt];
+        },
+      },
+    } as unknown as WebhookManagement;
+    const result = await cli(['attempts', 'tail'], { open: async () => management, signal: stop.signal });
+    expect(result.code).toBe(0);
+    expect(polls).toBe(2);
+    expect(result.stdout.match(new RegExp(attempt.deliveryId, 'g'))).toHaveLength(1);
+    expect(result.stderr).toContain('Ctrl-C stops');
+  });
+
+  it('with --json, writes one JSON object per line', async () => {
+    const stop = new AbortController();
+    const management = {
+      attempts: {
+        list: async () => {
+          stop.abort();
+          return [attempt];
+        },
+      },
+    } as unknown as WebhookManagement;
+    const result = await cli(['attempts', 'tail', '--connection', 'con_1', '--json'], {
+      open: async () => management,
+      signal: stop.signal,
+    });
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).deliveryId),
+    ).toEqual([attempt.deliveryId]);
+  });
+});
+
+describe('attempts failures', () => {
+  it('counts failed test sends apart from dead-lettered deliveries', async () => {
+    const record = (test: boolean) => ({
+      deliveryId: 'dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_1',
+      attempt: test ? 1 : 4,
+      outcome: 'http_error',
+      statusCode: 503,
+      durationMs: 5,
+      requestedAt: new Date().toISOString(),
+      final: true,
+      ...(test ? { test: true } : {}),
+    });
+    const management = {
+      attempts: { finalFailures: async () => [record(false), record(true)] },
+    } as unknown as WebhookManagement;
+    const result = await cli(['attempts', 'failures'], { open: async () => management });
+    expect(result.stdout).toContain(
+      '2 final failures today (UTC) (1 dead-lettered delivery, 1 failed test send; test sends are never dead-lettered)',
+    );
+    expect(result.stdout).toContain('test, not retried');
+  });
+});
