@@ -1,6 +1,7 @@
 /** The shape of bench-results/*.json (and of bench/baseline-figures.json). */
 
 import type { ApiCallFigures } from '../api-calls';
+import type { BatchTimeFigures } from '../batch-time';
 import type { ColdStartFigures } from '../cold-start';
 import type { ConsoleBundleFigures } from '../console-bundle';
 import type { EndToEndFigures } from '../end-to-end';
@@ -23,4 +24,5 @@ export interface BenchResults {
   volume?: VolumeFigures;
   consoleBundle?: ConsoleBundleFigures;
   apiCalls?: ApiCallFigures;
+  batchTime?: BatchTimeFigures;
 }

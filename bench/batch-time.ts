@@ -1,0 +1,237 @@
+/**
+ * (8) What Lambda bills, each against its limit measured in the same run:
+ *
+ * - Batch time against its physical limit: batches of deliveries, each to its own loopback
+ *   HTTPS receiver that answers after a latency drawn from the documented distribution
+ *   (bench/cost-model.ts DEFAULT_LATENCY: log-normal, median 100 ms, p99 1 s; seeded), through
+ *   the real dispatcher core and UndiciSender. A batch cannot end before its slowest receiver
+ *   answers: the ratio is batch wall time ÷ that receiver's latency (target ≤ 1.05).
+ * - Deliveries per Lambda GB-second at that distribution, for batches of 10 and of 100 (a
+ *   larger batch, as a batching window gathers at traffic; the window itself is not billed),
+ *   against the limit of the same batches: deliveries ÷ (slowest latency × GB).
+ * - The core against the spec's floor: CPU per delivery of `processBatch` with a sender that
+ *   answers at once, against the work the spec makes unavoidable for one delivery (parse the
+ *   event, serialise the payload, hash the delivery id, HMAC the body), both in this process
+ *   (target: floor ÷ core ≥ 0.90).
+ */
+
+import { createHash, createHmac } from 'node:crypto';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { cpuUsage } from 'node:process';
+import { type Resolver, UndiciSender } from '../lambdas/adapters/http/sender';
+import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
+import type { Connection, EventMessage, HttpSender } from '../lambdas/core/types';
+import { createLocalPki } from '../local/tls';
+import { DEFAULT_LATENCY, latencyQuantile } from './cost-model';
+import { DEFAULT_MEMORY_MB } from './support/constants';
+import {
+  bodyOf,
+  capturedPowertoolsLog,
+  connectionFor,
+  HEADER_PREFIX,
+  memoryPorts,
+  SECRET,
+  userIdentified,
+} from './support/fixtures';
+import { median, round } from './support/stats';
+
+export interface BatchSizeFigures {
+  batchSize: number;
+  batches: number;
+  /** Batch wall time ÷ its slowest receiver's latency: median and worst. */
+  ratioMedian: number;
+  ratioMax: number;
+  /** Deliveries per GB-second at the stack's memory, measured and at the physical limit. */
+  deliveriesPerGbSecond: number;
+  limitDeliveriesPerGbSecond: number;
+  /** measured ÷ limit. */
+  gbSecondRatio: number;
+}
+
+export interface BatchTimeFigures {
+  /** Set when merged into a baseline from another run: that run's start. */
+  measuredAt?: string;
+  latency: { medianMs: number; p99Ms: number; seed: number };
+  memoryMb: number;
+  sizes: BatchSizeFigures[];
+  core: {
+    deliveries: number;
+    /** CPU µs per delivery: processBatch with an instant sender, and the spec's floor alone. */
+    coreCpuMicros: number;
+    floorCpuMicros: number;
+    /** floor ÷ core (target ≥ 0.90). */
+    ratio: number;
+  };
+}
+
+/** mulberry32: a small seeded generator, so every run draws the same latencies. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const SEED = 15;
+const RECEIVER_HOST = 'hooks.receiver.test';
+
+export async function measureBatchTime(options: {
+  batches10: number;
+  batches100: number;
+  coreDeliveries: number;
+}): Promise<BatchTimeFigures> {
+  const pki = createLocalPki({ hosts: [RECEIVER_HOST] });
+  // One path per slot; the latency of each slot is set before each batch.
+  const delays = new Map<string, number>();
+  const server = createServer({ cert: pki.certPem, key: pki.keyPem }, (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const ms = delays.get(req.url ?? '') ?? 0;
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), ms);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const egress = { allowLoopback: true, allowedPorts: [port] };
+  const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+  const sender = new UndiciSender({ egress, ca: [pki.caPem], resolver });
+  const capture = capturedPowertoolsLog('INFO');
+  const random = seeded(SEED);
+  const gb = DEFAULT_MEMORY_MB / 1024;
+  const invocation = { remainingMs: () => 60_000 };
+
+  const runSize = async (size: number, batches: number): Promise<BatchSizeFigures> => {
+    const connections: Connection[] = Array.from({ length: size }, (_, i) =>
+      connectionFor(`https://${RECEIVER_HOST}:${port}/slot/${i}`, `app_batch_${size}_${i}`),
+    );
+    const ports = memoryPorts(connections, sender, capture.log);
+    const dispatcher = createDispatcher(
+      { ...ports.deps, attemptLog: { append: async () => {} } },
+      { headerPrefix: HEADER_PREFIX, attemptTtlDays: 30, concurrency: size, egress },
+    );
+    const records = (): InputRecord[] =>
+      connections.map((c, i) => ({
+        messageId: `m-${i}`,
+        body: JSON.stringify(userIdentified(c.applicationId)),
+      }));
+    // Warm-up: TLS sessions to every slot, JIT; no delay.
+    delays.clear();
+    await dispatcher.processBatch(records(), invocation);
+    const ratios: number[] = [];
+    let wallS = 0;
+    let limitS = 0;
+    for (let b = 0; b < batches; b++) {
+      const drawn = connections.map(() => latencyQuantile(DEFAULT_LATENCY, Math.min(0.999_999, random())));
+      drawn.forEach((ms, i) => delays.set(`/slot/${i}`, Math.round(ms)));
+      const slowest = Math.max(...drawn.map(Math.round));
+      const batch = records();
+      const started = performance.now();
+      const { failures } = await dispatcher.processBatch(batch, invocation);
+      const ms = performance.now() - started;
+      if (failures.length > 0) throw new Error(`batch time: ${failures.length} records failed`);
+      ratios.push(ms / slowest);
+      wallS += ms / 1000;
+      limitS += slowest / 1000;
+    }
+    const deliveries = size * batches;
+    const perGbS = deliveries / (wallS * gb);
+    const limit = deliveries / (limitS * gb);
+    return {
+      batchSize: size,
+      batches,
+      ratioMedian: round(median(ratios), 3),
+      ratioMax: round(Math.max(...ratios), 3),
+      deliveriesPerGbSecond: round(perGbS),
+      limitDeliveriesPerGbSecond: round(limit),
+      gbSecondRatio: round(perGbS / limit, 3),
+    };
+  };
+
+  const core = async (n: number) => {
+    const app = 'app_core_floor';
+    const connection = connectionFor(`https://${RECEIVER_HOST}:${port}/instant`, app);
+    const instant: HttpSender = {
+      send: async () => ({ kind: 'response', status: 200, snippet: '{"ok":true}', durationMs: 1 }),
+    } as unknown as HttpSender;
+    const ports = memoryPorts([connection], instant, capture.log);
+    const dispatcher = createDispatcher(
+      { ...ports.deps, attemptLog: { append: async () => {} } },
+      { headerPrefix: HEADER_PREFIX, attemptTtlDays: 30, concurrency: 10, egress },
+    );
+    const make = () =>
+      Array.from({ length: n }, (_, i) => ({
+        messageId: `m-${i}`,
+        body: JSON.stringify(userIdentified(app)),
+      }));
+    const runCore = async (records: InputRecord[]) => {
+      for (let i = 0; i < records.length; i += 10)
+        await dispatcher.processBatch(records.slice(i, i + 10), invocation);
+    };
+    /** The spec's unavoidable work for one delivery. */
+    const floor = (records: InputRecord[]) => {
+      let sink = 0;
+      for (const r of records) {
+        const event = JSON.parse(r.body) as EventMessage;
+        const body = bodyOf(r);
+        const id = createHash('sha256').update(`${event.eventId}\u0000${connection.connectionId}`).digest();
+        const sig = createHmac('sha256', SECRET).update(`${Date.now()}.${body}`, 'utf8').digest('hex');
+        sink += id[0]! + sig.length;
+      }
+      return sink;
+    };
+    const cpuOf = async (run: () => unknown) => {
+      const before = cpuUsage();
+      await run();
+      const used = cpuUsage(before);
+      return (used.user + used.system) / n;
+    };
+    // Warm-up, then alternate rounds so a slow patch of the machine hits both sides.
+    await runCore(make());
+    floor(make());
+    const coreRounds: number[] = [];
+    const floorRounds: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const records = make();
+      coreRounds.push(await cpuOf(() => runCore(records)));
+      floorRounds.push(await cpuOf(() => floor(records)));
+    }
+    const coreCpu = median(coreRounds);
+    const floorCpu = median(floorRounds);
+    return {
+      deliveries: n,
+      coreCpuMicros: round(coreCpu, 3),
+      floorCpuMicros: round(floorCpu, 3),
+      ratio: round(floorCpu / coreCpu, 3),
+    };
+  };
+
+  capture.start(false);
+  try {
+    const sizes = [await runSize(10, options.batches10), await runSize(100, options.batches100)];
+    const coreFigures = await core(options.coreDeliveries);
+    return {
+      latency: { medianMs: DEFAULT_LATENCY.medianMs, p99Ms: DEFAULT_LATENCY.p99Ms, seed: SEED },
+      memoryMb: DEFAULT_MEMORY_MB,
+      sizes,
+      core: coreFigures,
+    };
+  } finally {
+    capture.stop();
+    await sender.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+if (require.main === module) {
+  measureBatchTime({ batches10: 10, batches100: 2, coreDeliveries: 1_000 })
+    .then((f) => console.log(JSON.stringify(f, null, 2)))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+}

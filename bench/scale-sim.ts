@@ -1,0 +1,216 @@
+/**
+ * docs/scale.md's simulation: write load per DynamoDB partition, second by second, from a
+ * traffic model, against the per-partition limit; and the account-level concurrency the same
+ * traffic needs, against Lambda's and the SQS event source's limits.
+ *
+ *   node --import tsx bench/scale-sim.ts            # the tables of docs/scale.md
+ *   node --import tsx bench/scale-sim.ts --json
+ *
+ * Partitions as the stack keys them today (lambdas/adapters/dynamodb/tables.ts): the attempt
+ * log by `connectionId` (one partition per connection), its `finalFailures` index by UTC day
+ * (one partition for every final failure of the day). A sharded design adds `#<shard>` to
+ * both keys, the shard being a hash of the delivery id (so every attempt of a delivery stays
+ * in one partition). Arrivals are Poisson; a failing delivery writes its 4 attempts at 0, 1,
+ * 3 and 7 s. No burst capacity is counted (DynamoDB may lend up to 300 s of unused capacity):
+ * the figures are what a partition sustains, not what it absorbs for a few minutes.
+ */
+
+import { parseArgs } from 'node:util';
+import { RETRY_DELAYS_S } from '../lambdas/core/constants';
+import { seeded } from './batch-time';
+import { DEFAULT_LATENCY, expectedSlowestMs, MB_PER_VCPU } from './cost-model';
+
+/** DynamoDB: a partition serves at most 1,000 write units per second (and 3,000 read units). */
+export const PARTITION_WCU_PER_S = 1_000;
+/** Lambda: 1,000 concurrent executions per account and Region by default (adjustable). */
+export const ACCOUNT_CONCURRENCY = 1_000;
+/** Lambda SQS event source: up to 1,000 batches processed at once per mapping (standard mode). */
+export const EVENT_SOURCE_MAX_BATCHES = 1_000;
+/** DynamoDB on-demand table default quota: 40,000 write request units per second. */
+export const TABLE_WRU_PER_S = 40_000;
+
+export interface ConnectionLoad {
+  /** Deliveries per second to this connection. */
+  rate: number;
+  /** Share of its deliveries that fail every attempt. */
+  failing: number;
+}
+
+export interface SimOptions {
+  seconds: number;
+  shards: number;
+  /** Write units of a successful attempt, of a failed non-final attempt, of a final failure (item + index). */
+  wcu: { success: number; failed: number; finalItem: number; finalIndex: number };
+  seed: number;
+}
+
+export interface SimResult {
+  /** Seconds in which the busiest partition went over its limit, out of `seconds`. */
+  throttledSeconds: number;
+  /** Highest write units in one second on one partition, base table and index. */
+  peakTableWcu: number;
+  peakIndexWcu: number;
+}
+
+/** Poisson draw (Knuth for small means, normal approximation above 50). */
+function poisson(mean: number, random: () => number): number {
+  if (mean > 50) {
+    const u = Math.max(1e-12, random());
+    const v = random();
+    const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+    return Math.max(0, Math.round(mean + z * Math.sqrt(mean)));
+  }
+  const l = Math.exp(-mean);
+  let k = 0;
+  let p = 1;
+  do {
+    k++;
+    p *= random();
+  } while (p > l);
+  return k - 1;
+}
+
+/** Simulates `seconds` of traffic; counts write units per partition per second. */
+export function simulate(load: ConnectionLoad[], o: SimOptions): SimResult {
+  const random = seeded(o.seed);
+  const offsets = [
+    0,
+    ...RETRY_DELAYS_S.map((_, i) => RETRY_DELAYS_S.slice(0, i + 1).reduce((s, d) => s + d, 0)),
+  ];
+  const horizon = o.seconds + offsets.at(-1)! + 1;
+  // table[t][partition], index[t][shard]
+  const table = Array.from({ length: horizon }, () => new Map<string, number>());
+  const index = Array.from({ length: horizon }, () => new Array<number>(o.shards).fill(0));
+  for (let t = 0; t < o.seconds; t++) {
+    load.forEach((c, ci) => {
+      const n = poisson(c.rate, random);
+      for (let k = 0; k < n; k++) {
+        const shard = Math.floor(random() * o.shards);
+        const key = `${ci}#${shard}`;
+        const failing = random() < c.failing;
+        if (!failing) {
+          table[t]!.set(key, (table[t]!.get(key) ?? 0) + o.wcu.success);
+          continue;
+        }
+        offsets.forEach((off, i) => {
+          const last = i === offsets.length - 1;
+          const at = table[t + off]!;
+          at.set(key, (at.get(key) ?? 0) + (last ? o.wcu.finalItem : o.wcu.failed));
+          if (last) index[t + off]![shard] = index[t + off]![shard]! + o.wcu.finalIndex;
+        });
+      }
+    });
+  }
+  let throttled = 0;
+  let peakTable = 0;
+  let peakIndex = 0;
+  // Only whole seconds of steady state: skip the first retry window.
+  for (let t = offsets.at(-1)!; t < o.seconds; t++) {
+    const top = Math.max(0, ...table[t]!.values());
+    const topIndex = Math.max(...index[t]!);
+    peakTable = Math.max(peakTable, top);
+    peakIndex = Math.max(peakIndex, topIndex);
+    if (top > PARTITION_WCU_PER_S || topIndex > PARTITION_WCU_PER_S) throttled++;
+  }
+  return { throttledSeconds: throttled, peakTableWcu: peakTable, peakIndexWcu: peakIndex };
+}
+
+/** The highest rate of one connection (`failing` share) with no throttled second, by bisection. */
+export function maxRate(failing: number, o: SimOptions, others: ConnectionLoad[] = []): number {
+  let lo = 1;
+  let hi = PARTITION_WCU_PER_S * o.shards * 2;
+  while (hi - lo > Math.max(1, lo * 0.01)) {
+    const mid = (lo + hi) / 2;
+    const r = simulate([{ rate: mid, failing }, ...others], o);
+    if (r.throttledSeconds === 0) lo = mid;
+    else hi = mid;
+  }
+  return Math.floor(lo);
+}
+
+/** Account level: concurrency a traffic level needs (Little's law), healthy receivers. */
+export function accountConcurrency(
+  deliveriesPerSecond: number,
+  batchSize: number,
+  cpuMicros: number,
+  memoryMb: number,
+) {
+  const cpuShare = Math.min(1, memoryMb / MB_PER_VCPU);
+  const durationS =
+    ((batchSize * cpuMicros) / 1000 / cpuShare + expectedSlowestMs(DEFAULT_LATENCY, batchSize, 30_000) + 10) /
+    1000;
+  return { durationS, concurrency: (deliveriesPerSecond / batchSize) * durationS };
+}
+
+/** The highest steady deliveries/s of the account before concurrency runs out. */
+export function accountMaxRate(batchSize: number, cpuMicros: number, memoryMb: number, hangingShare = 0) {
+  const { durationS } = accountConcurrency(1, batchSize, cpuMicros, memoryMb);
+  const hangingBatch = 1 - (1 - hangingShare * 4) ** batchSize;
+  const d = hangingBatch * 30 + (1 - hangingBatch) * durationS;
+  const limit = Math.min(ACCOUNT_CONCURRENCY, EVENT_SOURCE_MAX_BATCHES);
+  return Math.floor((limit * batchSize) / d / (1 + hangingShare * 3));
+}
+
+export const WCU = { success: 1, failed: 1, finalItem: 1, finalIndex: 1 };
+
+function main() {
+  const { values } = parseArgs({ options: { json: { type: 'boolean', default: false } } });
+  const base: SimOptions = { seconds: 120, shards: 1, wcu: WCU, seed: 15 };
+  const cpuMicros = 1_140;
+  const rows = [1, 4, 16].flatMap((shards) =>
+    [0, 0.1, 1].map((failing) => ({
+      shards,
+      failing,
+      maxDeliveriesPerSecond: maxRate(failing, { ...base, shards }),
+    })),
+  );
+  // Many failing connections at once: the index's day partition is shared by all of them.
+  const crowd = Array.from({ length: 100 }, () => ({ rate: 12, failing: 1 }));
+  const crowdToday = simulate(crowd, base);
+  const crowdSharded = simulate(crowd, { ...base, shards: 4 });
+  const account = [10, 100].flatMap((batch) =>
+    [0, 0.01].map((hanging) => ({
+      batchSize: batch,
+      hangingShare: hanging,
+      maxDeliveriesPerSecond: accountMaxRate(batch, cpuMicros, 256, hanging),
+    })),
+  );
+  const out = {
+    perConnection: rows,
+    finalFailuresIndex: {
+      load: '100 connections × 12 deliveries/s, every attempt failing (1,200 final failures/s)',
+      today: crowdToday,
+      sharded4: crowdSharded,
+    },
+    account,
+  };
+  if (values.json) {
+    console.log(JSON.stringify(out, null, 2));
+    return;
+  }
+  console.log(
+    'One connection: highest deliveries/s with no throttled second (120 s simulated, Poisson arrivals)',
+  );
+  console.log('shards  failing  max deliveries/s');
+  for (const r of rows)
+    console.log(
+      `${String(r.shards).padStart(6)}  ${`${r.failing * 100}%`.padStart(7)}  ${String(r.maxDeliveriesPerSecond).padStart(16)}`,
+    );
+  console.log(`\nfinalFailures index, ${out.finalFailuresIndex.load}:`);
+  console.log(
+    `  today (one partition a day): peak ${crowdToday.peakIndexWcu} WCU/s, ${crowdToday.throttledSeconds} throttled seconds`,
+  );
+  console.log(
+    `  sharded ×4: peak ${crowdSharded.peakIndexWcu} WCU/s, ${crowdSharded.throttledSeconds} throttled seconds`,
+  );
+  console.log(
+    `\nAccount: highest steady deliveries/s before ${Math.min(ACCOUNT_CONCURRENCY, EVENT_SOURCE_MAX_BATCHES)} concurrent batches`,
+  );
+  console.log('batch  hanging  max deliveries/s');
+  for (const r of account)
+    console.log(
+      `${String(r.batchSize).padStart(5)}  ${`${r.hangingShare * 100}%`.padStart(7)}  ${String(r.maxDeliveriesPerSecond).padStart(16)}`,
+    );
+}
+
+if (require.main === module) main();
