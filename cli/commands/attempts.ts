@@ -16,7 +16,10 @@ const LIMIT_FLAG = [
 ] as const;
 /** How often `attempts tail` asks the attempt log for news. */
 const TAIL_INTERVAL_MS = 1_000;
-/** How far back `attempts tail` starts: a little, so a delivery just made shows. */
+/**
+ * How far back each poll of `attempts tail` looks: more than an attempt can last (30 s timeout),
+ * since an attempt is logged when it ends but listed by when it was requested.
+ */
 const TAIL_LOOKBACK_MS = 60_000;
 
 function list(): Command {
@@ -182,8 +185,9 @@ function tail(): Command {
         ctx.print((header ? lines.slice(1) : lines).join('\n'));
         header = true;
       }
-      // Overlap one interval, so an attempt logged during the poll is not missed (seen drops repeats).
-      since = new Date(polledAt.getTime() - TAIL_INTERVAL_MS);
+      // An attempt is logged when it ends, up to its timeout after its requestedAt: look back
+      // that far on every poll (seen drops the repeats), so a slow attempt is not missed.
+      since = new Date(polledAt.getTime() - TAIL_LOOKBACK_MS);
       for (const [key, at] of seen) if (at < since.toISOString()) seen.delete(key);
     } while (await ctx.sleep(TAIL_INTERVAL_MS));
   });

@@ -270,7 +270,7 @@ describe('connections delete', () => {
 });
 
 describe('attempts tail', () => {
-  const attempt = {
+  const attempt: { requestedAt: string; deliveryId: string } & Record<string, unknown> = {
     deliveryId: 'dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_1',
     connectionId: 'con_1',
     attempt: 1,
@@ -282,15 +282,17 @@ describe('attempts tail', () => {
   };
 
   it('prints each new attempt once, with its full delivery id, until interrupted', async () => {
+    attempt.requestedAt = new Date().toISOString();
     const stop = new AbortController();
     let polls = 0;
     const management = {
       connections: { list: async () => [CONNECTION] },
       attempts: {
-        list: async () => {
+        // As the attempt log does: only attempts requested since the given time.
+        list: async ({ since }: { since: Date }) => {
           polls++;
           if (polls >= 2) stop.abort(); // the second poll sees the same attempt again
-          return [attempt];
+          return attempt.requestedAt >= since.toISOString() ? [attempt] : [];
         },
       },
     } as unknown as WebhookManagement;
