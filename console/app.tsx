@@ -1,6 +1,6 @@
 /** The console's shell: session, header, and the page the route names. */
 
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiClient, apiBaseFor } from './api';
 import { formatTime } from './format';
 import { ConnectionPage } from './pages/connection';
@@ -8,8 +8,16 @@ import { ConnectionsPage } from './pages/connections';
 import { DeliveryPage } from './pages/delivery';
 import { SessionPage } from './pages/expired';
 import { NewConnectionPage } from './pages/new-connection';
-import { href, useRoute } from './router';
+import { href, type Route, useRoute } from './router';
 import { forgetSession, type Session } from './session';
+
+const TITLES: Record<Route['page'], string> = {
+  connections: 'CRM Connections',
+  'new-connection': 'Add connection',
+  connection: 'Connection',
+  delivery: 'Delivery',
+  'not-found': 'Not found',
+};
 
 export function App({ session }: { session: Session | 'invalid' | undefined }) {
   const [ended, setEnded] = useState<'expired' | 'invalid' | undefined>(() =>
@@ -20,6 +28,14 @@ export function App({ session }: { session: Session | 'invalid' | undefined }) {
       : undefined,
   );
   const route = useRoute();
+  const main = useRef<HTMLElement>(null);
+  const firstRoute = useRef(true);
+  // A new page: say so in the tab's title, and move focus to the page so a screen reader starts there.
+  useEffect(() => {
+    document.title = `${TITLES[route.page]} · Webhooks`;
+    if (firstRoute.current) firstRoute.current = false;
+    else main.current?.focus();
+  }, [route]);
   const api = useMemo(
     () =>
       typeof session === 'object' &&
@@ -51,7 +67,7 @@ export function App({ session }: { session: Session | 'invalid' | undefined }) {
           <span class="session-note">Session ends {formatTime(session.expiresAt.toISOString())}</span>
         )}
       </header>
-      <main class="content">
+      <main class="content" ref={main} tabIndex={-1}>
         {route.page === 'connections' && <ConnectionsPage api={api} />}
         {route.page === 'new-connection' && <NewConnectionPage api={api} />}
         {route.page === 'connection' && <ConnectionPage api={api} connectionId={route.connectionId} />}

@@ -94,6 +94,7 @@ describe('the web console, walked by a new user', () => {
     await byRole(page, 'heading', 'CRM Connections');
     await waitForText(page, 'No connections yet');
     expect(page.url()).toBe(`${api.origin}/console/`);
+    expect(await page.title()).toBe('CRM Connections · Webhooks');
     expect(page.url()).not.toContain('token');
     const stored = await page.evaluate(
       () => (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length,
@@ -126,6 +127,8 @@ describe('the web console, walked by a new user', () => {
     await screenshot(page, '03-add-connection');
     await clickButton(page, 'Add connection');
     await byRole(page, 'heading', 'Signing secret');
+    await waitForText(page, 'No delivery attempts yet');
+    await waitForText(page, 'Nothing to chart in this range');
     const text = await bodyText(page);
     expect(text).toContain('CRM');
     expect(text).toContain(receiver.url);
@@ -246,17 +249,37 @@ describe('the web console, walked by a new user', () => {
     });
   });
 
+  it('fits a phone screen without sideways scrolling', async () => {
+    await page.setViewport({ width: 390, height: 844 });
+    try {
+      await page.reload();
+      await byRole(page, 'table', 'Attempts');
+      await waitForText(page, 'Attempts by outcome');
+      const overflow = await page.evaluate(() => {
+        const { document, innerWidth } = globalThis as unknown as {
+          document: { documentElement: { scrollWidth: number } };
+          innerWidth: number;
+        };
+        return document.documentElement.scrollWidth - innerWidth;
+      });
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, '08-connection-phone');
+    } finally {
+      await page.setViewport({ width: 1280, height: 900 });
+    }
+  });
+
   it('lists the connection, then disables and deletes it after confirmation', async () => {
     await page.goto(`${api.origin}/console/#/connections`);
     await byRole(page, 'link', 'CRM production');
     await waitForText(page, 'HTTP error');
-    await screenshot(page, '08-connections');
+    await screenshot(page, '09-connections');
     await (await byRole(page, 'link', 'CRM production')).click();
     await clickButton(page, 'Disable');
     await waitForText(page, 'Disabled: new events are not delivered');
     await clickButton(page, 'Delete');
     await waitForText(page, 'This cannot be undone');
-    await screenshot(page, '09-delete-confirmation');
+    await screenshot(page, '10-delete-confirmation');
     await clickButton(page, 'Delete connection');
     await waitForText(page, 'No connections yet');
     await expect(management.connections.list({ applicationId })).resolves.toEqual([]);
@@ -279,7 +302,7 @@ describe('the web console, walked by a new user', () => {
       await byRole(visitor.page, 'heading', 'Your session has expired');
       expect(await bodyText(visitor.page)).toContain(`npx webhooks console --application ${applicationId}`);
       expect(visitor.page.url()).not.toContain('token');
-      await screenshot(visitor.page, '10-session-expired');
+      await screenshot(visitor.page, '11-session-expired');
     } finally {
       await visitor.context.close();
     }
