@@ -141,3 +141,52 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     allowLoopback,
   });
 }
+
+/** Environment of the management API Lambda, beyond the resource names of {@link ENV}. */
+export const API_ENV = {
+  /** ARN or name of the secret holding the console session signing key. */
+  consoleKeySecret: 'WEBHOOKS_CONSOLE_KEY_SECRET',
+  /** Directory of the console's built files, or `off` to answer 404 at /console/. */
+  consoleDir: 'WEBHOOKS_CONSOLE_DIR',
+} as const;
+
+export interface ApiConfig {
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+  readonly connectionsTable: string;
+  readonly attemptsTable: string;
+  readonly secretPrefix: string;
+  readonly headerPrefix: string;
+  readonly consoleKeySecret: string;
+  /** `false` when the console is turned off. */
+  readonly consoleDir: string | false;
+  readonly allowedPorts: readonly number[];
+  readonly attemptTimeoutMs: number;
+  readonly attemptTtlDays: number;
+  /** How long dispatchers may sign with a rotated-out secret (their connection cache), seconds. */
+  readonly secretOverlapSeconds: number;
+}
+
+/**
+ * Reads and validates the management API's configuration.
+ * @throws ConfigError naming the first missing or malformed key.
+ */
+export function loadApiConfig(env: Env = process.env): ApiConfig {
+  const consoleDir = required(env, API_ENV.consoleDir);
+  return Object.freeze({
+    queueUrl: required(env, ENV.queueUrl),
+    dlqUrl: required(env, ENV.dlqUrl),
+    connectionsTable: required(env, ENV.connectionsTable),
+    attemptsTable: required(env, ENV.attemptsTable),
+    secretPrefix: required(env, ENV.secretPrefix),
+    headerPrefix: env[ENV.headerPrefix]?.trim() || CONFIG_DEFAULTS.headerPrefix,
+    consoleKeySecret: required(env, API_ENV.consoleKeySecret),
+    consoleDir: consoleDir === 'off' ? false : consoleDir,
+    allowedPorts: Object.freeze(ports(env, ENV.allowedPorts)),
+    attemptTimeoutMs: integer(env, ENV.attemptTimeoutMs, CONFIG_DEFAULTS.attemptTimeoutMs, 100, 30_000),
+    attemptTtlDays: integer(env, ENV.attemptTtlDays, CONFIG_DEFAULTS.attemptTtlDays, 1, 3650),
+    secretOverlapSeconds: Math.ceil(
+      integer(env, ENV.connectionCacheTtlMs, CONFIG_DEFAULTS.connectionCacheTtlMs, 0, 30_000) / 1000,
+    ),
+  });
+}

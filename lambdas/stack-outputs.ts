@@ -26,3 +26,11 @@ export const STACK_OUTPUTS = {
 
 /** One of the stack's output keys. */
 export type StackOutputKey = (typeof STACK_OUTPUTS)[keyof typeof STACK_OUTPUTS];
+
+/** Outputs of the management API and console; present unless the construct turns them off. */
+export const MANAGEMENT_API_OUTPUTS = {
+  /** Base URL of the management HTTP API; the console is at `<url>/console/`. */
+  apiUrl: 'ManagementApiUrl',
+  /** ARN of the secret holding the key that signs console sessions. */
+  consoleKeySecret: 'ConsoleSessionKeySecret',
+} as const;

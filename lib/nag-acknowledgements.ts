@@ -22,6 +22,28 @@ export function acknowledgeNagFindings(delivery: WebhookDelivery): void {
       'Connection secrets are created at run time under the stack-owned name prefix and their ARNs end ' +
       'with a random suffix; GetSecretValue is limited to that prefix.',
   });
+  const api = delivery.managementApi;
+  if (api) {
+    Validations.of(api.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(delivery, delivery.secretArnPattern)}]`,
+      reason:
+        'The management API creates, shows, rotates and deletes connection secrets, which are created at run ' +
+        'time under the stack-owned name prefix with random ARN suffixes; its rights are limited to that prefix.',
+    });
+    Validations.of(api.sessionKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The console session key signs tokens that live at most 24 h; rotating it ends every open session, so ' +
+        'operators rotate it on demand (README, Operate) rather than on a schedule.',
+    });
+    Validations.of(api.api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Every route but the OpenAPI document and the console files requires a session token, which the ' +
+        'management Lambda verifies (HS256, one application, at most 24 h); API Gateway authorizers cannot ' +
+        'scope a token to the application in the path.',
+    });
+  }
 }
 
 /**

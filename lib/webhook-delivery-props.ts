@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { CONFIG_DEFAULTS } from '../lambdas/config';
 import { ATTEMPT_TIMEOUT_MS } from '../lambdas/core/constants';
+import type { ManagementApiOptions } from './management-api';
 
 /** Spec §6 and §8: one delivery attempt gets at most 30 seconds. */
 export const MAX_ATTEMPT_TIMEOUT = Duration.millis(ATTEMPT_TIMEOUT_MS);
@@ -186,6 +187,12 @@ export interface WebhookDeliveryProps {
    * @default - the alarms have no actions
    */
   readonly alarmTopic?: ITopic;
+  /**
+   * The management HTTP API and web console (DESIGN.md §8): `false` leaves them out, an
+   * object sets the console and throttling.
+   * @default - deployed, with the console, 25 requests/s and bursts of 50
+   */
+  readonly managementApi?: false | ManagementApiOptions;
 }
 
 /** {@link WebhookDeliveryProps} with every default applied and every rule checked. */

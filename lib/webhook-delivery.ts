@@ -13,6 +13,7 @@ import { Construct } from 'constructs';
 import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { ENV } from '../lambdas/config';
 import { dispatcherEnvironment } from './dispatcher-environment';
+import { WebhookManagementApi } from './management-api';
 import {
   BATCH_SIZE,
   MAX_MESSAGE_SIZE_BYTES,
@@ -135,6 +136,8 @@ export class WebhookDelivery extends Construct {
   public readonly headerPrefix: string;
   /** Destination ports the dispatcher's egress policy allows. */
   public readonly allowedPorts: readonly number[];
+  /** The management HTTP API and console; undefined when `managementApi` is `false`. */
+  public readonly managementApi?: WebhookManagementApi;
 
   /** @throws WebhookDeliveryPropsError when a prop is invalid or contradicts another. */
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps = {}) {
@@ -222,6 +225,30 @@ export class WebhookDelivery extends Construct {
       const action = new SnsAction(p.alarmTopic);
       this.deadLetterAlarm.addAlarmAction(action);
       this.oldestMessageAgeAlarm.addAlarmAction(action);
+    }
+
+    if (props.managementApi !== false) {
+      this.managementApi = new WebhookManagementApi(this, 'ManagementApi', {
+        ...props.managementApi,
+        resources: {
+          queueUrl: this.queue.queueUrl,
+          queueArn: this.queue.queueArn,
+          deadLetterQueueUrl: this.deadLetterQueue.queueUrl,
+          connectionsTableName: this.connectionsTable.tableName,
+          connectionsTableArn: this.connectionsTable.tableArn,
+          attemptsTableName: this.attemptsTable.tableName,
+          attemptsTableArn: this.attemptsTable.tableArn,
+          secretPrefix: p.secretPrefix,
+          secretArnPattern: this.secretArnPattern,
+          headerPrefix: p.headerPrefix,
+          allowedPorts: p.allowedPorts,
+          attemptTimeout: p.attemptTimeout,
+          attemptTtl: p.attemptTtl,
+          connectionCacheTtl: p.connectionCacheTtl,
+          logRetention: p.logRetention,
+          removalPolicy: p.removalPolicy,
+        },
+      });
     }
   }
 

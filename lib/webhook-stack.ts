@@ -60,5 +60,6 @@ export class WebhookStack extends Stack {
     for (const [key, output] of Object.entries(outputs)) {
       new CfnOutput(this, STACK_OUTPUTS[key as keyof typeof STACK_OUTPUTS], output);
     }
+    d.managementApi?.addOutputs(this);
   }
 }

@@ -2,7 +2,7 @@
 
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { WebhookError } from '../core/errors';
-import { STACK_OUTPUTS } from '../stack-outputs';
+import { MANAGEMENT_API_OUTPUTS, STACK_OUTPUTS } from '../stack-outputs';
 import type { WebhookResources } from './types';
 
 export class StackNotFoundError extends WebhookError {
@@ -38,6 +38,8 @@ export async function resourcesFromStack(
     attemptsTable: need(STACK_OUTPUTS.attemptsTableName),
     secretPrefix: need(STACK_OUTPUTS.secretPrefix),
     headerPrefix: outputs[STACK_OUTPUTS.headerPrefix] || undefined,
+    apiUrl: outputs[MANAGEMENT_API_OUTPUTS.apiUrl] || undefined,
+    consoleKeySecret: outputs[MANAGEMENT_API_OUTPUTS.consoleKeySecret] || undefined,
     allowedPorts: outputs[STACK_OUTPUTS.allowedPorts]
       ? outputs[STACK_OUTPUTS.allowedPorts]!.split(',')
           .map(Number)

@@ -7,15 +7,22 @@ import { defaultStack, testApp } from './fixtures';
 describe('dispatcher bundle', () => {
   let outdir: string;
   let assetDir: string;
+  let apiAssetDir: string;
 
   beforeAll(() => {
     outdir = mkdtempSync(path.join(tmpdir(), 'webhooks-cdk-'));
     const app = testApp({ bundle: true, outdir });
     const stack = defaultStack(app);
     Template.fromStack(stack); // synthesises, which bundles with the local esbuild
-    const asset = readdirSync(outdir).find((name) => name.startsWith('asset.'));
-    if (!asset) throw new Error(`no asset in ${outdir}`);
+    const asset = readdirSync(outdir).find(
+      (name) => name.startsWith('asset.') && existsSync(path.join(outdir, name, 'index.mjs')),
+    );
+    if (!asset) throw new Error(`no dispatcher asset in ${outdir}`);
     assetDir = path.join(outdir, asset);
+    apiAssetDir = readdirSync(outdir)
+      .filter((name) => name.startsWith('asset.'))
+      .map((name) => path.join(outdir, name))
+      .find((dir) => existsSync(path.join(dir, 'console')))!;
   });
 
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -53,6 +60,17 @@ describe('dispatcher bundle', () => {
     const map = JSON.parse(readFileSync(path.join(assetDir, 'index.mjs.map'), 'utf8'));
     expect(map.mappings.length).toBeGreaterThan(0);
     expect(map.sourcesContent).toBeUndefined();
+  });
+
+  it('bundles the management API with the console files beside it', () => {
+    expect(apiAssetDir).toBeDefined();
+    expect(readdirSync(path.join(apiAssetDir, 'console')).sort()).toEqual([
+      'app.css',
+      'app.js',
+      'index.html',
+    ]);
+    expect(readdirSync(apiAssetDir)).toEqual(expect.arrayContaining(['index.js', 'console']));
+    expect(readFileSync(path.join(apiAssetDir, 'console', 'index.html'), 'utf8')).toContain('app.js');
   });
 
   it('leaves no build directory behind', () => {

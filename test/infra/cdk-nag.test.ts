@@ -43,9 +43,22 @@ describe('cdk-nag AwsSolutions checks', () => {
     expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
   });
 
+  it('flags the management API findings the stack acknowledges when the construct is used bare', () => {
+    const stack = new Stack(testApp(), 'BareApi');
+    new WebhookDelivery(stack, 'Delivery');
+    expect(findings(stack, 'error').sort()).toEqual(
+      [
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:webhooks/BareApi/*] at BareApi/Delivery/DispatcherRole/DefaultPolicy/Resource',
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:webhooks/BareApi/*] at BareApi/Delivery/ManagementApi/Role/DefaultPolicy/Resource',
+        'AwsSolutions-SMG4 at BareApi/Delivery/ManagementApi/ConsoleSessionKey/Resource',
+        'AwsSolutions-APIG4 at BareApi/Delivery/ManagementApi/HttpApi/DefaultRoute/Resource',
+      ].sort(),
+    );
+  });
+
   it('flags only the secret-prefix wildcard on a construct without the stack acknowledgement', () => {
     const stack = new Stack(testApp(), 'Bare');
-    new WebhookDelivery(stack, 'Delivery');
+    new WebhookDelivery(stack, 'Delivery', { managementApi: false });
     expect(findings(stack, 'warning')).toEqual([]);
     expect(findings(stack, 'error')).toEqual([
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:webhooks/Bare/*]' +

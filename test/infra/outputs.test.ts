@@ -1,5 +1,5 @@
 import { Template } from 'aws-cdk-lib/assertions';
-import { STACK_OUTPUTS } from '../../lambdas/stack-outputs';
+import { MANAGEMENT_API_OUTPUTS, STACK_OUTPUTS } from '../../lambdas/stack-outputs';
 import type { WebhookStack } from '../../lib/webhook-stack';
 import { CUSTOM_PROPS, customStack, defaultStack, logicalId } from './fixtures';
 
@@ -23,7 +23,9 @@ describe('stack outputs', () => {
       'QueueUrl',
       'SecretPrefix',
     ]);
-    expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(Object.values(STACK_OUTPUTS).sort());
+    expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(
+      [...Object.values(STACK_OUTPUTS), ...Object.values(MANAGEMENT_API_OUTPUTS)].sort(),
+    );
   });
 
   it('points each output at its resource', () => {

@@ -1,0 +1,34 @@
+/**
+ * The management Lambda behind API Gateway (HTTP API, payload v2): wires the configuration,
+ * the management library and the Hono app once per cold start; Hono's adapter does the rest.
+ */
+
+import { handle } from 'hono/aws-lambda';
+import { loadApiConfig } from '../config';
+import { WebhookManagement } from '../management';
+import { createApi } from './app';
+
+const config = loadApiConfig();
+const management = new WebhookManagement({
+  resources: {
+    queueUrl: config.queueUrl,
+    dlqUrl: config.dlqUrl,
+    connectionsTable: config.connectionsTable,
+    attemptsTable: config.attemptsTable,
+    secretPrefix: config.secretPrefix,
+    headerPrefix: config.headerPrefix,
+    allowedPorts: [...config.allowedPorts],
+    consoleKeySecret: config.consoleKeySecret,
+  },
+  attemptTimeoutMs: config.attemptTimeoutMs,
+  attemptTtlDays: config.attemptTtlDays,
+});
+
+export const handler = handle(
+  createApi({
+    management,
+    sessionKey: management.consoleSessionKey(),
+    consoleDir: config.consoleDir,
+    secretOverlapSeconds: config.secretOverlapSeconds,
+  }),
+);

@@ -1,0 +1,317 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../lambdas/adapters/dynamodb/tables';
+import { API_ENV, ENV } from '../lambdas/config';
+import { MANAGEMENT_API_OUTPUTS } from '../lambdas/stack-outputs';
+
+/** Default steady-state requests per second of the management API (a console, not a data plane). */
+export const DEFAULT_API_RATE_LIMIT = 25;
+/** Default burst of the management API. */
+export const DEFAULT_API_BURST_LIMIT = 50;
+/** API Gateway HTTP APIs end an integration after 30 s, so the Lambda must answer before. */
+const API_GATEWAY_TIMEOUT = Duration.seconds(30);
+/** A Send Test must finish, its attempt record written, before API Gateway gives up. */
+const TEST_SEND_DEADLINE = Duration.seconds(25);
+/** Where the console files sit inside the Lambda bundle. */
+const CONSOLE_BUNDLE_DIR = 'console';
+/** Characters of a generated console signing key (letters and digits: ~380 bits). */
+const SESSION_KEY_LENGTH = 64;
+
+export interface ManagementApiOptions {
+  /**
+   * Serve the web console at `/console/` (DESIGN.md §8). Turned off, the API still answers.
+   * @default true
+   */
+  readonly console?: boolean;
+  /**
+   * Steady-state requests per second the API accepts before answering 429.
+   * @default 25
+   */
+  readonly throttlingRateLimit?: number;
+  /**
+   * Requests the API accepts in a burst before answering 429.
+   * @default 50
+   */
+  readonly throttlingBurstLimit?: number;
+}
+
+/** What {@link WebhookManagementApi} needs of the delivery construct it manages. */
+export interface ManagedResources {
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  readonly deadLetterQueueUrl: string;
+  readonly connectionsTableName: string;
+  readonly connectionsTableArn: string;
+  readonly attemptsTableName: string;
+  readonly attemptsTableArn: string;
+  readonly secretPrefix: string;
+  readonly secretArnPattern: string;
+  readonly headerPrefix: string;
+  readonly allowedPorts: readonly number[];
+  readonly attemptTimeout: Duration;
+  readonly attemptTtl: Duration;
+  readonly connectionCacheTtl: Duration;
+  readonly logRetention: logs.RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+export interface WebhookManagementApiProps extends ManagementApiOptions {
+  readonly resources: ManagedResources;
+}
+
+/** Thrown for a management API option that is out of range. */
+export class ManagementApiPropsError extends Error {
+  override readonly name = 'ManagementApiPropsError';
+  constructor(
+    readonly prop: keyof ManagementApiOptions,
+    problem: string,
+  ) {
+    super(`managementApi.${prop}: ${problem}`);
+  }
+}
+
+/** The package root, from `lib/` in the repository or from `dist/lib/` in the published package. */
+const REPO_ROOT =
+  path.basename(path.dirname(__dirname)) === 'dist'
+    ? path.join(__dirname, '..', '..')
+    : path.join(__dirname, '..');
+
+/** Entry point of the management Lambda. */
+export const MANAGEMENT_API_ENTRY = path.join(REPO_ROOT, 'lambdas', 'api', 'handler.ts');
+
+let builtConsole: string | undefined;
+/**
+ * The console's built files for the bundle: built once per process from the sources in a
+ * checkout (console/build.ts), else the prebuilt dist/console of the installed package.
+ */
+export function consoleFilesDir(): string {
+  const script = path.join(REPO_ROOT, 'console', 'build.ts');
+  if (!existsSync(script)) {
+    const prebuilt = path.join(REPO_ROOT, 'dist', 'console');
+    if (!existsSync(path.join(prebuilt, 'index.html'))) {
+      throw new Error(
+        `the console is not built (${prebuilt}); run npm run build:console, or set managementApi.console to false`,
+      );
+    }
+    return prebuilt;
+  }
+  if (!builtConsole) {
+    const out = mkdtempSync(path.join(tmpdir(), 'webhooks-console-'));
+    execFileSync(process.execPath, ['--import', 'tsx', script, out], { cwd: REPO_ROOT, stdio: 'ignore' });
+    builtConsole = out;
+  }
+  return builtConsole;
+}
+
+function positiveLimit(
+  prop: 'throttlingRateLimit' | 'throttlingBurstLimit',
+  value: number | undefined,
+  fallback: number,
+) {
+  if (value === undefined) return fallback;
+  if (!Token.isUnresolved(value) && (!Number.isInteger(value) || value < 1 || value > 10_000)) {
+    throw new ManagementApiPropsError(prop, `must be a whole number from 1 to 10000, got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * The management HTTP API and web console (DESIGN.md §8): an API Gateway HTTP API with one
+ * catch-all route to one management Lambda, throttled, with access logs; the key that signs
+ * console sessions in Secrets Manager. The Lambda checks every session itself (Bearer tokens),
+ * so the routes carry no API Gateway authorizer.
+ */
+export class WebhookManagementApi extends Construct {
+  public readonly api: apigw.HttpApi;
+  public readonly stage: apigw.HttpStage;
+  public readonly handler: NodejsFunction;
+  public readonly role: iam.Role;
+  /** The key that signs console sessions (a generated 64-character string). */
+  public readonly sessionKey: secretsmanager.Secret;
+  public readonly logGroup: logs.LogGroup;
+  public readonly accessLogGroup: logs.LogGroup;
+  /** Base URL of the API (no trailing slash); the console is at `<url>/console/`. */
+  public readonly url: string;
+
+  constructor(scope: Construct, id: string, props: WebhookManagementApiProps) {
+    super(scope, id);
+    const r = props.resources;
+    const rateLimit = positiveLimit('throttlingRateLimit', props.throttlingRateLimit, DEFAULT_API_RATE_LIMIT);
+    const burstLimit = positiveLimit(
+      'throttlingBurstLimit',
+      props.throttlingBurstLimit,
+      DEFAULT_API_BURST_LIMIT,
+    );
+    const withConsole = props.console ?? true;
+
+    this.sessionKey = new secretsmanager.Secret(this, 'ConsoleSessionKey', {
+      description: 'Signs console sessions of the webhooks management API (HS256)',
+      generateSecretString: {
+        passwordLength: SESSION_KEY_LENGTH,
+        excludePunctuation: true,
+        includeSpace: false,
+      },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Webhooks management API: connections, their secrets, test sends, the attempt log',
+    });
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: r.logRetention,
+      removalPolicy: r.removalPolicy,
+    });
+    this.logGroup.grantWrite(this.role);
+    this.grant(this.role, r);
+
+    this.handler = new NodejsFunction(this, 'Handler', {
+      description: 'Webhooks management API and console',
+      entry: MANAGEMENT_API_ENTRY,
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      timeout: API_GATEWAY_TIMEOUT,
+      memorySize: 512,
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: {
+        [ENV.queueUrl]: r.queueUrl,
+        [ENV.dlqUrl]: r.deadLetterQueueUrl,
+        [ENV.connectionsTable]: r.connectionsTableName,
+        [ENV.attemptsTable]: r.attemptsTableName,
+        [ENV.secretPrefix]: r.secretPrefix,
+        [ENV.headerPrefix]: r.headerPrefix,
+        [ENV.allowedPorts]: r.allowedPorts.join(','),
+        [ENV.attemptTimeoutMs]: String(
+          Math.min(r.attemptTimeout.toMilliseconds(), TEST_SEND_DEADLINE.toMilliseconds()),
+        ),
+        [ENV.attemptTtlDays]: String(r.attemptTtl.toDays()),
+        [ENV.connectionCacheTtlMs]: String(r.connectionCacheTtl.toMilliseconds()),
+        [API_ENV.consoleKeySecret]: this.sessionKey.secretArn,
+        [API_ENV.consoleDir]: withConsole ? `/var/task/${CONSOLE_BUNDLE_DIR}` : 'off',
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        forceDockerBundling: false,
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        externalModules: [],
+        ...(withConsole
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                // Called only when the asset is bundled, so a synth without bundling builds nothing.
+                afterBundling: (_input: string, output: string) => {
+                  const dir = consoleFilesDir();
+                  return [
+                    `mkdir -p "${output}/${CONSOLE_BUNDLE_DIR}"`,
+                    `cp "${dir}/index.html" "${dir}/app.js" "${dir}/app.css" "${output}/${CONSOLE_BUNDLE_DIR}/"`,
+                  ];
+                },
+              },
+            }
+          : {}),
+      },
+    });
+
+    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
+      retention: r.logRetention,
+      removalPolicy: r.removalPolicy,
+    });
+    this.api = new apigw.HttpApi(this, 'HttpApi', {
+      description: 'Webhooks management API and console',
+      createDefaultStage: false,
+      defaultIntegration: new HttpLambdaIntegration('Management', this.handler, {
+        payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+      }),
+    });
+    this.stage = new apigw.HttpStage(this, 'Stage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit, burstLimit },
+      accessLogSettings: {
+        destination: new apigw.LogGroupLogDestination(this.accessLogGroup),
+        // Paths carry application and connection ids, never a token (it travels in a header).
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            requestTime: '$context.requestTime',
+            method: '$context.httpMethod',
+            path: '$context.path',
+            status: '$context.status',
+            responseLength: '$context.responseLength',
+            latencyMs: '$context.responseLatency',
+            integrationError: '$context.integrationErrorMessage',
+          }),
+        ),
+      },
+    });
+    const stack = Stack.of(this);
+    this.url = `https://${this.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`;
+  }
+
+  /** Least privilege: what the management library calls, on the resources it calls it on. */
+  private grant(role: iam.IGrantable, r: ManagedResources): void {
+    const on = (actions: string[], resourceArns: string[]) =>
+      iam.Grant.addToPrincipal({ grantee: role, actions, resourceArns });
+    on(
+      [
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+      ],
+      [r.connectionsTableArn],
+    );
+    on(['dynamodb:Query'], [`${r.connectionsTableArn}/index/${CONNECTIONS_TABLE.byApplicationIndex.name}`]);
+    // Reads of the log are Queries; a Send Test records its own attempt.
+    on(['dynamodb:Query', 'dynamodb:PutItem'], [r.attemptsTableArn]);
+    on(['dynamodb:Query'], [`${r.attemptsTableArn}/index/${ATTEMPTS_TABLE.finalFailuresIndex.name}`]);
+    on(
+      [
+        'secretsmanager:CreateSecret',
+        'secretsmanager:PutSecretValue',
+        'secretsmanager:GetSecretValue',
+        'secretsmanager:DeleteSecret',
+        'secretsmanager:TagResource',
+      ],
+      [r.secretArnPattern],
+    );
+    on(['secretsmanager:GetSecretValue'], [this.sessionKey.secretArn]);
+    // A Send Test whose attempt record cannot be written defers it to the queue, like the dispatcher.
+    on(['sqs:SendMessage'], [r.queueArn]);
+  }
+
+  /** Adds the API URL and the session key's ARN as stack outputs. */
+  public addOutputs(scope: Construct): void {
+    new CfnOutput(scope, MANAGEMENT_API_OUTPUTS.apiUrl, {
+      value: this.url,
+      description: 'Management API base URL; the web console is at <url>/console/',
+    });
+    new CfnOutput(scope, MANAGEMENT_API_OUTPUTS.consoleKeySecret, {
+      value: this.sessionKey.secretArn,
+      description: 'Secret holding the key that signs console sessions',
+    });
+  }
+}
