@@ -147,7 +147,7 @@ export function LatencyChart({ stats }: { stats: Stats }) {
       <polyline class="line p95" points={line('p95')} />
       <polyline class="line p50" points={line('p50')} />
       {stats.buckets.map((b, i) =>
-        (['p50', 'p95'] as const).map((key) => {
+        (['p95', 'p50'] as const).map((key) => {
           const v = b.latencyMs[key];
           if (v === undefined || v === null) return null;
           return (
