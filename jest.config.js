@@ -8,7 +8,8 @@ const tsJest = ['ts-jest', { diagnostics: false }];
 /** Dependencies published as ES modules only; Jest's CommonJS runtime gets them through esbuild. */
 const ESM_ONLY = ['commander', 'jose'];
 const common = {
-  testEnvironment: 'node',
+  // Quiet unless a test fails (test/setup/quiet-environment.js; WEBHOOKS_TEST_LOGS=1 shows all).
+  testEnvironment: '<rootDir>/test/setup/quiet-environment.js',
   transform: {
     '^.+\\.ts$': tsJest,
     [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: '<rootDir>/test/setup/esm-to-cjs.js',
