@@ -8,13 +8,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { run } from '../../cli/main';
 import { DynamoAttemptLog } from '../../lambdas/adapters/dynamodb/attempt-log';
 import { apiDocument } from '../../lambdas/api/openapi';
 import { ENV } from '../../lambdas/config';
 import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { AttemptRecord, Outcome } from '../../lambdas/core/types';
-import { WebhookManagement } from '../../lambdas/management';
+import { WebhookManagement, type WebhookResources } from '../../lambdas/management';
 import { mintSessionToken } from '../../lambdas/management/console-session';
 import { verifyWebhook } from '../../lambdas/receiver';
 import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../local/api-server';
@@ -26,6 +28,7 @@ let management: WebhookManagement;
 let api: LocalApi;
 let key: Uint8Array;
 let attemptLog: DynamoAttemptLog;
+let resources: WebhookResources;
 const consoleDir = mkdtempSync(join(tmpdir(), 'wh-console-'));
 
 beforeAll(async () => {
@@ -34,15 +37,16 @@ beforeAll(async () => {
     new SecretsManagerClient({}),
     `webhooks-test/console-key-${randomBytes(4).toString('hex')}`,
   );
+  resources = {
+    queueUrl: process.env[ENV.queueUrl]!,
+    dlqUrl: process.env[ENV.dlqUrl]!,
+    connectionsTable: process.env[ENV.connectionsTable]!,
+    attemptsTable: process.env[ENV.attemptsTable]!,
+    secretPrefix: process.env[ENV.secretPrefix]!,
+    consoleKeySecret,
+  };
   management = new WebhookManagement({
-    resources: {
-      queueUrl: process.env[ENV.queueUrl]!,
-      dlqUrl: process.env[ENV.dlqUrl]!,
-      connectionsTable: process.env[ENV.connectionsTable]!,
-      attemptsTable: process.env[ENV.attemptsTable]!,
-      secretPrefix: process.env[ENV.secretPrefix]!,
-      consoleKeySecret,
-    },
+    resources,
     allowLoopback: true,
     allowedPorts: [443, receiver.port],
     ca: [testPki().caPem],
@@ -628,6 +632,33 @@ describe('management API: authorisation matrix', () => {
     const theirs = await management.connections.get(otherConnection);
     expect(theirs.name).toBe('Theirs');
     expect((await management.connections.showSecret(otherConnection)).secret).toBe(secretBefore);
+  });
+});
+
+describe('webhooks console', () => {
+  it('prints a link whose token opens exactly that application, for the requested lifetime', async () => {
+    const app = id('app');
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const linked = new WebhookManagement({ resources: { ...resources, apiUrl: api.origin } });
+    const code = await run(['console', '--application', app, '--ttl', '2h', '--json'], {
+      stdout,
+      stderr,
+      env: {},
+      open: async () => linked,
+    });
+    expect(code).toBe(0);
+    const session = JSON.parse(out);
+    expect(session.consoleUrl).toBe(`${api.origin}/console/#token=${session.token}`);
+    const lifetime = Date.parse(session.expiresAt) - Date.now();
+    expect(lifetime).toBeGreaterThan(7_100_000);
+    expect(lifetime).toBeLessThanOrEqual(7_200_000);
+    expect((await call('GET', appPath(app, '/connections'), { token: session.token })).status).toBe(200);
+    expect((await call('GET', appPath(id('app'), '/connections'), { token: session.token })).status).toBe(
+      404,
+    );
   });
 });
 
