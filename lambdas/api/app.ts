@@ -72,10 +72,20 @@ export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     } else {
       apiError = toApiError(error);
     }
-    if (apiError.status >= 500)
+    if (apiError.status >= 500) {
+      // What an operator needs to act on: the failing call and the dependency's own error
+      // (AWS SDK messages name resources, never secret values). Never the request body.
       console.error(
-        JSON.stringify({ level: 'ERROR', message: 'management API error', error: (error as Error)?.name }),
+        JSON.stringify({
+          level: 'ERROR',
+          message: 'management API request failed',
+          method: c.req.method,
+          path: c.req.path,
+          error: (error as Error)?.name,
+          detail: (error as Error)?.message,
+        }),
       );
+    }
     c.header('Cache-Control', 'no-store');
     return c.json(apiError.body(), apiError.status);
   });
