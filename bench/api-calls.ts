@@ -21,7 +21,7 @@ import { WebhookManagement } from '../lambdas/management';
 import type { PublishInput } from '../lambdas/publisher';
 import { wireDispatcher } from '../lambdas/wiring';
 import type { EmulatorsReady } from '../local/emulators-process';
-import { startRunner } from '../local/runner';
+import { startEventSources } from '../local/runner';
 import { startChild } from './support/child';
 import { capturedPowertoolsLog } from './support/fixtures';
 
@@ -269,15 +269,19 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
     loadConfig({ ...process.env, [ENV.allowLoopback]: 'true', [ENV.allowedPorts]: String(wire.port) }),
     { ca: [caPem], deps: { log: capture.log } },
   );
-  const runner = startRunner({
-    sqs: new SQSClient({}),
-    queueUrl: queues.queueUrl,
-    queueArn: resources.queueArn,
-    handler: createHandler(wired.dispatcher),
-    functionTimeoutMs: 60_000,
-    waitTimeSeconds: 1,
-    concurrency: 4,
-  });
+  const runner = startEventSources(
+    {
+      sqs: new SQSClient({}),
+      handler: createHandler(wired.dispatcher, queues.retryQueueUrl),
+      functionTimeoutMs: 60_000,
+      waitTimeSeconds: 1,
+      concurrency: 4,
+    },
+    [
+      { queueUrl: queues.queueUrl, queueArn: resources.queueArn },
+      { queueUrl: queues.retryQueueUrl, queueArn: resources.retryQueueArn },
+    ],
+  );
   const until = async (done: () => boolean, timeoutMs: number, what: string) => {
     const deadline = Date.now() + timeoutMs;
     while (!done()) {

@@ -20,7 +20,7 @@ import { WebhookManagement } from '../lambdas/management';
 import type { PublishInput } from '../lambdas/publisher';
 import { wireDispatcher } from '../lambdas/wiring';
 import type { EmulatorsReady } from '../local/emulators-process';
-import { startRunner } from '../local/runner';
+import { startEventSources } from '../local/runner';
 import { startChild } from './support/child';
 import { capturedPowertoolsLog } from './support/fixtures';
 import { median, percentile, round } from './support/stats';
@@ -114,16 +114,20 @@ export async function measureEndToEnd(options: EndToEndOptions): Promise<EndToEn
     { ca: [caPem], deps: { log: capture.log } },
   );
   const batches: Array<{ size: number; ms: number }> = [];
-  const runner = startRunner({
-    sqs: new SQSClient({}),
-    queueUrl: resources.queueUrl,
-    queueArn: resources.queueArn,
-    handler: createHandler(wired.dispatcher),
-    functionTimeoutMs: 60_000,
-    waitTimeSeconds: 1,
-    concurrency: 4,
-    onBatch: (report) => batches.push({ size: report.messageIds.length, ms: report.durationMs }),
-  });
+  const runner = startEventSources(
+    {
+      sqs: new SQSClient({}),
+      handler: createHandler(wired.dispatcher, resources.retryQueueUrl),
+      functionTimeoutMs: 60_000,
+      waitTimeSeconds: 1,
+      concurrency: 4,
+      onBatch: (report) => batches.push({ size: report.messageIds.length, ms: report.durationMs }),
+    },
+    [
+      { queueUrl: resources.queueUrl, queueArn: resources.queueArn },
+      { queueUrl: resources.retryQueueUrl, queueArn: resources.retryQueueArn },
+    ],
+  );
 
   try {
     const okApp = { id: 'app_bench_ok', name: 'Bench' };

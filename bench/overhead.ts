@@ -129,6 +129,7 @@ export async function measureOverhead(options: OverheadOptions): Promise<Overhea
   const attemptLog = {
     append: async (record: AttemptRecord) => {
       if (record.outcome === 'delivered') delivered++;
+      return 'written' as const;
     },
   };
   const dispatcher = createDispatcher(

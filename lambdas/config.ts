@@ -10,7 +10,10 @@ import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from './core/constants';
 
 /** Names of the environment variables the dispatcher reads. The CDK construct sets them. */
 export const ENV = {
+  /** The ingress queue: what the publisher client writes to (the dispatcher only consumes it). */
   queueUrl: 'WEBHOOKS_QUEUE_URL',
+  /** The internal retry queue: retries, handed-back deliveries and queued attempt records. */
+  retryQueueUrl: 'WEBHOOKS_RETRY_QUEUE_URL',
   dlqUrl: 'WEBHOOKS_DLQ_URL',
   connectionsTable: 'WEBHOOKS_CONNECTIONS_TABLE',
   attemptsTable: 'WEBHOOKS_ATTEMPTS_TABLE',
@@ -26,7 +29,12 @@ export const ENV = {
 } as const;
 
 export interface DispatcherConfig {
-  readonly queueUrl: string;
+  /**
+   * The internal retry queue (DESIGN.md §3). The dispatcher writes retries there, and reads
+   * records whose `eventSourceARN` is this queue's as retry records; every other record is
+   * read as coming from the ingress queue, which carries events only.
+   */
+  readonly retryQueueUrl: string;
   readonly dlqUrl: string;
   readonly connectionsTable: string;
   readonly attemptsTable: string;
@@ -121,7 +129,7 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     throw new ConfigError(ENV.allowLoopback, 'is a local-mode setting and is refused inside AWS Lambda');
   }
   return Object.freeze({
-    queueUrl: required(env, ENV.queueUrl),
+    retryQueueUrl: required(env, ENV.retryQueueUrl),
     dlqUrl: required(env, ENV.dlqUrl),
     connectionsTable: required(env, ENV.connectionsTable),
     attemptsTable: required(env, ENV.attemptsTable),

@@ -6,8 +6,10 @@
  * bundle never pulls in the CDK construct.
  */
 export const STACK_OUTPUTS = {
-  /** URL of the delivery queue that upstream services publish events to. */
+  /** URL of the ingress queue that upstream services publish events to (events only). */
   queueUrl: 'QueueUrl',
+  /** URL of the internal retry queue (retries, attempt records; dispatcher and operators only). */
+  retryQueueUrl: 'RetryQueueUrl',
   /** URL of the dead-letter queue holding exhausted and poison deliveries. */
   deadLetterQueueUrl: 'DeadLetterQueueUrl',
   /** Name of the DynamoDB table of webhook connections. */

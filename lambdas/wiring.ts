@@ -42,7 +42,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
   const egress = { allowedPorts: config.allowedPorts, allowLoopback: config.allowLoopback };
   const sender = new UndiciSender({ egress, ca: options.ca, resolver: options.resolver });
   const queues = new SqsQueues({
-    queueUrl: config.queueUrl,
+    retryQueueUrl: config.retryQueueUrl,
     dlqUrl: config.dlqUrl,
     client: options.clients?.sqs,
   });

@@ -5,7 +5,7 @@ import { type WebhookDeliveryProps, WebhookDeliveryPropsError } from './webhook-
  * Every setting the dispatcher reads from its environment, except the local-mode loopback
  * flag: a deployed stack must never be able to set it.
  */
-export type DeployedSetting = Exclude<keyof typeof ENV, 'allowLoopback'>;
+export type DeployedSetting = Exclude<keyof typeof ENV, 'allowLoopback' | 'queueUrl'>;
 
 /** The deployed settings as the environment strings the dispatcher parses. */
 export type DispatcherSettings = Readonly<Record<DeployedSetting, string>>;

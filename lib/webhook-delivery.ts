@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Lazy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -88,7 +88,8 @@ const SECRET_OPERATE_ACTIONS = [
   'secretsmanager:TagResource',
 ];
 /**
- * Inspect and drain the dead-letter queue; redrive re-publishes to the delivery queue.
+ * Inspect and drain the dead-letter queue; redrive re-publishes each message to the queue it
+ * belongs to (events to the ingress queue, deliveries and attempt records to the retry queue).
  * Listing receives messages and hands them straight back (ChangeMessageVisibility to 0),
  * so a look at the queue does not hide its messages for the visibility timeout.
  */
@@ -108,9 +109,22 @@ const DEAD_LETTER_OPERATE_ACTIONS = [
  * a management backend or operator role gets its permissions with {@link grantOperate}.
  */
 export class WebhookDelivery extends Construct {
-  /** Queue upstream services publish events to; the dispatcher also schedules retries on it. */
+  /**
+   * The ingress queue: upstream services publish events here, and it carries `event` messages
+   * only; anything else arriving on it is dead-lettered as poison (DESIGN.md §3).
+   */
   public readonly queue: sqs.Queue;
-  /** Exhausted deliveries, poison messages and records SQS gave up on. */
+  /**
+   * The internal retry queue: retries, deliveries handed back, queued attempt records and
+   * redriven deliveries. Only the dispatcher and the roles given {@link grantOperate} may
+   * send to it, by IAM and by its queue policy (docs/security.md).
+   */
+  public readonly retryQueue: sqs.Queue;
+  /**
+   * Exhausted deliveries, poison messages and records SQS gave up on, from both queues (one
+   * DLQ: a dispatcher's dead letter names its queue, and SQS's own moves carry the source
+   * queue's ARN as the `DeadLetterQueueSourceArn` attribute).
+   */
   public readonly deadLetterQueue: sqs.Queue;
   /** Webhook connections, keyed by connection id, with the `byApplication` index for fan-out. */
   public readonly connectionsTable: dynamodb.Table;
@@ -122,8 +136,10 @@ export class WebhookDelivery extends Construct {
   public readonly dispatcherRole: iam.Role;
   /** The dispatcher's log group. */
   public readonly logGroup: logs.LogGroup;
-  /** The SQS event source feeding the dispatcher. */
+  /** The SQS event source feeding the dispatcher from the ingress queue. */
   public readonly eventSource: SqsEventSource;
+  /** The SQS event source feeding the dispatcher from the retry queue. */
+  public readonly retryEventSource: SqsEventSource;
   /** Fires when at least one message is in the dead-letter queue. */
   public readonly deadLetterAlarm: cloudwatch.Alarm;
   /** Fires when the oldest message on the delivery queue is older than the threshold. */
@@ -161,13 +177,15 @@ export class WebhookDelivery extends Construct {
       retentionPeriod: p.dlqRetention,
       maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
     });
-    this.queue = new sqs.Queue(this, 'Queue', {
+    const consumedQueue: sqs.QueueProps = {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       visibilityTimeout: p.queueVisibilityTimeout,
       maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: p.maxReceiveCount },
-    });
+    };
+    this.queue = new sqs.Queue(this, 'Queue', consumedQueue);
+    this.retryQueue = new sqs.Queue(this, 'RetryQueue', consumedQueue);
 
     this.connectionsTable = this.createConnectionsTable(p);
     this.attemptsTable = this.createAttemptsTable(p);
@@ -187,13 +205,32 @@ export class WebhookDelivery extends Construct {
 
     this.dispatcher = this.createDispatcher(p);
     this.grantDispatcher(this.dispatcherRole);
+    this.retryWriters.push(this.dispatcherRole.roleArn);
+    // The retry queue's own policy refuses SendMessage to every principal but its writers,
+    // whatever identity policies an account grants (an `sqs:*` admin, a broad publisher).
+    this.retryQueue.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'OnlyDispatcherAndOperatorsSend',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['sqs:SendMessage'],
+        resources: [this.retryQueue.queueArn],
+        conditions: {
+          ArnNotEquals: { 'aws:PrincipalArn': Lazy.list({ produce: () => this.retryWriters }) },
+        },
+      }),
+    );
 
-    this.eventSource = new SqsEventSource(this.queue, {
+    // Two event source mappings, one handler: each record's eventSourceARN names its queue.
+    const sourceProps = {
       batchSize: BATCH_SIZE,
       reportBatchItemFailures: true,
       maxConcurrency: p.maxConcurrency,
-    });
+    };
+    this.eventSource = new SqsEventSource(this.queue, sourceProps);
+    this.retryEventSource = new SqsEventSource(this.retryQueue, sourceProps);
     this.dispatcher.addEventSource(this.eventSource);
+    this.dispatcher.addEventSource(this.retryEventSource);
 
     this.deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterQueueNotEmpty', {
       alarmDescription:
@@ -252,7 +289,13 @@ export class WebhookDelivery extends Construct {
     }
   }
 
-  /** Lets `grantee` publish events to the delivery queue (`sqs:SendMessage`); sets nothing else. */
+  /** Principal ARNs the retry queue's policy lets send: the dispatcher's role and operators. */
+  private readonly retryWriters: string[] = [];
+
+  /**
+   * Lets `grantee` publish events to the ingress queue (`sqs:SendMessage`); sets nothing
+   * else. The retry queue stays closed to it: publishers write events, nothing more.
+   */
   public grantPublish(grantee: iam.IGrantable): iam.Grant {
     return this.queue.grant(grantee, 'sqs:SendMessage');
   }
@@ -269,14 +312,19 @@ export class WebhookDelivery extends Construct {
   /**
    * Permissions of a management backend or operator role: read and write connections,
    * read the attempt log, manage the connection secrets under the prefix, inspect and
-   * drain the dead-letter queue, and redrive (publish) to the delivery queue.
+   * drain the dead-letter queue, publish events, and redrive to either queue. The grantee
+   * is also added to the retry queue's policy, so it must be a role or a user (its ARN is
+   * what the policy names).
+   * @throws Error when the grantee's principal has no role or user ARN.
    */
   public grantOperate(grantee: iam.IGrantable): iam.Grant {
+    this.retryWriters.push(principalArnOf(grantee));
     return grantOn(grantee, CONNECTION_OPERATE_ACTIONS, this.connectionsTableArns())
       .combine(grantOn(grantee, ATTEMPT_OPERATE_ACTIONS, this.attemptsTableArns()))
       .combine(grantOn(grantee, SECRET_OPERATE_ACTIONS, [this.secretArnPattern]))
       .combine(this.deadLetterQueue.grant(grantee, ...DEAD_LETTER_OPERATE_ACTIONS))
-      .combine(this.grantPublish(grantee));
+      .combine(this.grantPublish(grantee))
+      .combine(this.retryQueue.grant(grantee, 'sqs:SendMessage'));
   }
 
   private createConnectionsTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
@@ -329,7 +377,7 @@ export class WebhookDelivery extends Construct {
 
   private createDispatcher(p: ResolvedWebhookDeliveryProps): NodejsFunction {
     const environment = dispatcherEnvironment({
-      queueUrl: this.queue.queueUrl,
+      retryQueueUrl: this.retryQueue.queueUrl,
       dlqUrl: this.deadLetterQueue.queueUrl,
       connectionsTable: this.connectionsTable.tableName,
       attemptsTable: this.attemptsTable.tableName,
@@ -368,8 +416,9 @@ export class WebhookDelivery extends Construct {
     grantOn(role, CONNECTION_READ_ACTIONS, this.connectionsTableArns());
     grantOn(role, ['dynamodb:PutItem'], [this.attemptsTable.tableArn]);
     grantOn(role, ['secretsmanager:GetSecretValue'], [this.secretArnPattern]);
-    // Retries are delayed messages on the delivery queue; exhausted deliveries go to the DLQ.
-    this.queue.grant(role, 'sqs:SendMessage');
+    // Retries are delayed messages on the retry queue; exhausted deliveries go to the DLQ.
+    // The dispatcher never writes to the ingress queue (it only consumes it).
+    this.retryQueue.grant(role, 'sqs:SendMessage');
     this.deadLetterQueue.grant(role, 'sqs:SendMessage');
   }
 
@@ -383,6 +432,18 @@ export class WebhookDelivery extends Construct {
     const arn = this.attemptsTable.tableArn;
     return [arn, `${arn}/index/${ATTEMPTS_TABLE.finalFailuresIndex.name}`];
   }
+}
+
+/** The ARN a queue policy's `aws:PrincipalArn` condition sees for this grantee. */
+function principalArnOf(grantee: iam.IGrantable): string {
+  const principal = grantee.grantPrincipal as Partial<iam.IRole & iam.IUser>;
+  const arn = principal.roleArn ?? principal.userArn;
+  if (!arn) {
+    throw new Error(
+      'grantOperate needs a role or a user: the retry queue policy names the principals that may send to it',
+    );
+  }
+  return arn;
 }
 
 function grantOn(grantee: iam.IGrantable, actions: string[], resourceArns: string[]): iam.Grant {

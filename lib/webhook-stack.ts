@@ -41,7 +41,11 @@ export class WebhookStack extends Stack {
     const outputs: Record<keyof typeof STACK_OUTPUTS, { value: string; description: string }> = {
       queueUrl: {
         value: d.queue.queueUrl,
-        description: 'Delivery queue: upstream services publish events here',
+        description: 'Ingress queue: upstream services publish events here (events only)',
+      },
+      retryQueueUrl: {
+        value: d.retryQueue.queueUrl,
+        description: 'Internal retry queue: retries and attempt records; dispatcher and operators only',
       },
       deadLetterQueueUrl: {
         value: d.deadLetterQueue.queueUrl,

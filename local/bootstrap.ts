@@ -30,7 +30,10 @@ import type { LocalEndpoints } from './emulators';
 
 /** Resource names of local mode. */
 export interface ResourceNames {
+  /** The ingress queue, publishers' door. */
   readonly queue: string;
+  /** The internal retry queue. @default `<queue>-retry` */
+  readonly retryQueue?: string;
   readonly dlq: string;
   readonly connectionsTable: string;
   readonly attemptsTable: string;
@@ -71,6 +74,9 @@ export interface LocalResources {
   /** Queue URLs use the emulator's origin, so SDK clients call it directly (see {@link localQueueUrl}). */
   readonly queueUrl: string;
   readonly queueArn: string;
+  /** The internal retry queue (DESIGN.md §3). */
+  readonly retryQueueUrl: string;
+  readonly retryQueueArn: string;
   readonly dlqUrl: string;
   readonly dlqArn: string;
   readonly connectionsTable: string;
@@ -112,14 +118,22 @@ export async function bootstrapResources(
       MessageRetentionPeriod: String(DLQ_RETENTION_S),
       MaximumMessageSize: String(MAX_MESSAGE_BYTES),
     });
-    const queue = await ensureQueue(sqs, target.endpoints.sqs, names.queue, {
+    // Both queues feed the dispatcher and share the DLQ: a dead letter names its queue.
+    const consumed = {
       VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? DEFAULT_VISIBILITY_TIMEOUT_S),
       MaximumMessageSize: String(MAX_MESSAGE_BYTES),
       RedrivePolicy: JSON.stringify({
         deadLetterTargetArn: dlq.arn,
         maxReceiveCount: options.maxReceiveCount ?? MAX_RECEIVE_COUNT,
       }),
-    });
+    };
+    const queue = await ensureQueue(sqs, target.endpoints.sqs, names.queue, consumed);
+    const retry = await ensureQueue(
+      sqs,
+      target.endpoints.sqs,
+      names.retryQueue ?? `${names.queue}-retry`,
+      consumed,
+    );
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     await Promise.all([
       ensureTable(dynamodb, connectionsTableInput(names.connectionsTable), timeoutMs),
@@ -128,6 +142,8 @@ export async function bootstrapResources(
     return {
       queueUrl: queue.url,
       queueArn: queue.arn,
+      retryQueueUrl: retry.url,
+      retryQueueArn: retry.arn,
       dlqUrl: dlq.url,
       dlqArn: dlq.arn,
       connectionsTable: names.connectionsTable,
@@ -152,6 +168,7 @@ export function localEnv(
   return {
     ...localSdkEnv(endpoints, region),
     [ENV.queueUrl]: resources.queueUrl,
+    [ENV.retryQueueUrl]: resources.retryQueueUrl,
     [ENV.dlqUrl]: resources.dlqUrl,
     [ENV.connectionsTable]: resources.connectionsTable,
     [ENV.attemptsTable]: resources.attemptsTable,

@@ -269,6 +269,33 @@ export function startRunner(options: RunnerOptions): Runner {
   };
 }
 
+/** One queue feeding the function: Lambda's event source mapping. */
+export interface EventSourceQueue {
+  readonly queueUrl: string;
+  readonly queueArn?: string;
+}
+
+/**
+ * Several event source mappings on one function, as the stack has (the ingress queue and the
+ * retry queue, DESIGN.md §3): one runner per queue, the same handler. Each record carries its
+ * own queue's `eventSourceARN`, which is how the dispatcher tells them apart.
+ */
+export function startEventSources(
+  options: Omit<RunnerOptions, 'queueUrl' | 'queueArn'>,
+  queues: readonly EventSourceQueue[],
+): Runner {
+  const runners = queues.map((queue) => startRunner({ ...options, ...queue }));
+  return {
+    async stop() {
+      await Promise.all(runners.map((r) => r.stop()));
+    },
+    async idle() {
+      // In order: what the first queue's records schedule lands on the later ones.
+      for (const r of runners) await r.idle();
+    },
+  };
+}
+
 /** The queue's ARN and region, read once (from the queue if not given); gives up quietly on stop. */
 async function resolveSource(
   options: RunnerOptions,

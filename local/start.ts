@@ -32,7 +32,7 @@ import { runDemoTour } from './demo-tour';
 import { startEmulators } from './emulators';
 import { loadOrCreateCa } from './local-ca';
 import { prettyLog } from './pretty-log';
-import { startRunner } from './runner';
+import { startEventSources } from './runner';
 import { assertStateFileFree, LOCAL_DIR, removeState, stateFilePath, writeState } from './state';
 import { createLocalPki } from './tls';
 
@@ -179,15 +179,20 @@ async function main(): Promise<void> {
       )
     : prettyLog((l) => out(`  dispatcher ${l}`), colour, 'debug');
   const wired = wireDispatcher(config, { ca, deps: { log } });
-  const runner = startRunner({
-    sqs: new SQSClient({}),
-    queueUrl: resources.queueUrl,
-    queueArn: resources.queueArn,
-    handler: createHandler(wired.dispatcher),
-    functionTimeoutMs: FUNCTION_TIMEOUT_MS,
-    waitTimeSeconds: 1,
-    concurrency: 2,
-  });
+  // Two event source mappings, as deployed: the ingress queue and the internal retry queue.
+  const runner = startEventSources(
+    {
+      sqs: new SQSClient({}),
+      handler: createHandler(wired.dispatcher, config.retryQueueUrl),
+      functionTimeoutMs: FUNCTION_TIMEOUT_MS,
+      waitTimeSeconds: 1,
+      concurrency: 2,
+    },
+    [
+      { queueUrl: resources.queueUrl, queueArn: resources.queueArn },
+      { queueUrl: resources.retryQueueUrl, queueArn: resources.retryQueueArn },
+    ],
+  );
 
   // The demo connection: reuse the persisted one (pointed at this run's receiver) or create it.
   const demoUrl = `${receiver.origin}/hooks`;
@@ -263,7 +268,8 @@ Local webhook pipeline is ready.
   SQS (fauxqs)             ${emulators.endpoints.sqs}
   DynamoDB (dynalite)      ${emulators.endpoints.dynamodb}
   Secrets Manager (local)  ${emulators.endpoints.secretsManager}
-  delivery queue           ${resources.queueUrl}
+  ingress queue            ${resources.queueUrl}
+  retry queue (internal)   ${resources.retryQueueUrl}
   dead-letter queue        ${resources.dlqUrl}
   state file               ${statePath}
   state                    ${stateNote}

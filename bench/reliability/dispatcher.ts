@@ -14,7 +14,7 @@ import { createHandler } from '../../lambdas/dispatcher/handler';
 import { type Wired, wireDispatcher } from '../../lambdas/wiring';
 import { type LocalResources, localClientConfig, localQueueUrl } from '../../local/bootstrap';
 import type { LocalEndpoints } from '../../local/emulators';
-import { type BatchReport, type Runner, startRunner } from '../../local/runner';
+import { type BatchReport, type Runner, startEventSources } from '../../local/runner';
 
 export interface DispatcherSpec {
   readonly region: string;
@@ -106,7 +106,7 @@ export function startDispatcher(
   const runnerSqs = new SQSClient(localClientConfig(spec.runnerSqsEndpoint, spec.region));
   const config = loadConfig({
     // The SDK clients above carry endpoints and credentials; only the dispatcher's own keys here.
-    [ENV.queueUrl]: localQueueUrl(spec.endpoints.sqs, spec.resources.queueUrl),
+    [ENV.retryQueueUrl]: localQueueUrl(spec.endpoints.sqs, spec.resources.retryQueueUrl),
     [ENV.dlqUrl]: localQueueUrl(spec.endpoints.sqs, spec.resources.dlqUrl),
     [ENV.connectionsTable]: spec.resources.connectionsTable,
     [ENV.attemptsTable]: spec.resources.attemptsTable,
@@ -120,22 +120,33 @@ export function startDispatcher(
   const log = hooks.log ?? new CountingLog();
   const wired = wireDispatcher(config, { clients, ca: [...spec.ca], deps: { log } });
   const batches: BatchStats = { batches: 0, ok: 0, partial: 0, error: 0, timeout: 0, recordsLeft: 0 };
-  const runner: Runner = startRunner({
-    sqs: runnerSqs,
-    queueUrl: localQueueUrl(spec.runnerSqsEndpoint, spec.resources.queueUrl),
-    queueArn: spec.resources.queueArn,
-    handler: createHandler(wired.dispatcher),
-    functionTimeoutMs: spec.functionTimeoutMs,
-    waitTimeSeconds: spec.waitTimeSeconds ?? 1,
-    concurrency: spec.runnerConcurrency,
-    logger: { info: () => {}, warn: () => {}, error: () => {} },
-    onBatch(report) {
-      batches.batches++;
-      batches[report.outcome]++;
-      batches.recordsLeft += report.failed.length;
-      hooks.onBatch?.(report);
+  const runner: Runner = startEventSources(
+    {
+      sqs: runnerSqs,
+      handler: createHandler(wired.dispatcher, config.retryQueueUrl),
+      functionTimeoutMs: spec.functionTimeoutMs,
+      waitTimeSeconds: spec.waitTimeSeconds ?? 1,
+      concurrency: spec.runnerConcurrency,
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      onBatch(report) {
+        batches.batches++;
+        batches[report.outcome]++;
+        batches.recordsLeft += report.failed.length;
+        hooks.onBatch?.(report);
+      },
     },
-  });
+    [
+      {
+        queueUrl: localQueueUrl(spec.runnerSqsEndpoint, spec.resources.queueUrl),
+        queueArn: spec.resources.queueArn,
+      },
+      {
+        queueUrl: localQueueUrl(spec.runnerSqsEndpoint, spec.resources.retryQueueUrl),
+        queueArn: spec.resources.retryQueueArn,
+      },
+    ],
+  );
+
   return {
     wired,
     log,

@@ -129,6 +129,7 @@ export function memoryPorts(connections: Connection[], sender: HttpSender, log: 
       attemptLog: {
         append: async (record) => {
           out.records.push(record);
+          return 'written' as const;
         },
       },
       attemptLogFallback: {

@@ -12,6 +12,13 @@ export const RETRY_DELAYS_S: readonly number[] = Object.freeze([1, 2, 4]);
 /** Attempts in one chain: the first plus one per retry delay. */
 export const ATTEMPTS_PER_CHAIN = RETRY_DELAYS_S.length + 1;
 
+/**
+ * Highest attempt number a delivery may reach: 250 chains of 4 (each redrive or recovery
+ * starts a new chain and continues the numbering). A message naming a higher attempt, or a
+ * chain start beyond it, is poison (docs/security.md): numbers in messages are bounded.
+ */
+export const MAX_ATTEMPT = 1000;
+
 /** Spec §5/§8: receivers reject timestamps older than 5 minutes. */
 export const REPLAY_WINDOW_MS = 300_000;
 

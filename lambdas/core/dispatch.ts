@@ -12,7 +12,7 @@
 import { checkConnection, targetOf } from './connection';
 import { ATTEMPT_TIMEOUT_MS, RESPONSE_SNIPPET_BYTES } from './constants';
 import type { EgressPolicy } from './egress';
-import { bodyOfEvent, parseMessage } from './envelope';
+import { bodyOfEvent, parseMessage, type QueueSource } from './envelope';
 import {
   DeadlineError,
   DestinationRefusedError,
@@ -26,6 +26,7 @@ import { createLimiter } from './limiter';
 import { decide } from './outcome';
 import { redact, truncateUtf8 } from './redact';
 import type {
+  AppendOutcome,
   AttemptLog,
   AttemptLogFallback,
   AttemptRecord,
@@ -44,13 +45,14 @@ import type {
   RetryScheduler,
   SigningSecrets,
 } from './types';
+import { queueJson } from './untrusted';
 
 /** Time an attempt needs beyond its own timeout to reschedule and log before Lambda stops. */
 export const DEADLINE_MARGIN_MS = 5_000;
 const MAX_ERROR_LENGTH = 512;
 /**
- * Most of a poison message's text a dead letter carries. JSON quoting can double it, and the
- * dead letter must still fit in one SQS message (1 MiB), or it could never be written.
+ * Most bytes a poison message's text takes in its dead letter, JSON quoting included: the
+ * dead letter must fit in one SQS message (1 MiB), or it could never be written.
  */
 export const MAX_DEAD_LETTER_SOURCE_BYTES = 256 * 1024;
 /** CloudWatch namespace of the dispatcher's metrics (docs/security.md). */
@@ -107,6 +109,11 @@ interface Run extends Invocation {
 export interface InputRecord {
   messageId: string;
   body: string;
+  /**
+   * The queue the record came from (the handler tells it by the record's `eventSourceARN`).
+   * Absent is read as `ingress`, the queue publishers can write: it carries events only.
+   */
+  source?: QueueSource;
 }
 
 /** What the core needs to know about the running invocation. */
@@ -185,11 +192,22 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     return { applicationId: payload.application.id, userId: payload.user.id, event: payload.event };
   }
 
+  /** Logs an attempt-log write that met a different record under the same key (never replaced). */
+  function noteAppend(rec: AttemptRecord, outcome: AppendOutcome | undefined, via: string): void {
+    if (outcome !== 'conflict') return;
+    log.warn('attempt record not written: a different record of this attempt exists and is never replaced', {
+      connectionId: rec.connectionId,
+      deliveryId: rec.deliveryId,
+      attempt: rec.attempt,
+      via,
+    });
+  }
+
   /** Writes an attempt record; if the log is down, queues it instead of failing the record. */
   async function record(rec: AttemptRecord): Promise<void> {
     const ids = { connectionId: rec.connectionId, deliveryId: rec.deliveryId, attempt: rec.attempt };
     try {
-      await deps.attemptLog.append(rec);
+      noteAppend(rec, await deps.attemptLog.append(rec), 'attempt');
     } catch (cause) {
       log.warn('attempt log write failed; the record is queued for a later write', {
         ...ids,
@@ -396,7 +414,10 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     const connection = await infra('connections.get', { connectionId: delivery.connectionId }, () =>
       deps.connections.get(delivery.connectionId),
     );
-    await deliverTo(delivery, judgeTarget(delivery.connectionId, connection), facts, invocation);
+    // The body names its application: a connection of another application never receives it
+    // (nor signs it with its secret), whatever the message says (docs/security.md).
+    const target = judgeTarget(delivery.connectionId, connection, facts.applicationId);
+    await deliverTo(delivery, target, facts, invocation);
   }
 
   /** The connections an event goes to, with the reason each unusable explicit target is refused. */
@@ -473,23 +494,32 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
 
   async function processRecord(record: InputRecord, invocation: Run): Promise<void> {
     let message: ReturnType<typeof parseMessage>;
+    const source = record.source ?? 'ingress';
     try {
-      message = parseMessage(record.body);
-    } catch (error) {
-      if (!(error instanceof PoisonMessageError)) throw error;
+      message = parseMessage(record.body, source);
+    } catch (thrown) {
+      // Parsing is pure: whatever it throws, it would throw on every receipt, so the message
+      // is poison now, on its first receipt, not after maxReceiveCount (docs/security.md).
+      const error =
+        thrown instanceof PoisonMessageError
+          ? thrown
+          : new PoisonMessageError(`message could not be read: ${errorText(thrown)}`);
+      const text = truncateUtf8(error.message, MAX_ERROR_LENGTH);
       const letter: DeadLetter = {
         v: 1,
         type: 'dead-letter',
         reason: error.reason,
-        error: error.message,
+        error: text,
         failedAt: iso(clock.now()),
+        sourceQueue: source,
         ...deadLetterSource(record.body),
       };
       await infra('deadLetters.put', {}, () => deps.deadLetters.put(letter));
       log.warn('poison message dead-lettered', {
         messageId: record.messageId,
+        sourceQueue: source,
         reason: error.reason,
-        error: error.message,
+        error: text,
       });
       return;
     }
@@ -498,10 +528,14 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
         return fanOut(message, invocation);
       case 'delivery':
         return deliverQueued(message, invocation);
-      case 'attempt-log':
-        return infra('attemptLog.append', { deliveryId: message.record.deliveryId }, () =>
-          deps.attemptLog.append(message.record),
+      case 'attempt-log': {
+        const rec = message.record;
+        const outcome = await infra('attemptLog.append', { deliveryId: rec.deliveryId }, () =>
+          deps.attemptLog.append(rec),
         );
+        noteAppend(rec, outcome, 'retry queue');
+        return;
+      }
     }
   }
 
@@ -527,7 +561,12 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       return { failures };
     },
     attemptOnce(delivery, connection, invocation) {
-      return attempt(delivery, connection, factsOf(delivery.body), runOf(invocation));
+      const facts = factsOf(delivery.body);
+      if (connection.applicationId !== facts.applicationId) {
+        const [reason, error] = otherApplication(connection.connectionId, facts.applicationId);
+        return refuse(delivery, facts, undefined, reason, error);
+      }
+      return attempt(delivery, connection, facts, runOf(invocation));
     },
   };
 }
@@ -547,18 +586,16 @@ interface Target {
 function judgeTarget(id: string, connection: Connection | undefined, applicationId?: string): Target {
   if (!connection) return { id, refusal: ['connection_missing', `connection ${id} does not exist`] };
   if (applicationId !== undefined && connection.applicationId !== applicationId) {
-    return {
-      id,
-      refusal: [
-        'connection_invalid',
-        `connection ${id} belongs to another application, not ${applicationId}`,
-      ],
-    };
+    return { id, refusal: otherApplication(id, applicationId) };
   }
   if (!connection.enabled) {
     return { id, connection, refusal: ['connection_disabled', `connection ${id} is disabled`] };
   }
   return { id, connection };
+}
+
+function otherApplication(id: string, applicationId: string): [RefusalReason, string] {
+  return ['connection_invalid', `connection ${id} belongs to another application, not ${applicationId}`];
 }
 
 /**
@@ -574,11 +611,26 @@ function queryValues(url: URL): string[] {
   return [...sent, ...url.searchParams.values()];
 }
 
-/** A poison message's text for its dead letter: whole, or its first bytes and the full size. */
-function deadLetterSource(text: string): Pick<DeadLetter, 'source' | 'sourceBytes'> {
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes <= MAX_DEAD_LETTER_SOURCE_BYTES) return { source: text };
-  return { source: truncateUtf8(text, MAX_DEAD_LETTER_SOURCE_BYTES), sourceBytes: bytes };
+/**
+ * A poison message's text for its dead letter: whole, or its first bytes and the full size.
+ * What counts is the size once written into the dead letter's JSON, where escaping can grow
+ * a character sixfold (`\u0001`): the quoted text stays within
+ * {@link MAX_DEAD_LETTER_SOURCE_BYTES}, so the dead letter always fits one SQS message.
+ */
+export function deadLetterSource(text: string): Pick<DeadLetter, 'source' | 'sourceBytes'> {
+  const quotedBytes = (t: string) => Buffer.byteLength(queueJson(t), 'utf8');
+  if (text.length <= MAX_DEAD_LETTER_SOURCE_BYTES / 6 || quotedBytes(text) <= MAX_DEAD_LETTER_SOURCE_BYTES) {
+    return { source: text };
+  }
+  let cut = truncateUtf8(text, MAX_DEAD_LETTER_SOURCE_BYTES);
+  for (let size = quotedBytes(cut); size > MAX_DEAD_LETTER_SOURCE_BYTES; size = quotedBytes(cut)) {
+    // Shrink in proportion to the excess (and by at least one character): a few rounds at most.
+    const keep = Math.min(cut.length - 1, Math.floor((cut.length * MAX_DEAD_LETTER_SOURCE_BYTES) / size));
+    cut = cut.slice(0, keep);
+    // Never end on the first half of a surrogate pair.
+    if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  }
+  return { source: cut, sourceBytes: Buffer.byteLength(text, 'utf8') };
 }
 
 /** A one-line description of an error and its causes, for logs. */

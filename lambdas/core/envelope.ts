@@ -4,11 +4,25 @@
  * dispatcher can dead-letter it with that reason.
  */
 
-import { ATTEMPTS_PER_CHAIN, ENVELOPE_VERSION, EVENT_KIND } from './constants';
+import { ALLOWED_METHODS, ATTEMPTS_PER_CHAIN, ENVELOPE_VERSION, EVENT_KIND, MAX_ATTEMPT } from './constants';
 import { PoisonMessageError, ValidationError } from './errors';
 import { connectionIdOf, isConnectionId, isDeliveryId, isEventId } from './ids';
-import { buildPayload, checkBody, isIsoUtc, serialiseBody } from './payload';
-import type { AttemptRecord, DeliveryMessage, EventMessage, QueueMessage } from './types';
+import { buildPayload, checkBody, isApplicationId, isIsoUtc, isUserId, serialiseBody } from './payload';
+import type { AttemptRecord, DeliveryMessage, EventMessage, Outcome, QueueMessage } from './types';
+import { describe, jsonDepth, MAX_JSON_DEPTH } from './untrusted';
+
+/**
+ * The queue a message arrived on (DESIGN.md §3). Publishers can write the ingress queue, so
+ * it carries `event` messages only; the retry queue is written by the dispatcher and the
+ * operator tools alone and carries `delivery` and `attempt-log` messages.
+ */
+export type QueueSource = 'ingress' | 'retry';
+
+/** The message types each queue carries; any other type arriving there is poison. */
+export const TYPES_BY_SOURCE: Readonly<Record<QueueSource, readonly QueueMessage['type'][]>> = {
+  ingress: ['event'],
+  retry: ['delivery', 'attempt-log'],
+};
 
 /** Upper bound on explicitly targeted connections in one event. */
 export const MAX_TARGET_CONNECTIONS = 100;
@@ -21,7 +35,7 @@ const OCCURRED_AT_RULE = 'must be an ISO 8601 UTC date-time with milliseconds, e
 
 function parseEvent(m: Record<string, unknown>): EventMessage {
   if (!isEventId(m.eventId)) fail('eventId', 'is required and must look like evt_<id>');
-  if (m.event !== EVENT_KIND) fail('event', `must be "${EVENT_KIND}", got ${JSON.stringify(m.event)}`);
+  if (m.event !== EVENT_KIND) fail('event', `must be "${EVENT_KIND}", got ${describe(m.event)}`);
   if (typeof m.occurredAt !== 'string') fail('occurredAt', OCCURRED_AT_RULE);
   let payload: ReturnType<typeof buildPayload>;
   try {
@@ -71,18 +85,21 @@ export function bodyOfEvent(event: EventMessage): string {
   );
 }
 
-function positiveInt(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 1;
+/** An attempt number a message may carry: a whole number from 1 to {@link MAX_ATTEMPT}. */
+function attemptNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_ATTEMPT;
 }
+
+const ATTEMPT_RULE = `must be a whole number from 1 to ${MAX_ATTEMPT}`;
 
 function parseDelivery(m: Record<string, unknown>): DeliveryMessage {
   if (!isDeliveryId(m.deliveryId)) fail('deliveryId', 'is required and must look like dlv_<ulid>_con_<id>');
   if (!isEventId(m.eventId)) fail('eventId', 'is required and must look like evt_<id>');
   if (m.connectionId !== connectionIdOf(m.deliveryId))
     fail('connectionId', 'must be the connection of deliveryId');
-  if (!positiveInt(m.attempt)) fail('attempt', 'must be a whole number >= 1');
+  if (!attemptNumber(m.attempt)) fail('attempt', ATTEMPT_RULE);
   const chainStart = m.chainStart ?? 1;
-  if (!positiveInt(chainStart) || chainStart > m.attempt || m.attempt - chainStart >= ATTEMPTS_PER_CHAIN) {
+  if (!attemptNumber(chainStart) || chainStart > m.attempt || m.attempt - chainStart >= ATTEMPTS_PER_CHAIN) {
     fail('chainStart', `must be at most attempt and within ${ATTEMPTS_PER_CHAIN} attempts of it`);
   }
   if (typeof m.body !== 'string') fail('body', 'is required: the exact JSON text of the request body');
@@ -104,22 +121,108 @@ function parseDelivery(m: Record<string, unknown>): DeliveryMessage {
   return message;
 }
 
+const OUTCOMES: readonly Outcome[] = [
+  'delivered',
+  'http_error',
+  'timeout',
+  'network_error',
+  'blocked',
+  'rejected',
+];
+/** Longest free text an attempt record holds: the 1 KiB snippet or error, with room for escapes. */
+const MAX_RECORD_TEXT = 4096;
+/** Latest `expiresAt` a record may carry: ten years, the longest attempt TTL a stack allows. */
+const MAX_TTL_SECONDS = 3650 * 86_400;
+
+function text(record: Record<string, unknown>, field: string, optional = false): void {
+  const value = record[field];
+  if (value === undefined && optional) return;
+  if (typeof value !== 'string' || value.length > MAX_RECORD_TEXT) {
+    fail(`record.${field}`, `must be a string of at most ${MAX_RECORD_TEXT} characters`);
+  }
+}
+
+/**
+ * An attempt record read back from the retry queue, checked field by field: it is written to
+ * the attempt log as it is, so nothing in it is taken on trust (its write never replaces a
+ * record that exists, see AttemptLog).
+ */
 function parseAttemptLog(m: Record<string, unknown>): QueueMessage {
-  const record = m.record as Partial<AttemptRecord> | undefined;
-  if (typeof record !== 'object' || record === null) fail('record', 'is required');
+  const record = m.record as Record<string, unknown> | undefined;
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) fail('record', 'is required');
   if (!isDeliveryId(record.deliveryId)) fail('record.deliveryId', 'must be a delivery id');
-  if (!positiveInt(record.attempt)) fail('record.attempt', 'must be a whole number >= 1');
+  if (!attemptNumber(record.attempt)) fail('record.attempt', ATTEMPT_RULE);
   if (record.connectionId !== connectionIdOf(record.deliveryId)) {
     fail('record.connectionId', 'must be the connection of record.deliveryId');
   }
-  return { v: 1, type: 'attempt-log', record: record as AttemptRecord };
+  if (!isEventId(record.eventId)) fail('record.eventId', 'must look like evt_<id>');
+  if (!isApplicationId(record.applicationId)) fail('record.applicationId', 'must look like app_<id>');
+  if (!isUserId(record.userId)) fail('record.userId', 'must look like usr_<id>');
+  if (record.event !== EVENT_KIND) fail('record.event', `must be "${EVENT_KIND}"`);
+  if (!(ALLOWED_METHODS as readonly unknown[]).includes(record.method)) {
+    fail('record.method', `must be one of ${ALLOWED_METHODS.join(', ')}`);
+  }
+  text(record, 'target');
+  if (!isIsoUtc(record.requestedAt, true)) fail('record.requestedAt', OCCURRED_AT_RULE);
+  if (!OUTCOMES.includes(record.outcome as Outcome))
+    fail('record.outcome', `must be one of ${OUTCOMES.join(', ')}`);
+  if (!wholeNumber(record.durationMs, 0, 3_600_000))
+    fail('record.durationMs', 'must be a whole number of ms');
+  if (record.statusCode !== undefined && !wholeNumber(record.statusCode, 100, 599)) {
+    fail('record.statusCode', 'must be an HTTP status from 100 to 599');
+  }
+  text(record, 'responseSnippet', true);
+  text(record, 'error', true);
+  if (record.nextAttemptAt !== undefined && !isIsoUtc(record.nextAttemptAt, true)) {
+    fail('record.nextAttemptAt', OCCURRED_AT_RULE);
+  }
+  if (typeof record.final !== 'boolean') fail('record.final', 'must be a boolean');
+  if (record.test !== undefined && record.test !== true) fail('record.test', 'must be true when present');
+  const requestedAtS = Math.floor(Date.parse(record.requestedAt as string) / 1000);
+  if (!wholeNumber(record.expiresAt, requestedAtS, requestedAtS + MAX_TTL_SECONDS)) {
+    fail('record.expiresAt', 'must be epoch seconds within the attempt TTL of requestedAt');
+  }
+  const known = new Set([
+    'deliveryId',
+    'attempt',
+    'eventId',
+    'connectionId',
+    'applicationId',
+    'userId',
+    'event',
+    'method',
+    'target',
+    'requestedAt',
+    'durationMs',
+    'outcome',
+    'statusCode',
+    'responseSnippet',
+    'error',
+    'nextAttemptAt',
+    'final',
+    'test',
+    'expiresAt',
+  ]);
+  for (const key of Object.keys(record)) {
+    if (!known.has(key)) fail(`record.${describe(key)}`, 'is not an attempt record field');
+  }
+  return { v: 1, type: 'attempt-log', record: record as unknown as AttemptRecord };
+}
+
+function wholeNumber(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }
 
 /**
  * Parses the text of a queue message.
  * @throws PoisonMessageError when the text is not a valid message of a known version and type.
  */
-export function parseMessage(text: string): QueueMessage {
+export function parseMessage(text: string, source?: QueueSource): QueueMessage {
+  // Decided before parsing: JSON.parse copes with deep nesting, but every later step that
+  // walks the value (validation, error texts) would not, and no valid message nests deeply.
+  if (jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    throw new PoisonMessageError(`message nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -132,7 +235,12 @@ export function parseMessage(text: string): QueueMessage {
   const m = raw as Record<string, unknown>;
   if (m.v !== ENVELOPE_VERSION) {
     throw new PoisonMessageError(
-      `unsupported envelope version ${JSON.stringify(m.v)}; this dispatcher reads v${ENVELOPE_VERSION}`,
+      `unsupported envelope version ${describe(m.v)}; this dispatcher reads v${ENVELOPE_VERSION}`,
+    );
+  }
+  if (source && !(TYPES_BY_SOURCE[source] as readonly unknown[]).includes(m.type)) {
+    throw new PoisonMessageError(
+      `message type ${describe(m.type)} is not accepted on the ${source} queue (it carries ${TYPES_BY_SOURCE[source].map((t) => `"${t}"`).join(' and ')} messages only)`,
     );
   }
   try {
@@ -145,7 +253,7 @@ export function parseMessage(text: string): QueueMessage {
         return parseAttemptLog(m);
       default:
         throw new PoisonMessageError(
-          `unknown message type ${JSON.stringify(m.type)} (expected "event", "delivery" or "attempt-log")`,
+          `unknown message type ${describe(m.type)} (expected "event", "delivery" or "attempt-log")`,
         );
     }
   } catch (error) {

@@ -7,6 +7,7 @@
 import { EVENT_KIND, MAX_BODY_BYTES } from './constants';
 import { ValidationError } from './errors';
 import type { Application, Metadata, User, UserIdentifiedPayload } from './types';
+import { describe, jsonDepth, MAX_JSON_DEPTH } from './untrusted';
 
 /** ISO 8601 UTC with milliseconds, the shape of the payload `timestamp` (spec §2). */
 export const ISO_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -36,18 +37,43 @@ const STRING_LIMITS: Record<string, number> = {
   phone: 64,
 };
 const MAX_METADATA_KEYS = 100;
+/** Longest metadata key. */
+export const MAX_METADATA_KEY_LENGTH = 128;
+/**
+ * Names that act on an object's prototype in JavaScript: as a key, `__proto__` would be
+ * silently dropped by the copy every stage makes, and the others invite prototype bugs in
+ * receivers. Refused as metadata keys and as header names (docs/security.md).
+ */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** True for a user id the payload accepts (`usr_…`). */
+export function isUserId(value: unknown): value is string {
+  return typeof value === 'string' && USER_ID.test(value);
+}
+
+/** True for an application id the payload accepts (`app_…`). */
+export function isApplicationId(value: unknown): value is string {
+  return typeof value === 'string' && APPLICATION_ID.test(value);
+}
+
+/** A field path naming an untrusted key: short, and safe to print. */
+function keyPath(prefix: string, key: string): string {
+  return /^[A-Za-z0-9_$-]{1,64}$/.test(key) ? `${prefix}.${key}` : `${prefix}[${describe(key)}]`;
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** True when `text` is an ISO 8601 UTC date-time naming a real instant. */
+/**
+ * True when `text` is an ISO 8601 UTC date-time naming a real instant of the calendar:
+ * Date.parse alone rolls 2026-02-30 over to March 2nd and 24:00 to the next day, so the
+ * instant is written back and must read the same to the second.
+ */
 export function isIsoUtc(text: unknown, withMillis = false): text is string {
-  return (
-    typeof text === 'string' &&
-    (withMillis ? ISO_MS_UTC : ISO_UTC).test(text) &&
-    !Number.isNaN(Date.parse(text))
-  );
+  if (typeof text !== 'string' || !(withMillis ? ISO_MS_UTC : ISO_UTC).test(text)) return false;
+  const ms = Date.parse(text);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 19) === text.slice(0, 19);
 }
 
 function optionalString(user: Record<string, unknown>, field: string): string | undefined {
@@ -84,6 +110,18 @@ function validateMetadata(value: unknown): Metadata {
   }
   const out: Metadata = {};
   for (const key of keys) {
+    if (RESERVED_KEYS.has(key)) {
+      throw new ValidationError(
+        `user.metadata[${describe(key)}]`,
+        `is a reserved name (${[...RESERVED_KEYS].join(', ')} cannot be metadata keys)`,
+      );
+    }
+    if (key.length === 0 || key.length > MAX_METADATA_KEY_LENGTH) {
+      throw new ValidationError(
+        keyPath('user.metadata', key),
+        `keys must be 1 to ${MAX_METADATA_KEY_LENGTH} characters long`,
+      );
+    }
     const v = value[key];
     const ok =
       v === null ||
@@ -92,7 +130,7 @@ function validateMetadata(value: unknown): Metadata {
       (typeof v === 'number' && Number.isFinite(v));
     if (!ok) {
       throw new ValidationError(
-        `user.metadata.${key}`,
+        keyPath('user.metadata', key),
         `must be a string, number, boolean or null, got ${typeof v === 'number' ? String(v) : typeOf(v)}`,
       );
     }
@@ -106,13 +144,16 @@ export function validateUser(value: unknown): User {
   if (!isPlainObject(value)) throw new ValidationError('user', `must be an object, got ${typeOf(value)}`);
   for (const key of Object.keys(value)) {
     if (!KNOWN_USER_FIELDS.has(key)) {
-      throw new ValidationError(`user.${key}`, `is not a known field (allowed: ${USER_FIELDS.join(', ')})`);
+      throw new ValidationError(
+        keyPath('user', key),
+        `is not a known field (allowed: ${USER_FIELDS.join(', ')})`,
+      );
     }
   }
   if (typeof value.id !== 'string' || !USER_ID.test(value.id)) {
     throw new ValidationError(
       'user.id',
-      `is required and must look like usr_<id>, got ${JSON.stringify(value.id)}`,
+      `is required and must look like usr_<id>, got ${describe(value.id)}`,
     );
   }
   const user: User = { id: value.id };
@@ -145,13 +186,13 @@ export function validateApplication(value: unknown): Application {
     throw new ValidationError('application', `must be an object, got ${typeOf(value)}`);
   for (const key of Object.keys(value)) {
     if (key !== 'id' && key !== 'name') {
-      throw new ValidationError(`application.${key}`, 'is not a known field (allowed: id, name)');
+      throw new ValidationError(keyPath('application', key), 'is not a known field (allowed: id, name)');
     }
   }
   if (typeof value.id !== 'string' || !APPLICATION_ID.test(value.id)) {
     throw new ValidationError(
       'application.id',
-      `is required and must look like app_<id>, got ${JSON.stringify(value.id)}`,
+      `is required and must look like app_<id>, got ${describe(value.id)}`,
     );
   }
   if (typeof value.name !== 'string' || value.name.length === 0 || value.name.length > 256) {
@@ -203,6 +244,9 @@ export function checkBody(body: string): UserIdentifiedPayload {
   if (Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES) {
     throw new ValidationError('body', `is larger than ${MAX_BODY_BYTES} bytes`);
   }
+  if (jsonDepth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    throw new ValidationError('body', `nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -211,11 +255,11 @@ export function checkBody(body: string): UserIdentifiedPayload {
   }
   if (!isPlainObject(parsed)) throw new ValidationError('body', 'must be a JSON object');
   if (parsed.event !== EVENT_KIND) {
-    throw new ValidationError('body.event', `must be "${EVENT_KIND}", got ${JSON.stringify(parsed.event)}`);
+    throw new ValidationError('body.event', `must be "${EVENT_KIND}", got ${describe(parsed.event)}`);
   }
   for (const key of Object.keys(parsed)) {
     if (!['event', 'timestamp', 'user', 'application'].includes(key)) {
-      throw new ValidationError(`body.${key}`, 'is not a payload field');
+      throw new ValidationError(keyPath('body', key), 'is not a payload field');
     }
   }
   let payload: UserIdentifiedPayload;

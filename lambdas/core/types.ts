@@ -141,6 +141,11 @@ export interface DeadLetter {
   source?: string;
   /** Size in bytes of the original message text, present only when `source` was cut short. */
   sourceBytes?: number;
+  /**
+   * The queue a poison message arrived on, so a redrive returns it there (absent on older
+   * letters and on deliveries, whose queue is the retry queue).
+   */
+  sourceQueue?: 'ingress' | 'retry';
 }
 
 /** One item of the attempt log (DESIGN.md §5). */
@@ -204,8 +209,16 @@ export interface DeadLetters {
   put(letter: DeadLetter): Promise<void>;
 }
 
+/**
+ * What an attempt-log write did. A record is never replaced: `duplicate` when the same
+ * record was already there (a redelivered write, nothing to do), `conflict` when a different
+ * record holds its key (the new one is refused and the caller logs it).
+ */
+export type AppendOutcome = 'written' | 'duplicate' | 'conflict';
+
 export interface AttemptLog {
-  append(record: AttemptRecord): Promise<void>;
+  /** Writes the record unless its key is taken (a conditional write). */
+  append(record: AttemptRecord): Promise<AppendOutcome>;
 }
 
 /** Where an attempt record goes when the attempt log cannot take it right now. */

@@ -8,4 +8,5 @@ import { loadConfig } from '../config';
 import { wireDispatcher } from '../wiring';
 import { createHandler } from './handler';
 
-export const handler = createHandler(wireDispatcher(loadConfig()).dispatcher);
+const config = loadConfig();
+export const handler = createHandler(wireDispatcher(config).dispatcher, config.retryQueueUrl);

@@ -6,6 +6,12 @@
  * messages SQS moved there after `maxReceiveCount` failed receives (infrastructure errors).
  * A redriven delivery starts a fresh chain of 4 attempts with the same delivery id and body,
  * its attempt numbers continuing from the last one; a moved original is sent back as it was.
+ *
+ * One DLQ serves both queues (DESIGN.md §3), and a redrive returns each message to the queue
+ * it belongs to: a dead letter's delivery to the retry queue; a moved original to the queue
+ * SQS took it from (its `DeadLetterQueueSourceArn`), or, where that attribute is missing (the
+ * local emulator), by its type: events to the ingress queue, everything else to the retry
+ * queue. Poison is never redriven.
  */
 
 import {
@@ -16,7 +22,10 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { isQueueArn } from '../adapters/sqs/queue-arn';
+import { MAX_ATTEMPT } from '../core/constants';
 import type { DeadLetter, DeadLetterReason, DeliveryMessage } from '../core/types';
+import { queueJson } from '../core/untrusted';
 import type { ManagementOptions } from './types';
 
 /** How long listed messages stay hidden while the listing reads the rest of the queue. */
@@ -36,6 +45,8 @@ export interface DeadLetterEntry {
   attempt?: number;
   /** False for poison messages, which would only fail again. */
   redrivable: boolean;
+  /** The queue a redrive sends it to (absent when not redrivable). */
+  queue?: 'ingress' | 'retry';
   sentAt?: string;
 }
 
@@ -47,7 +58,14 @@ export interface RedriveResult {
   notFound: string[];
 }
 
-function describe(message: Message): DeadLetterEntry {
+/** The queue a moved original came from: SQS's attribute when present, else its type. */
+function originalQueue(message: Message, type: unknown, retryQueueUrl: string): 'ingress' | 'retry' {
+  const source = message.Attributes?.DeadLetterQueueSourceArn;
+  if (source) return isQueueArn(source, retryQueueUrl) ? 'retry' : 'ingress';
+  return type === 'delivery' || type === 'attempt-log' ? 'retry' : 'ingress';
+}
+
+function describe(message: Message, retryQueueUrl: string): DeadLetterEntry {
   const base = {
     messageId: message.MessageId ?? '',
     sentAt: message.Attributes?.SentTimestamp
@@ -58,10 +76,18 @@ function describe(message: Message): DeadLetterEntry {
   try {
     parsed = JSON.parse(message.Body ?? '');
   } catch {
-    return { ...base, kind: 'original', reason: 'max_receives', error: 'body is not JSON', redrivable: true };
+    return {
+      ...base,
+      kind: 'original',
+      reason: 'max_receives',
+      error: 'body is not JSON',
+      redrivable: true,
+      queue: originalQueue(message, undefined, retryQueueUrl),
+    };
   }
   if (parsed?.type === 'dead-letter') {
     const d = parsed.delivery;
+    const exhausted = d !== undefined && d.attempt >= MAX_ATTEMPT;
     return {
       ...base,
       kind: 'dead-letter',
@@ -72,7 +98,8 @@ function describe(message: Message): DeadLetterEntry {
       connectionId: d?.connectionId,
       eventId: d?.eventId,
       attempt: d?.attempt,
-      redrivable: Boolean(d),
+      redrivable: Boolean(d) && !exhausted,
+      ...(d && !exhausted ? { queue: 'retry' as const } : {}),
     };
   }
   return {
@@ -85,6 +112,7 @@ function describe(message: Message): DeadLetterEntry {
     eventId: typeof parsed.eventId === 'string' ? parsed.eventId : undefined,
     attempt: typeof parsed.attempt === 'number' ? parsed.attempt : undefined,
     redrivable: true,
+    queue: originalQueue(message, parsed?.type, retryQueueUrl),
   };
 }
 
@@ -100,8 +128,10 @@ export function redriveBody(message: Message): string | undefined {
   if (parsed?.type !== 'dead-letter') return body;
   if (!parsed.delivery) return undefined;
   const next = parsed.delivery.attempt + 1;
+  // Attempt numbers are bounded (core/constants.ts): past the last, a delivery stays here.
+  if (next > MAX_ATTEMPT) return undefined;
   const delivery: DeliveryMessage = { ...parsed.delivery, attempt: next, chainStart: next };
-  return JSON.stringify(delivery);
+  return queueJson(delivery);
 }
 
 export class DeadLetterQueue {
@@ -127,7 +157,7 @@ export class DeadLetterQueue {
             MaxNumberOfMessages: 10,
             VisibilityTimeout: visibility,
             WaitTimeSeconds: 0,
-            MessageSystemAttributeNames: ['SentTimestamp'],
+            MessageSystemAttributeNames: ['SentTimestamp', 'DeadLetterQueueSourceArn'],
           }),
         );
         const messages = out.Messages ?? [];
@@ -159,15 +189,15 @@ export class DeadLetterQueue {
   async list(options: { max?: number } = {}): Promise<DeadLetterEntry[]> {
     const entries: DeadLetterEntry[] = [];
     await this.sweep(LIST_VISIBILITY_S, options.max ?? 1_000, async (message) => {
-      entries.push(describe(message));
+      entries.push(describe(message, this.options.resources.retryQueueUrl));
       return 'keep';
     });
     return entries.sort((a, b) => (a.sentAt ?? '').localeCompare(b.sentAt ?? ''));
   }
 
   /**
-   * Sends dead letters back to the delivery queue: the given delivery ids, or all.
-   * Each is deleted from the DLQ only after it is safely on the delivery queue.
+   * Sends dead letters back to the queue each belongs to (see the top of this file): the
+   * given delivery ids, or all. Each is deleted from the DLQ only after it is safely sent.
    */
   async redrive(options: {
     deliveryIds?: string[];
@@ -180,17 +210,21 @@ export class DeadLetterQueue {
     const result: RedriveResult = { redriven: [], skipped: [], notFound: [] };
     const found = new Set<string>();
     await this.sweep(REDRIVE_VISIBILITY_S, options.max ?? 100_000, async (message) => {
-      const entry = describe(message);
+      const entry = describe(message, this.options.resources.retryQueueUrl);
       const matches = options.all || (entry.deliveryId !== undefined && wanted.has(entry.deliveryId));
       if (!matches) return 'keep';
       if (entry.deliveryId) found.add(entry.deliveryId);
       const body = redriveBody(message);
-      if (body === undefined) {
+      if (body === undefined || !entry.queue) {
         result.skipped.push(entry);
         return 'keep';
       }
+      const { queueUrl, retryQueueUrl } = this.options.resources;
       await this.sqs.send(
-        new SendMessageCommand({ QueueUrl: this.options.resources.queueUrl, MessageBody: body }),
+        new SendMessageCommand({
+          QueueUrl: entry.queue === 'retry' ? retryQueueUrl : queueUrl,
+          MessageBody: body,
+        }),
       );
       await this.sqs.send(
         new DeleteMessageCommand({

@@ -33,6 +33,7 @@ export async function resourcesFromStack(
   };
   return {
     queueUrl: need(STACK_OUTPUTS.queueUrl),
+    retryQueueUrl: need(STACK_OUTPUTS.retryQueueUrl),
     dlqUrl: need(STACK_OUTPUTS.deadLetterQueueUrl),
     connectionsTable: need(STACK_OUTPUTS.connectionsTableName),
     attemptsTable: need(STACK_OUTPUTS.attemptsTableName),

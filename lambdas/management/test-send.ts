@@ -35,7 +35,7 @@ export async function sendTest(options: ManagementOptions, connection: Connectio
   const { resources } = options;
   const wired = wireDispatcher(
     {
-      queueUrl: resources.queueUrl,
+      retryQueueUrl: resources.retryQueueUrl,
       dlqUrl: resources.dlqUrl,
       connectionsTable: resources.connectionsTable,
       attemptsTable: resources.attemptsTable,

@@ -5,7 +5,10 @@ import type { Connection, HttpMethod } from '../core/types';
 
 /** Where a deployment's resources are: the stack outputs, or local mode's state file. */
 export interface WebhookResources {
+  /** The ingress queue: events only (stack output `QueueUrl`). */
   queueUrl: string;
+  /** The internal retry queue: deliveries and attempt records (stack output `RetryQueueUrl`). */
+  retryQueueUrl: string;
   dlqUrl: string;
   connectionsTable: string;
   attemptsTable: string;

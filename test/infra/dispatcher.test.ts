@@ -46,7 +46,7 @@ describe('dispatcher function', () => {
   it('tells the dispatcher where its queues and tables are', () => {
     const ref = (construct: Parameters<typeof logicalId>[1]) => ({ Ref: logicalId(stack, construct) });
     expect(env).toMatchObject({
-      [ENV.queueUrl]: ref(stack.delivery.queue),
+      [ENV.retryQueueUrl]: ref(stack.delivery.retryQueue),
       [ENV.dlqUrl]: ref(stack.delivery.deadLetterQueue),
       [ENV.connectionsTable]: ref(stack.delivery.connectionsTable),
       [ENV.attemptsTable]: ref(stack.delivery.attemptsTable),
@@ -69,8 +69,10 @@ describe('dispatcher function', () => {
   });
 
   it('sets every variable the dispatcher reads except the local-mode loopback flag', () => {
-    const deployed = Object.entries(ENV).filter(([key]) => key !== 'allowLoopback');
+    const deployed = Object.entries(ENV).filter(([key]) => key !== 'allowLoopback' && key !== 'queueUrl');
     for (const [, name] of deployed) expect(env).toHaveProperty([name]);
+    // The ingress queue's URL is the publisher's variable: the dispatcher never writes there.
+    expect(env).not.toHaveProperty([ENV.queueUrl]);
   });
 
   it('never lets the stack allow loopback destinations', () => {
@@ -108,14 +110,16 @@ describe('dispatcher function', () => {
   });
 
   describe('SQS event source', () => {
-    it('hands the dispatcher batches of up to 10 records and takes partial failures', () => {
-      defaults.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-      defaults.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-        EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, stack.delivery.queue), 'Arn'] },
-        FunctionName: { Ref: dispatcherId },
-        BatchSize: 10,
-        FunctionResponseTypes: ['ReportBatchItemFailures'],
-      });
+    it('feeds the dispatcher from both queues in batches of up to 10 records, with partial failures', () => {
+      defaults.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+      for (const queue of [stack.delivery.queue, stack.delivery.retryQueue]) {
+        defaults.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+          EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, queue), 'Arn'] },
+          FunctionName: { Ref: dispatcherId },
+          BatchSize: 10,
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+        });
+      }
     });
 
     it('sets no concurrency limit by default', () => {

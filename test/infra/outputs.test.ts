@@ -21,6 +21,7 @@ describe('stack outputs', () => {
       'DispatcherFunctionName',
       'HeaderPrefix',
       'QueueUrl',
+      'RetryQueueUrl',
       'SecretPrefix',
     ]);
     expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(
@@ -32,6 +33,7 @@ describe('stack outputs', () => {
     const d = stack.delivery;
     const ref = (construct: Parameters<typeof logicalId>[1]) => ({ Ref: logicalId(stack, construct) });
     template.hasOutput(STACK_OUTPUTS.queueUrl, { Value: ref(d.queue) });
+    template.hasOutput(STACK_OUTPUTS.retryQueueUrl, { Value: ref(d.retryQueue) });
     template.hasOutput(STACK_OUTPUTS.deadLetterQueueUrl, { Value: ref(d.deadLetterQueue) });
     template.hasOutput(STACK_OUTPUTS.connectionsTableName, { Value: ref(d.connectionsTable) });
     template.hasOutput(STACK_OUTPUTS.attemptsTableName, { Value: ref(d.attemptsTable) });

@@ -12,7 +12,7 @@ describe('dispatcher permissions', () => {
   let stack: WebhookStack;
   let template: Template;
   let granted: Permission[];
-  let ids: Record<'queue' | 'dlq' | 'connections' | 'attempts' | 'logs' | 'role', string>;
+  let ids: Record<'queue' | 'retry' | 'dlq' | 'connections' | 'attempts' | 'logs' | 'role', string>;
   let secretArn: unknown;
 
   beforeAll(() => {
@@ -21,6 +21,7 @@ describe('dispatcher permissions', () => {
     const d = stack.delivery;
     ids = {
       queue: logicalId(stack, d.queue),
+      retry: logicalId(stack, d.retryQueue),
       dlq: logicalId(stack, d.deadLetterQueue),
       connections: logicalId(stack, d.connectionsTable),
       attempts: logicalId(stack, d.attemptsTable),
@@ -81,22 +82,27 @@ describe('dispatcher permissions', () => {
     expect(JSON.stringify(template.toJSON())).not.toContain('/index/*');
   });
 
-  it('sends retries to the delivery queue and exhausted deliveries to the DLQ', () => {
+  it('sends retries to the retry queue and exhausted deliveries to the DLQ', () => {
     expect(actionsOn(granted, getAtt(ids.dlq))).toEqual(['sqs:SendMessage']);
-    expect(actionsOn(granted, getAtt(ids.queue))).toEqual(
+    expect(actionsOn(granted, getAtt(ids.retry))).toEqual(
       expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']),
     );
   });
 
-  it('has only the consume permissions the SQS event source needs beyond sending', () => {
-    expect(actionsOn(granted, getAtt(ids.queue))).toEqual([
-      'sqs:ChangeMessageVisibility',
-      'sqs:DeleteMessage',
-      'sqs:GetQueueAttributes',
-      'sqs:GetQueueUrl',
-      'sqs:ReceiveMessage',
-      'sqs:SendMessage',
-    ]);
+  const consume = [
+    'sqs:ChangeMessageVisibility',
+    'sqs:DeleteMessage',
+    'sqs:GetQueueAttributes',
+    'sqs:GetQueueUrl',
+    'sqs:ReceiveMessage',
+  ];
+
+  it("only consumes the ingress queue: it never sends to the publishers' door", () => {
+    expect(actionsOn(granted, getAtt(ids.queue))).toEqual(consume);
+  });
+
+  it('has only the consume permissions the SQS event source needs beyond sending retries', () => {
+    expect(actionsOn(granted, getAtt(ids.retry))).toEqual([...consume, 'sqs:SendMessage'].sort());
   });
 
   it('writes only to its own log group, without the AWSLambdaBasicExecutionRole managed policy', () => {
@@ -136,7 +142,7 @@ describe('grant and bind helpers', () => {
     });
   });
 
-  it('bindPublisher lets the function send to the delivery queue and nothing else', () => {
+  it('bindPublisher lets the function send to the ingress queue and nothing else', () => {
     const { stack, publisher } = built;
     const granted = permissionsOf(template, logicalId(stack, publisher.role!));
     expect(granted).toEqual([
@@ -177,6 +183,8 @@ describe('grant and bind helpers', () => {
       'sqs:ReceiveMessage',
     ]);
     expect(actionsOn(granted, getAtt(logicalId(stack, d.queue)))).toEqual(['sqs:SendMessage']);
+    // Redrive returns deliveries to the retry queue; test sends may queue their attempt record.
+    expect(actionsOn(granted, getAtt(logicalId(stack, d.retryQueue)))).toEqual(['sqs:SendMessage']);
   });
 
   it('scopes operator secrets to the custom secret prefix', () => {

@@ -7,27 +7,29 @@ describe('delivery queue and dead-letter queue', () => {
   let custom: Template;
   let queueId: string;
   let dlqId: string;
+  let retryId: string;
 
   beforeAll(() => {
     const stack = defaultStack();
     defaults = Template.fromStack(stack);
     queueId = logicalId(stack, stack.delivery.queue);
     dlqId = logicalId(stack, stack.delivery.deadLetterQueue);
+    retryId = logicalId(stack, stack.delivery.retryQueue);
     custom = Template.fromStack(customStack().stack);
   });
 
-  it('creates exactly the delivery queue and its dead-letter queue', () => {
-    defaults.resourceCountIs('AWS::SQS::Queue', 2);
+  it('creates exactly the ingress queue, the retry queue and their shared dead-letter queue', () => {
+    defaults.resourceCountIs('AWS::SQS::Queue', 3);
   });
 
   it('encrypts both queues with SQS-managed keys', () => {
-    for (const id of [queueId, dlqId]) {
+    for (const id of [queueId, retryId, dlqId]) {
       expect(defaults.toJSON().Resources[id].Properties).toMatchObject({ SqsManagedSseEnabled: true });
     }
   });
 
   it('denies every request to either queue that does not use TLS', () => {
-    for (const id of [queueId, dlqId]) {
+    for (const id of [queueId, retryId, dlqId]) {
       defaults.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: id }],
         PolicyDocument: {
@@ -70,7 +72,7 @@ describe('delivery queue and dead-letter queue', () => {
   });
 
   it('accepts messages up to 1 MiB on both queues', () => {
-    for (const id of [queueId, dlqId]) {
+    for (const id of [queueId, retryId, dlqId]) {
       expect(defaults.toJSON().Resources[id].Properties.MaximumMessageSize).toBe(1_048_576);
     }
   });

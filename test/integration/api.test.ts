@@ -39,6 +39,7 @@ beforeAll(async () => {
   );
   resources = {
     queueUrl: process.env[ENV.queueUrl]!,
+    retryQueueUrl: process.env[ENV.retryQueueUrl]!,
     dlqUrl: process.env[ENV.dlqUrl]!,
     connectionsTable: process.env[ENV.connectionsTable]!,
     attemptsTable: process.env[ENV.attemptsTable]!,

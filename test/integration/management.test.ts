@@ -21,6 +21,7 @@ beforeAll(async () => {
   management = new WebhookManagement({
     resources: {
       queueUrl: process.env[ENV.queueUrl]!,
+      retryQueueUrl: process.env[ENV.retryQueueUrl]!,
       dlqUrl: process.env[ENV.dlqUrl]!,
       connectionsTable: process.env[ENV.connectionsTable]!,
       attemptsTable: process.env[ENV.attemptsTable]!,

@@ -21,7 +21,7 @@ import type { AttemptRecord, Connection, DeadLetter, Log } from '../../lambdas/c
 import { createHandler } from '../../lambdas/dispatcher/handler';
 import { type Wired, wireDispatcher } from '../../lambdas/wiring';
 import { bootstrapResources, type LocalResources } from '../../local/bootstrap';
-import { type Runner, startRunner } from '../../local/runner';
+import { type Runner, startEventSources } from '../../local/runner';
 import { testPki } from './https-receiver';
 
 export interface HarnessOptions {
@@ -73,7 +73,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   );
   const config = loadConfig({
     ...process.env,
-    [ENV.queueUrl]: resources.queueUrl,
+    [ENV.retryQueueUrl]: resources.retryQueueUrl,
     [ENV.dlqUrl]: resources.dlqUrl,
     [ENV.allowLoopback]: 'true',
     [ENV.allowedPorts]: options.ports.join(','),
@@ -85,15 +85,19 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const sqs = new SQSClient({});
   const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}));
   const sm = new SecretsManagerClient({});
-  const runner = startRunner({
-    sqs,
-    queueUrl: resources.queueUrl,
-    queueArn: resources.queueArn,
-    handler: createHandler(wired.dispatcher),
-    functionTimeoutMs: options.functionTimeoutMs ?? 90_000,
-    waitTimeSeconds: 1,
-    concurrency: 4,
-  });
+  const runner = startEventSources(
+    {
+      sqs,
+      handler: createHandler(wired.dispatcher, config.retryQueueUrl),
+      functionTimeoutMs: options.functionTimeoutMs ?? 90_000,
+      waitTimeSeconds: 1,
+      concurrency: 4,
+    },
+    [
+      { queueUrl: resources.queueUrl, queueArn: resources.queueArn },
+      { queueUrl: resources.retryQueueUrl, queueArn: resources.retryQueueArn },
+    ],
+  );
 
   return {
     resources,

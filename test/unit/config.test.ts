@@ -1,7 +1,7 @@
 import { ConfigError, ENV, loadConfig } from '../../lambdas/config';
 
 const minimal = {
-  [ENV.queueUrl]: 'https://sqs.us-east-1.amazonaws.com/1/q',
+  [ENV.retryQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/1/q-retry',
   [ENV.dlqUrl]: 'https://sqs.us-east-1.amazonaws.com/1/dlq',
   [ENV.connectionsTable]: 'connections',
   [ENV.attemptsTable]: 'attempts',
@@ -21,7 +21,7 @@ function keyOf(env: Record<string, string>): string {
 describe('loadConfig', () => {
   it('applies the spec defaults: 30 s attempts, X-Service prefix, port 443, 30-day TTL', () => {
     expect(loadConfig(minimal)).toEqual({
-      queueUrl: minimal[ENV.queueUrl],
+      retryQueueUrl: minimal[ENV.retryQueueUrl],
       dlqUrl: minimal[ENV.dlqUrl],
       connectionsTable: 'connections',
       attemptsTable: 'attempts',
@@ -40,7 +40,7 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(loadConfig(minimal))).toBe(true);
   });
 
-  it.each([ENV.queueUrl, ENV.dlqUrl, ENV.connectionsTable, ENV.attemptsTable, ENV.secretPrefix])(
+  it.each([ENV.retryQueueUrl, ENV.dlqUrl, ENV.connectionsTable, ENV.attemptsTable, ENV.secretPrefix])(
     'names the missing key %s',
     (key) => {
       const env: Record<string, string> = { ...minimal };

@@ -1,7 +1,10 @@
 /**
- * The SQS side of the core's ports: retries are delayed messages on the delivery queue
- * (DESIGN.md §4), dead letters go to the DLQ with their reason as a message attribute,
- * and attempt records that could not be written wait on the delivery queue.
+ * The SQS side of the core's ports: retries are delayed messages on the internal retry
+ * queue (DESIGN.md §3, §4), dead letters go to the DLQ with their reason as a message
+ * attribute, and attempt records that could not be written wait on the retry queue. Nothing
+ * here writes to the ingress queue: that is the publishers' door. Every body is written with
+ * `queueJson`, so text from outside (a receiver's answer, a user's name) never holds a
+ * character SQS refuses.
  */
 
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -13,12 +16,14 @@ import type {
   DeliveryMessage,
   RetryScheduler,
 } from '../../core/types';
+import { queueJson } from '../../core/untrusted';
 
 /** SQS refuses DelaySeconds above 15 minutes. */
 const MAX_DELAY_SECONDS = 900;
 
 export interface SqsQueuesOptions {
-  queueUrl: string;
+  /** The internal retry queue. */
+  retryQueueUrl: string;
   dlqUrl: string;
   client?: SQSClient;
 }
@@ -33,8 +38,8 @@ export class SqsQueues implements RetryScheduler, DeadLetters, AttemptLogFallbac
   async schedule(delivery: DeliveryMessage, delaySeconds: number): Promise<void> {
     await this.client.send(
       new SendMessageCommand({
-        QueueUrl: this.options.queueUrl,
-        MessageBody: JSON.stringify(delivery),
+        QueueUrl: this.options.retryQueueUrl,
+        MessageBody: queueJson(delivery),
         DelaySeconds: Math.min(Math.max(0, Math.round(delaySeconds)), MAX_DELAY_SECONDS),
       }),
     );
@@ -48,10 +53,13 @@ export class SqsQueues implements RetryScheduler, DeadLetters, AttemptLogFallbac
       attributes.deliveryId = { DataType: 'String', StringValue: letter.delivery.deliveryId };
       attributes.connectionId = { DataType: 'String', StringValue: letter.delivery.connectionId };
     }
+    if (letter.sourceQueue) {
+      attributes.sourceQueue = { DataType: 'String', StringValue: letter.sourceQueue };
+    }
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.options.dlqUrl,
-        MessageBody: JSON.stringify(letter),
+        MessageBody: queueJson(letter),
         MessageAttributes: attributes,
       }),
     );
@@ -60,8 +68,8 @@ export class SqsQueues implements RetryScheduler, DeadLetters, AttemptLogFallbac
   async defer(record: AttemptRecord): Promise<void> {
     await this.client.send(
       new SendMessageCommand({
-        QueueUrl: this.options.queueUrl,
-        MessageBody: JSON.stringify({ v: 1, type: 'attempt-log', record }),
+        QueueUrl: this.options.retryQueueUrl,
+        MessageBody: queueJson({ v: 1, type: 'attempt-log', record }),
       }),
     );
   }

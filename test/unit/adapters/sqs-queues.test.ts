@@ -4,7 +4,7 @@ import { SqsQueues } from '../../../lambdas/adapters/sqs/queues';
 import type { DeliveryMessage } from '../../../lambdas/core/types';
 
 const sqs = mockClient(SQSClient);
-const queues = () => new SqsQueues({ queueUrl: 'q-url', dlqUrl: 'dlq-url', client: new SQSClient({}) });
+const queues = () => new SqsQueues({ retryQueueUrl: 'q-url', dlqUrl: 'dlq-url', client: new SQSClient({}) });
 const delivery = {
   v: 1,
   type: 'delivery',

@@ -26,8 +26,11 @@ function eventMessage(extra: Record<string, unknown> = {}) {
   };
 }
 
+/** A record from the queue its message type belongs on: events on ingress, the rest on retry. */
 function record(body: unknown, messageId = 'm1') {
-  return { messageId, body: typeof body === 'string' ? body : JSON.stringify(body) };
+  const type = (body as { type?: unknown } | null)?.type;
+  const source = type === 'delivery' || type === 'attempt-log' ? ('retry' as const) : ('ingress' as const);
+  return { messageId, body: typeof body === 'string' ? body : JSON.stringify(body), source };
 }
 
 function setup(
@@ -313,13 +316,13 @@ describe('infrastructure errors', () => {
 
   it('writes a queued attempt record when it comes back round', async () => {
     const { dispatcher, state } = setup();
-    const deferred = {
-      v: 1,
-      type: 'attempt-log',
-      record: { deliveryId: retryOf(1).deliveryId, connectionId: 'con_a', attempt: 1 },
-    };
-    await dispatcher.processBatch([record(deferred)], plenty);
-    expect(state.records).toEqual([expect.objectContaining({ attempt: 1, connectionId: 'con_a' })]);
+    state.fail.add('attemptLog');
+    await dispatcher.processBatch([record(retryOf(2))], plenty);
+    expect(state.deferred).toHaveLength(1);
+    state.fail.delete('attemptLog');
+    const deferred = { v: 1, type: 'attempt-log', record: state.deferred[0] };
+    await dispatcher.processBatch([record(JSON.parse(JSON.stringify(deferred)))], plenty);
+    expect(state.records).toEqual([state.deferred[0]]);
   });
 });
 

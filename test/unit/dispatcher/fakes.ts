@@ -98,6 +98,7 @@ export function fakes(connections: Connection[], responder: Responder = () => ok
       async append(record) {
         if (state.fail.has('attemptLog')) boom('DynamoDB');
         state.records.push(record);
+        return 'written' as const;
       },
     },
     attemptLogFallback: {
