@@ -80,7 +80,7 @@ describe('environment exported by global setup', () => {
   it('satisfies the dispatcher config loader', () => {
     const config = loadConfig(process.env);
     expect(config).toMatchObject({
-      queueUrl: expect.stringMatching(/\/webhooks-deliveries$/),
+      retryQueueUrl: expect.stringMatching(/\/webhooks-deliveries-retry$/),
       dlqUrl: expect.stringMatching(/\/webhooks-deliveries-dlq$/),
       connectionsTable: 'webhooks-connections',
       attemptsTable: 'webhooks-attempts',
