@@ -214,22 +214,28 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     sdkMaxAttempts: options.sdkMaxAttempts ?? 2,
   });
 
+  /** Messages still on the ingress and retry queues (visible, in flight or delayed). */
   async function messagesLeft(): Promise<number> {
-    const { Attributes = {} } = await sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: resources.queueUrl,
-        AttributeNames: [
-          'ApproximateNumberOfMessages',
-          'ApproximateNumberOfMessagesNotVisible',
-          'ApproximateNumberOfMessagesDelayed',
-        ],
+    const counts = await Promise.all(
+      [resources.queueUrl, resources.retryQueueUrl].map(async (QueueUrl) => {
+        const { Attributes = {} } = await sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl,
+            AttributeNames: [
+              'ApproximateNumberOfMessages',
+              'ApproximateNumberOfMessagesNotVisible',
+              'ApproximateNumberOfMessagesDelayed',
+            ],
+          }),
+        );
+        return (
+          Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+          Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
+          Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
+        );
       }),
     );
-    return (
-      Number(Attributes.ApproximateNumberOfMessages ?? 0) +
-      Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
-      Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
-    );
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   async function readDlq(): Promise<DlqMessage[]> {
