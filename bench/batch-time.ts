@@ -111,7 +111,7 @@ export async function measureBatchTime(options: {
     );
     const ports = memoryPorts(connections, sender, capture.log);
     const dispatcher = createDispatcher(
-      { ...ports.deps, attemptLog: { append: async () => {} } },
+      { ...ports.deps, attemptLog: { append: async () => 'written' as const } },
       { headerPrefix: HEADER_PREFIX, attemptTtlDays: 30, concurrency: size, egress },
     );
     const records = (): InputRecord[] =>
@@ -160,7 +160,7 @@ export async function measureBatchTime(options: {
     } as unknown as HttpSender;
     const ports = memoryPorts([connection], instant, capture.log);
     const dispatcher = createDispatcher(
-      { ...ports.deps, attemptLog: { append: async () => {} } },
+      { ...ports.deps, attemptLog: { append: async () => 'written' as const } },
       { headerPrefix: HEADER_PREFIX, attemptTtlDays: 30, concurrency: 10, egress },
     );
     const make = () =>
