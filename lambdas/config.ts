@@ -160,6 +160,7 @@ export const API_ENV = {
 
 export interface ApiConfig {
   readonly queueUrl: string;
+  readonly retryQueueUrl: string;
   readonly dlqUrl: string;
   readonly connectionsTable: string;
   readonly attemptsTable: string;
@@ -183,6 +184,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
   const consoleDir = required(env, API_ENV.consoleDir);
   return Object.freeze({
     queueUrl: required(env, ENV.queueUrl),
+    retryQueueUrl: required(env, ENV.retryQueueUrl),
     dlqUrl: required(env, ENV.dlqUrl),
     connectionsTable: required(env, ENV.connectionsTable),
     attemptsTable: required(env, ENV.attemptsTable),

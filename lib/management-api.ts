@@ -51,6 +51,9 @@ export interface ManagementApiOptions {
 export interface ManagedResources {
   readonly queueUrl: string;
   readonly queueArn: string;
+  /** The internal retry queue: where a Send Test defers an attempt record it cannot write. */
+  readonly retryQueueUrl: string;
+  readonly retryQueueArn: string;
   readonly deadLetterQueueUrl: string;
   readonly connectionsTableName: string;
   readonly connectionsTableArn: string;
@@ -191,6 +194,7 @@ export class WebhookManagementApi extends Construct {
       logGroup: this.logGroup,
       environment: {
         [ENV.queueUrl]: r.queueUrl,
+        [ENV.retryQueueUrl]: r.retryQueueUrl,
         [ENV.dlqUrl]: r.deadLetterQueueUrl,
         [ENV.connectionsTable]: r.connectionsTableName,
         [ENV.attemptsTable]: r.attemptsTableName,
@@ -299,8 +303,9 @@ export class WebhookManagementApi extends Construct {
       [r.secretArnPattern],
     );
     on(['secretsmanager:GetSecretValue'], [this.sessionKey.secretArn]);
-    // A Send Test whose attempt record cannot be written defers it to the queue, like the dispatcher.
-    on(['sqs:SendMessage'], [r.queueArn]);
+    // A Send Test whose attempt record cannot be written defers it to the retry queue, like the
+    // dispatcher (whose queue policy names this role too). The API publishes no events.
+    on(['sqs:SendMessage'], [r.retryQueueArn]);
   }
 
   /** Adds the API URL and the session key's ARN as stack outputs. */

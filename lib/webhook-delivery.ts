@@ -270,6 +270,8 @@ export class WebhookDelivery extends Construct {
         resources: {
           queueUrl: this.queue.queueUrl,
           queueArn: this.queue.queueArn,
+          retryQueueUrl: this.retryQueue.queueUrl,
+          retryQueueArn: this.retryQueue.queueArn,
           deadLetterQueueUrl: this.deadLetterQueue.queueUrl,
           connectionsTableName: this.connectionsTable.tableName,
           connectionsTableArn: this.connectionsTable.tableArn,
@@ -286,6 +288,7 @@ export class WebhookDelivery extends Construct {
           removalPolicy: p.removalPolicy,
         },
       });
+      this.retryWriters.push(this.managementApi.role.roleArn);
     }
   }
 

@@ -12,6 +12,7 @@ const config = loadApiConfig();
 const management = new WebhookManagement({
   resources: {
     queueUrl: config.queueUrl,
+    retryQueueUrl: config.retryQueueUrl,
     dlqUrl: config.dlqUrl,
     connectionsTable: config.connectionsTable,
     attemptsTable: config.attemptsTable,

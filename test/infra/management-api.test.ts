@@ -104,7 +104,9 @@ describe('management API and console', () => {
     expect(actionsOn(granted, { Ref: logicalId(stack, api.sessionKey) })).toEqual([
       'secretsmanager:GetSecretValue',
     ]);
-    expect(actionsOn(granted, getAtt(logicalId(stack, d.queue)))).toEqual(['sqs:SendMessage']);
+    // A Send Test defers an attempt record it cannot write to the retry queue; it publishes nothing.
+    expect(actionsOn(granted, getAtt(logicalId(stack, d.retryQueue)))).toEqual(['sqs:SendMessage']);
+    expect(actionsOn(granted, getAtt(logicalId(stack, d.queue)))).toEqual([]);
     expect(granted.filter((p) => p.resource === '*')).toEqual([]);
     expect(granted.map((p) => p.action)).not.toContain('dynamodb:Scan');
   });

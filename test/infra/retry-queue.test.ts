@@ -33,7 +33,7 @@ describe('retry queue policy', () => {
     return statements.find((s) => s.Sid === 'OnlyDispatcherAndOperatorsSend');
   }
 
-  it('denies SendMessage to every principal but the dispatcher role and the operator roles', () => {
+  it('denies SendMessage to every principal but the dispatcher role, the management API and the operator roles', () => {
     const deny = denyStatement();
     expect(deny).toMatchObject({
       Effect: 'Deny',
@@ -43,7 +43,11 @@ describe('retry queue policy', () => {
     });
     expect(deny!.Condition).toEqual({
       ArnNotEquals: {
-        'aws:PrincipalArn': [getAtt(dispatcherRoleId), getAtt(logicalId(stack, operator))],
+        'aws:PrincipalArn': [
+          getAtt(dispatcherRoleId),
+          getAtt(logicalId(stack, stack.delivery.managementApi!.role)),
+          getAtt(logicalId(stack, operator)),
+        ],
       },
     });
   });
