@@ -14,17 +14,26 @@ export const MAX_URL_LENGTH = 2048;
 
 /**
  * Validates a receiver URL after WHATWG normalisation (so `https://2130706433/` is seen as
- * 127.0.0.1). Returns the normalised URL.
+ * 127.0.0.1). Returns the normalised URL. Its length is checked as normalised, the form that
+ * is stored and sent: percent-encoding and punycode can make a URL longer than it was typed,
+ * and a URL accepted at save must not be refused at every delivery.
  */
 export function validateUrl(raw: unknown, policy: EgressPolicy): URL {
   if (typeof raw !== 'string' || raw.length === 0) throw new ValidationError('url', 'is required');
-  if (raw.length > MAX_URL_LENGTH)
+  // A cheap bound before parsing; the rule itself is on the normalised URL below.
+  if (raw.length > MAX_URL_LENGTH * 4)
     throw new ValidationError('url', `must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new ValidationError('url', 'is not a valid absolute URL');
+  }
+  if (url.href.length > MAX_URL_LENGTH) {
+    throw new ValidationError(
+      'url',
+      `must be at most ${MAX_URL_LENGTH} characters once normalised (percent-encoded, punycode), got ${url.href.length}`,
+    );
   }
   if (url.protocol !== 'https:') throw new ValidationError('url', `must use https:, got ${url.protocol}`);
   if (url.username || url.password) {

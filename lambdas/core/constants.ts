@@ -31,6 +31,18 @@ export const MAX_BODY_BYTES = 256 * 1024;
 /** DESIGN.md §4: at most 1 KiB of a response is kept for the attempt log. */
 export const RESPONSE_SNIPPET_BYTES = 1024;
 
+/**
+ * Longest form a sensitive value can take in an echo that redaction recognises: 8 characters
+ * per character (`&#x10FFFF;` aside, `&#65535;` is the longest) of a 4 KiB header value.
+ */
+export const REDACTION_MARGIN_BYTES = 8 * 4096;
+
+/**
+ * What the sender reads of a response: the kept 1 KiB plus room for a sensitive value that
+ * starts before the cut to be seen whole, redacted, and only then cut (core/redact.ts).
+ */
+export const SNIPPET_READ_BYTES = RESPONSE_SNIPPET_BYTES + REDACTION_MARGIN_BYTES;
+
 /** DESIGN.md §3: the message envelope version this code reads and writes. */
 export const ENVELOPE_VERSION = 1;
 

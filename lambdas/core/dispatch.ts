@@ -24,7 +24,7 @@ import { buildHeaders } from './headers';
 import { deliveryIdFor } from './ids';
 import { createLimiter } from './limiter';
 import { decide } from './outcome';
-import { redact, truncateUtf8 } from './redact';
+import { MIN_ANYWHERE_LENGTH, redact, truncateUtf8 } from './redact';
 import type {
   AppendOutcome,
   AttemptLog,
@@ -427,9 +427,12 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       const all = await infra('connections.listByApplication', {}, () =>
         deps.connections.listByApplication(appId),
       );
-      return all
-        .filter((c) => c.enabled && c.type === 'webhook')
-        .map((c) => ({ id: c.connectionId, connection: c }));
+      return (
+        all
+          // Strictly true: a stored `"false"` (a string) must not read as enabled.
+          .filter((c) => c.enabled === true && c.type === 'webhook')
+          .map((c) => ({ id: c.connectionId, connection: c }))
+      );
     }
     return Promise.all(
       event.connectionIds.map(async (id) => {
@@ -588,7 +591,7 @@ function judgeTarget(id: string, connection: Connection | undefined, application
   if (applicationId !== undefined && connection.applicationId !== applicationId) {
     return { id, refusal: otherApplication(id, applicationId) };
   }
-  if (!connection.enabled) {
+  if (connection.enabled !== true) {
     return { id, connection, refusal: ['connection_disabled', `connection ${id} is disabled`] };
   }
   return { id, connection };
@@ -608,7 +611,9 @@ function queryValues(url: URL): string[] {
     .slice(1)
     .split('&')
     .map((pair) => pair.slice(pair.indexOf('=') + 1));
-  return [...sent, ...url.searchParams.values()];
+  // Short values (`?page=2`) are rarely a credential: unlike custom header values, they are
+  // not redacted (a word-bounded "2" would blank every 2 in a snippet). docs/security.md.
+  return [...sent, ...url.searchParams.values()].filter((v) => v.trim().length >= MIN_ANYWHERE_LENGTH);
 }
 
 /**

@@ -5,6 +5,7 @@
 
 import { EVENT_KIND, USER_AGENT } from './constants';
 import { ValidationError } from './errors';
+import { RESERVED_KEYS } from './payload';
 import { sign } from './signing';
 
 export const MAX_CUSTOM_HEADERS = 20;
@@ -83,6 +84,12 @@ export function validateCustomHeaders(headers: unknown, prefix: string): Record<
     }
     if (!TOKEN.test(name))
       throw new ValidationError(`headers.${name}`, 'is not a valid header name (RFC 9110 token)');
+    if (RESERVED_KEYS.has(lower)) {
+      throw new ValidationError(
+        `headers.${name}`,
+        `is a reserved name (${[...RESERVED_KEYS].join(', ')} cannot be header names)`,
+      );
+    }
     if (RESERVED.has(lower))
       throw new ValidationError(`headers.${name}`, 'is set by the service and cannot be replaced');
     if (lower.startsWith(ownPrefix)) {

@@ -94,6 +94,9 @@ export class Connections {
     if (typeof input.applicationId !== 'string' || !APPLICATION_ID.test(input.applicationId)) {
       throw new ValidationError('applicationId', 'is required and must look like app_<id>');
     }
+    if (input.enabled !== undefined && typeof input.enabled !== 'boolean') {
+      throw new ValidationError('enabled', 'must be true or false');
+    }
     const fields = this.validate(input);
     const connectionId = newConnectionId();
     const secret = await this.sm.send(

@@ -13,7 +13,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, type Dispatcher } from 'undici';
-import { RESPONSE_SNIPPET_BYTES } from '../../core/constants';
+import { SNIPPET_READ_BYTES } from '../../core/constants';
 import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
 import type { AttemptResult, HttpSender, OutboundRequest } from '../../core/types';
 
@@ -230,10 +230,11 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.settled) return;
-    const room = RESPONSE_SNIPPET_BYTES - this.size;
+    // Beyond the kept 1 KiB: redaction must see a value that crosses the cut (core/redact.ts).
+    const room = SNIPPET_READ_BYTES - this.size;
     this.chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
     this.size += Math.min(chunk.length, room);
-    if (this.size < RESPONSE_SNIPPET_BYTES) return;
+    if (this.size < SNIPPET_READ_BYTES) return;
     // Enough to keep: drop the connection rather than read (or buffer) the rest.
     this.finish();
     controller.abort(new ExchangeEndedError('response snippet complete'));
