@@ -1,6 +1,6 @@
 /**
- * (4) Cold start: the dispatcher bundled exactly as the construct bundles it (the esbuild
- * command line NodejsFunction runs, built from DISPATCHER_BUNDLING), its size, and its
+ * (4) Cold start: the dispatcher bundled exactly as the construct bundles it (by
+ * scripts/bundle-lambdas.mjs with the Lambda options), its size, and its
  * module init time in fresh processes (NODE_OPTIONS as deployed) against the init time of
  * the same AWS SDK clients bundled alone with the same options. Samples alternate; medians.
  */
@@ -10,14 +10,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { DISPATCHER_BUNDLING, DISPATCHER_ENTRY, DISPATCHER_NODE_OPTIONS } from '../lib/webhook-delivery';
+import { DISPATCHER_NODE_OPTIONS } from '../lib/webhook-delivery';
 import { resolveProps, BATCH_SIZE as STACK_BATCH_SIZE } from '../lib/webhook-delivery-props';
 import { BATCH_SIZE, DEFAULT_MEMORY_MB } from './support/constants';
 import { median, ratio, round } from './support/stats';
 
 const ROOT = resolve(__dirname, '..');
-export const ESBUILD = join(ROOT, 'node_modules', '.bin', 'esbuild');
+/** The pack-time bundler of every Lambda (and its options). */
+const BUNDLE_SCRIPT = join(ROOT, 'scripts', 'bundle-lambdas.mjs');
+const DISPATCHER_ENTRY = join(ROOT, 'lambdas', 'dispatcher', 'index.ts');
 const PROBE = join(ROOT, 'bench', 'cold-start', 'probe.mjs');
 const SDK_ENTRY = join(ROOT, 'bench', 'cold-start', 'sdk-clients.ts');
 
@@ -46,43 +47,17 @@ export interface ColdStartFigures {
   dispatcherInitMsWithoutNodeOptions: number;
 }
 
-/** The esbuild arguments NodejsFunction derives from bundling options (aws-lambda-nodejs bundling.js). */
-export function esbuildArgs(bundling: BundlingOptions, entry: string, outfile: string): string[] {
-  const args = ['--bundle', entry, `--target=${bundling.target ?? 'node24'}`, '--platform=node'];
-  if (bundling.format) args.push(`--format=${bundling.format}`);
-  args.push(`--outfile=${outfile}`);
-  if (bundling.minify) args.push('--minify');
-  if (bundling.sourceMapMode ?? bundling.sourceMap) {
-    args.push(
-      bundling.sourceMapMode && bundling.sourceMapMode !== 'default'
-        ? `--sourcemap=${bundling.sourceMapMode}`
-        : '--sourcemap',
-    );
-  }
-  if (bundling.sourcesContent === false) args.push('--sources-content=false');
-  for (const external of bundling.externalModules ?? ['@aws-sdk/*']) args.push(`--external:${external}`);
-  for (const [key, value] of Object.entries(bundling.define ?? {})) args.push(`--define:${key}=${value}`);
-  if (bundling.keepNames) args.push('--keep-names');
-  if (bundling.banner) args.push(`--banner:js=${bundling.banner}`);
-  if (bundling.footer) args.push(`--footer:js=${bundling.footer}`);
-  if (bundling.mainFields) args.push(`--main-fields=${bundling.mainFields.join(',')}`);
-  for (const [key, value] of Object.entries(bundling.esbuildArgs ?? {})) {
-    args.push(value === true || value === '' ? key : `${key}=${value}`);
-  }
-  return args;
+/** Bundles any entry with the options of the deployed Lambda functions. */
+export function bundleLikeLambda(entry: string, outfile: string, metafile?: string): void {
+  const args = [BUNDLE_SCRIPT, '--entry', entry, '--outfile', outfile];
+  if (metafile) args.push('--metafile', metafile);
+  execFileSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 function bundle(entry: string, dir: string, name: string): BundleFigures & { file: string } {
   const file = join(dir, name, 'index.mjs');
   const meta = join(dir, name, 'meta.json');
-  execFileSync(
-    ESBUILD,
-    [...esbuildArgs(DISPATCHER_BUNDLING, entry, file), `--metafile=${meta}`, '--log-level=warning'],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  bundleLikeLambda(entry, file, meta);
   const code = readFileSync(file);
   const map = readFileSync(`${file}.map`);
   const metafile = JSON.parse(readFileSync(meta, 'utf8')) as {

@@ -13,11 +13,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DISPATCHER_BUNDLING } from '../lib/webhook-delivery';
 import { createLocalPki } from '../local/tls';
 import { measureApiCalls } from './api-calls';
 import { measureBatchTime } from './batch-time';
-import { ESBUILD, esbuildArgs, measureColdStart } from './cold-start';
+import { bundleLikeLambda, measureColdStart } from './cold-start';
 import { measureConsoleBundle } from './console-bundle';
 import { measureEndToEnd } from './end-to-end';
 import { type OverheadFigures, type OverheadOptions, RECEIVER_HOST } from './overhead';
@@ -50,14 +49,7 @@ async function overhead(quick: boolean) {
   writeFileSync(join(dir, 'cert.pem'), pki.certPem);
   writeFileSync(join(dir, 'key.pem'), pki.keyPem, { mode: 0o600 });
   const bundleFile = join(dir, 'overhead', 'index.mjs');
-  execFileSync(
-    ESBUILD,
-    [
-      ...esbuildArgs(DISPATCHER_BUNDLING, join(__dirname, 'overhead-process.ts'), bundleFile),
-      '--log-level=warning',
-    ],
-    { cwd: resolve(__dirname, '..'), stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  bundleLikeLambda(join(__dirname, 'overhead-process.ts'), bundleFile);
   const receiver = await startChild<{ port: number }>('bench/support/receiver-process.ts', {
     env: { BENCH_TLS_CERT_FILE: join(dir, 'cert.pem'), BENCH_TLS_KEY_FILE: join(dir, 'key.pem') },
   });

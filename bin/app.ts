@@ -10,6 +10,7 @@ import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { DispatcherLogLevel } from '../lib/webhook-delivery';
 import { WebhookStack } from '../lib/webhook-stack';
+import { acknowledgeNagFindings } from './nag-acknowledgements';
 
 const app = new App();
 
@@ -38,7 +39,7 @@ function removalPolicy(): RemovalPolicy | undefined {
 }
 
 const stackName = text('stackName') ?? 'Webhooks';
-new WebhookStack(app, stackName, {
+const stack = new WebhookStack(app, stackName, {
   stackName,
   description: 'Outbound webhook delivery: SQS delivery queue and DLQ, dispatcher Lambda, DynamoDB tables',
   headerPrefix: text('headerPrefix'),
@@ -50,5 +51,6 @@ new WebhookStack(app, stackName, {
   alarmTopicArn: text('alarmTopicArn'),
   removalPolicy: removalPolicy(),
 });
+acknowledgeNagFindings(stack.delivery);
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

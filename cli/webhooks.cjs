@@ -1,9 +1,23 @@
 #!/usr/bin/env node
-// The `webhooks` executable. In this repository it runs the TypeScript sources through tsx
-// (a devDependency); an installed package without tsx runs the compiled dist/ instead.
+// The `webhooks` executable. In a source checkout it runs the TypeScript sources through tsx
+// (a devDependency); the installed package runs the bundle built at pack time (dist/cli/main.js,
+// scripts/bundle-lambdas.mjs), which carries every dependency of the CLI.
 'use strict';
 
-function hasTsx() {
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+
+// Kept in step with "engines" in package.json: the CLI uses tls.getCACertificates (Node 22.15).
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 15)) {
+  process.stderr.write(
+    `webhooks: Node.js ${process.versions.node} is not supported; use Node.js 22.15 or later (24 recommended).\n`,
+  );
+  process.exit(1);
+}
+
+function fromSource() {
+  if (!existsSync(join(__dirname, 'main.ts'))) return false;
   try {
     require.resolve('tsx/cjs');
     return true;
@@ -13,7 +27,7 @@ function hasTsx() {
 }
 
 let entry = '../dist/cli/main.js';
-if (hasTsx()) {
+if (fromSource()) {
   require('tsx/cjs');
   entry = './main.ts';
 }

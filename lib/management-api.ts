@@ -1,20 +1,16 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { CfnOutput, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { API_ENV, ENV } from '../lambdas/config';
 import { MANAGEMENT_API_OUTPUTS } from '../lambdas/stack-outputs';
+import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
 
 /** Default steady-state requests per second of the management API (a console, not a data plane). */
 export const DEFAULT_API_RATE_LIMIT = 25;
@@ -85,39 +81,6 @@ export class ManagementApiPropsError extends Error {
   }
 }
 
-/** The package root, from `lib/` in the repository or from `dist/lib/` in the published package. */
-const REPO_ROOT =
-  path.basename(path.dirname(__dirname)) === 'dist'
-    ? path.join(__dirname, '..', '..')
-    : path.join(__dirname, '..');
-
-/** Entry point of the management Lambda. */
-export const MANAGEMENT_API_ENTRY = path.join(REPO_ROOT, 'lambdas', 'api', 'handler.ts');
-
-let builtConsole: string | undefined;
-/**
- * The console's built files for the bundle: built once per process from the sources in a
- * checkout (console/build.ts), else the prebuilt dist/console of the installed package.
- */
-export function consoleFilesDir(): string {
-  const script = path.join(REPO_ROOT, 'console', 'build.ts');
-  if (!existsSync(script)) {
-    const prebuilt = path.join(REPO_ROOT, 'dist', 'console');
-    if (!existsSync(path.join(prebuilt, 'index.html'))) {
-      throw new Error(
-        `the console is not built (${prebuilt}); run npm run build:console, or set managementApi.console to false`,
-      );
-    }
-    return prebuilt;
-  }
-  if (!builtConsole) {
-    const out = mkdtempSync(path.join(tmpdir(), 'webhooks-console-'));
-    execFileSync(process.execPath, ['--import', 'tsx', script, out], { cwd: REPO_ROOT, stdio: 'ignore' });
-    builtConsole = out;
-  }
-  return builtConsole;
-}
-
 function positiveLimit(
   prop: 'throttlingRateLimit' | 'throttlingBurstLimit',
   value: number | undefined,
@@ -139,7 +102,7 @@ function positiveLimit(
 export class WebhookManagementApi extends Construct {
   public readonly api: apigw.HttpApi;
   public readonly stage: apigw.HttpStage;
-  public readonly handler: NodejsFunction;
+  public readonly handler: lambda.Function;
   public readonly role: iam.Role;
   /** The key that signs console sessions (a generated 64-character string). */
   public readonly sessionKey: secretsmanager.Secret;
@@ -180,12 +143,11 @@ export class WebhookManagementApi extends Construct {
     this.logGroup.grantWrite(this.role);
     this.grant(this.role, r);
 
-    this.handler = new NodejsFunction(this, 'Handler', {
+    this.handler = new lambda.Function(this, 'Handler', {
       description: 'Webhooks management API and console',
-      entry: MANAGEMENT_API_ENTRY,
-      handler: 'handler',
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      // The bundle carries the console's built files in console/ (scripts/bundle-lambdas.mjs).
+      code: lambdaCode('api'),
+      handler: LAMBDA_HANDLER,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       timeout: API_GATEWAY_TIMEOUT,
@@ -209,30 +171,6 @@ export class WebhookManagementApi extends Construct {
         [API_ENV.consoleKeySecret]: this.sessionKey.secretArn,
         [API_ENV.consoleDir]: withConsole ? `/var/task/${CONSOLE_BUNDLE_DIR}` : 'off',
         NODE_OPTIONS: '--enable-source-maps',
-      },
-      bundling: {
-        forceDockerBundling: false,
-        target: 'node24',
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        externalModules: [],
-        ...(withConsole
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                // Called only when the asset is bundled, so a synth without bundling builds nothing.
-                afterBundling: (_input: string, output: string) => {
-                  const dir = consoleFilesDir();
-                  return [
-                    `mkdir -p "${output}/${CONSOLE_BUNDLE_DIR}"`,
-                    `cp "${dir}/index.html" "${dir}/app.js" "${dir}/app.css" "${output}/${CONSOLE_BUNDLE_DIR}/"`,
-                  ];
-                },
-              },
-            }
-          : {}),
       },
     });
 

@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import { ArnFormat, Duration, Lazy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -6,13 +5,13 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { ENV } from '../lambdas/config';
 import { dispatcherEnvironment } from './dispatcher-environment';
+import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
 import { WebhookManagementApi } from './management-api';
 import {
   BATCH_SIZE,
@@ -28,38 +27,6 @@ export {
   type WebhookDeliveryProps,
   WebhookDeliveryPropsError,
 } from './webhook-delivery-props';
-
-/** The package root, from `lib/` in the repository or from `dist/lib/` in the published package. */
-const REPO_ROOT =
-  path.basename(path.dirname(__dirname)) === 'dist'
-    ? path.join(__dirname, '..', '..')
-    : path.join(__dirname, '..');
-
-/** Entry point of the dispatcher. Bundling follows its imports and never depends on its content. */
-export const DISPATCHER_ENTRY = path.join(REPO_ROOT, 'lambdas', 'dispatcher', 'index.ts');
-
-/** Lets CommonJS dependencies bundled into the ESM output call `require` (Node built-ins). */
-const ESM_REQUIRE_SHIM =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
-
-/**
- * How the dispatcher is bundled (local esbuild, no Docker). Exported so that `npm run bench`
- * measures the bundle this construct deploys (docs/performance.md).
- */
-export const DISPATCHER_BUNDLING: BundlingOptions = {
-  forceDockerBundling: false,
-  format: OutputFormat.ESM,
-  target: 'node24',
-  minify: true,
-  sourceMap: true,
-  // The map keeps file:line mappings for stack traces but not a copy of every source file:
-  // the asset Lambda downloads at a cold start shrinks from 4 MB to 2 MB (docs/performance.md).
-  sourcesContent: false,
-  // Bundle the AWS SDK too: a pinned, tree-shaken SDK instead of the runtime's copy.
-  externalModules: [],
-  mainFields: ['module', 'main'],
-  banner: ESM_REQUIRE_SHIM,
-};
 
 /** `NODE_OPTIONS` of the dispatcher: stack traces point into the TypeScript sources. */
 export const DISPATCHER_NODE_OPTIONS = '--enable-source-maps';
@@ -131,7 +98,7 @@ export class WebhookDelivery extends Construct {
   /** One item per delivery attempt, expired by TTL, with the sparse `finalFailures` index. */
   public readonly attemptsTable: dynamodb.Table;
   /** The dispatcher function. */
-  public readonly dispatcher: NodejsFunction;
+  public readonly dispatcher: lambda.Function;
   /** Execution role of the dispatcher: only the permissions listed on this construct. */
   public readonly dispatcherRole: iam.Role;
   /** The dispatcher's log group. */
@@ -378,7 +345,7 @@ export class WebhookDelivery extends Construct {
     return table;
   }
 
-  private createDispatcher(p: ResolvedWebhookDeliveryProps): NodejsFunction {
+  private createDispatcher(p: ResolvedWebhookDeliveryProps): lambda.Function {
     const environment = dispatcherEnvironment({
       retryQueueUrl: this.retryQueue.queueUrl,
       dlqUrl: this.deadLetterQueue.queueUrl,
@@ -392,12 +359,10 @@ export class WebhookDelivery extends Construct {
       connectionCacheTtlMs: String(p.connectionCacheTtl.toMilliseconds()),
       allowedPorts: p.allowedPorts.join(','),
     });
-    return new NodejsFunction(this, 'Dispatcher', {
+    return new lambda.Function(this, 'Dispatcher', {
       description: 'Signs and sends webhook deliveries; schedules retries, dead-letters, logs every attempt',
-      entry: DISPATCHER_ENTRY,
-      handler: 'handler',
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      code: lambdaCode('dispatcher'),
+      handler: LAMBDA_HANDLER,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       timeout: p.functionTimeout,
@@ -410,7 +375,6 @@ export class WebhookDelivery extends Construct {
         POWERTOOLS_LOG_LEVEL: p.logLevel,
         NODE_OPTIONS: DISPATCHER_NODE_OPTIONS,
       },
-      bundling: DISPATCHER_BUNDLING,
     });
   }
 

@@ -2,7 +2,6 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUTS } from '../lambdas/stack-outputs';
-import { acknowledgeNagFindings } from './nag-acknowledgements';
 import { WebhookDelivery, type WebhookDeliveryProps, WebhookDeliveryPropsError } from './webhook-delivery';
 
 /** Stack props plus every {@link WebhookDeliveryProps} setting, passed through unchanged. */
@@ -17,8 +16,9 @@ export interface WebhookStackProps extends StackProps, WebhookDeliveryProps {
 
 /**
  * The deployable webhook delivery stack: one {@link WebhookDelivery} and the outputs tools
- * use to find its resources ({@link STACK_OUTPUTS}). cdk-nag checks are not applied here
- * (bin/app.ts does it) so tests can run them on their own stacks.
+ * use to find its resources ({@link STACK_OUTPUTS}). cdk-nag checks and the project's
+ * acknowledgements are not applied here (bin/app.ts does both), so the construct never needs
+ * cdk-nag.
  */
 export class WebhookStack extends Stack {
   public readonly delivery: WebhookDelivery;
@@ -35,7 +35,6 @@ export class WebhookStack extends Stack {
       props.alarmTopic ??
       (props.alarmTopicArn ? Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn) : undefined);
     this.delivery = new WebhookDelivery(this, 'Delivery', { ...props, alarmTopic });
-    acknowledgeNagFindings(this.delivery);
 
     const d = this.delivery;
     const outputs: Record<keyof typeof STACK_OUTPUTS, { value: string; description: string }> = {

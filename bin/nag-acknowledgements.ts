@@ -1,9 +1,12 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference';
 import type { IConstruct } from 'constructs';
-import type { WebhookDelivery } from './webhook-delivery';
+import type { WebhookDelivery } from '../lib/webhook-delivery';
 
 /**
+ * The project's own cdk-nag acknowledgements, used by its app (bin/app.ts) and tests. They live
+ * here, not in lib/, so that the construct never needs cdk-nag (a devDependency).
+ *
  * Acknowledges the cdk-nag AwsSolutions findings that {@link WebhookDelivery} raises by
  * design. Each one names the finding exactly (cdk-nag 3 has no blanket suppression) and
  * carries its reason. Call it for every WebhookDelivery in a stack that runs
