@@ -60,6 +60,8 @@ export function lambdaCode(name: string): lambda.Code {
     bundling: {
       // Required by the type; never used, because local bundling always succeeds or throws.
       image: DockerImage.fromRegistry('unused-local-bundling-only'),
+      // Never run either, but part of the key CDK caches bundles by: one asset per function.
+      command: ['node', 'scripts/bundle-lambdas.mjs', '--only', name],
       local: {
         tryBundle(outputDir: string): boolean {
           execFileSync(process.execPath, [BUNDLE_SCRIPT, '--only', name, '--outdir', outputDir], {

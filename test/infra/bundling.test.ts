@@ -15,7 +15,10 @@ describe('dispatcher bundle', () => {
     const stack = defaultStack(app);
     Template.fromStack(stack); // synthesises, which bundles with the local esbuild
     const asset = readdirSync(outdir).find(
-      (name) => name.startsWith('asset.') && existsSync(path.join(outdir, name, 'index.mjs')),
+      (name) =>
+        name.startsWith('asset.') &&
+        existsSync(path.join(outdir, name, 'index.mjs')) &&
+        !existsSync(path.join(outdir, name, 'console')),
     );
     if (!asset) throw new Error(`no dispatcher asset in ${outdir}`);
     assetDir = path.join(outdir, asset);
@@ -39,6 +42,12 @@ describe('dispatcher bundle', () => {
         "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
       ),
     ).toBe(true);
+  });
+
+  it("leaves out undici's experimental Milo parser (its esbuildDetection define), keeping llhttp", () => {
+    const sources = sourcesOf(assetDir);
+    expect(sources.filter((s) => s.endsWith('undici/lib/dispatcher/parser-h1.js'))).toEqual([]);
+    expect(sources.some((s) => s.includes('undici/lib/llhttp/'))).toBe(true);
   });
 
   it('reaches undici through its public entry point only, never its internal files', () => {
@@ -69,7 +78,7 @@ describe('dispatcher bundle', () => {
       'app.js',
       'index.html',
     ]);
-    expect(readdirSync(apiAssetDir)).toEqual(expect.arrayContaining(['index.js', 'console']));
+    expect(readdirSync(apiAssetDir)).toEqual(expect.arrayContaining(['index.mjs', 'console']));
     expect(readFileSync(path.join(apiAssetDir, 'console', 'index.html'), 'utf8')).toContain('app.js');
   });
 
