@@ -1,4 +1,5 @@
 import { UndiciSender } from '../../lambdas/adapters/http/sender';
+import { SNIPPET_READ_BYTES } from '../../lambdas/core/constants';
 import type { OutboundRequest } from '../../lambdas/core/types';
 import { type Receiver, respond, startReceiver, testPki } from '../support/https-receiver';
 
@@ -45,7 +46,7 @@ describe('UndiciSender against a real HTTPS receiver', () => {
     expect(receiver.requests.length).toBe(before + 1);
   });
 
-  it('keeps at most 1 KiB of a large response and stops reading it', async () => {
+  it('reads at most the 1 KiB snippet plus the redaction margin of a large response and stops reading it', async () => {
     let written = 0;
     receiver.behave((_req, res) => {
       res.writeHead(200);
@@ -60,7 +61,8 @@ describe('UndiciSender against a real HTTPS receiver', () => {
     });
     const result = await sender.send(request(receiver.url, { timeoutMs: 10_000 }));
     expect(result).toMatchObject({ kind: 'response', status: 200 });
-    expect(result.kind === 'response' && Buffer.byteLength(result.snippet)).toBe(1024);
+    // The kept 1 KiB plus the redaction margin; the core cuts to 1 KiB after redacting.
+    expect(result.kind === 'response' && Buffer.byteLength(result.snippet)).toBe(SNIPPET_READ_BYTES);
     expect(written).toBeLessThan(64 * 1024 * 1024);
   });
 
