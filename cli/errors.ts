@@ -54,6 +54,14 @@ function networkCode(error: ErrorLike): string | undefined {
   return undefined;
 }
 
+/** A refused port names the way out: a loopback host in local mode, the stack's allowedPorts otherwise. */
+function portWayOut(problem: string, context: { local?: boolean }): string {
+  if (!/^port \d+ is not allowed/.test(problem)) return '';
+  return context.local
+    ? '; local mode reaches any port on localhost, 127.0.0.1 and [::1] (other hosts: npm start -- --allow-port N)'
+    : "; a deployed stack allows the ports of the construct's allowedPorts property (its AllowedPorts output)";
+}
+
 /** Collapses whitespace so the reason is exactly one line. */
 function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').trim();
@@ -82,7 +90,8 @@ export function reasonFor(error: unknown, context: { local?: boolean; profile?: 
     case 'ValidationError':
     case 'DestinationRefusedError':
       // Ours name a field; the AWS SDK has a ValidationError of its own, without one.
-      if (e.field !== undefined) return `${FIELD_AS_FLAG[e.field] ?? e.field}: ${e.problem ?? message}`;
+      if (e.field !== undefined)
+        return `${FIELD_AS_FLAG[e.field] ?? e.field}: ${e.problem ?? message}${portWayOut(e.problem ?? message, context)}`;
       break;
     case 'CredentialsProviderError':
       if (context.profile) {

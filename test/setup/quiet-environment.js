@@ -1,18 +1,22 @@
 /**
  * Jest environment that keeps `npm test` quiet: what a test writes straight to stdout (the
- * dispatcher's JSON log lines, the fault suite's ledgers) is held back and printed only when
- * that test fails, under its name. `WEBHOOKS_TEST_LOGS=1` prints everything as it comes.
- * Jest's own console capture (console.log in a test) is left as it is.
+ * fault suite's ledgers, INFO/DEBUG log lines) and the dispatcher's JSON log lines on stderr
+ * (Powertools writes WARN and ERROR there) are held back and printed only when that test fails,
+ * under its name. Other stderr output (Jest's own reporter, when it runs in this process) passes.
+ * `WEBHOOKS_TEST_LOGS=1` prints everything as it comes. console.log in a test is left to Jest.
  */
 const { TestEnvironment } = require('jest-environment-node');
 
 const SHOW_ALL = process.env.WEBHOOKS_TEST_LOGS === '1';
+/** A structured log line (Powertools JSON), as the dispatcher writes them. */
+const LOG_LINE = /^\{"level":"/;
 
 class QuietEnvironment extends TestEnvironment {
   constructor(config, context) {
     super(config, context);
     this.held = [];
     this.realWrite = undefined;
+    this.realErrWrite = undefined;
   }
 
   async setup() {
@@ -30,6 +34,19 @@ class QuietEnvironment extends TestEnvironment {
       if (typeof done === 'function') process.nextTick(done);
       return true;
     };
+    const realErr = process.stderr.write;
+    this.realErrWrite = realErr;
+    process.stderr.write = function write(chunk, encoding, callback) {
+      const text =
+        typeof chunk === 'string'
+          ? chunk
+          : Buffer.from(chunk).toString(typeof encoding === 'string' ? encoding : 'utf8');
+      if (!LOG_LINE.test(text)) return realErr.call(process.stderr, chunk, encoding, callback);
+      held.push(text);
+      const done = typeof encoding === 'function' ? encoding : callback;
+      if (typeof done === 'function') process.nextTick(done);
+      return true;
+    };
   }
 
   async teardown() {
@@ -37,6 +54,7 @@ class QuietEnvironment extends TestEnvironment {
       // Output after the last test (a failing afterAll, a late log line) is shown only if the file failed.
       if (this.fileFailed) this.flush('(after the tests)');
       process.stdout.write = this.realWrite;
+      process.stderr.write = this.realErrWrite;
       this.realWrite = undefined;
     }
     await super.teardown();

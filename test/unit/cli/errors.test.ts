@@ -12,8 +12,15 @@ describe('the reason printed after "webhooks: "', () => {
     expect(reasonFor(new ValidationError('url', 'must use https:, got http:'))).toBe(
       'url: must use https:, got http:',
     );
-    expect(reasonFor(new DestinationRefusedError('port 8443 is not allowed (allowed: 443)'))).toBe(
-      'url: port 8443 is not allowed (allowed: 443)',
+  });
+
+  it('names the way out of a refused port', () => {
+    const refused = new DestinationRefusedError('port 8443 is not allowed (allowed: 443)');
+    expect(reasonFor(refused)).toBe(
+      "url: port 8443 is not allowed (allowed: 443); a deployed stack allows the ports of the construct's allowedPorts property (its AllowedPorts output)",
+    );
+    expect(reasonFor(refused, { local: true })).toBe(
+      'url: port 8443 is not allowed (allowed: 443); local mode reaches any port on localhost, 127.0.0.1 and [::1] (other hosts: npm start -- --allow-port N)',
     );
   });
 
