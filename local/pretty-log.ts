@@ -43,7 +43,7 @@ export function prettyLog(
     if (durationMs !== undefined) parts.push(`${durationMs} ms`);
     if (nextAttemptAt) parts.push(`next at ${String(nextAttemptAt).slice(11, 23)}`);
     if (reason) parts.push(`reason ${reason}`);
-    if (error && outcome !== 'delivered') parts.push(c('dim', `(${error})`));
+    if (error && outcome !== 'delivered') parts.push(c('dim', `(${explained(String(error))})`));
     const extra = Object.entries(rest).filter(([, v]) => v !== undefined && v !== false);
     if (extra.length && outcome === undefined)
       parts.push(c('dim', extra.map(([k, v]) => `${k}=${String(v)}`).join(' ')));
@@ -56,4 +56,16 @@ export function prettyLog(
     warn: (m, f) => line('warn', m, f),
     error: (m, f) => line('error', m, f),
   };
+}
+
+/** Node's generic `--use-system-ca` hint rarely fits a receiver on this machine: say what does. */
+const NODE_CA_HINT = /;\s*if the root CA is installed locally, try running Node\.js with --use-system-ca\.?/;
+const UNTRUSTED =
+  /\b(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?)\b/;
+
+function explained(error: string): string {
+  const text = error.replace(NODE_CA_HINT, '');
+  return UNTRUSTED.test(text)
+    ? `${text}; serve a certificate from: npx webhooks --local certs issue --out ./certs`
+    : text;
 }
