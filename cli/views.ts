@@ -179,7 +179,8 @@ export function deadLetterColumns(now: Date): Column<DeadLetterEntry>[] {
     { header: 'DELIVERY', value: (d) => d.deliveryId ?? `(message ${d.messageId})` },
     { header: 'REASON', value: (d) => d.reason },
     { header: 'ATTEMPT', value: (d) => d.attempt, align: 'right' },
-    { header: 'REDRIVE', value: (d) => (d.redrivable ? 'yes' : 'no') },
+    // One DLQ serves both queues; a redrive returns each message to its own.
+    { header: 'REDRIVE TO', value: (d) => (d.redrivable && d.queue ? `${d.queue} queue` : 'no') },
     { header: 'ERROR', value: (d) => truncate(d.error, 60) },
   ];
 }

@@ -12,7 +12,7 @@ function list(): Command {
   const cmd = leaf('list', {
     summary: 'what is in the dead-letter queue, oldest first, with the reason',
     details:
-      'Reasons: exhausted (4 attempts failed), blocked, connection_missing, connection_disabled,\nconnection_invalid, invalid_message, invalid_payload, max_receives (infrastructure errors).',
+      'One DLQ serves the ingress queue (events) and the internal retry queue (deliveries); REDRIVE TO\nnames the queue a redrive returns each message to.\nReasons: exhausted (4 attempts failed), blocked, connection_missing, connection_disabled,\nconnection_invalid, invalid_message, invalid_payload, max_receives (infrastructure errors).',
     examples: ['webhooks dlq list'],
   });
   return handle(cmd, async (ctx) => {
@@ -33,7 +33,7 @@ function redrive(): Command {
     summary: 'send dead-lettered deliveries back to the delivery queue',
     usage: '<delivery-id>… | --all',
     details:
-      'A redriven delivery starts a fresh chain of 4 attempts with the same delivery id and body. Each message\nleaves the DLQ only once it is safely on the delivery queue. Poison messages (invalid_message,\ninvalid_payload) stay where they are. Exits with status 1 when a delivery id asked for is not in the DLQ.',
+      'A redriven delivery starts a fresh chain of 4 attempts with the same delivery id and body. Each message\nleaves the DLQ only once it is safely back on its queue: deliveries on the internal retry queue, events\non the ingress queue. Poison messages (invalid_message,\ninvalid_payload) stay where they are. Exits with status 1 when a delivery id asked for is not in the DLQ.',
     examples: [
       'webhooks dlq redrive dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B',
       'webhooks dlq redrive --all',

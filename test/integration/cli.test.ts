@@ -377,7 +377,7 @@ describe('webhooks CLI against local mode', () => {
       { timeoutMs: 20_000, intervalMs: 500 },
     );
     const list = await ok(['dlq', 'list']);
-    expect(list).toMatch(new RegExp(`${deliveryId}\\s+connection_disabled\\s+1\\s+yes`));
+    expect(list).toMatch(new RegExp(`${deliveryId}\\s+connection_disabled\\s+1\\s+retry queue`));
 
     await ok(['connections', 'enable', connectionId]);
     const before = receiver.requests.length;

@@ -12,6 +12,7 @@ import { MAX_ATTEMPT } from '../../lambdas/core/constants';
 import { deliveryIdFor } from '../../lambdas/core/ids';
 import { buildPayload, serialiseBody } from '../../lambdas/core/payload';
 import type { AttemptRecord, Log } from '../../lambdas/core/types';
+import { WebhookManagement } from '../../lambdas/management';
 import { type Receiver, startReceiver } from '../support/https-receiver';
 import { type Harness, id, startHarness, userIdentified } from '../support/pipeline';
 
@@ -162,4 +163,52 @@ it('refuses a cross-tenant delivery and an attempt-record rewrite even on the in
   const after = await harness.attemptsOf(conA.connectionId);
   expect(after).toEqual([record]);
   expect(warnings.filter((w) => /never replaced/.test(w.message))).toHaveLength(1);
+});
+
+it('a DLQ redrive returns each message to the queue it belongs to, and a poison letter stays', async () => {
+  const app = { id: id('app'), name: 'Tenant A' };
+  const con = await harness.createConnection({ applicationId: app.id, url: receiverA.url });
+  const management = new WebhookManagement({ resources: harness.resources });
+  const toDlq = (body: unknown) =>
+    harness.sqs.send(
+      new SendMessageCommand({ QueueUrl: harness.resources.dlqUrl, MessageBody: JSON.stringify(body) }),
+    );
+  const exhausted = deliveryFor(con.connectionId, app, 4);
+  const event = userIdentified(app.id, { application: app });
+  const movedDelivery = deliveryFor(con.connectionId, app, 3);
+  const before = receiverA.requests.length;
+  await toDlq({
+    v: 1,
+    type: 'dead-letter',
+    reason: 'exhausted',
+    error: 'receiver answered HTTP 500',
+    failedAt: new Date().toISOString(),
+    delivery: exhausted,
+  });
+  await toDlq(event);
+  await toDlq(movedDelivery);
+  await toDlq({
+    v: 1,
+    type: 'dead-letter',
+    reason: 'invalid_message',
+    error: 'message type "delivery" is not accepted on the ingress queue',
+    failedAt: new Date().toISOString(),
+    sourceQueue: 'ingress',
+    source: JSON.stringify(deliveryFor(con.connectionId, app)),
+  });
+
+  const listed = await management.deadLetters.list();
+  expect(listed.map((e) => e.queue ?? 'none').sort()).toEqual(['ingress', 'none', 'retry', 'retry']);
+  const result = await management.deadLetters.redrive({ all: true });
+  expect(result.redriven).toHaveLength(3);
+  expect(result.skipped.map((e) => e.reason)).toEqual(['invalid_message']);
+
+  const reqs = (await receiverA.waitFor(before + 3)).slice(before);
+  const attempts = reqs.map((r) => Number(r.headers['x-service-attempt'])).sort();
+  // The exhausted delivery starts a new chain at attempt 5; the moved delivery is sent as it
+  // was (attempt 3); the moved event fans out afresh (attempt 1). None was refused as poison.
+  expect(attempts).toEqual([1, 3, 5]);
+  const left = await management.deadLetters.list();
+  expect(left.map((e) => e.reason)).toEqual(['invalid_message']);
+  await harness.deadLetters(1);
 });
