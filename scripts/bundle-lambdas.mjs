@@ -90,6 +90,10 @@ export const MANAGEMENT_BUILD_OPTIONS = {
   target: 'node22',
   format: 'cjs',
   external: ['@aws-sdk/*'],
+  // Minified (it ships to every user of the package, receivers included), class and function
+  // names kept for callers' error checks and stack traces.
+  minify: true,
+  keepNames: true,
   mainFields: ['module', 'main'],
   logLevel: 'warning',
 };
