@@ -91,6 +91,7 @@ const LAMBDA_ENV = {
   AWS_LAMBDA_FUNCTION_NAME: 'Webhooks-Dispatcher',
   AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
   WEBHOOKS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/Webhooks-Queue',
+  WEBHOOKS_RETRY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/Webhooks-RetryQueue',
   WEBHOOKS_DLQ_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/Webhooks-DeadLetterQueue',
   WEBHOOKS_CONNECTIONS_TABLE: 'Webhooks-ConnectionsTable',
   WEBHOOKS_ATTEMPTS_TABLE: 'Webhooks-AttemptsTable',
