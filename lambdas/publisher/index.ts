@@ -15,6 +15,7 @@ import { buildEventMessage, type PublishInput } from '../core/envelope';
 import { ValidationError } from '../core/errors';
 import { ulid } from '../core/ids';
 import type { EventMessage } from '../core/types';
+import { queueJson } from '../core/untrusted';
 
 export type { PublishInput } from '../core/envelope';
 export { ValidationError } from '../core/errors';
@@ -63,7 +64,7 @@ export class WebhookPublisher {
   async publishUserIdentified(input: PublishInput): Promise<Published> {
     const message = build(input);
     const out = await this.sqs.send(
-      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(message) }),
+      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: queueJson(message) }),
     );
     return { eventId: message.eventId, messageId: out.MessageId ?? '' };
   }
@@ -90,7 +91,7 @@ export class WebhookPublisher {
         const out = await this.sqs.send(
           new SendMessageBatchCommand({
             QueueUrl: this.queueUrl,
-            Entries: chunk.map((m, i) => ({ Id: String(start + i), MessageBody: JSON.stringify(m) })),
+            Entries: chunk.map((m, i) => ({ Id: String(start + i), MessageBody: queueJson(m) })),
           }),
         );
         for (const ok of out.Successful ?? []) {

@@ -6,6 +6,8 @@
  * whose attempt log refuses to replace a record, as the DynamoDB one does.
  */
 
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
 import { MAX_ATTEMPT } from '../../lambdas/core/constants';
 import { createDispatcher, MAX_DEAD_LETTER_SOURCE_BYTES } from '../../lambdas/core/dispatch';
 import type { QueueSource } from '../../lambdas/core/envelope';
@@ -13,6 +15,7 @@ import { bodyOfEvent, buildEventMessage, parseMessage } from '../../lambdas/core
 import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { AttemptRecord, Connection } from '../../lambdas/core/types';
 import { queueJson } from '../../lambdas/core/untrusted';
+import { WebhookPublisher } from '../../lambdas/publisher';
 import { connection, fakes, ok, SECRET } from '../unit/dispatcher/fakes';
 
 const plenty = { remainingMs: () => 120_000 };
@@ -378,5 +381,36 @@ describe('nothing a message says reaches a receiver or a log unchecked', () => {
     await run(deliveryOf('con_a'), 'retry');
     expect(state.sent).toHaveLength(1);
     expect(JSON.stringify(state.records)).not.toContain(SECRET);
+  });
+});
+
+describe('the publisher writes what SQS can carry', () => {
+  it('escapes U+FFFE and U+FFFF in the message it sends, and the dispatcher reads back the same body', async () => {
+    const sqs = mockClient(SQSClient);
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm' });
+    sqs
+      .on(SendMessageBatchCommand)
+      .resolves({ Successful: [{ Id: '0', MessageId: 'm', MD5OfMessageBody: '' }] });
+    const publisher = new WebhookPublisher({
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/1/q',
+      sqsClient: new SQSClient({}),
+    });
+    await publisher.publishUserIdentified({
+      user: { id: 'usr_1', name: 'Ada \uFFFF\uFFFE' },
+      application: APP_A,
+    });
+    await publisher.publishUserIdentifiedBatch([
+      { user: { id: 'usr_2', name: '\uFFFF' }, application: APP_A },
+    ]);
+    const bodies = [
+      sqs.commandCalls(SendMessageCommand)[0]!.args[0].input.MessageBody!,
+      sqs.commandCalls(SendMessageBatchCommand)[0]!.args[0].input.Entries![0]!.MessageBody!,
+    ];
+    for (const text of bodies) {
+      expect(text).not.toMatch(/[\uFFFE\uFFFF]/);
+      const event = parseMessage(text, 'ingress');
+      expect(bodyOfEvent(event as never)).toContain('\uFFFF');
+    }
+    sqs.restore();
   });
 });
