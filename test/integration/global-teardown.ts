@@ -1,13 +1,15 @@
-/** Stops the emulators started by global-setup and waits for the process to exit. */
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+/** Stops the emulators started by global-setup once their last user is done, and waits for the process to exit. */
 import { stopEmulatorsProcess } from './helpers/emulators-process';
-import { EMULATORS_KEY } from './helpers/global-state';
+import { EMULATORS_KEY, type SharedEmulators } from './helpers/global-state';
 
 const STOP_GRACE_MS = 10_000;
 
 export default async function globalTeardown(): Promise<void> {
   const state = globalThis as Record<string, unknown>;
-  const child = state[EMULATORS_KEY] as ChildProcessWithoutNullStreams | undefined;
+  const shared = state[EMULATORS_KEY] as SharedEmulators | undefined;
+  if (!shared) return;
+  shared.users -= 1;
+  if (shared.users > 0) return;
   delete state[EMULATORS_KEY];
-  if (child) await stopEmulatorsProcess(child, STOP_GRACE_MS);
+  await stopEmulatorsProcess(shared.child, STOP_GRACE_MS);
 }
