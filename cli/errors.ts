@@ -17,7 +17,7 @@ export class CliError extends WebhookError {
   }
 }
 
-export const DEFAULT_HINT = 'webhooks --help';
+export const DEFAULT_HINT = 'npx webhooks --help';
 
 /** A wrong command line: the message says what, `hint` says where the help is. */
 export class UsageError extends CliError {

@@ -26,6 +26,14 @@ const REPEATABLE = new WeakSet<Option>();
 
 const EXIT_CODES = 'Exit status: 0 done, 1 the operation failed, 2 wrong command line.';
 
+/**
+ * What a hint tells the user to run for a command's help: `npx webhooks connections --help`
+ * (the package is installed in a project or cloned, so `npx` is what finds it).
+ */
+export function helpHint(cmd: Command): string {
+  return `npx ${fullName(cmd)} --help`;
+}
+
 /** `webhooks connections create` for a command of the tree. */
 export function fullName(cmd: Command): string {
   const names: string[] = [];
@@ -78,7 +86,7 @@ export function handle(cmd: Command, run: (ctx: Context, input: CommandInput) =>
     } catch (error) {
       // A flag value the command rejected: point at this command's help, not the general one.
       if (error instanceof UsageError && error.hint === DEFAULT_HINT)
-        throw new UsageError(error.message, `${fullName(self)} --help`);
+        throw new UsageError(error.message, helpHint(self));
       throw error;
     }
   });
@@ -94,7 +102,7 @@ function globalsOf(cmd: Command): GlobalFlags {
     profile: text(values.profile),
     json: values.json === true,
   };
-  const help = `${fullName(cmd)} --help`;
+  const help = helpHint(cmd);
   if (globals.local) {
     const aws = (['stack', 'region', 'profile'] as const).filter((k) => globals[k] !== undefined);
     if (aws.length) {
@@ -167,7 +175,7 @@ function formatHelp(cmd: Command, helper: Help): string {
       'Global flags',
       ...optionLines(globals, helper, labelWidth(globals, helper), true),
       '',
-      `Run \`${usage.replace(' [flags]', '')} --help\` for its flags and an example.`,
+      `Run \`npx ${usage.replace(' [flags]', '')} --help\` for its flags and an example.`,
       'Without --local the CLI uses the default AWS credential chain and the stack named by --stack.',
       EXIT_CODES,
       '',
@@ -203,7 +211,7 @@ function didYouMean(message: string): string {
 /** Turns a commander parse error of `cmd` into a UsageError saying what is wrong and where help is. */
 function usageErrorFrom(error: CommanderError, cmd: Command): UsageError {
   const name = fullName(cmd);
-  const hint = `${name} --help`;
+  const hint = helpHint(cmd);
   const quoted = /'([^']+)'/.exec(error.message)?.[1] ?? '';
   switch (error.code) {
     case 'commander.unknownCommand': {
@@ -211,7 +219,7 @@ function usageErrorFrom(error: CommanderError, cmd: Command): UsageError {
       const what = cmd === rootOf(cmd) ? 'commands' : 'subcommands';
       return new UsageError(
         `unknown command "${word}"${didYouMean(error.message)}; ${what}: ${subcommandNames(cmd)}`,
-        cmd === rootOf(cmd) ? 'webhooks --help' : hint,
+        hint,
       );
     }
     case 'commander.unknownOption': {

@@ -193,7 +193,7 @@ describe('webhooks CLI against local mode', () => {
     expectOneLineError(
       result,
       2,
-      'unknown flag --nmae for "webhooks connections create" (did you mean --name?); see: webhooks connections create --help',
+      'unknown flag --nmae for "webhooks connections create" (did you mean --name?); see: npx webhooks connections create --help',
     );
   });
 

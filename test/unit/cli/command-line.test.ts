@@ -169,43 +169,43 @@ describe('the command line', () => {
   });
 
   it.each([
-    [['nope'], /^unknown command "nope"; commands: connections, publish, attempts, dlq/, 'webhooks --help'],
+    [['nope'], /^unknown command "nope"; commands: connections, publish, attempts, dlq/, 'npx webhooks --help'],
     [
       ['conections', 'list'],
       /^unknown command "conections" \(did you mean connections\?\); commands: connections, /,
-      'webhooks --help',
+      'npx webhooks --help',
     ],
-    [['connections'], /^"connections" needs a subcommand: create, list/, 'webhooks connections --help'],
+    [['connections'], /^"connections" needs a subcommand: create, list/, 'npx webhooks connections --help'],
     [
       ['connections', 'frob'],
       /^unknown command "connections frob"; subcommands: create, list, get, /,
-      'webhooks connections --help',
+      'npx webhooks connections --help',
     ],
     [
       ['attempts', 'tial'],
       /^unknown command "attempts tial" \(did you mean tail\?\); subcommands: list, get, failures, tail$/,
-      'webhooks attempts --help',
+      'npx webhooks attempts --help',
     ],
     [
       ['connections', 'create', '--nme', 'x'],
       /^unknown flag --nme for "webhooks connections create" \(did you mean --name\?\)$/,
-      'webhooks connections create --help',
+      'npx webhooks connections create --help',
     ],
-    [['connections', 'create', '--url'], /^--url needs a value$/, 'webhooks connections create --help'],
-    [['connections', 'list', '--json=yes'], /^--json takes no value$/, 'webhooks connections list --help'],
-    [['connections', 'get'], /^missing <connection-id>$/, 'webhooks connections get --help'],
+    [['connections', 'create', '--url'], /^--url needs a value$/, 'npx webhooks connections create --help'],
+    [['connections', 'list', '--json=yes'], /^--json takes no value$/, 'npx webhooks connections list --help'],
+    [['connections', 'get'], /^missing <connection-id>$/, 'npx webhooks connections get --help'],
     [
       ['connections', 'get', 'a', 'b'],
       /^unexpected argument "b" after <connection-id>$/,
-      'webhooks connections get --help',
+      'npx webhooks connections get --help',
     ],
-    [['dlq', 'list', 'extra'], /^unexpected argument "extra"$/, 'webhooks dlq list --help'],
+    [['dlq', 'list', 'extra'], /^unexpected argument "extra"$/, 'npx webhooks dlq list --help'],
     [
       ['--local', 'dlq', 'list', '--stack', 'X'],
       /^--local cannot be combined with --stack/,
-      'webhooks dlq list --help',
+      'npx webhooks dlq list --help',
     ],
-    [['--json'], /^which command\?/, 'webhooks --help'],
+    [['--json'], /^which command\?/, 'npx webhooks --help'],
   ])('refuses %j with a one-line reason and where help is', async (argv, message, hint) => {
     const result = await cli(argv);
     expect(result.code).toBe(2);
@@ -229,7 +229,7 @@ describe('the command line', () => {
       error: {
         type: 'UsageError',
         message: 'missing <connection-id>',
-        hint: 'webhooks connections get --help',
+        hint: 'npx webhooks connections get --help',
         exitCode: 2,
       },
     });

@@ -38,8 +38,8 @@ describe('the reason printed after "webhooks: "', () => {
   });
 
   it('points a usage error at the help', () => {
-    expect(reasonFor(new UsageError('unknown flag --nme', 'webhooks connections create --help'))).toBe(
-      'unknown flag --nme; see: webhooks connections create --help',
+    expect(reasonFor(new UsageError('unknown flag --nme', 'npx webhooks connections create --help'))).toBe(
+      'unknown flag --nme; see: npx webhooks connections create --help',
     );
     expect(new UsageError('x').exitCode).toBe(2);
     expect(new CliError('x').exitCode).toBe(1);

@@ -90,7 +90,7 @@ describe('webhooks', () => {
   it('points a bad flag value at the command help, with exit status 2', async () => {
     const result = await cli(['attempts', 'list', '--connection', 'con_1', '--since', 'soon']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^webhooks: --since: .*; see: webhooks attempts list --help\n$/);
+    expect(result.stderr).toMatch(/^webhooks: --since: .*; see: npx webhooks attempts list --help\n$/);
   });
 
   it('prints a stack trace only with DEBUG=webhooks', async () => {
