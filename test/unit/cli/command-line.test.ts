@@ -169,7 +169,11 @@ describe('the command line', () => {
   });
 
   it.each([
-    [['nope'], /^unknown command "nope"; commands: connections, publish, attempts, dlq/, 'npx webhooks --help'],
+    [
+      ['nope'],
+      /^unknown command "nope"; commands: connections, publish, attempts, dlq/,
+      'npx webhooks --help',
+    ],
     [
       ['conections', 'list'],
       /^unknown command "conections" \(did you mean connections\?\); commands: connections, /,
@@ -192,7 +196,11 @@ describe('the command line', () => {
       'npx webhooks connections create --help',
     ],
     [['connections', 'create', '--url'], /^--url needs a value$/, 'npx webhooks connections create --help'],
-    [['connections', 'list', '--json=yes'], /^--json takes no value$/, 'npx webhooks connections list --help'],
+    [
+      ['connections', 'list', '--json=yes'],
+      /^--json takes no value$/,
+      'npx webhooks connections list --help',
+    ],
     [['connections', 'get'], /^missing <connection-id>$/, 'npx webhooks connections get --help'],
     [
       ['connections', 'get', 'a', 'b'],
