@@ -73,7 +73,7 @@ export function outcomeDetail(
     case 'timeout':
       return `timed out after ${r.durationMs} ms`;
     case 'network_error':
-      return r.error ? withoutNodeHint(r.error) : 'unknown network error';
+      return r.error ?? 'unknown network error';
     case 'blocked':
       return `blocked by the egress policy: ${r.error ?? 'destination refused'}`;
     case 'rejected':
@@ -81,13 +81,6 @@ export function outcomeDetail(
     default:
       return r.outcome;
   }
-}
-
-/** Node's generic advice on TLS errors (`--use-system-ca`), which rarely fits a receiver: failureAdvice says what does. */
-const NODE_CA_HINT = /;\s*if the root CA is installed locally, try running Node\.js with --use-system-ca\.?/;
-
-export function withoutNodeHint(error: string): string {
-  return error.replace(NODE_CA_HINT, '');
 }
 
 /** TLS errors that mean "this certificate is not one we trust" (Node's and OpenSSL's codes). */

@@ -58,14 +58,12 @@ export function prettyLog(
   };
 }
 
-/** Node's generic `--use-system-ca` hint rarely fits a receiver on this machine: say what does. */
-const NODE_CA_HINT = /;\s*if the root CA is installed locally, try running Node\.js with --use-system-ca\.?/;
 const UNTRUSTED =
   /\b(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?)\b/;
 
+/** An untrusted receiver certificate: say what fixes it (the sender already dropped Node's generic hint). */
 function explained(error: string): string {
-  const text = error.replace(NODE_CA_HINT, '');
-  return UNTRUSTED.test(text)
-    ? `${text}; serve a certificate from: npx webhooks --local certs issue --out ./certs`
-    : text;
+  return UNTRUSTED.test(error)
+    ? `${error}; serve a certificate from: npx webhooks --local certs issue --out ./certs`
+    : error;
 }

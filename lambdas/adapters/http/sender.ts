@@ -304,12 +304,22 @@ function findRefusal(error: unknown): EgressRefusedError | undefined {
   return undefined;
 }
 
-/** `CODE: message`, with the URL's query string (which may hold a token) never included. */
+/**
+ * Node's generic advice on TLS errors. It is about the dispatcher's own Node, which the customer
+ * reading the attempt log cannot change; the certificate code before it says what is wrong.
+ */
+const NODE_CA_HINT = /;\s*if the root CA is installed locally, try running Node\.js with --use-system-ca\.?/;
+
+/**
+ * `CODE: message`, with the URL's query string (which may hold a token) and Node's
+ * `--use-system-ca` advice never included.
+ */
 function describeNetworkError(error: unknown, url: URL): string {
   const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
   let message = e.message ?? String(error);
   if (e.cause?.message && !message.includes(e.cause.message)) message = `${message} (${e.cause.message})`;
   if (url.search) message = message.split(url.search).join('');
+  message = message.replace(NODE_CA_HINT, '');
   return code && !message.startsWith(code) ? `${code}: ${message}` : message;
 }
