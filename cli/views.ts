@@ -6,13 +6,37 @@
 import { ATTEMPTS_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import type { AttemptRecord, Connection } from '../lambdas/core/types';
 import type { DeadLetterEntry } from '../lambdas/management';
-import { type Column, keyValues, relativeTime, truncate, when } from './format';
+import { healthView } from '../lambdas/management/connections';
+import { type Column, keyValues, plural, relativeTime, truncate, when } from './format';
 
 export const HIDDEN = '[hidden]';
 
 /** A connection for `--json`: everything but the custom header values. */
 export function connectionJson(c: Connection): Connection {
-  return { ...c, headers: Object.fromEntries(Object.keys(c.headers ?? {}).map((name) => [name, HIDDEN])) };
+  const json = {
+    ...c,
+    headers: Object.fromEntries(Object.keys(c.headers ?? {}).map((name) => [name, HIDDEN])),
+  };
+  // The write version is storage detail; the rest of health is what `connections get` shows.
+  if (c.health) json.health = healthView(c.health) as Connection['health'];
+  return json;
+}
+
+/** Health in a few words: "failing since … (4 deliveries in a row failed)". */
+export function healthLine(health: Connection['health'], now: Date): string {
+  const h = health ?? { state: 'healthy', consecutiveFailures: 0, version: 0 };
+  const streak =
+    h.consecutiveFailures > 0
+      ? ` (${plural(h.consecutiveFailures, 'delivery', 'deliveries')} in a row failed every attempt)`
+      : '';
+  switch (h.state) {
+    case 'healthy':
+      return `healthy${streak}`;
+    case 'failing':
+      return `FAILING${h.failingSince ? ` since ${when(h.failingSince, now)}` : ''}${streak}; failed deliveries are parked`;
+    case 'disabled':
+      return `DISABLED by health${streak}; new events are parked, not sent, until it is enabled`;
+  }
 }
 
 function headerNames(c: Connection): string {
@@ -30,6 +54,9 @@ export function connectionBlock(c: Connection, now: Date): string {
     ['method', c.method],
     ['headers', headerNames(c)],
     ['enabled', c.enabled ? 'yes' : 'no (events are not delivered to it)'],
+    ['health', healthLine(c.health, now)],
+    ['last success', when(c.health?.lastSuccessAt, now)],
+    ['last failure', when(c.health?.lastFailureAt, now)],
     ['created', when(c.createdAt, now)],
     ['updated', c.updatedAt !== c.createdAt ? when(c.updatedAt, now) : undefined],
   ]);
@@ -43,6 +70,7 @@ export function connectionColumns(now: Date): Column<Connection>[] {
     { header: 'METHOD', value: (c) => c.method },
     { header: 'URL', value: (c) => truncate(c.url, 60) },
     { header: 'ENABLED', value: (c) => (c.enabled ? 'yes' : 'no') },
+    { header: 'HEALTH', value: (c) => c.health?.state ?? 'healthy' },
     { header: 'CREATED', value: (c) => relativeTime(c.createdAt, now) },
   ];
 }

@@ -7,6 +7,7 @@
  */
 
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from './core/constants';
+import { HealthSettingsError, type HealthThresholds, validateThresholds } from './core/health';
 
 /** Names of the environment variables the dispatcher reads. The CDK construct sets them. */
 export const ENV = {
@@ -17,6 +18,13 @@ export const ENV = {
   dlqUrl: 'WEBHOOKS_DLQ_URL',
   connectionsTable: 'WEBHOOKS_CONNECTIONS_TABLE',
   attemptsTable: 'WEBHOOKS_ATTEMPTS_TABLE',
+  /** Parked deliveries (DESIGN.md §9). */
+  parkedTable: 'WEBHOOKS_PARKED_TABLE',
+  /** SNS topic of operational events (connection.failing, .disabled, .recovered). */
+  eventsTopicArn: 'WEBHOOKS_EVENTS_TOPIC_ARN',
+  failingAfter: 'WEBHOOKS_FAILING_AFTER',
+  /** Absent or empty: connections are never disabled automatically (opt-in). */
+  disableAfter: 'WEBHOOKS_DISABLE_AFTER',
   secretPrefix: 'WEBHOOKS_SECRET_PREFIX',
   headerPrefix: 'WEBHOOKS_HEADER_PREFIX',
   attemptTimeoutMs: 'WEBHOOKS_ATTEMPT_TIMEOUT_MS',
@@ -38,6 +46,11 @@ export interface DispatcherConfig {
   readonly dlqUrl: string;
   readonly connectionsTable: string;
   readonly attemptsTable: string;
+  readonly parkedTable: string;
+  /** Absent: operational events are only logged (a deployed stack always sets it). */
+  readonly eventsTopicArn?: string;
+  /** Exhausted deliveries in a row that make a connection failing, and (opt-in) disabled. */
+  readonly health: HealthThresholds;
   /** Name prefix of the stack's connection secrets (`<prefix><connectionId>`). */
   readonly secretPrefix: string;
   /** Prefix of the service headers, e.g. `X-Service` → `X-Service-Signature`. */
@@ -110,6 +123,25 @@ function flag(env: Env, key: string): boolean {
   throw new ConfigError(key, `must be true or false, got "${raw}"`);
 }
 
+/** Health thresholds from the environment, checked by the same rules as the construct props. */
+function healthThresholds(env: Env): HealthThresholds {
+  const read = (key: string): number | undefined => {
+    const raw = env[key]?.trim();
+    if (!raw) return undefined;
+    if (!/^\d+$/.test(raw)) throw new ConfigError(key, `must be a whole number, got "${raw}"`);
+    return Number(raw);
+  };
+  try {
+    return validateThresholds({ failingAfter: read(ENV.failingAfter), disableAfter: read(ENV.disableAfter) });
+  } catch (error) {
+    if (!(error instanceof HealthSettingsError)) throw error;
+    throw new ConfigError(
+      error.field === 'failingAfter' ? ENV.failingAfter : ENV.disableAfter,
+      error.problem,
+    );
+  }
+}
+
 const HEADER_PREFIX = /^[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$/;
 
 /**
@@ -133,6 +165,9 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     dlqUrl: required(env, ENV.dlqUrl),
     connectionsTable: required(env, ENV.connectionsTable),
     attemptsTable: required(env, ENV.attemptsTable),
+    parkedTable: required(env, ENV.parkedTable),
+    ...(env[ENV.eventsTopicArn]?.trim() ? { eventsTopicArn: env[ENV.eventsTopicArn]!.trim() } : {}),
+    health: Object.freeze(healthThresholds(env)),
     secretPrefix: required(env, ENV.secretPrefix),
     headerPrefix,
     attemptTimeoutMs: integer(env, ENV.attemptTimeoutMs, CONFIG_DEFAULTS.attemptTimeoutMs, 100, 30_000),
@@ -164,6 +199,8 @@ export interface ApiConfig {
   readonly dlqUrl: string;
   readonly connectionsTable: string;
   readonly attemptsTable: string;
+  readonly parkedTable: string;
+  readonly eventsTopicArn?: string;
   readonly secretPrefix: string;
   readonly headerPrefix: string;
   readonly consoleKeySecret: string;
@@ -188,6 +225,8 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     dlqUrl: required(env, ENV.dlqUrl),
     connectionsTable: required(env, ENV.connectionsTable),
     attemptsTable: required(env, ENV.attemptsTable),
+    parkedTable: required(env, ENV.parkedTable),
+    ...(env[ENV.eventsTopicArn]?.trim() ? { eventsTopicArn: env[ENV.eventsTopicArn]!.trim() } : {}),
     secretPrefix: required(env, ENV.secretPrefix),
     headerPrefix: env[ENV.headerPrefix]?.trim() || CONFIG_DEFAULTS.headerPrefix,
     consoleKeySecret: required(env, API_ENV.consoleKeySecret),

@@ -10,7 +10,7 @@ export const STACK_OUTPUTS = {
   queueUrl: 'QueueUrl',
   /** URL of the internal retry queue (retries, attempt records; dispatcher and operators only). */
   retryQueueUrl: 'RetryQueueUrl',
-  /** URL of the dead-letter queue holding exhausted and poison deliveries. */
+  /** URL of the dead-letter queue: poison messages and infrastructure failures (deliveries that fail are parked). */
   deadLetterQueueUrl: 'DeadLetterQueueUrl',
   /** Name of the DynamoDB table of webhook connections. */
   connectionsTableName: 'ConnectionsTableName',
@@ -24,6 +24,10 @@ export const STACK_OUTPUTS = {
   headerPrefix: 'HeaderPrefix',
   /** Destination ports connections may use, comma-separated (e.g. `443`). */
   allowedPorts: 'AllowedPorts',
+  /** Name of the DynamoDB table of parked deliveries (DESIGN.md §9). */
+  parkedTableName: 'ParkedTableName',
+  /** ARN of the SNS topic of operational events (connection.failing, .disabled, .recovered). */
+  eventsTopicArn: 'EventsTopicArn',
 } as const;
 
 /** One of the stack's output keys. */

@@ -19,6 +19,8 @@ const PROP_OF_SETTING: Partial<Record<DeployedSetting, keyof WebhookDeliveryProp
   batchConcurrency: 'batchConcurrency',
   connectionCacheTtlMs: 'connectionCacheTtl',
   allowedPorts: 'allowedPorts',
+  failingAfter: 'failingAfter',
+  disableAfter: 'disableAfter',
 };
 
 /**

@@ -6,8 +6,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../lambdas/adapters/dynamodb/tables';
+import { ATTEMPTS_TABLE, CONNECTIONS_TABLE, PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { API_ENV, ENV } from '../lambdas/config';
 import { MANAGEMENT_API_OUTPUTS } from '../lambdas/stack-outputs';
 import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
@@ -55,6 +56,11 @@ export interface ManagedResources {
   readonly connectionsTableArn: string;
   readonly attemptsTableName: string;
   readonly attemptsTableArn: string;
+  /** Parked deliveries: listed, retried and recovered through the API (DESIGN.md §9). */
+  readonly parkedTableName: string;
+  readonly parkedTableArn: string;
+  /** Where enabling a disabled connection publishes `connection.recovered`. */
+  readonly eventsTopic: ITopic;
   readonly secretPrefix: string;
   readonly secretArnPattern: string;
   readonly headerPrefix: string;
@@ -160,6 +166,8 @@ export class WebhookManagementApi extends Construct {
         [ENV.dlqUrl]: r.deadLetterQueueUrl,
         [ENV.connectionsTable]: r.connectionsTableName,
         [ENV.attemptsTable]: r.attemptsTableName,
+        [ENV.parkedTable]: r.parkedTableName,
+        [ENV.eventsTopicArn]: r.eventsTopic.topicArn,
         [ENV.secretPrefix]: r.secretPrefix,
         [ENV.headerPrefix]: r.headerPrefix,
         [ENV.allowedPorts]: r.allowedPorts.join(','),
@@ -241,8 +249,16 @@ export class WebhookManagementApi extends Construct {
       [r.secretArnPattern],
     );
     on(['secretsmanager:GetSecretValue'], [this.sessionKey.secretArn]);
+    // Parked deliveries: listing (table and index), retry and recover (claim, then remove).
+    on(
+      ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      [r.parkedTableArn],
+    );
+    on(['dynamodb:Query'], [`${r.parkedTableArn}/index/${PARKED_TABLE.byApplicationIndex.name}`]);
+    r.eventsTopic.grantPublish(role);
     // A Send Test whose attempt record cannot be written defers it to the retry queue, like the
-    // dispatcher (whose queue policy names this role too). The API publishes no events.
+    // dispatcher (whose queue policy names this role too); recoveries and retries re-queue
+    // parked deliveries there. The API publishes no events to the ingress queue.
     on(['sqs:SendMessage'], [r.retryQueueArn]);
   }
 

@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { CONFIG_DEFAULTS } from '../lambdas/config';
 import { ATTEMPT_TIMEOUT_MS } from '../lambdas/core/constants';
+import { HealthSettingsError, type HealthThresholds, validateThresholds } from '../lambdas/core/health';
 import type { ManagementApiOptions } from './management-api';
 
 /** Spec §6 and §8: one delivery attempt gets at most 30 seconds. */
@@ -188,6 +189,25 @@ export interface WebhookDeliveryProps {
    */
   readonly alarmTopic?: ITopic;
   /**
+   * Exhausted deliveries in a row (each one's 4th attempt failed) after which a connection's
+   * health turns `failing` and `connection.failing` is published (DESIGN.md §9).
+   * @default 3
+   */
+  readonly failingAfter?: number;
+  /**
+   * Exhausted deliveries in a row after which a connection is disabled: `connection.disabled`
+   * is published and its events are parked (`connection_disabled`), not sent, until an
+   * operator enables it. At least `failingAfter`.
+   * @default - never (opt-in)
+   */
+  readonly disableAfter?: number;
+  /**
+   * SNS topic the operational events (`connection.failing`, `connection.disabled`,
+   * `connection.recovered`) are published to.
+   * @default - a topic the construct creates (stack output `EventsTopicArn`)
+   */
+  readonly eventsTopic?: ITopic;
+  /**
    * The management HTTP API and web console (DESIGN.md §8): `false` leaves them out, an
    * object sets the console and throttling.
    * @default - deployed, with the console, 25 requests/s and bursts of 50
@@ -215,6 +235,8 @@ export interface ResolvedWebhookDeliveryProps {
   readonly removalPolicy: RemovalPolicy;
   readonly oldestMessageAgeAlarmThreshold: Duration;
   readonly alarmTopic: ITopic | undefined;
+  readonly health: HealthThresholds;
+  readonly eventsTopic: ITopic | undefined;
 }
 
 /** Thrown by the {@link WebhookDelivery} constructor when a prop is invalid or contradicts another. */
@@ -412,5 +434,16 @@ export function resolveProps(props: WebhookDeliveryProps, stackName: string): Re
       { min: Duration.minutes(1), max: QUEUE_RETENTION, belowMax: true, unitMs: SECOND_MS },
     ),
     alarmTopic: props.alarmTopic,
+    health: checkHealth(props),
+    eventsTopic: props.eventsTopic,
   };
+}
+
+function checkHealth(props: WebhookDeliveryProps): HealthThresholds {
+  try {
+    return validateThresholds({ failingAfter: props.failingAfter, disableAfter: props.disableAfter });
+  } catch (error) {
+    if (!(error instanceof HealthSettingsError)) throw error;
+    throw new WebhookDeliveryPropsError(error.field, error.problem);
+  }
 }

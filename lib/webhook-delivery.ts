@@ -6,9 +6,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../lambdas/adapters/dynamodb/tables';
+import { ATTEMPTS_TABLE, CONNECTIONS_TABLE, PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { ENV } from '../lambdas/config';
 import { dispatcherEnvironment } from './dispatcher-environment';
 import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
@@ -41,6 +42,13 @@ const CONNECTION_OPERATE_ACTIONS = [
   ...CONNECTION_READ_ACTIONS,
   'dynamodb:Scan',
   'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+];
+/** Operators list parked deliveries, claim them for a recovery (UpdateItem) and remove them once re-queued. */
+const PARKED_OPERATE_ACTIONS = [
+  'dynamodb:Query',
+  'dynamodb:GetItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
 ];
@@ -97,6 +105,13 @@ export class WebhookDelivery extends Construct {
   public readonly connectionsTable: dynamodb.Table;
   /** One item per delivery attempt, expired by TTL, with the sparse `finalFailures` index. */
   public readonly attemptsTable: dynamodb.Table;
+  /**
+   * Parked deliveries (DESIGN.md §9): exhausted, disabled-connection and blocked deliveries
+   * with their exact bodies, per connection, expired with the attempt log's TTL.
+   */
+  public readonly parkedTable: dynamodb.Table;
+  /** SNS topic of the operational events (`connection.failing`, `.disabled`, `.recovered`). */
+  public readonly eventsTopic: sns.ITopic;
   /** The dispatcher function. */
   public readonly dispatcher: lambda.Function;
   /** Execution role of the dispatcher: only the permissions listed on this construct. */
@@ -156,6 +171,13 @@ export class WebhookDelivery extends Construct {
 
     this.connectionsTable = this.createConnectionsTable(p);
     this.attemptsTable = this.createAttemptsTable(p);
+    this.parkedTable = this.createParkedTable(p);
+    this.eventsTopic =
+      p.eventsTopic ??
+      new sns.Topic(this, 'EventsTopic', {
+        displayName: 'Webhook connection health events',
+        enforceSSL: true,
+      });
 
     this.dispatcherRole = new iam.Role(this, 'DispatcherRole', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
@@ -201,8 +223,10 @@ export class WebhookDelivery extends Construct {
 
     this.deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterQueueNotEmpty', {
       alarmDescription:
-        'Webhook deliveries are in the dead-letter queue: they were not delivered. ' +
-        'Inspect them, fix the cause (receiver down, connection disabled, invalid payload), then redrive.',
+        'The webhook pipeline could not process messages: they are in the dead-letter queue (poison messages, ' +
+        'or infrastructure failures past maxReceiveCount). This needs an operator: inspect them (webhooks dlq list), ' +
+        'fix the cause, then redrive. A customer endpoint that is down does not land here: its deliveries are parked ' +
+        'per connection (webhooks connections recover).',
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
         period: Duration.minutes(1),
         statistic: cloudwatch.Stats.MAXIMUM,
@@ -244,6 +268,9 @@ export class WebhookDelivery extends Construct {
           connectionsTableArn: this.connectionsTable.tableArn,
           attemptsTableName: this.attemptsTable.tableName,
           attemptsTableArn: this.attemptsTable.tableArn,
+          parkedTableName: this.parkedTable.tableName,
+          parkedTableArn: this.parkedTable.tableArn,
+          eventsTopic: this.eventsTopic,
           secretPrefix: p.secretPrefix,
           secretArnPattern: this.secretArnPattern,
           headerPrefix: p.headerPrefix,
@@ -291,6 +318,8 @@ export class WebhookDelivery extends Construct {
     this.retryWriters.push(principalArnOf(grantee));
     return grantOn(grantee, CONNECTION_OPERATE_ACTIONS, this.connectionsTableArns())
       .combine(grantOn(grantee, ATTEMPT_OPERATE_ACTIONS, this.attemptsTableArns()))
+      .combine(grantOn(grantee, PARKED_OPERATE_ACTIONS, this.parkedTableArns()))
+      .combine(this.eventsTopic.grantPublish(grantee))
       .combine(grantOn(grantee, SECRET_OPERATE_ACTIONS, [this.secretArnPattern]))
       .combine(this.deadLetterQueue.grant(grantee, ...DEAD_LETTER_OPERATE_ACTIONS))
       .combine(this.grantPublish(grantee))
@@ -315,7 +344,26 @@ export class WebhookDelivery extends Construct {
     });
   }
 
-  /** An on-demand, encrypted table with PITR and one ALL-projected index; every key is a string. */
+  /**
+   * Parked deliveries: one item per delivery under its connection, so parking writes the item
+   * and its small by-application index entry (never the body), and nothing else (D23).
+   */
+  private createParkedTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
+    return this.createTable('ParkedTable', p, {
+      partitionKey: PARKED_TABLE.partitionKey,
+      sortKey: PARKED_TABLE.sortKey,
+      timeToLiveAttribute: PARKED_TABLE.ttlAttribute,
+      index: {
+        ...PARKED_TABLE.byApplicationIndex,
+        nonKeyAttributes: [...PARKED_TABLE.byApplicationIndex.projected],
+      },
+    });
+  }
+
+  /**
+   * An on-demand, encrypted table with PITR and one index (ALL-projected unless it names its
+   * non-key attributes); every key is a string.
+   */
   private createTable(
     id: string,
     p: ResolvedWebhookDeliveryProps,
@@ -323,7 +371,7 @@ export class WebhookDelivery extends Construct {
       partitionKey: string;
       sortKey?: string;
       timeToLiveAttribute?: string;
-      index: { name: string; partitionKey: string; sortKey: string };
+      index: { name: string; partitionKey: string; sortKey: string; nonKeyAttributes?: string[] };
     },
   ): dynamodb.Table {
     const key = (name: string) => ({ name, type: dynamodb.AttributeType.STRING });
@@ -340,7 +388,9 @@ export class WebhookDelivery extends Construct {
       indexName: keys.index.name,
       partitionKey: key(keys.index.partitionKey),
       sortKey: key(keys.index.sortKey),
-      projectionType: dynamodb.ProjectionType.ALL,
+      ...(keys.index.nonKeyAttributes
+        ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: keys.index.nonKeyAttributes }
+        : { projectionType: dynamodb.ProjectionType.ALL }),
     });
     return table;
   }
@@ -351,6 +401,10 @@ export class WebhookDelivery extends Construct {
       dlqUrl: this.deadLetterQueue.queueUrl,
       connectionsTable: this.connectionsTable.tableName,
       attemptsTable: this.attemptsTable.tableName,
+      parkedTable: this.parkedTable.tableName,
+      eventsTopicArn: this.eventsTopic.topicArn,
+      failingAfter: String(p.health.failingAfter),
+      disableAfter: p.health.disableAfter === undefined ? '' : String(p.health.disableAfter),
       secretPrefix: p.secretPrefix,
       headerPrefix: p.headerPrefix,
       attemptTimeoutMs: String(p.attemptTimeout.toMilliseconds()),
@@ -382,8 +436,13 @@ export class WebhookDelivery extends Construct {
   private grantDispatcher(role: iam.IGrantable): void {
     grantOn(role, CONNECTION_READ_ACTIONS, this.connectionsTableArns());
     grantOn(role, ['dynamodb:PutItem'], [this.attemptsTable.tableArn]);
+    // Health: a conditional UpdateItem of the connection item, on failures and state changes only.
+    grantOn(role, ['dynamodb:UpdateItem'], [this.connectionsTable.tableArn]);
+    grantOn(role, ['dynamodb:PutItem'], [this.parkedTable.tableArn]);
     grantOn(role, ['secretsmanager:GetSecretValue'], [this.secretArnPattern]);
-    // Retries are delayed messages on the retry queue; exhausted deliveries go to the DLQ.
+    this.eventsTopic.grantPublish(role);
+    // Retries are delayed messages on the retry queue; failed deliveries are parked. The DLQ
+    // takes poison messages, and a failed delivery only when the parked table cannot take it.
     // The dispatcher never writes to the ingress queue (it only consumes it).
     this.retryQueue.grant(role, 'sqs:SendMessage');
     this.deadLetterQueue.grant(role, 'sqs:SendMessage');
@@ -393,6 +452,11 @@ export class WebhookDelivery extends Construct {
   private connectionsTableArns(): string[] {
     const arn = this.connectionsTable.tableArn;
     return [arn, `${arn}/index/${CONNECTIONS_TABLE.byApplicationIndex.name}`];
+  }
+
+  private parkedTableArns(): string[] {
+    const arn = this.parkedTable.tableArn;
+    return [arn, `${arn}/index/${PARKED_TABLE.byApplicationIndex.name}`];
   }
 
   private attemptsTableArns(): string[] {

@@ -48,7 +48,8 @@ export class WebhookStack extends Stack {
       },
       deadLetterQueueUrl: {
         value: d.deadLetterQueue.queueUrl,
-        description: 'Dead-letter queue: deliveries that were not delivered',
+        description:
+          'Dead-letter queue: what the pipeline could not process (poison, infrastructure failures)',
       },
       connectionsTableName: { value: d.connectionsTable.tableName, description: 'Webhook connections table' },
       attemptsTableName: { value: d.attemptsTable.tableName, description: 'Delivery attempt log table' },
@@ -59,6 +60,16 @@ export class WebhookStack extends Stack {
       dispatcherFunctionName: { value: d.dispatcher.functionName, description: 'Dispatcher Lambda function' },
       headerPrefix: { value: d.headerPrefix, description: 'Prefix of the signed delivery headers' },
       allowedPorts: { value: d.allowedPorts.join(','), description: 'Destination ports connections may use' },
+      parkedTableName: {
+        value: d.parkedTable.tableName,
+        description:
+          'Parked deliveries: failed, disabled-connection and blocked deliveries, for retry and recovery',
+      },
+      eventsTopicArn: {
+        value: d.eventsTopic.topicArn,
+        description:
+          'SNS topic of operational events: connection.failing, connection.disabled, connection.recovered',
+      },
     };
     for (const [key, output] of Object.entries(outputs)) {
       new CfnOutput(this, STACK_OUTPUTS[key as keyof typeof STACK_OUTPUTS], output);

@@ -1,6 +1,7 @@
 /**
  * Creates the stack's resources in the local emulators: the delivery queue with its
- * dead-letter queue, and the two tables with the key schema of lambdas/tables.ts.
+ * dead-letter queue, the tables with the key schema of lambdas/tables.ts, and the SNS topic
+ * of operational events with a local queue subscribed to it (local mode prints what arrives).
  * Idempotent, so it runs on every start, including over persisted state.
  */
 import {
@@ -14,6 +15,7 @@ import {
   ResourceNotFoundException,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
+import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
@@ -23,7 +25,7 @@ import {
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../lambdas/adapters/dynamodb/tables';
+import { ATTEMPTS_TABLE, CONNECTIONS_TABLE, PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { ENV } from '../lambdas/config';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localSdkEnv } from './constants';
 import type { LocalEndpoints } from './emulators';
@@ -37,6 +39,10 @@ export interface ResourceNames {
   readonly dlq: string;
   readonly connectionsTable: string;
   readonly attemptsTable: string;
+  /** @default 'webhooks-parked' */
+  readonly parkedTable?: string;
+  /** SNS topic of operational events. @default 'webhooks-events' */
+  readonly eventsTopic?: string;
   /** Name prefix of connection secrets (`<prefix><connectionId>`). */
   readonly secretPrefix: string;
 }
@@ -81,6 +87,10 @@ export interface LocalResources {
   readonly dlqArn: string;
   readonly connectionsTable: string;
   readonly attemptsTable: string;
+  readonly parkedTable: string;
+  readonly eventsTopicArn: string;
+  /** A local queue subscribed to the events topic (raw delivery): local mode reads it. */
+  readonly eventsQueueUrl: string;
   readonly secretPrefix: string;
 }
 
@@ -135,10 +145,13 @@ export async function bootstrapResources(
       consumed,
     );
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const parkedTable = names.parkedTable ?? 'webhooks-parked';
     await Promise.all([
       ensureTable(dynamodb, connectionsTableInput(names.connectionsTable), timeoutMs),
       ensureTable(dynamodb, attemptsTableInput(names.attemptsTable), timeoutMs),
+      ensureTable(dynamodb, parkedTableInput(parkedTable), timeoutMs),
     ]);
+    const events = await ensureEventsTopic(sqs, target, names.eventsTopic ?? 'webhooks-events');
     return {
       queueUrl: queue.url,
       queueArn: queue.arn,
@@ -148,6 +161,9 @@ export async function bootstrapResources(
       dlqArn: dlq.arn,
       connectionsTable: names.connectionsTable,
       attemptsTable: names.attemptsTable,
+      parkedTable,
+      eventsTopicArn: events.topicArn,
+      eventsQueueUrl: events.queueUrl,
       secretPrefix: names.secretPrefix,
     };
   } finally {
@@ -172,6 +188,8 @@ export function localEnv(
     [ENV.dlqUrl]: resources.dlqUrl,
     [ENV.connectionsTable]: resources.connectionsTable,
     [ENV.attemptsTable]: resources.attemptsTable,
+    [ENV.parkedTable]: resources.parkedTable,
+    [ENV.eventsTopicArn]: resources.eventsTopicArn,
     [ENV.secretPrefix]: resources.secretPrefix,
   };
 }
@@ -258,6 +276,53 @@ function attemptsTableInput(tableName: string): CreateTableCommandInput {
       },
     ],
   };
+}
+
+function parkedTableInput(tableName: string): CreateTableCommandInput {
+  const index = PARKED_TABLE.byApplicationIndex;
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    KeySchema: keySchema(PARKED_TABLE.partitionKey, PARKED_TABLE.sortKey),
+    AttributeDefinitions: stringAttributes(
+      PARKED_TABLE.partitionKey,
+      PARKED_TABLE.sortKey,
+      index.partitionKey,
+      index.sortKey,
+    ),
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: index.name,
+        KeySchema: keySchema(index.partitionKey, index.sortKey),
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projected] },
+      },
+    ],
+  };
+}
+
+/** The events topic and a queue subscribed to it with raw delivery (both idempotent). */
+async function ensureEventsTopic(
+  sqs: SQSClient,
+  target: EmulatorTarget,
+  name: string,
+): Promise<{ topicArn: string; queueUrl: string }> {
+  const sns = new SNSClient(localClientConfig(target.endpoints.sqs, target.region));
+  try {
+    const topicArn = (await sns.send(new CreateTopicCommand({ Name: name }))).TopicArn;
+    if (!topicArn) throw new Error(`The local SNS returned no ARN for topic ${name}`);
+    const queue = await ensureQueue(sqs, target.endpoints.sqs, `${name}-local`, {});
+    await sns.send(
+      new SubscribeCommand({
+        TopicArn: topicArn,
+        Protocol: 'sqs',
+        Endpoint: queue.arn,
+        Attributes: { RawMessageDelivery: 'true' },
+      }),
+    );
+    return { topicArn, queueUrl: queue.url };
+  } finally {
+    sns.destroy();
+  }
 }
 
 async function ensureTable(

@@ -24,6 +24,8 @@ export function localSdkEnv(
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+    // fauxqs serves SNS on the same endpoint as SQS.
+    AWS_ENDPOINT_URL_SNS: endpoints.sqs,
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.secretsManager,
   };

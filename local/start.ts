@@ -22,6 +22,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { powertoolsLog } from '../lambdas/adapters/logger';
 import { ENV, loadConfig } from '../lambdas/config';
 import { DEFAULT_HEADER_PREFIX } from '../lambdas/core/constants';
+import { HealthSettingsError, validateThresholds } from '../lambdas/core/health';
 import { createHandler } from '../lambdas/dispatcher/handler';
 import { WebhookManagement } from '../lambdas/management';
 import { wireDispatcher } from '../lambdas/wiring';
@@ -30,6 +31,7 @@ import { bootstrapResources, localEnv } from './bootstrap';
 import { startDemoReceiver } from './demo-receiver';
 import { runDemoTour } from './demo-tour';
 import { startEmulators } from './emulators';
+import { watchEvents } from './events';
 import { loadOrCreateCa } from './local-ca';
 import { prettyLog } from './pretty-log';
 import { startEventSources } from './runner';
@@ -53,6 +55,10 @@ const USAGE = `Usage: npm start -- [options]
   --api-port N       serve the management API and console on 127.0.0.1:N (default ${DEFAULT_API_PORT}, or a free port when taken; 0 = any)
   --demo             play the scripted tour (success, flaky, dead, DLQ redrive), then exit; runs in
                      memory with its own state file (.local/demo/), so it never disturbs npm start
+  --failing-after N  a connection turns failing after N deliveries in a row failed every attempt
+                     (default 3); connection.failing is printed and kept in .local/events.jsonl
+  --disable-after N  disable a connection after N such deliveries in a row (default: never); its
+                     events are then parked until: npx webhooks --local connections enable <id>
   --json-logs        print the dispatcher's JSON log lines instead of the short ones
   -h, --help         this help`;
 
@@ -60,6 +66,30 @@ function parseApiPort(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65_535) throw new Error(`--api-port: "${value}" is not a port number`);
   return n;
+}
+
+/** `--failing-after` / `--disable-after`, checked by the rules of the construct props. */
+function parseHealth(failing: string | undefined, disable: string | undefined): Record<string, string> {
+  const whole = (flag: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    if (!/^\d+$/.test(value)) throw new Error(`${flag}: "${value}" is not a whole number`);
+    return Number(value);
+  };
+  try {
+    const t = validateThresholds({
+      failingAfter: whole('--failing-after', failing),
+      disableAfter: whole('--disable-after', disable),
+    });
+    return {
+      [ENV.failingAfter]: String(t.failingAfter),
+      [ENV.disableAfter]: t.disableAfter === undefined ? '' : String(t.disableAfter),
+    };
+  } catch (error) {
+    if (!(error instanceof HealthSettingsError)) throw error;
+    throw new Error(
+      `--${error.field === 'failingAfter' ? 'failing-after' : 'disable-after'}: ${error.problem}`,
+    );
+  }
 }
 
 function parsePorts(values: string[]): number[] {
@@ -81,6 +111,8 @@ async function main(): Promise<void> {
       'api-port': { type: 'string' },
       demo: { type: 'boolean', default: false },
       'json-logs': { type: 'boolean', default: false },
+      'failing-after': { type: 'string' },
+      'disable-after': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -104,6 +136,7 @@ async function main(): Promise<void> {
   const stateNote = persistDir
     ? `connections, secrets and the attempt log kept in ${persistDir} across restarts${values.persist ? ' (queues too)' : ' (queued messages are not)'}; npm start -- --fresh starts clean`
     : 'in memory only: connections, secrets and attempts are LOST when local mode stops';
+  const health = parseHealth(values['failing-after'], values['disable-after']);
   const apiPort = values['api-port'] === undefined ? undefined : parseApiPort(values['api-port']);
   const extraPorts = parsePorts([
     ...(values['allow-port'] ?? []),
@@ -164,6 +197,7 @@ async function main(): Promise<void> {
     [ENV.headerPrefix]: headerPrefix,
     [ENV.allowLoopback]: 'true',
     [ENV.allowedPorts]: allowedPorts.join(','),
+    ...health,
     // Short, so a change made with the CLI shows at once on a laptop.
     [ENV.connectionCacheTtlMs]: process.env[ENV.connectionCacheTtlMs] ?? '1000',
   });
@@ -179,6 +213,13 @@ async function main(): Promise<void> {
       )
     : prettyLog((l) => out(`  dispatcher ${l}`), colour, 'debug');
   const wired = wireDispatcher(config, { ca, deps: { log } });
+  const eventsFile = join(dirname(statePath), 'events.jsonl');
+  const events = watchEvents({
+    sqs: new SQSClient({}),
+    queueUrl: resources.eventsQueueUrl,
+    file: eventsFile,
+    write: (line) => out(`  event ${line}`),
+  });
   // Two event source mappings, as deployed: the ingress queue and the internal retry queue.
   const runner = startEventSources(
     {
@@ -244,6 +285,7 @@ async function main(): Promise<void> {
     stopping = true;
     out('\nStopping…');
     await runner.stop();
+    await events.stop();
     await api.close();
     await wired.close();
     await receiver.close();
@@ -271,6 +313,9 @@ Local webhook pipeline is ready.
   ingress queue            ${resources.queueUrl}
   retry queue (internal)   ${resources.retryQueueUrl}
   dead-letter queue        ${resources.dlqUrl}
+  parked deliveries        table ${resources.parkedTable}
+  health                   failing after ${config.health.failingAfter} failed deliveries in a row; ${config.health.disableAfter ? `disabled after ${config.health.disableAfter}` : 'never disabled (--disable-after N)'}
+  events (SNS, local)      ${resources.eventsTopicArn}, printed here and kept in ${eventsFile}
   state file               ${statePath}
   state                    ${stateNote}
   local CA                 ${caFile} (trusted by local mode)

@@ -193,8 +193,29 @@ function tail(): Command {
   });
 }
 
+function retry(): Command {
+  const cmd = leaf('retry', {
+    summary: 'send one parked delivery again now (a new chain of 4 attempts)',
+    usage: '<delivery-id>',
+    details:
+      'The delivery must be parked (see `connections parked <id>`). It goes back on the internal retry queue\nwith the same delivery id and byte-identical body; its attempt numbers continue.',
+    examples: ['webhooks attempts retry dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
+  }).argument('<delivery-id>');
+  return handle(cmd, async (ctx, { positionals }) => {
+    const deliveryId = positionals[0]!;
+    const result = await (await ctx.management()).retryDelivery(deliveryId);
+    ctx.printJson({ deliveryId, ...result });
+    ctx.print(
+      `Re-queued ${deliveryId} for ${result.connectionId}. Follow it: ${ctx.suggest(`attempts get ${deliveryId}`)}`,
+    );
+  });
+}
+
 export function attemptsCommand(): Command {
-  const cmd = group('attempts', 'read the attempt log: every delivery attempt, its outcome and the response');
-  for (const sub of [list(), get(), failures(), tail()]) cmd.addCommand(sub);
+  const cmd = group(
+    'attempts',
+    'read the attempt log: every delivery attempt, its outcome and the response; retry a parked delivery',
+  );
+  for (const sub of [list(), get(), failures(), tail(), retry()]) cmd.addCommand(sub);
   return cmd;
 }

@@ -2,11 +2,12 @@
 
 import { type Command, Option } from 'commander';
 import type { Connection } from '../../lambdas/core/types';
+import { DEFAULT_RECOVERY_RATE_PER_SECOND } from '../../lambdas/management/parked';
 import type { Context } from '../context';
 import { CliError, UsageError } from '../errors';
-import { keyValues, plural, table, truncate, visible } from '../format';
+import { keyValues, plural, relativeTime, table, truncate, visible } from '../format';
 import { group, handle, leaf, repeatableOption } from '../program';
-import { collectHeaders } from '../values';
+import { collectHeaders, parseSince, parseWholeNumber } from '../values';
 import {
   attemptJson,
   connectionBlock,
@@ -17,6 +18,7 @@ import {
 } from '../views';
 
 const ID = '<connection-id>';
+const MAX_PARKED_LIMIT = 200;
 /** What the operator should expect after a change (the dispatcher caches connections). */
 const CACHE_NOTE = 'the dispatcher picks the change up within its connection cache time (30 s by default)';
 
@@ -112,6 +114,12 @@ function get(): Command {
   return handle(cmd, async (ctx, { positionals }) => {
     const connection = await (await ctx.management()).connections.get(positionals[0]!);
     printConnection(ctx, `Connection ${connection.connectionId}`, connection);
+    if (connection.health && connection.health.state !== 'healthy') {
+      ctx.print(`
+Its failed deliveries are parked. List them:  ${ctx.suggest(`connections parked ${connection.connectionId}`)}
+Once the endpoint works again${connection.health.state === 'disabled' ? `, enable it (${ctx.suggest(`connections enable ${connection.connectionId}`)}) and` : ''} recover them:
+  ${ctx.suggest(`connections recover ${connection.connectionId} --since 24h`)}`);
+    }
   });
 }
 
@@ -165,11 +173,104 @@ function toggle(enabled: boolean): Command {
     }
     const connection = await webhooks.connections.setEnabled(id, enabled);
     ctx.printJson(connectionJson(connection));
+    if (!enabled) {
+      ctx.print(
+        `Disabled connection ${id} (${visible(connection.name)}); ${CACHE_NOTE}.\nNew events skip it; deliveries already queued for it are parked as connection_disabled.`,
+      );
+      return;
+    }
     ctx.print(
-      enabled
-        ? `Enabled connection ${id} (${visible(connection.name)}); ${CACHE_NOTE}.`
-        : `Disabled connection ${id} (${visible(connection.name)}); ${CACHE_NOTE}.\nNew events skip it; deliveries already queued for it go to the dead-letter queue as connection_disabled.`,
+      `Enabled connection ${id} (${visible(connection.name)}); its health is reset to healthy; ${CACHE_NOTE}.`,
     );
+    const parked = await webhooks.listParked(id, { limit: 1 });
+    if (parked.data.length > 0) {
+      ctx.print(`It has parked deliveries (not sent while it failed or was disabled). Send them again, oldest first:
+  ${ctx.suggest(`connections recover ${id} --since 24h`)}   (or without --since: all of them)`);
+    }
+  });
+}
+
+function parked(): Command {
+  const cmd = leaf('parked', {
+    summary: "a connection's parked deliveries (failed, disabled or blocked), newest first",
+    usage: `${ID} [--since 1h|24h|7d|<ISO date-time>] [--limit <n>]`,
+    details:
+      'A delivery is parked when its 4th attempt failed (exhausted), when it met the connection disabled\n(connection_disabled) or when the egress policy refused its URL (blocked). Bodies are kept, never shown.\nSend them again with `connections recover` (all since a time) or `attempts retry` (one).',
+    examples: ['webhooks connections parked con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B --since 24h'],
+  })
+    .argument(ID)
+    .option('--since <when>', 'only deliveries of events since then: 30m, 24h, 7d, or an ISO date-time')
+    .option('--limit <n>', `at most n (default 50, at most ${MAX_PARKED_LIMIT})`);
+  return handle(cmd, async (ctx, { flags, positionals }) => {
+    const connectionId = positionals[0]!;
+    const since = flags.has('since')
+      ? parseSince(flags.string('since')!, ctx.now()).toISOString()
+      : undefined;
+    const limit = flags.has('limit')
+      ? parseWholeNumber(flags.string('limit')!, '--limit', 1, MAX_PARKED_LIMIT)
+      : 50;
+    const page = await (await ctx.management()).listParked(connectionId, { since, limit });
+    ctx.printJson(page);
+    if (page.data.length === 0) {
+      ctx.print(`No parked deliveries for ${connectionId}${since ? ` since ${since}` : ''}.`);
+      return;
+    }
+    ctx.print(
+      table(page.data, [
+        { header: 'DELIVERY', value: (d) => d.deliveryId },
+        { header: 'REASON', value: (d) => d.reason },
+        { header: 'ATTEMPTS', value: (d) => d.attempts, align: 'right' },
+        { header: 'PARKED', value: (d) => relativeTime(d.parkedAt, ctx.now()) },
+        { header: 'LAST ERROR', value: (d) => truncate(d.lastError, 60) },
+      ]),
+    );
+    ctx.print(`
+${plural(page.data.length, 'parked delivery', 'parked deliveries')}${page.nextCursor ? ' (more: --limit)' : ''}, newest first.
+Send them again: ${ctx.suggest(`connections recover ${connectionId}${since ? ` --since ${flags.string('since')}` : ''}`)}
+One of them:     ${ctx.suggest(`attempts retry ${page.data[0]!.deliveryId}`)}`);
+  });
+}
+
+function recover(): Command {
+  const cmd = leaf('recover', {
+    summary: "send a connection's parked deliveries again, oldest first, at a bounded rate",
+    usage: `${ID} [--since 24h|30m|7d|<ISO date-time>] [--rate <per-second>]`,
+    details:
+      'Each parked delivery goes back on the internal retry queue as a new chain of 4 attempts: the same\ndelivery id (receivers de-duplicate on it), the byte-identical body, attempt numbers continuing.\nThey are spread over time (--rate a second, default 10) so a recovering endpoint is not flooded.\nA delivery is taken off the parked list as it is queued: running recover twice never sends one twice.\nA disabled connection parks what it gets: enable it first (`connections enable`).',
+    examples: [
+      'webhooks connections recover con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B --since 24h',
+      'webhooks connections recover con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B --rate 50',
+    ],
+  })
+    .argument(ID)
+    .option(
+      '--since <when>',
+      'only deliveries of events since then: 30m, 24h, 7d, or an ISO date-time (default: all)',
+    )
+    .option('--rate <n>', `deliveries a second (default ${DEFAULT_RECOVERY_RATE_PER_SECOND}, at most 500)`);
+  return handle(cmd, async (ctx, { flags, positionals }) => {
+    const webhooks = await ctx.management();
+    const connection = await webhooks.connections.get(positionals[0]!);
+    const id = connection.connectionId;
+    const since = flags.has('since')
+      ? parseSince(flags.string('since')!, ctx.now()).toISOString()
+      : undefined;
+    const rate = flags.has('rate') ? parseWholeNumber(flags.string('rate')!, '--rate', 1, 500) : undefined;
+    const result = await webhooks.recoverConnection(id, { since, ratePerSecond: rate });
+    ctx.printJson({ connectionId: id, ...result });
+    const perSecond = rate ?? DEFAULT_RECOVERY_RATE_PER_SECOND;
+    const spread = Math.ceil(result.requeued / perSecond);
+    ctx.print(
+      result.requeued === 0
+        ? `Nothing to recover for ${id}${since ? ` since ${since}` : ''}: no parked deliveries${result.remaining ? ` free to take (${result.remaining} held by another recovery; they are freed after 5 minutes)` : ''}.`
+        : `Re-queued ${plural(result.requeued, 'parked delivery', 'parked deliveries')} of ${id}, oldest first, over about ${spread} s.${result.remaining ? `\n${result.remaining} remain parked: run the same command again once these are sent.` : ''}
+Watch them: ${ctx.suggest(`attempts list --connection ${id} --since 10m`)}`,
+    );
+    if (connection.enabled !== true) {
+      ctx.print(
+        `\nNote: ${id} is disabled, so these will be parked again. Enable it first: ${ctx.suggest(`connections enable ${id}`)}`,
+      );
+    }
   });
 }
 
@@ -315,6 +416,8 @@ export function connectionsCommand(): Command {
     update(),
     toggle(true),
     toggle(false),
+    parked(),
+    recover(),
     remove(),
     showSecret(),
     rotateSecret(),

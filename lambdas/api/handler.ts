@@ -16,6 +16,8 @@ const management = new WebhookManagement({
     dlqUrl: config.dlqUrl,
     connectionsTable: config.connectionsTable,
     attemptsTable: config.attemptsTable,
+    parkedTable: config.parkedTable,
+    eventsTopicArn: config.eventsTopicArn,
     secretPrefix: config.secretPrefix,
     headerPrefix: config.headerPrefix,
     allowedPorts: [...config.allowedPorts],

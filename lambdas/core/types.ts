@@ -1,6 +1,7 @@
 /** Domain types and the ports the delivery core declares (STYLE.md rule 1). */
 
 import type { ALLOWED_METHODS } from './constants';
+import type { ConnectionHealth } from './health';
 
 export type HttpMethod = (typeof ALLOWED_METHODS)[number];
 
@@ -90,6 +91,8 @@ export interface Connection {
   secretVersion?: string;
   createdAt: string;
   updatedAt: string;
+  /** Endpoint health (DESIGN.md §9), written by dispatchers; absent until the first failure. */
+  health?: ConnectionHealth;
 }
 
 /** What one HTTP attempt produced, before any decision is taken. */

@@ -31,7 +31,9 @@ import { DEFAULT_HEADER_PREFIX } from '../core/constants';
 import type { EgressPolicy } from '../core/egress';
 import { ValidationError } from '../core/errors';
 import { validateCustomHeaders } from '../core/headers';
+import { type ConnectionHealth, type HealthTransition, INITIAL_HEALTH, nextHealth } from '../core/health';
 import { isConnectionId, ulid } from '../core/ids';
+import { type OperationalEvents, operationalEvent } from '../core/parking';
 import type { Connection } from '../core/types';
 import { ConflictError, NotFoundError } from './errors';
 import type { CreateConnectionInput, ManagementOptions, UpdateConnectionInput } from './types';
@@ -52,6 +54,20 @@ function isConditionFailed(error: unknown): boolean {
   return (error as { name?: string })?.name === 'ConditionalCheckFailedException';
 }
 
+/** Health as the management API shows it: always present, without the write version. */
+export type HealthView = Omit<ConnectionHealth, 'version'>;
+
+/** A connection read from the table with its health filled in (healthy when never written). */
+export function withHealth(connection: Connection): Connection & { health: ConnectionHealth } {
+  return { ...connection, health: connection.health ?? { ...INITIAL_HEALTH } };
+}
+
+/** The health fields of the management contract (no write version). */
+export function healthView(health: ConnectionHealth | undefined): HealthView {
+  const { version: _v, ...view } = health ?? INITIAL_HEALTH;
+  return view;
+}
+
 export class Connections {
   private readonly doc: DynamoDBDocumentClient;
   private readonly store: DynamoConnectionStore;
@@ -60,7 +76,11 @@ export class Connections {
   private readonly egress: EgressPolicy;
   private readonly headerPrefix: string;
 
-  constructor(private readonly options: ManagementOptions) {
+  constructor(
+    private readonly options: ManagementOptions,
+    /** Where `connection.recovered` goes when enabling recovers a disabled connection. */
+    private readonly events?: OperationalEvents,
+  ) {
     this.doc = documentClient(options.clients?.dynamodb);
     this.store = new DynamoConnectionStore({
       tableName: options.resources.connectionsTable,
@@ -152,7 +172,7 @@ export class Connections {
       }),
     );
     if (!out.Item) throw new NotFoundError('connection', connectionId);
-    return out.Item as Connection;
+    return withHealth(out.Item as Connection);
   }
 
   /** Connections of one application (a Query), or of all applications (a Scan, for operators). */
@@ -196,7 +216,12 @@ export class Connections {
     };
   }
 
-  /** Changes name, URL, method, headers or enabled; every rule is checked again. */
+  /**
+   * Changes name, URL, method, headers or enabled; every rule is checked again. Only the fields
+   * given are written (an UpdateItem), so health that dispatchers write meanwhile is kept.
+   * Enabling a connection resets its health to healthy; when health had disabled it, the
+   * `connection.recovered` event is published (DESIGN.md §9).
+   */
   async update(connectionId: string, patch: UpdateConnectionInput): Promise<Connection> {
     const current = await this.get(connectionId);
     const fields = this.validate({
@@ -208,20 +233,33 @@ export class Connections {
     if (patch.enabled !== undefined && typeof patch.enabled !== 'boolean') {
       throw new ValidationError('enabled', 'must be true or false');
     }
-    const next: Connection = {
-      ...current,
-      ...fields,
-      enabled: patch.enabled ?? current.enabled,
-      updatedAt: new Date().toISOString(),
-    };
+    const now = new Date().toISOString();
+    const set: Record<string, unknown> = { ...fields, updatedAt: now };
+    if (patch.enabled !== undefined) set.enabled = patch.enabled;
+    // Enabling (from disabled, or a connection health disabled) starts its health afresh.
+    const enabling =
+      patch.enabled === true && (current.enabled !== true || current.health?.state === 'disabled');
+    const step = enabling
+      ? nextHealth(current.health, { kind: 'enabled', at: now }, { failingAfter: 1 })
+      : undefined;
+    if (step?.write) set.health = { ...step.health, version: (current.health?.version ?? 0) + 1 };
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':seen': current.updatedAt };
+    const assignments = Object.entries(set).map(([key, value], i) => {
+      names[`#f${i}`] = key;
+      values[`:f${i}`] = value;
+      return `#f${i} = :f${i}`;
+    });
     try {
       await this.doc.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: this.table,
-          Item: next,
+          Key: { [CONNECTIONS_TABLE.partitionKey]: connectionId },
+          UpdateExpression: `SET ${assignments.join(', ')}`,
           // Refuse to overwrite a concurrent change (or resurrect a deleted connection).
           ConditionExpression: 'updatedAt = :seen',
-          ExpressionAttributeValues: { ':seen': current.updatedAt },
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
         }),
       );
     } catch (error) {
@@ -229,7 +267,20 @@ export class Connections {
         throw new ConflictError(`connection ${connectionId} changed meanwhile; try again`);
       throw error;
     }
-    return next;
+    const next = { ...current, ...set } as Connection;
+    if (step?.transitions.includes('connection.recovered'))
+      await this.announce(next, 'connection.recovered', now);
+    return withHealth(next);
+  }
+
+  /** Publishes an operational event; a failure is reported, never undoes the change. */
+  private async announce(connection: Connection, type: HealthTransition, at: string): Promise<void> {
+    if (!this.events) return;
+    try {
+      await this.events.publish(operationalEvent(type, connection, connection.health ?? INITIAL_HEALTH, at));
+    } catch (error) {
+      this.options.onEventError?.(error);
+    }
   }
 
   setEnabled(connectionId: string, enabled: boolean): Promise<Connection> {

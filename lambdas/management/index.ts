@@ -13,11 +13,13 @@
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { AttemptRecord } from '../core/types';
+import { SnsOperationalEvents } from '../adapters/sns/operational-events';
+import type { AttemptRecord, Connection } from '../core/types';
 import { WebhookPublisher } from '../publisher';
 import { Attempts } from './attempts';
-import { Connections } from './connections';
+import { Connections, type HealthView, healthView } from './connections';
 import {
   type ConsoleSession,
   consoleUrlOf,
@@ -26,11 +28,15 @@ import {
   SessionSetupError,
 } from './console-session';
 import { DeadLetterQueue } from './dead-letters';
+import { NotFoundError } from './errors';
+import { ParkedDeliveriesAdmin, type ParkedPageResult, type RecoverResult, type Scope } from './parked';
 import { sendTest } from './test-send';
-import type { ManagementOptions } from './types';
+import type { ManagementOptions, UpdateConnectionInput } from './types';
 
+export type { ConnectionHealth, HealthState } from '../core/health';
+export type { ParkedDelivery, ParkReason } from '../core/parking';
 export { type AttemptQuery, Attempts } from './attempts';
-export { Connections, generateSecret } from './connections';
+export { Connections, generateSecret, type HealthView, healthView } from './connections';
 export {
   type ConsoleSession,
   DEFAULT_SESSION_TTL_SECONDS,
@@ -40,14 +46,28 @@ export {
 } from './console-session';
 export { type DeadLetterEntry, DeadLetterQueue, type RedriveResult } from './dead-letters';
 export { ConflictError, NotFoundError, ValidationError } from './errors';
+export {
+  DEFAULT_RECOVERY_RATE_PER_SECOND,
+  ParkedDeliveriesAdmin,
+  type ParkedPageResult,
+  parseSince,
+  RECOVERY_LEASE_MS,
+  type RecoverResult,
+  type Scope,
+} from './parked';
 export { resourcesFromStack } from './stack';
 export type * from './types';
+
+/** A connection as `getConnection` returns it: with its health. */
+export type ConnectionWithHealth = Omit<Connection, 'health'> & { health: HealthView };
 
 export class WebhookManagement {
   readonly connections: Connections;
   readonly attempts: Attempts;
   readonly deadLetters: DeadLetterQueue;
   readonly publisher: WebhookPublisher;
+  /** Parked deliveries: list, retry, recover (DESIGN.md §9). */
+  readonly parked: ParkedDeliveriesAdmin;
 
   /** The options with one client per service, shared by every part and every test send. */
   private readonly shared: ManagementOptions;
@@ -58,12 +78,74 @@ export class WebhookManagement {
       sqs: options.clients?.sqs ?? new SQSClient({}),
       dynamodb: options.clients?.dynamodb ?? new DynamoDBClient({}),
       secretsManager: options.clients?.secretsManager ?? new SecretsManagerClient({}),
+      sns: options.clients?.sns ?? new SNSClient({}),
     };
     this.shared = { ...options, clients };
-    this.connections = new Connections(this.shared);
+    const { eventsTopicArn } = options.resources;
+    const events = eventsTopicArn
+      ? new SnsOperationalEvents({ topicArn: eventsTopicArn, client: clients.sns })
+      : undefined;
+    this.connections = new Connections(this.shared, events);
+    this.parked = new ParkedDeliveriesAdmin(this.shared, (id) => this.connections.get(id));
     this.attempts = new Attempts(this.shared);
     this.deadLetters = new DeadLetterQueue(this.shared);
     this.publisher = new WebhookPublisher({ queueUrl: options.resources.queueUrl, sqsClient: clients.sqs });
+  }
+
+  /** A connection with its health (DESIGN.md §9); 404 (NotFoundError) for another application's id. */
+  async getConnection(connectionId: string, scope: Scope = {}): Promise<ConnectionWithHealth> {
+    const connection = await this.connections.get(connectionId);
+    if (scope.applicationId !== undefined && connection.applicationId !== scope.applicationId) {
+      throw new NotFoundError('connection', connectionId);
+    }
+    return { ...connection, health: healthView(connection.health) };
+  }
+
+  /**
+   * Updates a connection. Enabling a disabled one resets its health to healthy (and publishes
+   * `connection.recovered` when health had disabled it); its parked deliveries stay parked
+   * until {@link recoverConnection}.
+   */
+  async updateConnection(
+    connectionId: string,
+    patch: UpdateConnectionInput,
+    scope: Scope = {},
+  ): Promise<ConnectionWithHealth> {
+    await this.getConnection(connectionId, scope);
+    const updated = await this.connections.update(connectionId, patch);
+    return { ...updated, health: healthView(updated.health) };
+  }
+
+  /** A connection's parked deliveries, newest first (never their bodies). */
+  listParked(
+    connectionId: string,
+    query: { since?: string; limit?: number; cursor?: string } & Scope = {},
+  ): Promise<ParkedPageResult> {
+    return this.parked.list(connectionId, query);
+  }
+
+  /** An application's parked deliveries, newest first (the API's GET /failures). */
+  listApplicationParked(
+    applicationId: string,
+    query: { limit?: number; cursor?: string } = {},
+  ): Promise<ParkedPageResult> {
+    return this.parked.listApplication(applicationId, query);
+  }
+
+  /**
+   * Re-queues a connection's parked deliveries since a time (`24h`, or an ISO time; all when
+   * absent), oldest first, each as a new chain, at a bounded rate.
+   */
+  recoverConnection(
+    connectionId: string,
+    options: { since?: string; ratePerSecond?: number } & Scope = {},
+  ): Promise<RecoverResult> {
+    return this.parked.recover(connectionId, options);
+  }
+
+  /** Re-queues one parked delivery now; NotFoundError when it is not parked (or not the caller's). */
+  retryDelivery(deliveryId: string, scope: Scope = {}): Promise<{ requeued: true; connectionId: string }> {
+    return this.parked.retry(deliveryId, scope);
   }
 
   /** One immediate signed test delivery (`test: true` in the attempt log, never retried). */

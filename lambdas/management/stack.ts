@@ -39,6 +39,8 @@ export async function resourcesFromStack(
     attemptsTable: need(STACK_OUTPUTS.attemptsTableName),
     secretPrefix: need(STACK_OUTPUTS.secretPrefix),
     headerPrefix: outputs[STACK_OUTPUTS.headerPrefix] || undefined,
+    parkedTable: outputs[STACK_OUTPUTS.parkedTableName] || undefined,
+    eventsTopicArn: outputs[STACK_OUTPUTS.eventsTopicArn] || undefined,
     apiUrl: outputs[MANAGEMENT_API_OUTPUTS.apiUrl] || undefined,
     consoleKeySecret: outputs[MANAGEMENT_API_OUTPUTS.consoleKeySecret] || undefined,
     allowedPorts: outputs[STACK_OUTPUTS.allowedPorts]

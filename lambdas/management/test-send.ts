@@ -2,6 +2,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { CONFIG_DEFAULTS } from '../config';
+import { DEFAULT_FAILING_AFTER } from '../core/health';
 import { deliveryIdFor, ulid } from '../core/ids';
 import { buildPayload, serialiseBody } from '../core/payload';
 import type { AttemptRecord, Connection, DeliveryMessage, Log } from '../core/types';
@@ -39,6 +40,9 @@ export async function sendTest(options: ManagementOptions, connection: Connectio
       dlqUrl: resources.dlqUrl,
       connectionsTable: resources.connectionsTable,
       attemptsTable: resources.attemptsTable,
+      // A test send is never parked and never counts towards health (its failures are reported).
+      parkedTable: resources.parkedTable ?? '',
+      health: { failingAfter: DEFAULT_FAILING_AFTER },
       secretPrefix: resources.secretPrefix,
       headerPrefix: resources.headerPrefix ?? CONFIG_DEFAULTS.headerPrefix,
       attemptTimeoutMs: options.attemptTimeoutMs ?? CONFIG_DEFAULTS.attemptTimeoutMs,

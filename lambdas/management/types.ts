@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Connection, HttpMethod } from '../core/types';
 
@@ -12,6 +13,10 @@ export interface WebhookResources {
   dlqUrl: string;
   connectionsTable: string;
   attemptsTable: string;
+  /** Parked deliveries (stack output `ParkedTableName`); absent on stacks that predate them. */
+  parkedTable?: string;
+  /** SNS topic of operational events (stack output `EventsTopicArn`). */
+  eventsTopicArn?: string;
   secretPrefix: string;
   /** @default 'X-Service' */
   headerPrefix?: string;
@@ -26,7 +31,14 @@ export interface WebhookResources {
 export interface ManagementOptions {
   resources: WebhookResources;
   /** SDK clients; built from the default credential chain when absent. */
-  clients?: { dynamodb?: DynamoDBClient; sqs?: SQSClient; secretsManager?: SecretsManagerClient };
+  clients?: {
+    dynamodb?: DynamoDBClient;
+    sqs?: SQSClient;
+    secretsManager?: SecretsManagerClient;
+    sns?: SNSClient;
+  };
+  /** Told when an operational event could not be published (the change itself stands). @default ignore */
+  onEventError?: (error: unknown) => void;
   /**
    * Local mode only: receivers on loopback are allowed (and their ports). A deployed stack
    * refuses them; so does this API unless told otherwise.

@@ -12,7 +12,11 @@ describe('dispatcher permissions', () => {
   let stack: WebhookStack;
   let template: Template;
   let granted: Permission[];
-  let ids: Record<'queue' | 'retry' | 'dlq' | 'connections' | 'attempts' | 'logs' | 'role', string>;
+  let ids: Record<
+    'queue' | 'retry' | 'dlq' | 'connections' | 'attempts' | 'parked' | 'logs' | 'role',
+    string
+  >;
+  let topic: unknown;
   let secretArn: unknown;
 
   beforeAll(() => {
@@ -25,11 +29,13 @@ describe('dispatcher permissions', () => {
       dlq: logicalId(stack, d.deadLetterQueue),
       connections: logicalId(stack, d.connectionsTable),
       attempts: logicalId(stack, d.attemptsTable),
+      parked: logicalId(stack, d.parkedTable),
       logs: logicalId(stack, d.logGroup),
       role: logicalId(stack, d.dispatcherRole),
     };
     granted = permissionsOf(template, ids.role);
     secretArn = stack.resolve(d.secretArnPattern);
+    topic = stack.resolve(d.eventsTopic.topicArn);
   });
 
   it('reads a secret only under the stack secret prefix', () => {
@@ -67,10 +73,20 @@ describe('dispatcher permissions', () => {
     expect(granted.filter((p) => p.action.includes('*'))).toEqual([]);
   });
 
-  it('reads connections and their byApplication index with GetItem and Query only', () => {
+  it('reads connections and their byApplication index, and updates only the table (health)', () => {
     const read = ['dynamodb:GetItem', 'dynamodb:Query'];
-    expect(actionsOn(granted, getAtt(ids.connections))).toEqual(read);
+    expect(actionsOn(granted, getAtt(ids.connections))).toEqual([...read, 'dynamodb:UpdateItem']);
     expect(actionsOn(granted, indexArn(ids.connections, 'byApplication'))).toEqual(read);
+  });
+
+  it('parks deliveries with PutItem only and reads nothing of the parked table', () => {
+    expect(actionsOn(granted, getAtt(ids.parked))).toEqual(['dynamodb:PutItem']);
+  });
+
+  it('publishes operational events to the events topic only', () => {
+    expect(granted.filter((p) => p.action.startsWith('sns:'))).toEqual([
+      { action: 'sns:Publish', resource: topic },
+    ]);
   });
 
   it('writes the attempt log with PutItem only and reads nothing from it', () => {
@@ -82,7 +98,7 @@ describe('dispatcher permissions', () => {
     expect(JSON.stringify(template.toJSON())).not.toContain('/index/*');
   });
 
-  it('sends retries to the retry queue and exhausted deliveries to the DLQ', () => {
+  it('sends retries to the retry queue, and to the DLQ poison and what the parked table could not take', () => {
     expect(actionsOn(granted, getAtt(ids.dlq))).toEqual(['sqs:SendMessage']);
     expect(actionsOn(granted, getAtt(ids.retry))).toEqual(
       expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']),
@@ -120,6 +136,7 @@ describe('dispatcher permissions', () => {
       ...Object.values(ids).map(getAtt),
       indexArn(ids.connections, 'byApplication'),
       secretArn,
+      topic,
     ].map((r) => JSON.stringify(r));
     expect(granted.filter((p) => !known.includes(JSON.stringify(p.resource)))).toEqual([]);
   });

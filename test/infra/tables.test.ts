@@ -1,5 +1,5 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../../lambdas/adapters/dynamodb/tables';
+import { ATTEMPTS_TABLE, CONNECTIONS_TABLE, PARKED_TABLE } from '../../lambdas/adapters/dynamodb/tables';
 import type { WebhookStack } from '../../lib/webhook-stack';
 import { customStack, defaultStack, logicalId } from './fixtures';
 
@@ -23,8 +23,33 @@ describe('DynamoDB tables', () => {
     custom = Template.fromStack(customStack().stack);
   });
 
-  it('creates exactly the connections table and the attempt log table', () => {
-    defaults.resourceCountIs('AWS::DynamoDB::Table', 2);
+  it('creates exactly the connections, attempt log and parked deliveries tables', () => {
+    defaults.resourceCountIs('AWS::DynamoDB::Table', 3);
+  });
+
+  it('keys parked deliveries by connection and delivery id, with TTL and a body-free byApplication index', () => {
+    const parked = defaults.toJSON().Resources[logicalId(stack, stack.delivery.parkedTable)];
+    const index = PARKED_TABLE.byApplicationIndex;
+    expect(parked.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      SSESpecification: { SSEEnabled: true },
+      TimeToLiveSpecification: { AttributeName: PARKED_TABLE.ttlAttribute, Enabled: true },
+      KeySchema: [
+        { AttributeName: PARKED_TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: PARKED_TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projected] },
+        },
+      ],
+    });
+    expect(JSON.stringify(parked.Properties.GlobalSecondaryIndexes)).not.toContain('"body"');
   });
 
   it('bills both tables on demand, with point-in-time recovery and encryption at rest', () => {

@@ -221,10 +221,12 @@ describe('webhooks CLI against local mode', () => {
 
   it('lists and shows the connection', async () => {
     const list = await ok(['connections', 'list', '--application', APP]);
-    expect(list.split('\n')[0]).toMatch(/^ID\s+APPLICATION\s+NAME\s+METHOD\s+URL\s+ENABLED\s+CREATED$/);
+    expect(list.split('\n')[0]).toMatch(
+      /^ID\s+APPLICATION\s+NAME\s+METHOD\s+URL\s+ENABLED\s+HEALTH\s+CREATED$/,
+    );
     expect(list).toMatch(
       new RegExp(
-        `^${connectionId}\\s+${APP}\\s+CLI e2e receiver\\s+POST\\s+https://127\\.0\\.0\\.1:\\d+/hooks\\s+yes\\s+`,
+        `^${connectionId}\\s+${APP}\\s+CLI e2e receiver\\s+POST\\s+https://127\\.0\\.0\\.1:\\d+/hooks\\s+yes\\s+healthy\\s+`,
         'm',
       ),
     );
@@ -234,7 +236,9 @@ describe('webhooks CLI against local mode', () => {
       applicationId: APP,
       enabled: true,
       headers: { Authorization: '[hidden]' },
+      health: { state: 'healthy', consecutiveFailures: 0 },
     });
+    expect(json.health.version).toBeUndefined();
   });
 
   it('shows the secret, and only the secret', async () => {

@@ -5,6 +5,7 @@ const minimal = {
   [ENV.dlqUrl]: 'https://sqs.us-east-1.amazonaws.com/1/dlq',
   [ENV.connectionsTable]: 'connections',
   [ENV.attemptsTable]: 'attempts',
+  [ENV.parkedTable]: 'parked',
   [ENV.secretPrefix]: 'webhooks/prod/',
 };
 
@@ -19,12 +20,25 @@ function keyOf(env: Record<string, string>): string {
 }
 
 describe('loadConfig', () => {
+  it('reads health thresholds: failing after 5, disabled after 10, the topic when given', () => {
+    const config = loadConfig({
+      ...minimal,
+      [ENV.failingAfter]: '5',
+      [ENV.disableAfter]: '10',
+      [ENV.eventsTopicArn]: 'arn:aws:sns:us-east-1:1:events',
+    });
+    expect(config.health).toEqual({ failingAfter: 5, disableAfter: 10 });
+    expect(config.eventsTopicArn).toBe('arn:aws:sns:us-east-1:1:events');
+  });
+
   it('applies the spec defaults: 30 s attempts, X-Service prefix, port 443, 30-day TTL', () => {
     expect(loadConfig(minimal)).toEqual({
       retryQueueUrl: minimal[ENV.retryQueueUrl],
       dlqUrl: minimal[ENV.dlqUrl],
       connectionsTable: 'connections',
       attemptsTable: 'attempts',
+      parkedTable: 'parked',
+      health: { failingAfter: 3 },
       secretPrefix: 'webhooks/prod/',
       headerPrefix: 'X-Service',
       attemptTimeoutMs: 30_000,
@@ -40,14 +54,18 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(loadConfig(minimal))).toBe(true);
   });
 
-  it.each([ENV.retryQueueUrl, ENV.dlqUrl, ENV.connectionsTable, ENV.attemptsTable, ENV.secretPrefix])(
-    'names the missing key %s',
-    (key) => {
-      const env: Record<string, string> = { ...minimal };
-      delete env[key];
-      expect(keyOf(env)).toBe(key);
-    },
-  );
+  it.each([
+    ENV.retryQueueUrl,
+    ENV.dlqUrl,
+    ENV.connectionsTable,
+    ENV.attemptsTable,
+    ENV.parkedTable,
+    ENV.secretPrefix,
+  ])('names the missing key %s', (key) => {
+    const env: Record<string, string> = { ...minimal };
+    delete env[key];
+    expect(keyOf(env)).toBe(key);
+  });
 
   it.each([
     [ENV.attemptTimeoutMs, '31000'],
@@ -57,6 +75,9 @@ describe('loadConfig', () => {
     [ENV.allowedPorts, '70000'],
     [ENV.headerPrefix, 'X Service'],
     [ENV.allowLoopback, 'yes'],
+    [ENV.failingAfter, '0'],
+    [ENV.failingAfter, 'three'],
+    [ENV.disableAfter, '2'],
   ])('names the malformed key %s=%s', (key, value) => {
     expect(keyOf({ ...minimal, [key]: value })).toBe(key);
   });

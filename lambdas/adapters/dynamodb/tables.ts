@@ -38,3 +38,36 @@ export const ATTEMPTS_TABLE = {
     sortKey: 'failedKey',
   },
 } as const;
+
+/**
+ * Parked deliveries (DESIGN.md §9, decisions.md D23).
+ *
+ * - Partition key `connectionId`, sort key `deliveryId`: one item per delivery (parking it
+ *   again after a recovery replaces it). Delivery ids are time-ordered, so "since a time,
+ *   oldest first" (recover) and "newest first" (listings) are one Query each, and retrying one
+ *   delivery is a GetItem (the delivery id carries its connection id, core/ids.ts).
+ * - `byApplication` serves the application's failures page; it projects the listing fields
+ *   only, never the body, so listing costs read units by the small projection.
+ * - The TTL is the attempt log's: a parked delivery lives as long as its attempts.
+ */
+export const PARKED_TABLE = {
+  partitionKey: 'connectionId',
+  sortKey: 'deliveryId',
+  ttlAttribute: 'expiresAt',
+  byApplicationIndex: {
+    name: 'byApplication',
+    partitionKey: 'applicationId',
+    sortKey: 'deliveryId',
+    /** Non-key attributes the index carries: the listing (core/parking.ts ParkedDelivery). */
+    projected: [
+      'connectionId',
+      'eventId',
+      'reason',
+      'lastError',
+      'lastOutcome',
+      'lastStatusCode',
+      'attempts',
+      'parkedAt',
+    ],
+  },
+} as const;

@@ -7,7 +7,7 @@
  * character SQS refuses.
  */
 
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type {
   AttemptLogFallback,
   AttemptRecord,
@@ -19,7 +19,9 @@ import type {
 import { queueJson } from '../../core/untrusted';
 
 /** SQS refuses DelaySeconds above 15 minutes. */
-const MAX_DELAY_SECONDS = 900;
+export const MAX_DELAY_SECONDS = 900;
+/** Messages in one SendMessageBatch call. */
+export const SQS_BATCH_LIMIT = 10;
 
 export interface SqsQueuesOptions {
   /** The internal retry queue. */
@@ -43,6 +45,28 @@ export class SqsQueues implements RetryScheduler, DeadLetters, AttemptLogFallbac
         DelaySeconds: Math.min(Math.max(0, Math.round(delaySeconds)), MAX_DELAY_SECONDS),
       }),
     );
+  }
+
+  /**
+   * Up to 10 deliveries in one SendMessageBatch call (recoveries). Returns the delivery ids
+   * SQS took; the others were not sent and stay with the caller.
+   */
+  async scheduleBatch(
+    items: readonly { delivery: DeliveryMessage; delaySeconds: number }[],
+  ): Promise<string[]> {
+    if (items.length === 0) return [];
+    if (items.length > SQS_BATCH_LIMIT) throw new RangeError(`at most ${SQS_BATCH_LIMIT} messages per batch`);
+    const out = await this.client.send(
+      new SendMessageBatchCommand({
+        QueueUrl: this.options.retryQueueUrl,
+        Entries: items.map((item, i) => ({
+          Id: String(i),
+          MessageBody: queueJson(item.delivery),
+          DelaySeconds: Math.min(Math.max(0, Math.round(item.delaySeconds)), MAX_DELAY_SECONDS),
+        })),
+      }),
+    );
+    return (out.Successful ?? []).map((s) => items[Number(s.Id)]!.delivery.deliveryId);
   }
 
   async put(letter: DeadLetter): Promise<void> {

@@ -187,7 +187,7 @@ describe('the command line', () => {
     ],
     [
       ['attempts', 'tial'],
-      /^unknown command "attempts tial" \(did you mean tail\?\); subcommands: list, get, failures, tail$/,
+      /^unknown command "attempts tial" \(did you mean tail\?\); subcommands: list, get, failures, tail, retry$/,
       'npx webhooks attempts --help',
     ],
     [

@@ -1,0 +1,229 @@
+/**
+ * Endpoint health (DESIGN.md §9): a pure state machine over the outcomes of a connection's
+ * deliveries, and the one loop that applies it to a store with conditional writes, so that
+ * concurrent dispatchers neither lose counts nor announce a transition twice.
+ *
+ *   healthy ──failingAfter exhausted in a row──▶ failing ──disableAfter in a row (opt-in)──▶ disabled
+ *      ▲                                            │                                         │
+ *      └──────────────── a delivery ────────────────┘             enabling the connection ────┘
+ */
+
+import { WebhookError } from './errors';
+
+export type HealthState = 'healthy' | 'failing' | 'disabled';
+
+/** Health of one connection, as stored beside it and shown by `connections get`. */
+export interface ConnectionHealth {
+  state: HealthState;
+  /** Exhausted deliveries in a row (reset by a delivery or by enabling). */
+  consecutiveFailures: number;
+  failingSince?: string;
+  lastSuccessAt?: string;
+  lastFailureAt?: string;
+  /** Bumped by every write: the condition of the next one (optimistic concurrency). */
+  version: number;
+}
+
+/** The operational events (DESIGN.md §9), one per transition. */
+export type HealthTransition = 'connection.failing' | 'connection.disabled' | 'connection.recovered';
+
+/** What happened to a connection that health reacts to. */
+export type HealthEvent =
+  /** A delivery's last attempt (the 4th of its chain) failed. */
+  | { kind: 'exhausted'; at: string }
+  /** An attempt was delivered (2xx). */
+  | { kind: 'delivered'; at: string }
+  /** An operator enabled the connection. */
+  | { kind: 'enabled'; at: string };
+
+export interface HealthThresholds {
+  /** Exhausted deliveries in a row that make a connection `failing`. @default 3 */
+  failingAfter: number;
+  /** Exhausted deliveries in a row that disable it; absent: never (opt-in). */
+  disableAfter?: number;
+}
+
+/** DESIGN.md §9: `failing` after 3 exhausted deliveries in a row by default. */
+export const DEFAULT_FAILING_AFTER = 3;
+/** Highest threshold accepted: beyond it a connection would effectively never change state. */
+export const MAX_HEALTH_THRESHOLD = 10_000;
+
+/** The health of a connection nothing has been recorded for yet. */
+export const INITIAL_HEALTH: Readonly<ConnectionHealth> = Object.freeze({
+  state: 'healthy',
+  consecutiveFailures: 0,
+  version: 0,
+});
+
+export class HealthSettingsError extends WebhookError {
+  constructor(
+    readonly field: 'failingAfter' | 'disableAfter',
+    readonly problem: string,
+  ) {
+    super(`${field}: ${problem}`);
+    this.name = 'HealthSettingsError';
+  }
+}
+
+/**
+ * Checks thresholds: whole numbers from 1 to {@link MAX_HEALTH_THRESHOLD}, and `disableAfter`
+ * not below `failingAfter` (a connection is failing before it is disabled).
+ * @throws HealthSettingsError naming the setting.
+ */
+export function validateThresholds(input: {
+  failingAfter?: number;
+  disableAfter?: number;
+}): HealthThresholds {
+  const check = (field: 'failingAfter' | 'disableAfter', value: number) => {
+    if (!Number.isInteger(value) || value < 1 || value > MAX_HEALTH_THRESHOLD) {
+      throw new HealthSettingsError(
+        field,
+        `must be a whole number from 1 to ${MAX_HEALTH_THRESHOLD}, got ${value}`,
+      );
+    }
+  };
+  const failingAfter = input.failingAfter ?? DEFAULT_FAILING_AFTER;
+  check('failingAfter', failingAfter);
+  if (input.disableAfter === undefined) return { failingAfter };
+  check('disableAfter', input.disableAfter);
+  if (input.disableAfter < failingAfter) {
+    throw new HealthSettingsError(
+      'disableAfter',
+      `must be at least failingAfter (${failingAfter}), got ${input.disableAfter}`,
+    );
+  }
+  return { failingAfter, disableAfter: input.disableAfter };
+}
+
+/** What an event does to a connection's health. */
+export interface HealthStep {
+  /** The health after the event (version not bumped: the store does that when it writes). */
+  health: ConnectionHealth;
+  /** False when nothing changed: no write unit is spent (a delivery while healthy). */
+  write: boolean;
+  /** Transitions to announce, in order, once the write has succeeded. */
+  transitions: HealthTransition[];
+}
+
+/** The state machine: pure, total, and the only place the health rules live. */
+export function nextHealth(
+  current: ConnectionHealth | undefined,
+  event: HealthEvent,
+  thresholds: HealthThresholds,
+): HealthStep {
+  const now = current ?? INITIAL_HEALTH;
+  switch (event.kind) {
+    case 'delivered': {
+      // A disabled connection stays disabled until an operator enables it, whatever in-flight
+      // retries achieve meanwhile.
+      if (now.state === 'disabled') return { health: now, write: false, transitions: [] };
+      if (now.state === 'healthy' && now.consecutiveFailures === 0) {
+        return { health: now, write: false, transitions: [] };
+      }
+      const health = withoutFailing({
+        ...now,
+        state: 'healthy',
+        consecutiveFailures: 0,
+        lastSuccessAt: event.at,
+      });
+      return {
+        health,
+        write: true,
+        transitions: now.state === 'failing' ? ['connection.recovered'] : [],
+      };
+    }
+    case 'exhausted': {
+      const count = now.consecutiveFailures + 1;
+      const health: ConnectionHealth = { ...now, consecutiveFailures: count, lastFailureAt: event.at };
+      const transitions: HealthTransition[] = [];
+      if (now.state === 'healthy' && count >= thresholds.failingAfter) {
+        health.state = 'failing';
+        health.failingSince = event.at;
+        transitions.push('connection.failing');
+      }
+      if (
+        health.state === 'failing' &&
+        thresholds.disableAfter !== undefined &&
+        count >= thresholds.disableAfter
+      ) {
+        health.state = 'disabled';
+        transitions.push('connection.disabled');
+      }
+      return { health, write: true, transitions };
+    }
+    case 'enabled': {
+      if (now.state === 'healthy' && now.consecutiveFailures === 0) {
+        return { health: now, write: false, transitions: [] };
+      }
+      const health = withoutFailing({ ...now, state: 'healthy', consecutiveFailures: 0 });
+      return {
+        health,
+        write: true,
+        transitions: now.state === 'disabled' ? ['connection.recovered'] : [],
+      };
+    }
+  }
+}
+
+function withoutFailing(health: ConnectionHealth): ConnectionHealth {
+  const { failingSince: _gone, ...rest } = health;
+  return rest;
+}
+
+/**
+ * What a conditional health write did: `conflict` when another writer changed the health
+ * since it was read (nothing written), `missing` when the connection no longer exists.
+ */
+export type HealthWrite = 'written' | 'conflict' | 'missing';
+
+/** Where health is kept. `write` is conditional on the version read. */
+export interface HealthStore {
+  read(connectionId: string): Promise<ConnectionHealth | undefined>;
+  /** Writes `next` if the stored version is still `expectedVersion` (0: none stored yet). */
+  write(connectionId: string, next: ConnectionHealth, expectedVersion: number): Promise<HealthWrite>;
+}
+
+/**
+ * Tries before giving up on a contended connection (each try is one read and one write). Each
+ * round of a race has one winner, so this many dispatchers may record at the same moment;
+ * within one dispatcher the core queues its own updates per connection (no self-contention).
+ */
+export const HEALTH_WRITE_TRIES = 16;
+
+export class HealthContentionError extends WebhookError {
+  constructor(readonly connectionId: string) {
+    super(`health of ${connectionId} kept changing under ${HEALTH_WRITE_TRIES} writers; not recorded`);
+    this.name = 'HealthContentionError';
+  }
+}
+
+/**
+ * Applies an event to a connection's stored health: read, decide with {@link nextHealth},
+ * write conditionally on the version read, and on a lost race read again. A count is never
+ * lost (every winner saw the count before it) and a transition is returned only to the one
+ * writer that made it, so it is announced once.
+ */
+export async function applyHealthEvent(
+  store: HealthStore,
+  connectionId: string,
+  event: HealthEvent,
+  thresholds: HealthThresholds,
+): Promise<HealthStep> {
+  for (let tries = 0; tries < HEALTH_WRITE_TRIES; tries++) {
+    const current = await store.read(connectionId);
+    const step = nextHealth(current, event, thresholds);
+    if (!step.write) return step;
+    const version = current?.version ?? 0;
+    const next = { ...step.health, version: version + 1 };
+    const written = await store.write(connectionId, next, version);
+    if (written === 'written') return { ...step, health: next };
+    // A deleted connection has no health to keep, and nothing to announce.
+    if (written === 'missing') return { health: next, write: false, transitions: [] };
+  }
+  throw new HealthContentionError(connectionId);
+}
+
+/** Whether a delivered attempt needs to touch stored health at all (judged on a cached copy). */
+export function needsHealthWrite(health: ConnectionHealth | undefined): boolean {
+  return health !== undefined && (health.state !== 'healthy' || health.consecutiveFailures > 0);
+}

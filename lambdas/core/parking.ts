@@ -1,0 +1,108 @@
+/**
+ * Parked deliveries and operational events (DESIGN.md §9): the types and the ports the core
+ * declares for them (STYLE.md rule 1). A parked delivery is one the pipeline processed to
+ * its end without delivering it; it waits per connection for a retry or a recovery, instead
+ * of the dead-letter queue, which keeps only what the pipeline itself could not process.
+ */
+
+import type { ConnectionHealth, HealthState, HealthTransition } from './health';
+import type { DeliveryMessage, Outcome } from './types';
+
+/** Why a delivery was parked. */
+export type ParkReason = 'exhausted' | 'connection_disabled' | 'blocked';
+
+export const PARK_REASONS: readonly ParkReason[] = Object.freeze([
+  'exhausted',
+  'connection_disabled',
+  'blocked',
+]);
+
+/** A parked delivery as listings show it: never the body, a secret or a custom header value. */
+export interface ParkedDelivery {
+  deliveryId: string;
+  connectionId: string;
+  applicationId: string;
+  eventId: string;
+  reason: ParkReason;
+  /** The last error, redacted like the attempt log's. */
+  lastError?: string;
+  lastOutcome?: Outcome;
+  lastStatusCode?: number;
+  /** Attempts made so far (the number of the last one; 0 when none was made). */
+  attempts: number;
+  parkedAt: string;
+}
+
+/** What is stored: the listing fields plus what a recovery needs to send it again. */
+export interface ParkedItem extends ParkedDelivery {
+  /** The exact request body of the first attempt: a recovery sends these bytes again. */
+  body: string;
+  firstAttemptAt: string;
+  /** Epoch seconds; DynamoDB TTL (the attempt log's TTL). */
+  expiresAt: number;
+}
+
+/** The delivery message a recovery puts on the retry queue: a new chain that continues the numbering. */
+export function recoveryMessage(item: ParkedItem): DeliveryMessage {
+  const attempt = item.attempts + 1;
+  return {
+    v: 1,
+    type: 'delivery',
+    deliveryId: item.deliveryId,
+    eventId: item.eventId,
+    connectionId: item.connectionId,
+    attempt,
+    chainStart: attempt,
+    body: item.body,
+    firstAttemptAt: item.firstAttemptAt,
+  };
+}
+
+/** Port: the parked-deliveries store, as the dispatcher writes it. */
+export interface ParkedDeliveries {
+  /** Stores (or replaces, for a delivery parked again after a recovery) one parked delivery. */
+  park(item: ParkedItem): Promise<void>;
+}
+
+/** One operational event: what an on-call person needs, never a secret, URL query or header value. */
+export interface OperationalEvent {
+  type: HealthTransition;
+  connectionId: string;
+  applicationId: string;
+  /** The connection's name as its owner typed it (untrusted text). */
+  connectionName?: string;
+  state: HealthState;
+  consecutiveFailures: number;
+  failingSince?: string;
+  lastFailureAt?: string;
+  lastSuccessAt?: string;
+  /** When the transition was recorded. */
+  at: string;
+}
+
+/** Port: where operational events go (SNS deployed; local mode prints and keeps them too). */
+export interface OperationalEvents {
+  publish(event: OperationalEvent): Promise<void>;
+}
+
+/** The event announcing one transition. */
+export function operationalEvent(
+  type: HealthTransition,
+  connection: { connectionId: string; applicationId: string; name?: string },
+  health: ConnectionHealth,
+  at: string,
+): OperationalEvent {
+  const event: OperationalEvent = {
+    type,
+    connectionId: connection.connectionId,
+    applicationId: connection.applicationId,
+    state: health.state,
+    consecutiveFailures: health.consecutiveFailures,
+    at,
+  };
+  if (connection.name !== undefined) event.connectionName = connection.name;
+  if (health.failingSince) event.failingSince = health.failingSince;
+  if (health.lastFailureAt) event.lastFailureAt = health.lastFailureAt;
+  if (health.lastSuccessAt) event.lastSuccessAt = health.lastSuccessAt;
+  return event;
+}

@@ -1,0 +1,257 @@
+/**
+ * Parked deliveries for operators and dashboards (DESIGN.md §9): list them, retry one, and
+ * recover a connection's since a time. A recovered delivery goes back on the internal retry
+ * queue as a new chain: same delivery id, byte-identical body, attempt numbers continuing,
+ * oldest first, spread in time by SQS message delays so a recovering endpoint is not flooded.
+ *
+ * Each parked delivery is claimed (a conditional write with a lease) before it is sent and
+ * removed after, so two recoveries never re-queue the same one. A recovery interrupted
+ * between a claim and the send leaves the claim to expire (RECOVERY_LEASE_MS), after which
+ * the next recovery picks the delivery up; one interrupted between the send and the removal
+ * may re-queue those deliveries (at most one batch of 10) once more: receivers de-duplicate
+ * on the delivery id (spec §4). docs/reliability.md.
+ */
+
+import { documentClient } from '../adapters/dynamodb/client';
+import { DynamoParkedStore, type PageKey } from '../adapters/dynamodb/parked-store';
+import { MAX_DELAY_SECONDS, SQS_BATCH_LIMIT, SqsQueues } from '../adapters/sqs/queues';
+import { MAX_ATTEMPT } from '../core/constants';
+import { ValidationError } from '../core/errors';
+import { connectionIdOf, deliveryIdTimePrefix, isConnectionId } from '../core/ids';
+import { type ParkedDelivery, type ParkedItem, recoveryMessage } from '../core/parking';
+import { NotFoundError } from './errors';
+import type { ManagementOptions } from './types';
+
+/** Re-queued deliveries per second a recovery aims at, unless told otherwise. */
+export const DEFAULT_RECOVERY_RATE_PER_SECOND = 10;
+export const MAX_RECOVERY_RATE_PER_SECOND = 500;
+/** How long a claim keeps other recoveries off a parked delivery. */
+export const RECOVERY_LEASE_MS = 5 * 60_000;
+/** Page size of listings unless asked. */
+export const DEFAULT_PARKED_PAGE = 50;
+export const MAX_PARKED_PAGE = 200;
+
+export interface ParkedPageResult {
+  data: ParkedDelivery[];
+  nextCursor?: string;
+}
+
+export interface RecoverResult {
+  /** Deliveries put back on the retry queue by this call. */
+  requeued: number;
+  /** Parked deliveries of the connection in the time range still waiting (a next call takes them). */
+  remaining: number;
+}
+
+/** Scope of a call: an API caller names its application and gets 404 for another's ids. */
+export interface Scope {
+  applicationId?: string;
+}
+
+/** A `since` option: an ISO time, or a duration back from now (`30m`, `24h`, `7d`). */
+export function parseSince(since: string | undefined, nowMs: number): number | undefined {
+  if (since === undefined || since === '') return undefined;
+  const relative = /^(\d{1,6})([smhd])$/.exec(since.trim());
+  if (relative) {
+    const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
+    return nowMs - Number(relative[1]) * unit;
+  }
+  const ms = Date.parse(since);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(ms)) {
+    throw new ValidationError('since', 'must be an ISO 8601 time or a duration like 30m, 24h or 7d');
+  }
+  return ms;
+}
+
+export class ParkedDeliveriesAdmin {
+  private readonly store: DynamoParkedStore;
+  private readonly hasTable: boolean;
+  private readonly queues: SqsQueues;
+
+  constructor(
+    options: ManagementOptions,
+    /** Reads a connection (404 when missing); the scope check is done here. */
+    private readonly connectionOf: (connectionId: string) => Promise<{ applicationId: string }>,
+    private readonly clock: { now(): number } = { now: () => Date.now() },
+  ) {
+    const table = options.resources.parkedTable;
+    this.store = new DynamoParkedStore({
+      tableName: table ?? '',
+      client: documentClient(options.clients?.dynamodb),
+    });
+    this.queues = new SqsQueues({
+      retryQueueUrl: options.resources.retryQueueUrl,
+      dlqUrl: options.resources.dlqUrl,
+      client: options.clients?.sqs,
+    });
+    this.hasTable = Boolean(table);
+  }
+
+  private requireTable(): void {
+    if (!this.hasTable) {
+      throw new ValidationError(
+        'resources.parkedTable',
+        'is not set: this deployment predates parked deliveries (redeploy the stack, or restart npm start)',
+      );
+    }
+  }
+
+  private async scoped(connectionId: string, scope: Scope): Promise<void> {
+    if (!isConnectionId(connectionId)) throw new ValidationError('connectionId', 'must look like con_<id>');
+    const connection = await this.connectionOf(connectionId);
+    if (scope.applicationId !== undefined && connection.applicationId !== scope.applicationId) {
+      throw new NotFoundError('connection', connectionId);
+    }
+  }
+
+  /** A connection's parked deliveries, newest first; `since` keeps those whose event is that recent. */
+  async list(
+    connectionId: string,
+    query: { since?: string; limit?: number; cursor?: string } & Scope = {},
+  ): Promise<ParkedPageResult> {
+    this.requireTable();
+    await this.scoped(connectionId, query);
+    const sinceMs = parseSince(query.since, this.clock.now());
+    const page = await this.store.listByConnection(connectionId, {
+      afterDeliveryId: sinceMs === undefined ? undefined : lowerBound(sinceMs),
+      limit: pageSize(query.limit),
+      startKey: decodeCursor(query.cursor, ['connectionId', 'deliveryId']),
+    });
+    return withCursor(page.items, page.nextKey);
+  }
+
+  /** An application's parked deliveries, newest first (GET /failures). */
+  async listApplication(applicationId: string, query: { limit?: number; cursor?: string } = {}) {
+    this.requireTable();
+    const page = await this.store.listByApplication(applicationId, {
+      limit: pageSize(query.limit),
+      startKey: decodeCursor(query.cursor, ['connectionId', 'deliveryId', 'applicationId']),
+    });
+    return withCursor(page.items, page.nextKey);
+  }
+
+  /** Re-queues one parked delivery now. */
+  async retry(deliveryId: string, scope: Scope = {}): Promise<{ requeued: true; connectionId: string }> {
+    this.requireTable();
+    const connectionId = connectionIdOf(deliveryId);
+    try {
+      await this.scoped(connectionId, scope);
+    } catch (error) {
+      // The delivery's connection is gone or another application's: the delivery is not found.
+      if (error instanceof NotFoundError) throw new NotFoundError('delivery', deliveryId);
+      throw error;
+    }
+    const now = this.clock.now();
+    const item = await this.store.claim(connectionId, deliveryId, now, now + RECOVERY_LEASE_MS);
+    if (!item) throw new NotFoundError('delivery', deliveryId);
+    const sent = await this.send([item], 0, 1);
+    if (sent === 0) throw new Error(`delivery ${deliveryId} could not be queued; it stays parked`);
+    return { requeued: true, connectionId };
+  }
+
+  /**
+   * Re-queues a connection's parked deliveries whose events happened since `since` (all when
+   * absent), oldest first, at most `ratePerSecond` a second (SQS delays, up to 15 minutes
+   * ahead: one call takes up to rate × 900 deliveries and reports the rest as `remaining`).
+   */
+  async recover(
+    connectionId: string,
+    options: { since?: string; ratePerSecond?: number } & Scope = {},
+  ): Promise<RecoverResult> {
+    this.requireTable();
+    await this.scoped(connectionId, options);
+    const rate = options.ratePerSecond ?? DEFAULT_RECOVERY_RATE_PER_SECOND;
+    if (!Number.isInteger(rate) || rate < 1 || rate > MAX_RECOVERY_RATE_PER_SECOND) {
+      throw new ValidationError(
+        'ratePerSecond',
+        `must be a whole number from 1 to ${MAX_RECOVERY_RATE_PER_SECOND}`,
+      );
+    }
+    const sinceMs = parseSince(options.since, this.clock.now());
+    const after = sinceMs === undefined ? undefined : lowerBound(sinceMs);
+    const budget = rate * MAX_DELAY_SECONDS;
+    let requeued = 0;
+    let startKey: PageKey | undefined;
+    do {
+      const page = await this.store.keysOldestFirst(connectionId, {
+        afterDeliveryId: after,
+        limit: SQS_BATCH_LIMIT,
+        startKey,
+      });
+      startKey = page.nextKey;
+      const now = this.clock.now();
+      const claimed: ParkedItem[] = [];
+      for (const deliveryId of page.deliveryIds) {
+        if (requeued + claimed.length >= budget) break;
+        const item = await this.store.claim(connectionId, deliveryId, now, now + RECOVERY_LEASE_MS);
+        if (item) claimed.push(item);
+      }
+      requeued += await this.send(claimed, requeued, rate);
+      if (requeued >= budget) break;
+    } while (startKey);
+    const remaining = await this.store.count(connectionId, after);
+    return { requeued, remaining };
+  }
+
+  /**
+   * Sends claimed items as new chains, the i-th (counting from `offset`) delayed by i / rate
+   * seconds, and removes those SQS took. Returns how many were sent.
+   */
+  private async send(items: ParkedItem[], offset: number, rate: number): Promise<number> {
+    const sendable = items.filter((item) => item.attempts + 1 <= MAX_ATTEMPT);
+    if (sendable.length === 0) return 0;
+    const batch = sendable.map((item, i) => ({
+      delivery: recoveryMessage(item),
+      delaySeconds: Math.floor((offset + i) / rate),
+    }));
+    const sent = new Set(await this.queues.scheduleBatch(batch));
+    for (const item of sendable) {
+      if (sent.has(item.deliveryId)) {
+        await this.store.release(
+          item.connectionId,
+          item.deliveryId,
+          (item as { claimedUntil?: number }).claimedUntil!,
+        );
+      }
+    }
+    return sent.size;
+  }
+}
+
+/** The smallest delivery id of an event at `ms`: ids sort by their time part (core/ids.ts). */
+function lowerBound(ms: number): string {
+  return deliveryIdTimePrefix(ms);
+}
+
+function pageSize(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_PARKED_PAGE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PARKED_PAGE) {
+    throw new ValidationError('limit', `must be a whole number from 1 to ${MAX_PARKED_PAGE}`);
+  }
+  return limit;
+}
+
+function withCursor(items: ParkedDelivery[], nextKey: PageKey | undefined): ParkedPageResult {
+  return nextKey
+    ? { data: items, nextCursor: Buffer.from(JSON.stringify(nextKey)).toString('base64url') }
+    : { data: items };
+}
+
+/** A cursor this library returned: base64url JSON of a key with only the expected names. */
+function decodeCursor(cursor: string | undefined, keys: readonly string[]): PageKey | undefined {
+  if (!cursor) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    value = undefined;
+  }
+  const entries = value && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value) : [];
+  if (
+    entries.length === 0 ||
+    entries.some(([k, v]) => !keys.includes(k) || typeof v !== 'string' || v.length === 0 || v.length > 512)
+  ) {
+    throw new ValidationError('cursor', 'is not a cursor this API returned');
+  }
+  return value as PageKey;
+}
