@@ -28,7 +28,7 @@ export interface ParkedDelivery {
   lastError?: string;
   lastOutcome?: Outcome;
   lastStatusCode?: number;
-  /** Attempts made so far (the number of the last one; 0 when none was made). */
+  /** The number of the delivery's last logged attempt (refusals included); a recovery continues after it. */
   attempts: number;
   parkedAt: string;
 }
@@ -105,4 +105,44 @@ export function operationalEvent(
   if (health.lastFailureAt) event.lastFailureAt = health.lastFailureAt;
   if (health.lastSuccessAt) event.lastSuccessAt = health.lastSuccessAt;
   return event;
+}
+
+/** The parked item of a delivery that ended without being delivered. */
+export function parkedItemOf(input: {
+  delivery: DeliveryMessage;
+  applicationId: string;
+  reason: ParkReason;
+  /**
+   * The number of the last attempt logged. A refusal is logged as an attempt too (outcome
+   * `rejected` or `blocked`), so a recovery continues after it and never reuses its number.
+   */
+  attempts: number;
+  lastError?: string;
+  lastOutcome?: Outcome;
+  lastStatusCode?: number;
+  parkedAtMs: number;
+  ttlDays: number;
+}): ParkedItem {
+  const { delivery } = input;
+  const item: ParkedItem = {
+    deliveryId: delivery.deliveryId,
+    connectionId: delivery.connectionId,
+    applicationId: input.applicationId,
+    eventId: delivery.eventId,
+    reason: input.reason,
+    attempts: input.attempts,
+    parkedAt: new Date(input.parkedAtMs).toISOString(),
+    body: delivery.body,
+    firstAttemptAt: delivery.firstAttemptAt,
+    expiresAt: Math.floor(input.parkedAtMs / 1000) + input.ttlDays * 86_400,
+  };
+  if (input.lastError !== undefined) item.lastError = input.lastError;
+  if (input.lastOutcome !== undefined) item.lastOutcome = input.lastOutcome;
+  if (input.lastStatusCode !== undefined) item.lastStatusCode = input.lastStatusCode;
+  return item;
+}
+
+/** Whether a final failure is parked (per connection) rather than dead-lettered (the pipeline's own failures). */
+export function isParkReason(reason: string): reason is ParkReason {
+  return (PARK_REASONS as readonly string[]).includes(reason);
 }
