@@ -95,6 +95,8 @@ const LAMBDA_ENV = {
   WEBHOOKS_DLQ_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/Webhooks-DeadLetterQueue',
   WEBHOOKS_CONNECTIONS_TABLE: 'Webhooks-ConnectionsTable',
   WEBHOOKS_ATTEMPTS_TABLE: 'Webhooks-AttemptsTable',
+  WEBHOOKS_PARKED_TABLE: 'Webhooks-ParkedTable',
+  WEBHOOKS_EVENTS_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:Webhooks-EventsTopic',
   WEBHOOKS_SECRET_PREFIX: 'webhooks/Webhooks/',
   POWERTOOLS_SERVICE_NAME: 'webhook-dispatcher',
   POWERTOOLS_LOG_LEVEL: 'INFO',

@@ -7,6 +7,7 @@
 
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoAttemptLog } from './adapters/dynamodb/attempt-log';
 import { documentClient } from './adapters/dynamodb/client';
@@ -21,7 +22,13 @@ import { createDispatcher, type Dispatcher, type DispatcherDeps } from './core/d
 import type { Clock } from './core/types';
 
 export interface WiringOptions {
-  clients?: { dynamodb?: DynamoDBClient; sqs?: SQSClient; secretsManager?: SecretsManagerClient };
+  /** `sns` publishes operational events (DESIGN.md §9). */
+  clients?: {
+    dynamodb?: DynamoDBClient;
+    sqs?: SQSClient;
+    secretsManager?: SecretsManagerClient;
+    sns?: SNSClient;
+  };
   /** Replace individual ports (tests). */
   deps?: Partial<DispatcherDeps>;
   /** Trusted CAs instead of Node's defaults: tests only. */

@@ -7,6 +7,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, loadConfig } from '../../lambdas/config';
 import type { Log } from '../../lambdas/core/types';
@@ -102,6 +103,8 @@ export function startDispatcher(
     sqs: new SQSClient(client(spec.endpoints.sqs)),
     dynamodb: new DynamoDBClient(client(spec.endpoints.dynamodb)),
     secretsManager: new SecretsManagerClient(client(spec.endpoints.secretsManager)),
+    // fauxqs serves SNS on its SQS endpoint (through the SQS fault proxy, like SQS).
+    sns: new SNSClient(client(spec.endpoints.sqs)),
   };
   const runnerSqs = new SQSClient(localClientConfig(spec.runnerSqsEndpoint, spec.region));
   const config = loadConfig({
@@ -110,6 +113,8 @@ export function startDispatcher(
     [ENV.dlqUrl]: localQueueUrl(spec.endpoints.sqs, spec.resources.dlqUrl),
     [ENV.connectionsTable]: spec.resources.connectionsTable,
     [ENV.attemptsTable]: spec.resources.attemptsTable,
+    [ENV.parkedTable]: spec.resources.parkedTable,
+    [ENV.eventsTopicArn]: spec.resources.eventsTopicArn,
     [ENV.secretPrefix]: spec.resources.secretPrefix,
     [ENV.allowLoopback]: 'true',
     [ENV.allowedPorts]: spec.allowedPorts.join(','),

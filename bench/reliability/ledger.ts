@@ -1,12 +1,14 @@
 /**
  * The no-loss ledger of a reliability run, computed from the receivers' side: what every
- * receiver saw (and verified), what is in the dead-letter queue, and what the attempt log
- * holds, matched against what was published.
+ * receiver saw (and verified), what is parked per connection, what is in the dead-letter
+ * queue, and what the attempt log holds, matched against what was published.
  *
  * - An expected delivery is one (event, connection) pair the publisher targeted.
  * - `delivered` = the receiver answered 2xx to a verified request of that delivery.
- * - `lost` = expected deliveries neither delivered nor in the DLQ, plus poison messages not
- *   in the DLQ. It must be 0.
+ * - `parked` = expected deliveries in the parked-deliveries table (exhausted, disabled
+ *   connection, blocked destination: DESIGN.md §9), by reason.
+ * - `lost` = expected deliveries neither delivered nor parked nor in the DLQ, plus poison
+ *   messages not in the DLQ. It must be 0.
  * - A duplicate send is a request the pipeline did not need to make: a second copy of an
  *   attempt the receiver already got, or an attempt after the receiver had answered 2xx.
  *   Each is explained by a fault the scenario injected (its time window), by a receiver
@@ -36,6 +38,12 @@ export interface PublishedPoison {
   readonly expectedReason: string;
 }
 
+/** One parked delivery, as the ledger needs it. */
+export interface ParkedEntry {
+  readonly deliveryId: string;
+  readonly reason: string;
+}
+
 /** One message read from the DLQ. */
 export interface DlqMessage {
   readonly body: string;
@@ -53,6 +61,8 @@ export interface LedgerInput {
   readonly poison?: readonly PublishedPoison[];
   readonly fleet: ReceiverFleet;
   readonly dlq: readonly DlqMessage[];
+  /** What the parked-deliveries table holds for the run's connections. */
+  readonly parked?: readonly ParkedEntry[];
   readonly attempts: readonly AttemptRecord[];
   readonly windows?: readonly FaultWindow[];
   /** First publish, Unix ms. */
@@ -70,6 +80,11 @@ export interface Ledger {
   /** Expected deliveries with a DLQ message (distinct), plus poison messages in the DLQ. */
   readonly inDlq: number;
   readonly dlqByReason: Record<string, number>;
+  /** Expected deliveries parked for their connection (distinct). */
+  readonly parked: number;
+  readonly parkedByReason: Record<string, number>;
+  /** Deliveries both accepted by the receiver and parked (a 2xx the dispatcher did not see complete). */
+  readonly deliveredAndParked: number;
   /** Deliveries both accepted by the receiver and dead-lettered (a 2xx the dispatcher did not see complete). */
   readonly deliveredAndDeadLettered: number;
   readonly lost: number;
@@ -213,6 +228,14 @@ export function computeLedger(input: LedgerInput): Ledger {
     }
   }
 
+  // Parked deliveries.
+  const parkedReason = new Map<string, string>();
+  let unknownParked = 0;
+  for (const entry of input.parked ?? []) {
+    if (expected.has(entry.deliveryId)) parkedReason.set(entry.deliveryId, entry.reason);
+    else unknownParked++;
+  }
+
   // Receipts.
   let unexpectedReceipts = 0;
   let wrongUser = 0;
@@ -232,6 +255,9 @@ export function computeLedger(input: LedgerInput): Ledger {
   // Outcomes per expected delivery.
   let delivered = 0;
   let inDlq = 0;
+  let parked = 0;
+  const parkedByReason: Record<string, number> = {};
+  let deliveredAndParked = 0;
   let deliveredAndDeadLettered = 0;
   const lostSample: string[] = [];
   let lost = 0;
@@ -245,7 +271,13 @@ export function computeLedger(input: LedgerInput): Ledger {
       dlqByReason[reason] = (dlqByReason[reason] ?? 0) + 1;
     }
     if (accepted && reason) deliveredAndDeadLettered++;
-    if (!accepted && !reason) {
+    const parkedFor = parkedReason.get(deliveryId);
+    if (parkedFor) {
+      parked++;
+      parkedByReason[parkedFor] = (parkedByReason[parkedFor] ?? 0) + 1;
+      if (accepted) deliveredAndParked++;
+    }
+    if (!accepted && !reason && !parkedFor) {
       lost++;
       if (lostSample.length < SAMPLE) lostSample.push(`${want.event.eventId} → ${want.connectionId}`);
     }
@@ -362,7 +394,7 @@ export function computeLedger(input: LedgerInput): Ledger {
   let dlqWithoutHistory = 0;
   for (const [deliveryId] of expected) {
     const r = fleet.deliveries.get(deliveryId);
-    const reason = deadLettered.get(deliveryId);
+    const reason = deadLettered.get(deliveryId) ?? parkedReason.get(deliveryId);
     if (r?.acceptedAt !== undefined && !reason && !deliveredLogged.has(deliveryId)) {
       if (![...logRecordsInDlq].some((k) => k.startsWith(deliveryId))) deliveredNotLogged++;
     }
@@ -398,6 +430,7 @@ export function computeLedger(input: LedgerInput): Ledger {
     redirectsFollowed: fleet.counters.redirectsFollowed,
     unexpectedReceipts,
     unknownDlqMessages: unknownDlq,
+    unknownParked,
     duplicateDeadLetters,
     deliveredNotLogged,
     dlqWithoutHistory,
@@ -420,6 +453,9 @@ export function computeLedger(input: LedgerInput): Ledger {
     delivered,
     inDlq,
     dlqByReason,
+    parked,
+    parkedByReason,
+    deliveredAndParked,
     deliveredAndDeadLettered,
     lost,
     lostSample,
@@ -458,6 +494,9 @@ export function formatLedger(l: Ledger, title?: string): string {
   const reasons = Object.entries(l.dlqByReason)
     .map(([r, n]) => `${r} ${int(n)}`)
     .join(', ');
+  const parkedReasons = Object.entries(l.parkedByReason)
+    .map(([r, n]) => `${r} ${int(n)}`)
+    .join(', ');
   const causes = Object.entries(l.duplicatesByCause)
     .map(([c, n]) => `      ${int(n)} × ${c}`)
     .join('\n');
@@ -471,6 +510,7 @@ export function formatLedger(l: Ledger, title?: string): string {
     ],
     ['deliveries expected', int(l.deliveriesExpected)],
     ['delivered (receiver-confirmed)', int(l.delivered)],
+    ['parked', `${int(l.parked)}${parkedReasons ? ` (${parkedReasons})` : ''}`],
     ['in DLQ', `${int(l.inDlq)}${reasons ? ` (${reasons})` : ''}`],
     ['lost', int(l.lost)],
     [
@@ -502,6 +542,7 @@ export function ledgerLine(l: Ledger): string {
     `published ${int(l.published)}${l.poisonPublished ? ` (+${l.poisonPublished} poison)` : ''}`,
     `expected ${int(l.deliveriesExpected)}`,
     `delivered ${int(l.delivered)}`,
+    `parked ${int(l.parked)}`,
     `in DLQ ${int(l.inDlq)}`,
     `lost ${int(l.lost)}`,
     `duplicates ${int(l.duplicateSends)}`,

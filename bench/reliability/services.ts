@@ -18,6 +18,7 @@ export interface ServicesInfo {
   readonly endpoints: LocalEndpoints;
   readonly connectionsTable: string;
   readonly attemptsTable: string;
+  readonly parkedTable: string;
   readonly secretPrefix: string;
 }
 
@@ -55,6 +56,7 @@ export async function startServices(options: { timeoutMs?: number } = {}): Promi
         endpoints,
         connectionsTable: resources.connectionsTable,
         attemptsTable: resources.attemptsTable,
+        parkedTable: resources.parkedTable,
         secretPrefix: resources.secretPrefix,
       },
       stop,
@@ -79,6 +81,9 @@ export async function createQueues(
         dlq: `rel-${suffix}-dlq`,
         connectionsTable: services.connectionsTable,
         attemptsTable: services.attemptsTable,
+        parkedTable: services.parkedTable,
+        // A topic (and its local queue) per run: no run reads another's events.
+        eventsTopic: `rel-${suffix}-events`,
         secretPrefix: services.secretPrefix,
       },
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,

@@ -19,7 +19,7 @@ import { DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { ATTEMPTS_TABLE } from '../../lambdas/adapters/dynamodb/tables';
 import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { AttemptRecord, Connection, EventMessage } from '../../lambdas/core/types';
-import { WebhookManagement } from '../../lambdas/management';
+import { NotFoundError, WebhookManagement } from '../../lambdas/management';
 import { WebhookPublisher } from '../../lambdas/publisher';
 import { type LocalResources, localClientConfig } from '../../local/bootstrap';
 import { type FaultProxy, startFaultProxy } from '../../local/fault-proxy';
@@ -32,6 +32,7 @@ import {
   type DlqMessage,
   type FaultWindow,
   type Ledger,
+  type ParkedEntry,
   type PublishedEvent,
   type PublishedPoison,
 } from './ledger';
@@ -260,6 +261,33 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     return out;
   }
 
+  /** The run's connections' parked deliveries (the management library's listing, all pages). */
+  async function readParked(): Promise<ParkedEntry[]> {
+    if (!resources.parkedTable) return [];
+    const all: ParkedEntry[] = [];
+    for (const connectionId of runConnections()) {
+      let cursor: string | undefined;
+      do {
+        const page = await management
+          .listParked(connectionId, { limit: 200, cursor })
+          .catch((error: unknown) => {
+            // A connection a scenario deleted has no parked list to read.
+            if (error instanceof NotFoundError) return { data: [], nextCursor: undefined };
+            throw error;
+          });
+        all.push(...page.data.map((d) => ({ deliveryId: d.deliveryId, reason: d.reason })));
+        cursor = page.nextCursor;
+      } while (cursor);
+    }
+    return all;
+  }
+
+  function runConnections(): string[] {
+    const ids = fleet.receivers.flatMap((r) => (r.connectionId ? [r.connectionId] : []));
+    const extra = new Set(events.flatMap((e) => e.deliveries.map((d) => d.connectionId)));
+    return [...new Set([...ids, ...extra])];
+  }
+
   async function readAttempts(): Promise<AttemptRecord[]> {
     const ids = fleet.receivers.flatMap((r) => (r.connectionId ? [r.connectionId] : []));
     const extra = new Set(events.flatMap((e) => e.deliveries.map((d) => d.connectionId)));
@@ -405,12 +433,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       }
     },
     async ledger(drainedAt = Date.now()) {
-      const [dlq, attempts] = await Promise.all([readDlq(), readAttempts()]);
+      const [dlq, attempts, parked] = await Promise.all([readDlq(), readAttempts(), readParked()]);
       return computeLedger({
         events,
         poison,
         fleet,
         dlq,
+        parked,
         attempts,
         windows,
         startedAt: firstPublish ?? Date.now(),

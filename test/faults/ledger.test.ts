@@ -104,6 +104,32 @@ it('counts a dead-lettered delivery with its whole chain as in the DLQ, not lost
   });
 });
 
+it('counts a parked delivery with its whole chain as parked, not lost', () => {
+  const l = ledger({
+    fleet: fleetWith('fail', {
+      dlv_1_con_a: [
+        [1, 2_000, '500'],
+        [2, 3_000, '500'],
+        [3, 5_000, '500'],
+        [4, 9_000, '500'],
+      ],
+    }),
+    parked: [{ deliveryId: 'dlv_1_con_a', reason: 'exhausted' }],
+    attempts: [1, 2, 3, 4].map((a) => attempt(1, a, 'http_error')),
+  });
+  expect(l).toMatchObject({ lost: 0, parked: 1, parkedByReason: { exhausted: 1 }, inDlq: 0, problems: [] });
+});
+
+it('flags a parked exhausted delivery whose chain is incomplete in the attempt log', () => {
+  const l = ledger({
+    fleet: fleetWith('fail', { dlv_1_con_a: [[1, 2_000, '500']] }),
+    parked: [{ deliveryId: 'dlv_1_con_a', reason: 'exhausted' }],
+    attempts: [attempt(1, 1, 'http_error')],
+  });
+  expect(l.checks.dlqWithoutHistory).toBe(1);
+  expect(l.problems.length).toBeGreaterThan(0);
+});
+
 it('explains a second copy of an attempt by the fault window of its first copy, and flags it otherwise', () => {
   const fleet = fleetWith('ok', {
     dlv_1_con_a: [

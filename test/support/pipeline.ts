@@ -15,8 +15,9 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ATTEMPTS_TABLE } from '../../lambdas/adapters/dynamodb/tables';
+import { ATTEMPTS_TABLE, PARKED_TABLE } from '../../lambdas/adapters/dynamodb/tables';
 import { ENV, loadConfig } from '../../lambdas/config';
+import type { ParkedItem } from '../../lambdas/core/parking';
 import type { AttemptRecord, Connection, DeadLetter, Log } from '../../lambdas/core/types';
 import { createHandler } from '../../lambdas/dispatcher/handler';
 import { type Wired, wireDispatcher } from '../../lambdas/wiring';
@@ -31,6 +32,8 @@ export interface HarnessOptions {
   functionTimeoutMs?: number;
   visibilityTimeoutSeconds?: number;
   log?: Log;
+  failingAfter?: number;
+  disableAfter?: number;
 }
 
 export interface Harness {
@@ -44,6 +47,8 @@ export interface Harness {
   publish(message: unknown): Promise<void>;
   publishBatch(messages: Array<unknown | string>): Promise<void>;
   attemptsOf(connectionId: string): Promise<AttemptRecord[]>;
+  /** The parked deliveries of a connection, bodies included (the table's items). */
+  parkedOf(connectionId: string): Promise<ParkedItem[]>;
   /** Receives (and deletes) DLQ messages until `count` have arrived. */
   deadLetters(count: number, timeoutMs?: number): Promise<DeadLetter[]>;
   stop(): Promise<void>;
@@ -67,6 +72,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
         dlq: `t-deliveries-dlq-${suffix}`,
         connectionsTable: process.env[ENV.connectionsTable],
         attemptsTable: process.env[ENV.attemptsTable],
+        parkedTable: process.env[ENV.parkedTable],
+        eventsTopic: `t-events-${suffix}`,
       },
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
     },
@@ -79,6 +86,9 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     [ENV.allowedPorts]: options.ports.join(','),
     [ENV.attemptTimeoutMs]: String(options.attemptTimeoutMs ?? 30_000),
     [ENV.connectionCacheTtlMs]: '0',
+    [ENV.eventsTopicArn]: resources.eventsTopicArn,
+    ...(options.failingAfter ? { [ENV.failingAfter]: String(options.failingAfter) } : {}),
+    ...(options.disableAfter ? { [ENV.disableAfter]: String(options.disableAfter) } : {}),
   });
   const ca = [testPki().caPem];
   const wired = wireDispatcher(config, { ca, deps: options.log ? { log: options.log } : {} });
@@ -153,6 +163,18 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
         }),
       );
       return (out.Items ?? []) as AttemptRecord[];
+    },
+    async parkedOf(connectionId) {
+      const out = await doc.send(
+        new QueryCommand({
+          TableName: resources.parkedTable,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': PARKED_TABLE.partitionKey },
+          ExpressionAttributeValues: { ':pk': connectionId },
+          ConsistentRead: true,
+        }),
+      );
+      return (out.Items ?? []) as ParkedItem[];
     },
     async deadLetters(count, timeoutMs = 20_000) {
       const letters: DeadLetter[] = [];
