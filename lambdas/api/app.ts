@@ -14,6 +14,7 @@ import { mountConsole } from './console-files';
 import { ApiError, ERROR_CODES, toApiError } from './errors';
 import { connectionRoutes } from './routes/connections';
 import { logRoutes } from './routes/logs';
+import { parkedRoutes } from './routes/parked';
 import type { ApiDeps, ApiEnv } from './types';
 
 export const API_BASE = '/api/v1';
@@ -127,6 +128,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
 
   connectionRoutes(app, deps);
   logRoutes(app, deps);
+  parkedRoutes(app, deps);
 
   app.doc31(OPENAPI_PATH, OPENAPI_CONFIG);
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', {

@@ -109,18 +109,29 @@ export const StatsQuery = z.object({
     .openapi({ param: { name: 'bucket', in: 'query' }, description: 'bucket width; default 1h' }),
 });
 
-export const FailuresQuery = PageQuery.extend({
-  days: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(30)
+export const ParkedQuery = PageQuery.extend({
+  since: z
+    .string()
+    .max(40)
     .optional()
     .openapi({
-      param: { name: 'days', in: 'query' },
-      description: 'how many UTC days back, 1-30, default 7',
+      param: { name: 'since', in: 'query' },
+      description:
+        'only deliveries of events since then: an ISO 8601 time, or a duration back from now (30m, 24h, 7d)',
+      example: '24h',
     }),
 });
+
+export const RecoverBody = z
+  .object({
+    since: z.string().max(40).optional().openapi({
+      description:
+        'recover deliveries of events since then (ISO 8601 time, or 30m, 24h, 7d back from now); all parked deliveries when absent',
+      example: '24h',
+    }),
+  })
+  .strict()
+  .openapi('Recover');
 
 const headersIn = z.record(z.string(), z.string()).openapi({
   example: { Authorization: 'Bearer …' },
@@ -157,6 +168,22 @@ export const UpdateConnectionBody = z
   .strict()
   .openapi('UpdateConnection');
 
+export const HEALTH_STATES = ['healthy', 'failing', 'disabled'] as const;
+export const PARK_REASONS = ['exhausted', 'connection_disabled', 'blocked'] as const;
+
+export const HealthSchema = z
+  .object({
+    state: z.enum(HEALTH_STATES).openapi({
+      description:
+        'healthy; failing after failingAfter exhausted deliveries in a row; disabled after disableAfter (when set) until enabled again',
+    }),
+    consecutiveFailures: z.number().int().openapi({ description: 'exhausted deliveries in a row' }),
+    failingSince: z.string().optional(),
+    lastSuccessAt: z.string().optional(),
+    lastFailureAt: z.string().optional(),
+  })
+  .openapi('Health');
+
 export const ConnectionSchema = z
   .object({
     connectionId: z.string(),
@@ -169,6 +196,7 @@ export const ConnectionSchema = z
       .record(z.string(), z.string())
       .openapi({ description: `header names; every value reads ${HIDDEN_HEADER_VALUE}` }),
     enabled: z.boolean(),
+    health: HealthSchema,
     secretVersion: z.string().optional(),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -224,6 +252,45 @@ export const AttemptPageSchema = z
 export const DeliverySchema = z
   .object({ deliveryId: z.string(), connectionId: z.string(), attempts: z.array(AttemptSchema) })
   .openapi('Delivery');
+
+export const ParkedSchema = z
+  .object({
+    deliveryId: z.string(),
+    connectionId: z.string(),
+    applicationId: z.string(),
+    eventId: z.string(),
+    reason: z.enum(PARK_REASONS).openapi({
+      description:
+        'exhausted: every attempt failed; connection_disabled: the connection was disabled; blocked: the egress policy refused the destination',
+    }),
+    lastError: z.string().optional(),
+    lastOutcome: z.enum(OUTCOMES).optional(),
+    lastStatusCode: z.number().int().optional(),
+    attempts: z.number().int().openapi({ description: 'attempts made so far; a retry continues after them' }),
+    parkedAt: z.string(),
+  })
+  .openapi('ParkedDelivery');
+
+export const ParkedPageSchema = z
+  .object({ data: z.array(ParkedSchema), nextCursor: z.string().nullable() })
+  .openapi('ParkedPage');
+
+export const RecoverResultSchema = z
+  .object({
+    requeued: z
+      .number()
+      .int()
+      .openapi({ description: 'deliveries put back on the retry queue by this call' }),
+    remaining: z
+      .number()
+      .int()
+      .openapi({ description: 'parked deliveries in the range still waiting; call again to take them' }),
+  })
+  .openapi('RecoverResult');
+
+export const RetryResultSchema = z
+  .object({ requeued: z.literal(true), connectionId: z.string() })
+  .openapi('RetryResult');
 
 const outcomeCounts = z.object(
   Object.fromEntries(OUTCOMES.map((o) => [o, z.number().int()])) as Record<

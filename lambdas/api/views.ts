@@ -1,6 +1,7 @@
 /** What the API returns: no secret ARN, no custom header value, no table keys. */
 
 import type { AttemptRecord, Connection } from '../core/types';
+import { type HealthView, healthView } from '../management/connections';
 import { HIDDEN_HEADER_VALUE } from './schemas';
 
 export interface ConnectionView {
@@ -12,6 +13,7 @@ export interface ConnectionView {
   method: Connection['method'];
   headers: Record<string, string>;
   enabled: boolean;
+  health: HealthView;
   secretVersion?: string;
   createdAt: string;
   updatedAt: string;
@@ -27,6 +29,7 @@ export function connectionView(c: Connection): ConnectionView {
     method: c.method,
     headers: Object.fromEntries(Object.keys(c.headers ?? {}).map((name) => [name, HIDDEN_HEADER_VALUE])),
     enabled: c.enabled,
+    health: healthView(c.health),
     ...(c.secretVersion ? { secretVersion: c.secretVersion } : {}),
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,

@@ -112,10 +112,12 @@ export class ParkedDeliveriesAdmin {
     this.requireTable();
     await this.scoped(connectionId, query);
     const sinceMs = parseSince(query.since, this.clock.now());
+    const startKey = decodeCursor(query.cursor, ['connectionId', 'deliveryId']);
+    ownCursor(startKey, 'connectionId', connectionId);
     const page = await this.store.listByConnection(connectionId, {
       afterDeliveryId: sinceMs === undefined ? undefined : lowerBound(sinceMs),
       limit: pageSize(query.limit),
-      startKey: decodeCursor(query.cursor, ['connectionId', 'deliveryId']),
+      startKey,
     });
     return withCursor(page.items, page.nextKey);
   }
@@ -123,9 +125,11 @@ export class ParkedDeliveriesAdmin {
   /** An application's parked deliveries, newest first (GET /failures). */
   async listApplication(applicationId: string, query: { limit?: number; cursor?: string } = {}) {
     this.requireTable();
+    const startKey = decodeCursor(query.cursor, ['connectionId', 'deliveryId', 'applicationId']);
+    ownCursor(startKey, 'applicationId', applicationId);
     const page = await this.store.listByApplication(applicationId, {
       limit: pageSize(query.limit),
-      startKey: decodeCursor(query.cursor, ['connectionId', 'deliveryId', 'applicationId']),
+      startKey,
     });
     return withCursor(page.items, page.nextKey);
   }
@@ -235,6 +239,16 @@ function withCursor(items: ParkedDelivery[], nextKey: PageKey | undefined): Park
   return nextKey
     ? { data: items, nextCursor: Buffer.from(JSON.stringify(nextKey)).toString('base64url') }
     : { data: items };
+}
+
+/**
+ * A cursor of another listing (another connection's, another application's) is refused by name
+ * here: DynamoDB would refuse the start key with an error that says nothing to the caller.
+ */
+function ownCursor(startKey: PageKey | undefined, key: string, expected: string): void {
+  if (startKey && startKey[key] !== expected) {
+    throw new ValidationError('cursor', 'belongs to another listing');
+  }
 }
 
 /** A cursor this library returned: base64url JSON of a key with only the expected names. */

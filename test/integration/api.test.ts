@@ -12,9 +12,11 @@ import { PassThrough } from 'node:stream';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { run } from '../../cli/main';
 import { DynamoAttemptLog } from '../../lambdas/adapters/dynamodb/attempt-log';
+import { DynamoParkedStore } from '../../lambdas/adapters/dynamodb/parked-store';
 import { apiDocument } from '../../lambdas/api/openapi';
 import { ENV } from '../../lambdas/config';
 import { deliveryIdFor } from '../../lambdas/core/ids';
+import type { ParkedItem } from '../../lambdas/core/parking';
 import type { AttemptRecord, Outcome } from '../../lambdas/core/types';
 import { WebhookManagement, type WebhookResources } from '../../lambdas/management';
 import { mintSessionToken } from '../../lambdas/management/console-session';
@@ -28,6 +30,7 @@ let management: WebhookManagement;
 let api: LocalApi;
 let key: Uint8Array;
 let attemptLog: DynamoAttemptLog;
+let parkedStore: DynamoParkedStore;
 let resources: WebhookResources;
 const consoleDir = mkdtempSync(join(tmpdir(), 'wh-console-'));
 
@@ -43,6 +46,7 @@ beforeAll(async () => {
     dlqUrl: process.env[ENV.dlqUrl]!,
     connectionsTable: process.env[ENV.connectionsTable]!,
     attemptsTable: process.env[ENV.attemptsTable]!,
+    parkedTable: process.env[ENV.parkedTable]!,
     secretPrefix: process.env[ENV.secretPrefix]!,
     consoleKeySecret,
   };
@@ -58,6 +62,7 @@ beforeAll(async () => {
   api = await startLocalApi({ management, port: 0, consoleDir });
   key = await management.consoleSessionKey().get();
   attemptLog = new DynamoAttemptLog({ tableName: process.env[ENV.attemptsTable]! });
+  parkedStore = new DynamoParkedStore({ tableName: process.env[ENV.parkedTable]! });
 });
 afterAll(async () => {
   await api.close();
@@ -472,31 +477,151 @@ describe('management API: paging and filters', () => {
     } while (cursor);
     expect(filtered).toEqual([seeded[3]!.deliveryId]);
   });
+});
 
-  it("lists only this application's final failures of real deliveries, newest first, paged", async () => {
+describe('management API: parked deliveries, retry and recover', () => {
+  function parked(connectionId: string, applicationId: string, at: number, fields: Partial<ParkedItem> = {}) {
+    const eventId = `evt_${randomBytes(8).toString('hex')}`;
+    const item: ParkedItem = {
+      deliveryId: deliveryIdFor(eventId, connectionId, at),
+      connectionId,
+      applicationId,
+      eventId,
+      reason: 'exhausted',
+      lastError: 'HTTP 503',
+      lastOutcome: 'http_error',
+      lastStatusCode: 503,
+      attempts: 4,
+      parkedAt: new Date(at + 7_000).toISOString(),
+      body: JSON.stringify({ event: 'user.identified', n: at }),
+      firstAttemptAt: new Date(at).toISOString(),
+      expiresAt: Math.floor(at / 1000) + 86_400,
+      ...fields,
+    };
+    return item;
+  }
+
+  it("lists a connection's parked deliveries and the application's, newest first, paged, never with the body", async () => {
     const app = id('app');
     const other = id('app');
     const token = await tokenFor(app);
     const mine = (await createVia(app, token)).connectionId;
     const theirs = (await createVia(other, await tokenFor(other))).connectionId;
     const now = Date.now();
-    const failures = [0, 1, 2].map((i) =>
-      record(mine, app, now - 10_000 + i * 1_000, { outcome: 'http_error', statusCode: 503, attempt: 4 }),
-    );
-    for (const r of failures) await attemptLog.append(r);
-    await attemptLog.append(record(theirs, other, now - 5_000, { outcome: 'timeout' }));
-    await attemptLog.append(record(mine, app, now - 4_000, { outcome: 'http_error', test: true }));
-    await attemptLog.append(record(mine, app, now - 3_000));
+    const items = [0, 1, 2].map((i) => parked(mine, app, now - 10_000 + i * 1_000));
+    for (const item of items) await parkedStore.park(item);
+    await parkedStore.park(parked(theirs, other, now - 5_000, { reason: 'connection_disabled' }));
 
-    const first = await call('GET', appPath(app, '/failures?limit=2'), { token });
-    expect(first.body.data.map((a: AttemptRecord) => a.deliveryId)).toEqual([
-      failures[2]!.deliveryId,
-      failures[1]!.deliveryId,
+    const first = await call('GET', appPath(app, `/connections/${mine}/parked?limit=2`), { token });
+    expect(first.status).toBe(200);
+    expect(first.body.data.map((p: ParkedItem) => p.deliveryId)).toEqual([
+      items[2]!.deliveryId,
+      items[1]!.deliveryId,
     ]);
-    const rest = await call('GET', appPath(app, `/failures?limit=2&cursor=${first.body.nextCursor}`), {
-      token,
+    expect(first.body.data[0]).toMatchObject({ reason: 'exhausted', lastStatusCode: 503, attempts: 4 });
+    expect(first.text).not.toContain('"body"');
+    const rest = await call(
+      'GET',
+      appPath(app, `/connections/${mine}/parked?limit=2&cursor=${first.body.nextCursor}`),
+      { token },
+    );
+    expect(rest.body).toEqual({
+      data: [expect.objectContaining({ deliveryId: items[0]!.deliveryId })],
+      nextCursor: null,
     });
-    expect(rest.body.data.map((a: AttemptRecord) => a.deliveryId)).toEqual([failures[0]!.deliveryId]);
+
+    const failures = await call('GET', appPath(app, '/failures'), { token });
+    expect(failures.body.data.map((p: ParkedItem) => p.deliveryId)).toEqual(
+      [...items].reverse().map((i) => i.deliveryId),
+    );
+    const since = await call(
+      'GET',
+      appPath(app, `/connections/${mine}/parked?since=${new Date(now - 8_500).toISOString()}`),
+      {
+        token,
+      },
+    );
+    expect(since.body.data).toHaveLength(1);
+  });
+
+  it('refuses a cursor of another listing by name, and a bad since', async () => {
+    const app = id('app');
+    const token = await tokenFor(app);
+    const a = (await createVia(app, token)).connectionId;
+    const b = (await createVia(app, token)).connectionId;
+    const now = Date.now();
+    for (const i of [0, 1]) await parkedStore.park(parked(a, app, now - 5_000 + i));
+    const page = await call('GET', appPath(app, `/connections/${a}/parked?limit=1`), { token });
+    const foreign = await call(
+      'GET',
+      appPath(app, `/connections/${b}/parked?cursor=${page.body.nextCursor}`),
+      {
+        token,
+      },
+    );
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.error).toMatchObject({ field: 'cursor' });
+    const badSince = await call('GET', appPath(app, `/connections/${a}/parked?since=yesterday`), { token });
+    expect(badSince.status).toBe(422);
+    expect(badSince.body.error.field).toBe('since');
+  });
+
+  it('retries one parked delivery once: it leaves the parked list and a second retry is 404', async () => {
+    const app = id('app');
+    const token = await tokenFor(app);
+    const { connectionId } = await createVia(app, token);
+    const item = parked(connectionId, app, Date.now() - 3_000);
+    await parkedStore.park(item);
+    const retried = await call('POST', appPath(app, `/deliveries/${item.deliveryId}/retry`), { token });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toEqual({ requeued: true, connectionId });
+    expect(await parkedStore.get(connectionId, item.deliveryId)).toBeUndefined();
+    const again = await call('POST', appPath(app, `/deliveries/${item.deliveryId}/retry`), { token });
+    expect(again.status).toBe(404);
+    expect(again.body.error.code).toBe('not_found');
+  });
+
+  it('recovers parked deliveries since a time, leaving older ones parked; with no body it recovers the rest', async () => {
+    const app = id('app');
+    const token = await tokenFor(app);
+    const { connectionId } = await createVia(app, token);
+    const now = Date.now();
+    const old = parked(connectionId, app, now - 3 * 3_600_000);
+    const recent = [1, 2, 3].map((i) => parked(connectionId, app, now - 60_000 + i * 1_000));
+    for (const item of [old, ...recent]) await parkedStore.park(item);
+
+    const lastHour = await call('POST', appPath(app, `/connections/${connectionId}/recover`), {
+      token,
+      json: { since: '1h' },
+    });
+    expect(lastHour.status).toBe(200);
+    expect(lastHour.body).toEqual({ requeued: 3, remaining: 0 });
+    const left = await call('GET', appPath(app, `/connections/${connectionId}/parked`), { token });
+    expect(left.body.data.map((p: ParkedItem) => p.deliveryId)).toEqual([old.deliveryId]);
+
+    const all = await fetch(`${api.origin}${appPath(app, `/connections/${connectionId}/recover`)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(await all.json()).toEqual({ requeued: 1, remaining: 0 });
+    const none = await call('GET', appPath(app, `/connections/${connectionId}/parked`), { token });
+    expect(none.body.data).toEqual([]);
+
+    const unknownField = await call('POST', appPath(app, `/connections/${connectionId}/recover`), {
+      token,
+      json: { since: '1h', rate: 1000 },
+    });
+    expect(unknownField.status).toBe(422);
+  });
+
+  it('shows health on every connection: healthy until told otherwise', async () => {
+    const app = id('app');
+    const token = await tokenFor(app);
+    const { connectionId } = await createVia(app, token);
+    const one = await call('GET', appPath(app, `/connections/${connectionId}`), { token });
+    expect(one.body.health).toEqual({ state: 'healthy', consecutiveFailures: 0 });
+    const list = await call('GET', appPath(app, '/connections'), { token });
+    expect(list.body.data[0].health.state).toBe('healthy');
   });
 });
 
@@ -574,6 +699,9 @@ describe('management API: authorisation matrix', () => {
     ['GET', appPath(appId, `/connections/${con}/stats`)],
     ['GET', appPath(appId, `/deliveries/${dlv}`)],
     ['GET', appPath(appId, '/failures')],
+    ['GET', appPath(appId, `/connections/${con}/parked`)],
+    ['POST', appPath(appId, `/connections/${con}/recover`), {}],
+    ['POST', appPath(appId, `/deliveries/${dlv}/retry`)],
   ];
 
   function tamper(t: string): string {

@@ -5,6 +5,7 @@ import { ErrorSchema } from '../schemas';
 
 export const TAG_CONNECTIONS = 'Connections';
 export const TAG_LOGS = 'Attempt log';
+export const TAG_PARKED = 'Parked deliveries';
 
 export function jsonOk<T extends z.ZodType>(schema: T, description: string) {
   return { content: { 'application/json': { schema } }, description };

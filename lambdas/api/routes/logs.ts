@@ -1,4 +1,4 @@
-/** The attempt log: a connection's attempts, its chart data, one delivery, recent final failures. */
+/** The attempt log: a connection's attempts, its chart data, one delivery. */
 
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { ATTEMPTS_TABLE } from '../../adapters/dynamodb/tables';
@@ -6,14 +6,12 @@ import { connectionIdOf } from '../../core/ids';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ApiError, ERROR_CODES, notFound } from '../errors';
 import {
-  ApplicationParams,
   AttemptPageSchema,
   AttemptQuery,
   ConnectionParams,
   DEFAULT_PAGE_SIZE,
   DeliveryParams,
   DeliverySchema,
-  FailuresQuery,
   MAX_STATS_BUCKETS,
   STATS_BUCKETS,
   StatsQuery,
@@ -27,7 +25,6 @@ import { ownedConnection } from './connections';
 
 const BASE = '/api/v1/applications/{applicationId}';
 const DAY_MS = 86_400_000;
-const DEFAULT_FAILURE_DAYS = 7;
 
 const badParameter = (field: string, problem: string) =>
   new ApiError(400, ERROR_CODES.invalidParameter, `${field}: ${problem}`, field);
@@ -130,43 +127,6 @@ export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       );
       if (attempts.length === 0) throw notFound('delivery');
       return c.json({ deliveryId, connectionId, attempts: attempts.map(attemptView) }, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      operationId: 'listFailures',
-      method: 'get',
-      path: `${BASE}/failures`,
-      tags: [TAG_LOGS],
-      summary:
-        'Recent final failures of the application (deliveries whose last attempt failed), newest first',
-      request: { params: ApplicationParams, query: FailuresQuery },
-      responses: {
-        200: jsonOk(AttemptPageSchema, 'one page of final failed attempts'),
-        ...errorResponses(400),
-      },
-    }),
-    async (c) => {
-      const q = c.req.valid('query');
-      const index = ATTEMPTS_TABLE.finalFailuresIndex;
-      const startKey = decodeCursor(q.cursor, [
-        ATTEMPTS_TABLE.partitionKey,
-        ATTEMPTS_TABLE.sortKey,
-        index.partitionKey,
-        index.sortKey,
-      ]);
-      if (startKey && !/^\d{4}-\d{2}-\d{2}$/.test(startKey[index.partitionKey] ?? '')) {
-        throw badParameter('cursor', 'is not a cursor this API returned');
-      }
-      const page = await management.attempts.finalFailuresOf({
-        applicationId: c.get('applicationId'),
-        days: q.days ?? DEFAULT_FAILURE_DAYS,
-        limit: q.limit ?? DEFAULT_PAGE_SIZE,
-        now: now(),
-        startKey,
-      });
-      return c.json({ data: page.items.map(attemptView), nextCursor: encodeCursor(page.nextKey) }, 200);
     },
   );
 }
