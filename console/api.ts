@@ -12,6 +12,9 @@ import type {
   ConnectionInput,
   Delivery,
   Page,
+  ParkedDelivery,
+  RecoverResult,
+  RetryResult,
   RotatedSecret,
   Secret,
   Stats,
@@ -160,5 +163,25 @@ export class ApiClient {
 
   getDelivery(deliveryId: string): Promise<Delivery> {
     return this.call('GET', `/deliveries/${encodeURIComponent(deliveryId)}`);
+  }
+
+  listParked(connectionId: string, cursor?: string, limit = 10): Promise<Page<ParkedDelivery>> {
+    return this.call(
+      'GET',
+      `/connections/${encodeURIComponent(connectionId)}/parked${query({ cursor, limit })}`,
+    );
+  }
+
+  /** Sends the connection's parked deliveries again (all, or those of events since `since`). */
+  recover(connectionId: string, since?: string): Promise<RecoverResult> {
+    return this.call(
+      'POST',
+      `/connections/${encodeURIComponent(connectionId)}/recover`,
+      since ? { since } : {},
+    );
+  }
+
+  retryDelivery(deliveryId: string): Promise<RetryResult> {
+    return this.call('POST', `/deliveries/${encodeURIComponent(deliveryId)}/retry`);
   }
 }

@@ -1,6 +1,6 @@
 /** How the console writes times, durations and outcomes. */
 
-import type { Outcome } from './types';
+import type { HealthState, Outcome, ParkReason } from './types';
 
 export const OUTCOME_LABELS: Record<Outcome, string> = {
   delivered: 'Delivered',
@@ -9,6 +9,18 @@ export const OUTCOME_LABELS: Record<Outcome, string> = {
   network_error: 'Network error',
   blocked: 'Blocked',
   rejected: 'Rejected',
+};
+
+export const HEALTH_LABELS: Record<HealthState, string> = {
+  healthy: 'Healthy',
+  failing: 'Failing',
+  disabled: 'Disabled by health',
+};
+
+export const PARK_REASON_LABELS: Record<ParkReason, string> = {
+  exhausted: 'Every attempt failed',
+  connection_disabled: 'Connection disabled',
+  blocked: 'Destination refused',
 };
 
 export function formatTime(iso: string | undefined): string {

@@ -17,6 +17,47 @@ export const OUTCOMES = [
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
+export const HEALTH_STATES = ['healthy', 'failing', 'disabled'] as const;
+export type HealthState = (typeof HEALTH_STATES)[number];
+
+/** Endpoint health (DESIGN.md §9): written by the dispatcher on failures and state changes. */
+export interface Health {
+  state: HealthState;
+  /** Exhausted deliveries in a row. */
+  consecutiveFailures: number;
+  failingSince?: string;
+  lastSuccessAt?: string;
+  lastFailureAt?: string;
+}
+
+export const PARK_REASONS = ['exhausted', 'connection_disabled', 'blocked'] as const;
+export type ParkReason = (typeof PARK_REASONS)[number];
+
+/** A delivery kept for the customer to send again: never its body. */
+export interface ParkedDelivery {
+  deliveryId: string;
+  connectionId: string;
+  applicationId: string;
+  eventId: string;
+  reason: ParkReason;
+  lastError?: string;
+  lastOutcome?: Outcome;
+  lastStatusCode?: number;
+  /** Attempts made so far; a retry continues after them. */
+  attempts: number;
+  parkedAt: string;
+}
+
+export interface RecoverResult {
+  requeued: number;
+  remaining: number;
+}
+
+export interface RetryResult {
+  requeued: true;
+  connectionId: string;
+}
+
 /** A connection as the API shows it: never its secret. */
 export interface Connection {
   connectionId: string;
@@ -28,6 +69,7 @@ export interface Connection {
   /** Header names; the API never returns their values (each reads `[hidden]`). */
   headers: Record<string, string>;
   enabled: boolean;
+  health: Health;
   secretVersion?: string;
   createdAt: string;
   updatedAt: string;

@@ -3,9 +3,10 @@
 import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
 import { AttemptLog } from '../components/attempt-log';
-import { EnabledBadge } from '../components/badges';
+import { EnabledBadge, HealthBadge } from '../components/badges';
 import { StatsPanel } from '../components/chart';
 import { ConnectionForm } from '../components/connection-form';
+import { ParkedPanel, RecoveryOffer } from '../components/parked-panel';
 import { SecretPanel } from '../components/secret-panel';
 import { Failed, Loading } from '../components/states';
 import { TestPanel } from '../components/test-panel';
@@ -17,6 +18,7 @@ import { useResource } from '../use-resource';
 export function ConnectionPage({ api, connectionId }: { api: ApiClient; connectionId: string }) {
   const [resource, reload] = useResource(() => api.getConnection(connectionId), [connectionId]);
   const [refresh, setRefresh] = useState(0);
+  const [justEnabled, setJustEnabled] = useState(false);
   const crumbs = (
     <nav class="crumbs" aria-label="Breadcrumb">
       <a href={href.connections()}>CRM Connections</a> <span aria-hidden="true">/</span>{' '}
@@ -40,12 +42,27 @@ export function ConnectionPage({ api, connectionId }: { api: ApiClient; connecti
   return (
     <section>
       {crumbs}
-      <Overview api={api} connection={resource.data} onChanged={reload} />
+      <Overview
+        api={api}
+        connection={resource.data}
+        onChanged={reload}
+        onEnabled={() => setJustEnabled(true)}
+      />
+      {justEnabled && resource.data.enabled && (
+        <RecoveryOffer api={api} connectionId={connectionId} onRequeued={() => setRefresh((r) => r + 1)} />
+      )}
       <div class="grid two">
         <SecretPanel api={api} connectionId={connectionId} />
         <TestPanel api={api} connectionId={connectionId} onSent={() => setRefresh((r) => r + 1)} />
       </div>
       <StatsPanel api={api} connectionId={connectionId} refresh={refresh} />
+      <ParkedPanel
+        api={api}
+        connectionId={connectionId}
+        enabled={resource.data.enabled}
+        refresh={refresh}
+        onRequeued={() => setRefresh((r) => r + 1)}
+      />
       <AttemptLog api={api} connectionId={connectionId} refresh={refresh} />
     </section>
   );
@@ -55,10 +72,13 @@ function Overview({
   api,
   connection: c,
   onChanged,
+  onEnabled,
 }: {
   api: ApiClient;
   connection: Connection;
   onChanged: () => void;
+  /** A disabled connection was enabled: the page offers to recover what was parked meanwhile. */
+  onEnabled: () => void;
 }) {
   const [mode, setMode] = useState<'view' | 'edit' | 'delete'>('view');
   const [busy, setBusy] = useState(false);
@@ -101,7 +121,7 @@ function Overview({
       <div class="page-head">
         <div>
           <h1>
-            {c.name} <EnabledBadge enabled={c.enabled} />
+            {c.name} <EnabledBadge enabled={c.enabled} /> <HealthBadge health={c.health} />
           </h1>
           <p class="mono break">
             <span class="method">{c.method}</span> {c.url}
@@ -116,7 +136,13 @@ function Overview({
             class="button"
             disabled={busy}
             onClick={() =>
-              act(() => api.updateConnection(c.connectionId, { enabled: !c.enabled }), onChanged)
+              act(
+                () => api.updateConnection(c.connectionId, { enabled: !c.enabled }),
+                () => {
+                  if (!c.enabled) onEnabled();
+                  onChanged();
+                },
+              )
             }
           >
             {c.enabled ? 'Disable' : 'Enable'}
@@ -131,6 +157,10 @@ function Overview({
         <dd>Webhook</dd>
         <dt>Connection id</dt>
         <dd class="mono">{c.connectionId}</dd>
+        <dt>Health</dt>
+        <dd>
+          <HealthFacts connection={c} />
+        </dd>
         <dt>Headers</dt>
         <dd>{headerNames.length ? headerNames.join(', ') : <span class="muted">none</span>}</dd>
         <dt>Created</dt>
@@ -139,7 +169,10 @@ function Overview({
         <dd>{formatTime(c.updatedAt)}</dd>
       </dl>
       {!c.enabled && (
-        <p class="note">Disabled: new events are not delivered to this connection until you enable it.</p>
+        <p class="note">
+          Disabled: new events are not sent to this connection; they are parked until you enable it and
+          recover them.
+        </p>
       )}
       {mode === 'delete' && (
         <div class="confirm danger-zone" role="alertdialog" aria-label="Confirm delete">
@@ -172,4 +205,18 @@ function Overview({
       )}
     </div>
   );
+}
+
+/** Health in words: what state, since when, the last success and failure the dispatcher recorded. */
+function HealthFacts({ connection: c }: { connection: Connection }) {
+  const h = c.health;
+  const parts: string[] = [];
+  if (h.state === 'healthy') parts.push('Healthy: deliveries succeed');
+  else
+    parts.push(
+      `${h.state === 'failing' ? 'Failing' : 'Disabled after failing'}: ${h.consecutiveFailures} ${h.consecutiveFailures === 1 ? 'delivery' : 'deliveries'} in a row failed on every attempt${h.failingSince ? ` since ${formatTime(h.failingSince)}` : ''}`,
+    );
+  if (h.lastFailureAt) parts.push(`last failure ${formatTime(h.lastFailureAt)}`);
+  if (h.lastSuccessAt) parts.push(`last success after a failure ${formatTime(h.lastSuccessAt)}`);
+  return <span>{parts.join('; ')}</span>;
 }

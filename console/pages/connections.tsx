@@ -2,14 +2,14 @@
 
 import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
-import { EnabledBadge, OutcomeBadge } from '../components/badges';
+import { EnabledBadge, HealthBadge } from '../components/badges';
 import { Empty, Failed, Loading } from '../components/states';
 import { formatTime } from '../format';
 import { href, navigate } from '../router';
 import type { Connection } from '../types';
 import { useResource } from '../use-resource';
 
-/** Connections per page; each row also reads its newest attempt. */
+/** Connections per page (one request: health comes with each connection). */
 const PAGE_SIZE = 20;
 
 export function ConnectionsPage({ api }: { api: ApiClient }) {
@@ -50,12 +50,12 @@ export function ConnectionsPage({ api }: { api: ApiClient }) {
                   <th scope="col">URL</th>
                   <th scope="col">Method</th>
                   <th scope="col">Status</th>
-                  <th scope="col">Last attempt</th>
+                  <th scope="col">Health</th>
                 </tr>
               </thead>
               <tbody>
                 {page.data.data.map((c) => (
-                  <ConnectionRow key={c.connectionId} api={api} connection={c} />
+                  <ConnectionRow key={c.connectionId} connection={c} />
                 ))}
               </tbody>
             </table>
@@ -72,24 +72,20 @@ export function ConnectionsPage({ api }: { api: ApiClient }) {
   );
 }
 
-/**
- * The connection's newest attempt, read from its attempt log (the API has no health summary
- * yet): its outcome and when, or a dash when there is none or it cannot be read.
- */
-function LastAttempt({ api, connectionId }: { api: ApiClient; connectionId: string }) {
-  const [last] = useResource(() => api.listAttempts(connectionId, {}, undefined, 1), [connectionId]);
-  if (last.state === 'loading') return <span class="muted">…</span>;
-  const attempt = last.state === 'ready' ? last.data.data[0] : undefined;
-  if (!attempt) return <span class="muted">{last.state === 'error' ? 'unavailable' : 'none yet'}</span>;
+/** Health, and for a failing or disabled endpoint since when. */
+function HealthCell({ connection: c }: { connection: Connection }) {
+  const { health } = c;
   return (
     <span class="last-attempt">
-      <OutcomeBadge outcome={attempt.outcome} />
-      <span class="muted small nowrap">{formatTime(attempt.requestedAt)}</span>
+      <HealthBadge health={health} />
+      {health.state !== 'healthy' && health.failingSince && (
+        <span class="muted small nowrap">since {formatTime(health.failingSince)}</span>
+      )}
     </span>
   );
 }
 
-function ConnectionRow({ api, connection: c }: { api: ApiClient; connection: Connection }) {
+function ConnectionRow({ connection: c }: { connection: Connection }) {
   return (
     <tr>
       <td>
@@ -106,7 +102,7 @@ function ConnectionRow({ api, connection: c }: { api: ApiClient; connection: Con
         <EnabledBadge enabled={c.enabled} />
       </td>
       <td>
-        <LastAttempt api={api} connectionId={c.connectionId} />
+        <HealthCell connection={c} />
       </td>
     </tr>
   );

@@ -63,6 +63,7 @@ beforeAll(async () => {
       dlqUrl: process.env[ENV.dlqUrl]!,
       connectionsTable: process.env[ENV.connectionsTable]!,
       attemptsTable: process.env[ENV.attemptsTable]!,
+      parkedTable: process.env[ENV.parkedTable]!,
       secretPrefix: process.env[ENV.secretPrefix]!,
       consoleKeySecret,
     },
@@ -273,11 +274,11 @@ describe('the web console, walked by a new user', () => {
   it('lists the connection, then disables and deletes it after confirmation', async () => {
     await page.goto(`${api.origin}/console/#/connections`);
     await byRole(page, 'link', 'CRM production');
-    await waitForText(page, 'HTTP error');
+    await waitForText(page, 'Healthy');
     await screenshot(page, '09-connections');
     await (await byRole(page, 'link', 'CRM production')).click();
     await clickButton(page, 'Disable');
-    await waitForText(page, 'Disabled: new events are not delivered');
+    await waitForText(page, 'Disabled: new events are not sent');
     await clickButton(page, 'Delete');
     await waitForText(page, 'This cannot be undone');
     await screenshot(page, '10-delete-confirmation');

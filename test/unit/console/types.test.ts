@@ -12,8 +12,13 @@ import {
   type Connection,
   type ConnectionInput,
   type Delivery,
+  HEALTH_STATES,
+  type Health,
   METHODS,
   OUTCOMES,
+  PARK_REASONS,
+  type ParkedDelivery,
+  type RecoverResult,
   type RotatedSecret,
   STATS_BUCKETS,
   type Stats,
@@ -70,10 +75,31 @@ const CONNECTION: Presence<Connection> = {
   method: 'required',
   headers: 'required',
   enabled: 'required',
+  health: 'required',
   secretVersion: 'optional',
   createdAt: 'required',
   updatedAt: 'required',
 };
+const HEALTH: Presence<Health> = {
+  state: 'required',
+  consecutiveFailures: 'required',
+  failingSince: 'optional',
+  lastSuccessAt: 'optional',
+  lastFailureAt: 'optional',
+};
+const PARKED: Presence<ParkedDelivery> = {
+  deliveryId: 'required',
+  connectionId: 'required',
+  applicationId: 'required',
+  eventId: 'required',
+  reason: 'required',
+  lastError: 'optional',
+  lastOutcome: 'optional',
+  lastStatusCode: 'optional',
+  attempts: 'required',
+  parkedAt: 'required',
+};
+const RECOVERED: Presence<RecoverResult> = { requeued: 'required', remaining: 'required' };
 const ATTEMPT: Presence<Attempt> = {
   deliveryId: 'required',
   attempt: 'required',
@@ -131,6 +157,11 @@ describe("the console's API types", () => {
   it('match the OpenAPI document field by field', () => {
     expect(mismatches(schemas.Connection!, CONNECTION)).toEqual([]);
     expect(mismatches(schemas.Attempt!, ATTEMPT)).toEqual([]);
+    expect(mismatches(schemas.Health!, HEALTH)).toEqual([]);
+    expect(mismatches(schemas.ParkedDelivery!, PARKED)).toEqual([]);
+    expect(mismatches(schemas.ParkedPage!, { data: 'required', nextCursor: 'required' })).toEqual([]);
+    expect(mismatches(schemas.RecoverResult!, RECOVERED)).toEqual([]);
+    expect(mismatches(schemas.RetryResult!, { requeued: 'required', connectionId: 'required' })).toEqual([]);
     expect(mismatches(schemas.RotatedSecret!, ROTATED)).toEqual([]);
     expect(mismatches(schemas.Secret!, { secret: 'required', secretVersion: 'optional' })).toEqual([]);
     expect(mismatches(schemas.Delivery!, DELIVERY)).toEqual([]);
@@ -156,6 +187,8 @@ describe("the console's API types", () => {
   it('know the same methods, outcomes, filters and stats buckets', () => {
     expect(schemas.Connection!.properties!.method!.enum).toEqual([...METHODS]);
     expect(schemas.Attempt!.properties!.outcome!.enum).toEqual([...OUTCOMES]);
+    expect(schemas.Health!.properties!.state!.enum).toEqual([...HEALTH_STATES]);
+    expect(schemas.ParkedDelivery!.properties!.reason!.enum).toEqual([...PARK_REASONS]);
     const base = '/api/v1/applications/{applicationId}/connections/{connectionId}';
     const query = (path: string) =>
       Object.fromEntries(

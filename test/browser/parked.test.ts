@@ -1,0 +1,214 @@
+/**
+ * A customer whose endpoint was down sees it in the console and gets the parked deliveries
+ * back (DESIGN.md §9), in a real Chromium against local mode's management API: a health badge
+ * per connection on the list, the parked deliveries with reason and last error, Retry of one,
+ * Recover of the rest, and, after enabling a connection health had disabled, the offer to
+ * recover what was parked meanwhile. Whatever comes from outside (a last error) shows as text.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import { buildConsole } from '../../console/build';
+import { DynamoHealthStore } from '../../lambdas/adapters/dynamodb/health-store';
+import { DynamoParkedStore } from '../../lambdas/adapters/dynamodb/parked-store';
+import { ENV } from '../../lambdas/config';
+import { deliveryIdFor } from '../../lambdas/core/ids';
+import type { ParkedItem } from '../../lambdas/core/parking';
+import { WebhookManagement } from '../../lambdas/management';
+import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../local/api-server';
+import { type Receiver, respond, startReceiver, testPki } from '../support/https-receiver';
+import {
+  bodyText,
+  byRole,
+  clickButton,
+  connectBrowser,
+  newUserPage,
+  screenshot,
+  waitForText,
+} from './support/browser';
+
+const applicationId = `app_parked_${randomBytes(6).toString('hex')}`;
+const HOSTILE_ERROR = '<img src=x onerror="window.__pwned=1">gateway down';
+
+let receiver: Receiver;
+let management: WebhookManagement;
+let api: LocalApi;
+let consoleDir: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let consoleUrl: string;
+let parkedStore: DynamoParkedStore;
+let healthy: string;
+let failing: string;
+let disabled: string;
+const parkedOf: Record<string, ParkedItem[]> = {};
+
+function parked(connectionId: string, at: number, fields: Partial<ParkedItem> = {}): ParkedItem {
+  const eventId = `evt_${randomBytes(8).toString('hex')}`;
+  return {
+    deliveryId: deliveryIdFor(eventId, connectionId, at),
+    connectionId,
+    applicationId,
+    eventId,
+    reason: 'exhausted',
+    lastError: HOSTILE_ERROR,
+    lastOutcome: 'http_error',
+    lastStatusCode: 503,
+    attempts: 4,
+    parkedAt: new Date(at + 7_000).toISOString(),
+    body: JSON.stringify({ event: 'user.identified', at }),
+    firstAttemptAt: new Date(at).toISOString(),
+    expiresAt: Math.floor(at / 1000) + 86_400,
+    ...fields,
+  };
+}
+
+beforeAll(async () => {
+  consoleDir = mkdtempSync(join(tmpdir(), 'webhooks-console-'));
+  const sm = new SecretsManagerClient({});
+  const [, consoleKeySecret, rx] = await Promise.all([
+    buildConsole(consoleDir),
+    ensureConsoleKey(sm, `webhooks-test/console-key-${randomBytes(4).toString('hex')}`),
+    startReceiver(respond(200, '{"received":true}')),
+  ]);
+  sm.destroy();
+  receiver = rx;
+  management = new WebhookManagement({
+    resources: {
+      queueUrl: process.env[ENV.queueUrl]!,
+      retryQueueUrl: process.env[ENV.retryQueueUrl]!,
+      dlqUrl: process.env[ENV.dlqUrl]!,
+      connectionsTable: process.env[ENV.connectionsTable]!,
+      attemptsTable: process.env[ENV.attemptsTable]!,
+      parkedTable: process.env[ENV.parkedTable]!,
+      secretPrefix: process.env[ENV.secretPrefix]!,
+      consoleKeySecret,
+    },
+    allowLoopback: true,
+    allowedPorts: [443, receiver.port],
+    ca: [testPki().caPem],
+  });
+  parkedStore = new DynamoParkedStore({ tableName: process.env[ENV.parkedTable]! });
+  const health = new DynamoHealthStore({ tableName: process.env[ENV.connectionsTable]! });
+  const create = async (name: string) =>
+    (await management.connections.create({ applicationId, name, url: `${receiver.url}/${name}` }))
+      .connectionId;
+  healthy = await create('Billing');
+  failing = await create('CRM');
+  disabled = await create('Warehouse');
+  const now = Date.now();
+  const since = new Date(now - 20 * 60_000).toISOString();
+  await health.write(
+    failing,
+    { state: 'failing', consecutiveFailures: 3, failingSince: since, lastFailureAt: since, version: 1 },
+    0,
+  );
+  await health.write(
+    disabled,
+    { state: 'disabled', consecutiveFailures: 5, failingSince: since, lastFailureAt: since, version: 1 },
+    0,
+  );
+  parkedOf[failing] = [0, 1, 2].map((i) => parked(failing, now - 15 * 60_000 + i * 60_000));
+  parkedOf[disabled] = [
+    parked(disabled, now - 10 * 60_000),
+    parked(disabled, now - 5 * 60_000, { reason: 'connection_disabled', attempts: 0, lastError: undefined }),
+  ];
+  for (const item of [...parkedOf[failing]!, ...parkedOf[disabled]!]) await parkedStore.park(item);
+  api = await startLocalApi({ management, port: 0, consoleDir });
+  ({ consoleUrl } = await management.createConsoleSession({ applicationId, apiUrl: api.origin }));
+  browser = await connectBrowser();
+  ({ context, page } = await newUserPage(browser));
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.disconnect();
+  await api?.close();
+  await receiver?.close();
+  rmSync(consoleDir, { recursive: true, force: true });
+});
+
+const stillParked = async (connectionId: string) =>
+  (await management.listParked(connectionId)).data.map((p) => p.deliveryId);
+
+describe('endpoint health and parked deliveries in the console', () => {
+  it('shows each connection’s health on the list, in words', async () => {
+    await page.goto(consoleUrl);
+    await byRole(page, 'heading', 'CRM Connections');
+    await waitForText(page, 'Warehouse');
+    const rows = await page.$$eval('table tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
+    const row = (name: string) => rows.find((r) => r.includes(name)) ?? '';
+    expect(row('Billing')).toContain('Healthy');
+    expect(row('CRM')).toMatch(/Failing\s*since/);
+    expect(row('Warehouse')).toContain('Disabled by health');
+    await screenshot(page, '11-connections-health');
+  });
+
+  it('lists the parked deliveries of a failing connection with reason and last error, as text', async () => {
+    await page.goto(`${api.origin}/console/#/connections/${failing}`);
+    await byRole(page, 'table', 'Parked deliveries');
+    const text = await bodyText(page);
+    expect(text).toContain('Failing');
+    expect(text).toContain('3 deliveries in a row failed on every attempt');
+    expect(text).toContain('Every attempt failed');
+    expect(text).toContain(`HTTP 503: ${HOSTILE_ERROR}`);
+    const rows = await page.$$eval('table[aria-label="Parked deliveries"] tbody tr', (trs) => trs.length);
+    expect(rows).toBe(3);
+    expect(
+      await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned),
+    ).toBeUndefined();
+    await screenshot(page, '12-parked-deliveries');
+  });
+
+  it('retries one parked delivery: it is queued again and leaves the list', async () => {
+    const [newest] = [...parkedOf[failing]!].reverse();
+    await clickButton(page, `Retry delivery ${newest!.deliveryId}`);
+    await waitForText(page, `Delivery ${newest!.deliveryId} is queued again (attempt 5 next).`);
+    await page.waitForFunction(
+      () =>
+        (
+          globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }
+        ).document.querySelectorAll('table[aria-label="Parked deliveries"] tbody tr').length === 2,
+    );
+    expect(await stillParked(failing)).not.toContain(newest!.deliveryId);
+  });
+
+  it('recovers the rest after a confirmation that says what happens', async () => {
+    await clickButton(page, 'Recover');
+    await byRole(page, 'alertdialog', 'Confirm recover');
+    expect(await bodyText(page)).toContain('Each keeps its delivery id and body');
+    expect(await stillParked(failing)).toHaveLength(2);
+    await clickButton(page, 'Recover deliveries');
+    await waitForText(page, '2 deliveries are queued again, oldest first.');
+    await waitForText(page, 'Nothing parked');
+    expect(await stillParked(failing)).toEqual([]);
+  });
+
+  it('does not offer Recover while the connection is disabled; enabling it offers recovery', async () => {
+    await page.goto(`${api.origin}/console/#/connections/${disabled}`);
+    await byRole(page, 'table', 'Parked deliveries');
+    const before = await bodyText(page);
+    expect(before).toContain('Disabled by health');
+    expect(before).toContain('enable it first');
+    expect(before).toContain('Connection disabled');
+    expect(await page.$('::-p-aria([name="Recover"][role="button"])')).toBeNull();
+
+    await clickButton(page, 'Enable');
+    await byRole(page, 'region', 'Recover parked deliveries');
+    await waitForText(page, 'Send the parked deliveries now?');
+    await screenshot(page, '13-enable-offers-recovery');
+    const connection = await management.getConnection(disabled);
+    expect(connection).toMatchObject({ enabled: true, health: { state: 'healthy', consecutiveFailures: 0 } });
+
+    const offer = await byRole(page, 'region', 'Recover parked deliveries');
+    await (await offer.$('::-p-aria([name="Recover"][role="button"])'))!.click();
+    await (await offer.$('::-p-aria([name="Recover deliveries"][role="button"])'))!.click();
+    await waitForText(page, '2 deliveries are queued again, oldest first.');
+    expect(await stillParked(disabled)).toEqual([]);
+  });
+});
