@@ -29,6 +29,7 @@ export const ENV = {
   headerPrefix: 'WEBHOOKS_HEADER_PREFIX',
   attemptTimeoutMs: 'WEBHOOKS_ATTEMPT_TIMEOUT_MS',
   attemptTtlDays: 'WEBHOOKS_ATTEMPT_TTL_DAYS',
+  deliveredTtlDays: 'WEBHOOKS_DELIVERED_TTL_DAYS',
   batchConcurrency: 'WEBHOOKS_BATCH_CONCURRENCY',
   connectionCacheTtlMs: 'WEBHOOKS_CONNECTION_CACHE_TTL_MS',
   allowedPorts: 'WEBHOOKS_ALLOWED_PORTS',
@@ -58,6 +59,11 @@ export interface DispatcherConfig {
   /** Deadline of one attempt, whole exchange. Spec §6: 30 s; shorter only for tests. */
   readonly attemptTimeoutMs: number;
   readonly attemptTtlDays: number;
+  /**
+   * TTL of the record of a delivery delivered at its first attempt (its only record), at most
+   * attemptTtlDays; every other record keeps attemptTtlDays. @default attemptTtlDays
+   */
+  readonly deliveredTtlDays: number;
   /** Records of one batch delivered at the same time. */
   readonly batchConcurrency: number;
   readonly connectionCacheTtlMs: number;
@@ -150,6 +156,7 @@ const HEADER_PREFIX = /^[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$/;
  */
 export function loadConfig(env: Env = process.env): DispatcherConfig {
   const headerPrefix = env[ENV.headerPrefix]?.trim() || CONFIG_DEFAULTS.headerPrefix;
+  const attemptTtlDays = integer(env, ENV.attemptTtlDays, CONFIG_DEFAULTS.attemptTtlDays, 1, 3650);
   if (!HEADER_PREFIX.test(headerPrefix)) {
     throw new ConfigError(
       ENV.headerPrefix,
@@ -171,7 +178,8 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     secretPrefix: required(env, ENV.secretPrefix),
     headerPrefix,
     attemptTimeoutMs: integer(env, ENV.attemptTimeoutMs, CONFIG_DEFAULTS.attemptTimeoutMs, 100, 30_000),
-    attemptTtlDays: integer(env, ENV.attemptTtlDays, CONFIG_DEFAULTS.attemptTtlDays, 1, 3650),
+    attemptTtlDays,
+    deliveredTtlDays: integer(env, ENV.deliveredTtlDays, attemptTtlDays, 1, attemptTtlDays),
     batchConcurrency: integer(env, ENV.batchConcurrency, CONFIG_DEFAULTS.batchConcurrency, 1, 100),
     connectionCacheTtlMs: integer(
       env,

@@ -73,6 +73,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     headerPrefix: config.headerPrefix,
     attemptTimeoutMs: config.attemptTimeoutMs,
     attemptTtlDays: config.attemptTtlDays,
+    deliveredTtlDays: config.deliveredTtlDays,
     concurrency: config.batchConcurrency,
     egress,
   });

@@ -16,6 +16,7 @@ const PROP_OF_SETTING: Partial<Record<DeployedSetting, keyof WebhookDeliveryProp
   headerPrefix: 'headerPrefix',
   attemptTimeoutMs: 'attemptTimeout',
   attemptTtlDays: 'attemptTtl',
+  deliveredTtlDays: 'deliveredAttemptTtl',
   batchConcurrency: 'batchConcurrency',
   connectionCacheTtlMs: 'connectionCacheTtl',
   allowedPorts: 'allowedPorts',

@@ -41,6 +41,7 @@ import type {
   EventMessage,
   HttpSender,
   Log,
+  Outcome,
   RefusalReason,
   RetryScheduler,
   SigningSecrets,
@@ -95,6 +96,13 @@ export interface DispatcherOptions {
   /** @default 30 000 (spec §6) */
   attemptTimeoutMs?: number;
   attemptTtlDays: number;
+  /**
+   * TTL of a delivery's record when its first attempt delivered it: its only record, which
+   * nobody needs for long (the cost lever of docs/cost.md). Any delivery with a failed attempt
+   * keeps every record for attemptTtlDays, so its history is never cut short.
+   * @default attemptTtlDays
+   */
+  deliveredTtlDays?: number;
   /** Attempts in flight at once across the batch. */
   concurrency: number;
   egress: EgressPolicy;
@@ -155,6 +163,13 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     debugLines: log.debugEnabled?.() ?? true,
   });
   const timeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const deliveredTtlDays = Math.min(
+    options.deliveredTtlDays ?? options.attemptTtlDays,
+    options.attemptTtlDays,
+  );
+  /** Days an attempt record is kept: shorter only for a delivery's one and only record. */
+  const ttlDaysOf = (outcome: Outcome, attempt: number) =>
+    outcome === 'delivered' && attempt === 1 ? deliveredTtlDays : options.attemptTtlDays;
   const limit = createLimiter(options.concurrency);
   const iso = (ms: number) => new Date(ms).toISOString();
   /**
@@ -250,7 +265,8 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       durationMs: result.durationMs,
       outcome: decision.outcome,
       final: decision.action !== 'retry',
-      expiresAt: Math.floor(request.requestedAtMs / 1000) + options.attemptTtlDays * 86_400,
+      expiresAt:
+        Math.floor(request.requestedAtMs / 1000) + ttlDaysOf(decision.outcome, delivery.attempt) * 86_400,
     };
     if (statusCode !== undefined) rec.statusCode = statusCode;
     if (result.kind === 'response' && result.snippet) {

@@ -47,6 +47,8 @@ export async function sendTest(options: ManagementOptions, connection: Connectio
       headerPrefix: resources.headerPrefix ?? CONFIG_DEFAULTS.headerPrefix,
       attemptTimeoutMs: options.attemptTimeoutMs ?? CONFIG_DEFAULTS.attemptTimeoutMs,
       attemptTtlDays: options.attemptTtlDays ?? CONFIG_DEFAULTS.attemptTtlDays,
+      // A test send's record is kept as long as any failure: people look for it right after.
+      deliveredTtlDays: options.attemptTtlDays ?? CONFIG_DEFAULTS.attemptTtlDays,
       batchConcurrency: 1,
       connectionCacheTtlMs: 0,
       allowedPorts: options.allowedPorts ?? resources.allowedPorts ?? CONFIG_DEFAULTS.allowedPorts,

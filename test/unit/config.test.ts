@@ -43,11 +43,20 @@ describe('loadConfig', () => {
       headerPrefix: 'X-Service',
       attemptTimeoutMs: 30_000,
       attemptTtlDays: 30,
+      deliveredTtlDays: 30,
       batchConcurrency: 10,
       connectionCacheTtlMs: 30_000,
       allowedPorts: [443],
       allowLoopback: false,
     });
+  });
+
+  it('keeps a delivery that arrived at once for deliveredTtlDays, never longer than attemptTtlDays', () => {
+    expect(loadConfig({ ...minimal, [ENV.deliveredTtlDays]: '3' }).deliveredTtlDays).toBe(3);
+    expect(loadConfig({ ...minimal, [ENV.attemptTtlDays]: '7' }).deliveredTtlDays).toBe(7);
+    expect(() => loadConfig({ ...minimal, [ENV.attemptTtlDays]: '7', [ENV.deliveredTtlDays]: '8' })).toThrow(
+      ENV.deliveredTtlDays,
+    );
   });
 
   it('returns a frozen object', () => {

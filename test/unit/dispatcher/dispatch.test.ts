@@ -214,6 +214,45 @@ describe('retries', () => {
   });
 });
 
+describe('how long attempt records are kept', () => {
+  const DAY_S = 86_400;
+  const keptDays = (r: { requestedAt: string; expiresAt: number }) =>
+    (r.expiresAt - Date.parse(r.requestedAt) / 1000) / DAY_S;
+
+  it('keeps a delivery delivered at its first attempt (its only record) for deliveredTtlDays', async () => {
+    const { dispatcher, state } = setup([connection('con_a')], undefined, { deliveredTtlDays: 3 });
+    await dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(state.records.map((r) => [r.outcome, r.attempt, Math.round(keptDays(r))])).toEqual([
+      ['delivered', 1, 3],
+    ]);
+  });
+
+  it('keeps every record of a delivery that ever failed for attemptTtlDays, its later success too', async () => {
+    const failing = setup([connection('con_a')], () => ok(503), { deliveredTtlDays: 3 });
+    await failing.dispatcher.processBatch([record(eventMessage())], plenty);
+    const recovered = setup([connection('con_a')], undefined, { deliveredTtlDays: 3 });
+    await recovered.dispatcher.processBatch([record(retryOf(2))], plenty);
+    expect(
+      [...failing.state.records, ...recovered.state.records].map((r) => [
+        r.outcome,
+        r.attempt,
+        Math.round(keptDays(r)),
+      ]),
+    ).toEqual([
+      ['http_error', 1, 30],
+      ['delivered', 2, 30],
+    ]);
+  });
+
+  it('never keeps a record longer than attemptTtlDays, and defaults to it', async () => {
+    const longer = setup([connection('con_a')], undefined, { deliveredTtlDays: 90 });
+    const unset = setup([connection('con_a')]);
+    await longer.dispatcher.processBatch([record(eventMessage())], plenty);
+    await unset.dispatcher.processBatch([record(eventMessage())], plenty);
+    expect([longer, unset].map((s) => Math.round(keptDays(s.state.records[0]!)))).toEqual([30, 30]);
+  });
+});
+
 describe('permanent failures', () => {
   it.each([
     ['deleted', [], 'connection_missing'],

@@ -1,0 +1,129 @@
+/**
+ * The cost levers of docs/cost.md as construct props: a shorter TTL for a delivery's only
+ * record, PITR and provisioned capacity of the attempt log, larger batches with a window.
+ * Defaults are unchanged; each option shows in the template, and a wrong value names its prop.
+ */
+
+import { Duration } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { acknowledgeNagFindings } from '../../bin/nag-acknowledgements';
+import { ENV } from '../../lambdas/config';
+import { WebhookDeliveryPropsError } from '../../lib/webhook-delivery';
+import { WebhookStack, type WebhookStackProps } from '../../lib/webhook-stack';
+import { testApp } from './fixtures';
+
+const stackWith = (props: WebhookStackProps) => new WebhookStack(testApp(), 'Webhooks', props);
+const templateWith = (props: WebhookStackProps) => Template.fromStack(stackWith(props));
+
+/** The attempt log table: the one whose TTL attribute is expiresAt and whose index is sparse. */
+function attemptsTable(template: Template): Record<string, any> {
+  const tables = template.findResources('AWS::DynamoDB::Table');
+  const [found] = Object.entries(tables).filter(([id]) => id.includes('AttemptsTable'));
+  return found![1].Properties;
+}
+
+function dispatcherEnv(template: Template): Record<string, string> {
+  const fns = template.findResources('AWS::Lambda::Function', {
+    Properties: { Environment: { Variables: Match.objectLike({ [ENV.attemptsTable]: Match.anyValue() }) } },
+  });
+  const dispatcher = Object.values(fns).find(
+    (f: any) => f.Properties.Environment.Variables[ENV.deliveredTtlDays],
+  );
+  return (dispatcher as any).Properties.Environment.Variables;
+}
+
+describe('cost options of the construct', () => {
+  it('keeps the defaults: on-demand attempt log with PITR, batches of 10 without a window, one TTL', () => {
+    const template = templateWith({});
+    expect(attemptsTable(template)).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+    const sources = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    expect(sources).toHaveLength(2);
+    for (const s of sources as any[]) {
+      expect(s.Properties.BatchSize).toBe(10);
+      expect(s.Properties.MaximumBatchingWindowInSeconds).toBeUndefined();
+    }
+    expect(dispatcherEnv(template)[ENV.deliveredTtlDays]).toBe('30');
+    template.resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
+  });
+
+  it('keeps the record of a delivery that arrived at once for deliveredAttemptTtl, within attemptTtl', () => {
+    expect(dispatcherEnv(templateWith({ deliveredAttemptTtl: Duration.days(3) }))[ENV.deliveredTtlDays]).toBe(
+      '3',
+    );
+    expect(() => stackWith({ attemptTtl: Duration.days(7), deliveredAttemptTtl: Duration.days(8) })).toThrow(
+      new WebhookDeliveryPropsError(
+        'deliveredAttemptTtl',
+        'must be at least 1 day and at most 7 days, got 8 days',
+      ),
+    );
+  });
+
+  it('batches up to 100 records with a window on both queues, and refuses a large batch without one', () => {
+    const template = templateWith({
+      batchSize: 100,
+      maxBatchingWindow: Duration.seconds(1),
+      batchConcurrency: 100,
+    });
+    const sources = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as any[];
+    expect(sources.map((s) => [s.Properties.BatchSize, s.Properties.MaximumBatchingWindowInSeconds])).toEqual(
+      [
+        [100, 1],
+        [100, 1],
+      ],
+    );
+    expect(() => stackWith({ batchSize: 50 })).toThrow(
+      /maxBatchingWindow must be at least 1 second when batchSize/,
+    );
+    expect(() => stackWith({ batchSize: 101, maxBatchingWindow: Duration.seconds(1) })).toThrow(
+      /batchSize must be a whole number from 1 to 100/,
+    );
+  });
+
+  it('turns PITR off for the attempt log alone, and says why to cdk-nag', () => {
+    const stack = stackWith({ attemptLogPointInTimeRecovery: false });
+    const template = Template.fromStack(stack);
+    expect(attemptsTable(template).PointInTimeRecoverySpecification).toEqual({
+      PointInTimeRecoveryEnabled: false,
+    });
+    const others = Object.entries(template.findResources('AWS::DynamoDB::Table')).filter(
+      ([id]) => !id.includes('AttemptsTable'),
+    );
+    for (const [, t] of others as any[])
+      expect(t.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    acknowledgeNagFindings(stack.delivery);
+    const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack);
+    expect(report.violations.map((v) => v.ruleName)).toEqual([]);
+  });
+
+  it('provisions the attempt log with auto-scaled writes and reads, the sparse index too', () => {
+    const template = templateWith({ attemptLogCapacity: { minWriteCapacity: 50, maxWriteCapacity: 2_000 } });
+    const table = attemptsTable(template);
+    expect(table.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
+    expect(table.ProvisionedThroughput).toEqual({ WriteCapacityUnits: 50, ReadCapacityUnits: 1 });
+    const targets = Object.values(
+      template.findResources('AWS::ApplicationAutoScaling::ScalableTarget'),
+    ) as any[];
+    expect(
+      targets
+        .map((t) => [t.Properties.ScalableDimension, t.Properties.MinCapacity, t.Properties.MaxCapacity])
+        .sort(),
+    ).toEqual(
+      [
+        ['dynamodb:index:ReadCapacityUnits', 1, 100],
+        ['dynamodb:index:WriteCapacityUnits', 1, 2_000],
+        ['dynamodb:table:ReadCapacityUnits', 1, 100],
+        ['dynamodb:table:WriteCapacityUnits', 50, 2_000],
+      ].sort(),
+    );
+    template.allResourcesProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      TargetTrackingScalingPolicyConfiguration: Match.objectLike({ TargetValue: 70 }),
+    });
+    expect(() => stackWith({ attemptLogCapacity: { minWriteCapacity: 10, maxWriteCapacity: 5 } })).toThrow(
+      /attemptLogCapacity must be a whole number from 10 to 40000, got 5/,
+    );
+  });
+});
