@@ -398,8 +398,8 @@ ${table(
   lv.map((l) => [l.name, l.how, ...l.costs.map((c) => money(c.perMillion))]),
 )}
 
-The publisher helper that buffers and flushes in batches of 10 is the "healthy, batched publish"
-column. A \`secretStore: 'kms'\` option takes the secrets line from ${money(fixed.lines[0]!.perMonth)} to
+\`BufferedPublisher\` (serverless-webhooks/publisher), which gathers events into batches of 10, is the
+"healthy, batched publish" column. A \`secretStore: 'kms'\` option takes the secrets line from ${money(fixed.lines[0]!.perMonth)} to
 ${money(fixedKms.perMonth - (fixed.perMonth - fixed.lines.slice(0, 3).reduce((s, l) => s + l.perMonth, 0)))} a month per 1,000 connections
 (one key for the stack plus its decrypts).
 

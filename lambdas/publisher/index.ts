@@ -9,42 +9,23 @@
  * ```
  */
 
-import { randomBytes } from 'node:crypto';
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { buildEventMessage, type PublishInput } from '../core/envelope';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { PublishInput } from '../core/envelope';
 import { ValidationError } from '../core/errors';
-import { ulid } from '../core/ids';
-import type { EventMessage } from '../core/types';
 import { queueJson } from '../core/untrusted';
+import { type BatchPublishResult, build, type Published, sendMessages } from './send';
 
 export type { PublishInput } from '../core/envelope';
 export { ValidationError } from '../core/errors';
 export type { Application, EventMessage, Metadata, User } from '../core/types';
-
-/** SQS takes at most 10 entries per SendMessageBatch. */
-const SQS_BATCH_LIMIT = 10;
+export { BufferedPublisher, type BufferedPublisherOptions, PublishError } from './buffered';
+export { type BatchPublishResult, newEventId, type Published } from './send';
 
 export interface WebhookPublisherOptions {
   /** URL of the stack's delivery queue (stack output `QueueUrl`). */
   queueUrl: string;
   /** An SQS client; one is built from the default credential chain when absent. */
   sqsClient?: SQSClient;
-}
-
-export interface Published {
-  eventId: string;
-  messageId: string;
-}
-
-export interface BatchPublishResult {
-  /** Entries SQS accepted, with their index in the input. */
-  published: Array<Published & { index: number }>;
-  /** Entries SQS refused: nothing about them was enqueued; retry or handle them. */
-  failed: Array<{ index: number; eventId: string; code: string; message: string; senderFault: boolean }>;
-}
-
-export function newEventId(): string {
-  return `evt_${ulid(Date.now(), randomBytes(10))}`;
 }
 
 export class WebhookPublisher {
@@ -84,50 +65,9 @@ export class WebhookPublisher {
         throw error;
       }
     });
-    const result: BatchPublishResult = { published: [], failed: [] };
-    for (let start = 0; start < messages.length; start += SQS_BATCH_LIMIT) {
-      const chunk = messages.slice(start, start + SQS_BATCH_LIMIT);
-      try {
-        const out = await this.sqs.send(
-          new SendMessageBatchCommand({
-            QueueUrl: this.queueUrl,
-            Entries: chunk.map((m, i) => ({ Id: String(start + i), MessageBody: queueJson(m) })),
-          }),
-        );
-        for (const ok of out.Successful ?? []) {
-          const index = Number(ok.Id);
-          result.published.push({ index, eventId: messages[index]!.eventId, messageId: ok.MessageId ?? '' });
-        }
-        for (const bad of out.Failed ?? []) {
-          const index = Number(bad.Id);
-          result.failed.push({
-            index,
-            eventId: messages[index]!.eventId,
-            code: bad.Code ?? 'Unknown',
-            message: bad.Message ?? 'SQS refused the entry',
-            senderFault: bad.SenderFault ?? false,
-          });
-        }
-      } catch (error) {
-        // The whole call failed: report every entry of this chunk, keep going with the rest.
-        const e = error as { name?: string; message?: string };
-        for (const [i, m] of chunk.entries()) {
-          result.failed.push({
-            index: start + i,
-            eventId: m.eventId,
-            code: e.name ?? 'Error',
-            message: e.message ?? String(error),
-            senderFault: false,
-          });
-        }
-      }
-    }
+    const result = await sendMessages(this.sqs, this.queueUrl, messages);
     result.published.sort((a, b) => a.index - b.index);
     result.failed.sort((a, b) => a.index - b.index);
     return result;
   }
-}
-
-function build(input: PublishInput): EventMessage {
-  return buildEventMessage(input, { eventId: newEventId(), occurredAt: new Date().toISOString() });
 }

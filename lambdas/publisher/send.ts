@@ -1,0 +1,82 @@
+/** Building and sending event messages: what both publishers share. */
+
+import { randomBytes } from 'node:crypto';
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { buildEventMessage, type PublishInput } from '../core/envelope';
+import { ulid } from '../core/ids';
+import type { EventMessage } from '../core/types';
+import { queueJson } from '../core/untrusted';
+
+/** SQS takes at most 10 entries per SendMessageBatch. */
+const SQS_BATCH_LIMIT = 10;
+
+export interface Published {
+  eventId: string;
+  messageId: string;
+}
+
+export interface BatchPublishResult {
+  /** Entries SQS accepted, with their index in the input. */
+  published: Array<Published & { index: number }>;
+  /** Entries SQS refused: nothing about them was enqueued; retry or handle them. */
+  failed: Array<{ index: number; eventId: string; code: string; message: string; senderFault: boolean }>;
+}
+
+export function newEventId(): string {
+  return `evt_${ulid(Date.now(), randomBytes(10))}`;
+}
+
+/**
+ * Enqueues built messages, 10 per `SendMessageBatch`, and says what became of each (by index).
+ * A call that fails as a whole reports every entry of its chunk as failed; nothing is dropped.
+ * Shared by WebhookPublisher and BufferedPublisher.
+ */
+export async function sendMessages(
+  sqs: SQSClient,
+  queueUrl: string,
+  messages: readonly EventMessage[],
+): Promise<BatchPublishResult> {
+  const result: BatchPublishResult = { published: [], failed: [] };
+  for (let start = 0; start < messages.length; start += SQS_BATCH_LIMIT) {
+    const chunk = messages.slice(start, start + SQS_BATCH_LIMIT);
+    try {
+      const out = await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: chunk.map((m, i) => ({ Id: String(start + i), MessageBody: queueJson(m) })),
+        }),
+      );
+      for (const ok of out.Successful ?? []) {
+        const index = Number(ok.Id);
+        result.published.push({ index, eventId: messages[index]!.eventId, messageId: ok.MessageId ?? '' });
+      }
+      for (const bad of out.Failed ?? []) {
+        const index = Number(bad.Id);
+        result.failed.push({
+          index,
+          eventId: messages[index]!.eventId,
+          code: bad.Code ?? 'Unknown',
+          message: bad.Message ?? 'SQS refused the entry',
+          senderFault: bad.SenderFault ?? false,
+        });
+      }
+    } catch (error) {
+      // The whole call failed: report every entry of this chunk, keep going with the rest.
+      const e = error as { name?: string; message?: string };
+      for (const [i, m] of chunk.entries()) {
+        result.failed.push({
+          index: start + i,
+          eventId: m.eventId,
+          code: e.name ?? 'Error',
+          message: e.message ?? String(error),
+          senderFault: false,
+        });
+      }
+    }
+  }
+  return result;
+}
+
+export function build(input: PublishInput): EventMessage {
+  return buildEventMessage(input, { eventId: newEventId(), occurredAt: new Date().toISOString() });
+}
