@@ -208,7 +208,11 @@ export function levers(): Array<{ name: string; how: string; a: Assumptions; fix
       how: 'construct prop `deliveredAttemptTtl: Duration.days(3)` (a delivery that ever failed keeps `attemptTtl`)',
       a: ttl,
     },
-    { name: 'no PITR on the attempt log', how: 'construct prop `attemptLogPointInTimeRecovery: false`', a: noPitr },
+    {
+      name: 'no PITR on the attempt log',
+      how: 'construct prop `attemptLogPointInTimeRecovery: false`',
+      a: noPitr,
+    },
     {
       name: 'provisioned writes at 70% use',
       how: 'construct prop `attemptLogCapacity` (auto-scaled, 70 % target)',
@@ -363,7 +367,14 @@ The EventBridge rows leave out data transfer out and sign nothing; this pipeline
 ## Targets of issue 15
 
 ${table(
-  ['target', 'limit', 'defaults', 'with the construct props (built)', 'with every lever (model)', 'reached with the props'],
+  [
+    'target',
+    'limit',
+    'defaults',
+    'with the construct props (built)',
+    'with every lever (model)',
+    'reached with the props',
+  ],
   [
     ...TARGETS.map((t) => {
       const i = SCENARIOS.findIndex((s) => s.key === t.key);
