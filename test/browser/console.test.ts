@@ -6,18 +6,12 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
-import { buildConsole } from '../../console/build';
-import { ENV } from '../../lambdas/config';
-import { WebhookManagement } from '../../lambdas/management';
+import type { WebhookManagement } from '../../lambdas/management';
 import { mintSessionToken } from '../../lambdas/management/console-session';
 import { verifyWebhook } from '../../lambdas/receiver';
-import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../local/api-server';
-import { type Receiver, respond, startReceiver, testPki } from '../support/https-receiver';
+import type { LocalApi } from '../../local/api-server';
+import { type Receiver, respond } from '../support/https-receiver';
 import {
   bodyText,
   byRole,
@@ -29,15 +23,16 @@ import {
   screenshot,
   waitForText,
 } from './support/browser';
+import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
 
 const applicationId = `app_browser_${randomBytes(6).toString('hex')}`;
 const HOSTILE_BODY =
   '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>bold claim</b>';
 
+let harness: ConsoleHarness;
 let receiver: Receiver;
 let management: WebhookManagement;
 let api: LocalApi;
-let consoleDir: string;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -47,32 +42,8 @@ let shownSecret: string;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  consoleDir = mkdtempSync(join(tmpdir(), 'webhooks-console-'));
-  const sm = new SecretsManagerClient({});
-  const [, consoleKeySecret, rx] = await Promise.all([
-    buildConsole(consoleDir),
-    ensureConsoleKey(sm, `webhooks-test/console-key-${randomBytes(4).toString('hex')}`),
-    startReceiver(respond(200, '{"received":true}')),
-  ]);
-  sm.destroy();
-  receiver = rx;
-  management = new WebhookManagement({
-    resources: {
-      queueUrl: process.env[ENV.queueUrl]!,
-      retryQueueUrl: process.env[ENV.retryQueueUrl]!,
-      dlqUrl: process.env[ENV.dlqUrl]!,
-      connectionsTable: process.env[ENV.connectionsTable]!,
-      attemptsTable: process.env[ENV.attemptsTable]!,
-      parkedTable: process.env[ENV.parkedTable]!,
-      secretPrefix: process.env[ENV.secretPrefix]!,
-      consoleKeySecret,
-    },
-    allowLoopback: true,
-    allowedPorts: [443, receiver.port],
-    ca: [testPki().caPem],
-  });
-  api = await startLocalApi({ management, port: 0, consoleDir });
-  ({ consoleUrl } = await management.createConsoleSession({ applicationId, apiUrl: api.origin }));
+  harness = await startConsoleHarness({ applicationId, behaviour: respond(200, '{"received":true}') });
+  ({ receiver, management, api, consoleUrl } = harness);
   browser = await connectBrowser();
   ({ context, page } = await newUserPage(browser));
   page.on('pageerror', (error) => pageErrors.push(`script error: ${(error as Error).message}`));
@@ -85,9 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   await browser?.disconnect();
-  await api?.close();
-  await receiver?.close();
-  rmSync(consoleDir, { recursive: true, force: true });
+  await harness?.close();
 });
 
 describe('the web console, walked by a new user', () => {

@@ -7,20 +7,15 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
-import { buildConsole } from '../../console/build';
 import { DynamoHealthStore } from '../../lambdas/adapters/dynamodb/health-store';
 import { DynamoParkedStore } from '../../lambdas/adapters/dynamodb/parked-store';
 import { ENV } from '../../lambdas/config';
 import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { ParkedItem } from '../../lambdas/core/parking';
-import { WebhookManagement } from '../../lambdas/management';
-import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../local/api-server';
-import { type Receiver, respond, startReceiver, testPki } from '../support/https-receiver';
+import type { WebhookManagement } from '../../lambdas/management';
+import type { LocalApi } from '../../local/api-server';
+import { respond } from '../support/https-receiver';
 import {
   bodyText,
   byRole,
@@ -30,20 +25,19 @@ import {
   screenshot,
   waitForText,
 } from './support/browser';
+import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
 
 const applicationId = `app_parked_${randomBytes(6).toString('hex')}`;
 const HOSTILE_ERROR = '<img src=x onerror="window.__pwned=1">gateway down';
 
-let receiver: Receiver;
+let harness: ConsoleHarness;
 let management: WebhookManagement;
 let api: LocalApi;
-let consoleDir: string;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let consoleUrl: string;
 let parkedStore: DynamoParkedStore;
-let healthy: string;
 let failing: string;
 let disabled: string;
 const parkedOf: Record<string, ParkedItem[]> = {};
@@ -69,58 +63,48 @@ function parked(connectionId: string, at: number, fields: Partial<ParkedItem> = 
 }
 
 beforeAll(async () => {
-  consoleDir = mkdtempSync(join(tmpdir(), 'webhooks-console-'));
-  const sm = new SecretsManagerClient({});
-  const [, consoleKeySecret, rx] = await Promise.all([
-    buildConsole(consoleDir),
-    ensureConsoleKey(sm, `webhooks-test/console-key-${randomBytes(4).toString('hex')}`),
-    startReceiver(respond(200, '{"received":true}')),
-  ]);
-  sm.destroy();
-  receiver = rx;
-  management = new WebhookManagement({
-    resources: {
-      queueUrl: process.env[ENV.queueUrl]!,
-      retryQueueUrl: process.env[ENV.retryQueueUrl]!,
-      dlqUrl: process.env[ENV.dlqUrl]!,
-      connectionsTable: process.env[ENV.connectionsTable]!,
-      attemptsTable: process.env[ENV.attemptsTable]!,
-      parkedTable: process.env[ENV.parkedTable]!,
-      secretPrefix: process.env[ENV.secretPrefix]!,
-      consoleKeySecret,
-    },
-    allowLoopback: true,
-    allowedPorts: [443, receiver.port],
-    ca: [testPki().caPem],
-  });
   parkedStore = new DynamoParkedStore({ tableName: process.env[ENV.parkedTable]! });
   const health = new DynamoHealthStore({ tableName: process.env[ENV.connectionsTable]! });
-  const create = async (name: string) =>
-    (await management.connections.create({ applicationId, name, url: `${receiver.url}/${name}` }))
-      .connectionId;
-  healthy = await create('Billing');
-  failing = await create('CRM');
-  disabled = await create('Warehouse');
-  const now = Date.now();
-  const since = new Date(now - 20 * 60_000).toISOString();
-  await health.write(
-    failing,
-    { state: 'failing', consecutiveFailures: 3, failingSince: since, lastFailureAt: since, version: 1 },
-    0,
-  );
-  await health.write(
-    disabled,
-    { state: 'disabled', consecutiveFailures: 5, failingSince: since, lastFailureAt: since, version: 1 },
-    0,
-  );
-  parkedOf[failing] = [0, 1, 2].map((i) => parked(failing, now - 15 * 60_000 + i * 60_000));
-  parkedOf[disabled] = [
-    parked(disabled, now - 10 * 60_000),
-    parked(disabled, now - 5 * 60_000, { reason: 'connection_disabled', attempts: 0, lastError: undefined }),
-  ];
-  for (const item of [...parkedOf[failing]!, ...parkedOf[disabled]!]) await parkedStore.park(item);
-  api = await startLocalApi({ management, port: 0, consoleDir });
-  ({ consoleUrl } = await management.createConsoleSession({ applicationId, apiUrl: api.origin }));
+  harness = await startConsoleHarness({
+    applicationId,
+    behaviour: respond(200, '{"received":true}'),
+    seed: async ({ management: m, receiver }) => {
+      const create = async (name: string) =>
+        (await m.connections.create({ applicationId, name, url: `${receiver.url}/${name}` })).connectionId;
+      await create('Billing');
+      failing = await create('CRM');
+      disabled = await create('Warehouse');
+      const now = Date.now();
+      const since = new Date(now - 20 * 60_000).toISOString();
+      for (const [id, count] of [
+        [failing, 3],
+        [disabled, 5],
+      ] as const) {
+        await health.write(
+          id,
+          {
+            state: id === failing ? 'failing' : 'disabled',
+            consecutiveFailures: count,
+            failingSince: since,
+            lastFailureAt: since,
+            version: 1,
+          },
+          0,
+        );
+      }
+      parkedOf[failing] = [0, 1, 2].map((i) => parked(failing, now - 15 * 60_000 + i * 60_000));
+      parkedOf[disabled] = [
+        parked(disabled, now - 10 * 60_000),
+        parked(disabled, now - 5 * 60_000, {
+          reason: 'connection_disabled',
+          attempts: 0,
+          lastError: undefined,
+        }),
+      ];
+      for (const item of [...parkedOf[failing]!, ...parkedOf[disabled]!]) await parkedStore.park(item);
+    },
+  });
+  ({ management, api, consoleUrl } = harness);
   browser = await connectBrowser();
   ({ context, page } = await newUserPage(browser));
 });
@@ -128,9 +112,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   await browser?.disconnect();
-  await api?.close();
-  await receiver?.close();
-  rmSync(consoleDir, { recursive: true, force: true });
+  await harness?.close();
 });
 
 const stillParked = async (connectionId: string) =>

@@ -24,6 +24,7 @@ import { verifyWebhook } from '../../lambdas/receiver';
 import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../local/api-server';
 import { type Receiver, startReceiver, testPki } from '../support/https-receiver';
 import { id } from '../support/pipeline';
+import { resourcesFromEnv } from '../support/resources';
 
 let receiver: Receiver;
 let management: WebhookManagement;
@@ -40,16 +41,8 @@ beforeAll(async () => {
     new SecretsManagerClient({}),
     `webhooks-test/console-key-${randomBytes(4).toString('hex')}`,
   );
-  resources = {
-    queueUrl: process.env[ENV.queueUrl]!,
-    retryQueueUrl: process.env[ENV.retryQueueUrl]!,
-    dlqUrl: process.env[ENV.dlqUrl]!,
-    connectionsTable: process.env[ENV.connectionsTable]!,
-    attemptsTable: process.env[ENV.attemptsTable]!,
-    parkedTable: process.env[ENV.parkedTable]!,
-    secretPrefix: process.env[ENV.secretPrefix]!,
-    consoleKeySecret,
-  };
+  resources = resourcesFromEnv({ consoleKeySecret });
+
   management = new WebhookManagement({
     resources,
     allowLoopback: true,

@@ -1,0 +1,63 @@
+/**
+ * What every console walk needs: the console built into a temporary folder, a session key in
+ * the local Secrets Manager, a real HTTPS receiver, the management library on the emulators,
+ * local mode's API serving both, and a console link for one application.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { buildConsole } from '../../../console/build';
+import { WebhookManagement } from '../../../lambdas/management';
+import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../../local/api-server';
+import { type Behaviour, type Receiver, startReceiver, testPki } from '../../support/https-receiver';
+import { resourcesFromEnv } from '../../support/resources';
+
+export interface ConsoleHarness {
+  receiver: Receiver;
+  management: WebhookManagement;
+  api: LocalApi;
+  consoleUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startConsoleHarness(options: {
+  applicationId: string;
+  behaviour: Behaviour;
+  /** Runs before the API starts (seed data). */
+  seed?: (h: { management: WebhookManagement; receiver: Receiver }) => Promise<void>;
+}): Promise<ConsoleHarness> {
+  const consoleDir = mkdtempSync(join(tmpdir(), 'webhooks-console-'));
+  const sm = new SecretsManagerClient({});
+  const [, consoleKeySecret, receiver] = await Promise.all([
+    buildConsole(consoleDir),
+    ensureConsoleKey(sm, `webhooks-test/console-key-${randomBytes(4).toString('hex')}`),
+    startReceiver(options.behaviour),
+  ]);
+  sm.destroy();
+  const management = new WebhookManagement({
+    resources: resourcesFromEnv({ consoleKeySecret }),
+    allowLoopback: true,
+    allowedPorts: [443, receiver.port],
+    ca: [testPki().caPem],
+  });
+  await options.seed?.({ management, receiver });
+  const api = await startLocalApi({ management, port: 0, consoleDir });
+  const { consoleUrl } = await management.createConsoleSession({
+    applicationId: options.applicationId,
+    apiUrl: api.origin,
+  });
+  return {
+    receiver,
+    management,
+    api,
+    consoleUrl,
+    close: async () => {
+      await api.close();
+      await receiver.close();
+      rmSync(consoleDir, { recursive: true, force: true });
+    },
+  };
+}
