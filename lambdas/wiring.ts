@@ -12,17 +12,21 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoAttemptLog } from './adapters/dynamodb/attempt-log';
 import { documentClient } from './adapters/dynamodb/client';
 import { DynamoConnectionStore } from './adapters/dynamodb/connection-store';
+import { DynamoHealthStore } from './adapters/dynamodb/health-store';
+import { DynamoParkedStore } from './adapters/dynamodb/parked-store';
 import { type Resolver, UndiciSender } from './adapters/http/sender';
 import { powertoolsLog } from './adapters/logger';
 import { SecretsManagerSigningSecrets } from './adapters/secrets/signing-secrets';
+import { SnsOperationalEvents } from './adapters/sns/operational-events';
 import { SqsQueues } from './adapters/sqs/queues';
 import type { DispatcherConfig } from './config';
 import { cachedConnections } from './core/cached-connections';
 import { createDispatcher, type Dispatcher, type DispatcherDeps } from './core/dispatch';
-import type { Clock } from './core/types';
+import { createHealthTracker } from './core/health-tracker';
+import type { OperationalEvents } from './core/parking';
+import type { Clock, Log } from './core/types';
 
 export interface WiringOptions {
-  /** `sns` publishes operational events (DESIGN.md §9). */
   clients?: {
     dynamodb?: DynamoDBClient;
     sqs?: SQSClient;
@@ -53,6 +57,10 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     dlqUrl: config.dlqUrl,
     client: options.clients?.sqs,
   });
+  const log = options.deps?.log ?? powertoolsLog();
+  const events: OperationalEvents = config.eventsTopicArn
+    ? new SnsOperationalEvents({ topicArn: config.eventsTopicArn, client: options.clients?.sns })
+    : loggedEvents(log);
   const deps: DispatcherDeps = {
     connections: cachedConnections(
       new DynamoConnectionStore({ tableName: config.connectionsTable, client: doc }),
@@ -63,10 +71,20 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     sender,
     scheduler: queues,
     deadLetters: queues,
+    parked: new DynamoParkedStore({ tableName: config.parkedTable, client: doc }),
+    health: createHealthTracker(
+      {
+        health: new DynamoHealthStore({ tableName: config.connectionsTable, client: doc }),
+        events,
+        clock,
+        log,
+      },
+      config.health,
+    ),
     attemptLog: new DynamoAttemptLog({ tableName: config.attemptsTable, client: doc }),
     attemptLogFallback: queues,
     clock,
-    log: powertoolsLog(),
+    log,
     ...options.deps,
   };
   const dispatcher = createDispatcher(deps, {
@@ -78,4 +96,13 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     egress,
   });
   return { dispatcher, deps, close: () => sender.close() };
+}
+
+/** Without a topic (test sends, tools), an operational event is one log line. */
+function loggedEvents(log: Log): OperationalEvents {
+  return {
+    async publish(event) {
+      log.warn(`operational event ${event.type}`, { ...event });
+    },
+  };
 }

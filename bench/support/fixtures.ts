@@ -126,6 +126,19 @@ export function memoryPorts(connections: Connection[], sender: HttpSender, log: 
           out.deadLetters.push(letter);
         },
       },
+      // Parked deliveries count as dead letters here: the benches measure what a delivery costs.
+      parked: {
+        park: async (item) => {
+          out.deadLetters.push({
+            v: 1,
+            type: 'dead-letter',
+            reason: item.reason,
+            error: item.lastError ?? item.reason,
+            failedAt: item.parkedAt,
+          });
+        },
+      },
+      health: { exhausted: async () => {}, delivered: async () => {} },
       attemptLog: {
         append: async (record) => {
           out.records.push(record);

@@ -21,9 +21,11 @@ import {
   ValidationError,
 } from './errors';
 import { buildHeaders } from './headers';
+import type { HealthTracker } from './health-tracker';
 import { deliveryIdFor } from './ids';
 import { createLimiter } from './limiter';
 import { decide } from './outcome';
+import { isParkReason, type ParkedDeliveries, type ParkReason, parkedItemOf } from './parking';
 import { MIN_ANYWHERE_LENGTH, redact, truncateUtf8 } from './redact';
 import type {
   AppendOutcome,
@@ -85,6 +87,10 @@ export interface DispatcherDeps {
   sender: HttpSender;
   scheduler: RetryScheduler;
   deadLetters: DeadLetters;
+  /** Where exhausted, disabled-connection and blocked deliveries wait for a retry or recovery (DESIGN.md §9). */
+  parked: ParkedDeliveries;
+  /** Endpoint health: counts exhausted deliveries, resets on a delivery, announces transitions. */
+  health: HealthTracker;
   attemptLog: AttemptLog;
   attemptLogFallback: AttemptLogFallback;
   clock: Clock;
@@ -242,6 +248,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     decision: Decision,
     sensitive: string[],
     debugLines = false,
+    connection?: Connection,
   ): Promise<AttemptRecord> {
     const ids = {
       connectionId: delivery.connectionId,
@@ -290,9 +297,20 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
         failedAt: iso(clock.now()),
         delivery,
       };
-      await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+      if (isParkReason(decision.reason)) {
+        await park(delivery, facts, decision.reason, rec, letter);
+      } else {
+        await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+      }
     }
     await record(rec);
+    if (connection && !delivery.test) {
+      // After the record is written: health never holds up or fails a delivery.
+      if (decision.action === 'done') await deps.health.delivered(connection);
+      else if (decision.action === 'dead-letter' && decision.reason === 'exhausted') {
+        await deps.health.exhausted(connection);
+      }
+    }
     if (decision.action === 'done') {
       // Nearly every delivery ends here, and its attempt record already holds all of it: the
       // line is written at DEBUG only (docs/performance.md, log bytes per delivery). Asking
@@ -321,8 +339,50 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       ...(rec.outcome === 'blocked' ? blockedDestinationMetric(clock.now()) : {}),
     };
     if (decision.action === 'retry') log.warn('attempt failed; retry scheduled', fields);
-    else log.warn(delivery.test ? 'test send failed' : 'delivery dead-lettered', fields);
+    else if (delivery.test) log.warn('test send failed', fields);
+    else if (decision.action === 'dead-letter' && isParkReason(decision.reason))
+      log.warn('delivery parked', fields);
+    else log.warn('delivery dead-lettered', fields);
     return rec;
+  }
+
+  /**
+   * Parks a delivery for its connection (DESIGN.md §9). When the parked table cannot take it
+   * (DynamoDB down), the dead-letter queue does, as for any infrastructure failure: nothing is
+   * lost, and `dlq redrive` sends it again (decisions.md D23).
+   */
+  async function park(
+    delivery: DeliveryMessage,
+    facts: EventFacts,
+    reason: ParkReason,
+    rec: AttemptRecord,
+    letter: DeadLetter,
+  ): Promise<void> {
+    const ids = {
+      connectionId: delivery.connectionId,
+      deliveryId: delivery.deliveryId,
+      attempt: delivery.attempt,
+    };
+    const item = parkedItemOf({
+      delivery,
+      applicationId: facts.applicationId,
+      reason,
+      attempts: delivery.attempt,
+      lastError: rec.error,
+      lastOutcome: rec.outcome,
+      lastStatusCode: rec.statusCode,
+      parkedAtMs: clock.now(),
+      ttlDays: options.attemptTtlDays,
+    });
+    try {
+      await deps.parked.park(item);
+    } catch (cause) {
+      log.warn('parking failed; the delivery goes to the dead-letter queue instead', {
+        ...ids,
+        error: errorText(cause),
+      });
+      await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+    }
   }
 
   /** Settles a delivery that cannot be attempted (deleted, disabled or invalid connection, refused destination). */
@@ -414,6 +474,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
         decision,
         sensitive,
         invocation.debugLines,
+        connection,
       );
     });
   }
@@ -445,9 +506,11 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       );
       return (
         all
-          // Strictly true: a stored `"false"` (a string) must not read as enabled.
-          .filter((c) => c.enabled === true && c.type === 'webhook')
-          .map((c) => ({ id: c.connectionId, connection: c }))
+          // Strictly true: a stored `"false"` (a string) must not read as enabled. A connection
+          // health disabled stays a target: its deliveries are parked (connection_disabled),
+          // not sent and not lost, until it is enabled (DESIGN.md §9).
+          .filter((c) => c.type === 'webhook' && (c.enabled === true || c.health?.state === 'disabled'))
+          .map((c) => judgeTarget(c.connectionId, c))
       );
     }
     return Promise.all(

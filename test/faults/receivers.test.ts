@@ -68,7 +68,9 @@ it(
 
     expectNoLoss(ledger);
     const failing = CASES.filter(([, outcome]) => outcome !== 'delivered').length;
-    expect(ledger.dlqByReason).toEqual({ exhausted: EVENTS * failing });
+    // Exhausted deliveries are parked per connection (DESIGN.md §9); the DLQ stays empty.
+    expect(ledger.parkedByReason).toEqual({ exhausted: EVENTS * failing });
+    expect(ledger.inDlq).toBe(0);
     expect(ledger.checks.redirectsFollowed).toBe(0);
 
     const attempts = await Promise.all(

@@ -355,46 +355,45 @@ describe('webhooks CLI against local mode', () => {
     }
   });
 
-  it('redrives a dead-lettered delivery with a progress line on stderr', async () => {
+  it('parks a delivery to a disabled connection, lists it, and recovers it after enabling, once', async () => {
     await ok(['connections', 'disable', connectionId]);
     const eventFile = join(dir, 'event.json');
     writeFileSync(
       eventFile,
       JSON.stringify({
-        user: { id: 'usr_cli_dlq' },
+        user: { id: 'usr_cli_parked' },
         application: { id: APP, name: 'CLI e2e' },
         connectionIds: [connectionId],
       }),
     );
     await ok(['publish', '--file', eventFile]);
     const deliveryId = await waitFor(
-      'the delivery to the disabled connection in the DLQ',
+      'the delivery to the disabled connection parked',
       async () => {
-        const entries = JSON.parse(await ok(['dlq', 'list', '--json'])) as Array<{
-          deliveryId?: string;
-          reason: string;
-          connectionId?: string;
-        }>;
-        return entries.find((e) => e.connectionId === connectionId && e.reason === 'connection_disabled')
-          ?.deliveryId;
+        const page = JSON.parse(await ok(['connections', 'parked', connectionId, '--json'])) as {
+          data: Array<{ deliveryId: string; reason: string }>;
+        };
+        return page.data.find((d) => d.reason === 'connection_disabled')?.deliveryId;
       },
       { timeoutMs: 20_000, intervalMs: 500 },
     );
-    const list = await ok(['dlq', 'list']);
-    expect(list).toMatch(new RegExp(`${deliveryId}\\s+connection_disabled\\s+1\\s+retry queue`));
+    const list = await ok(['connections', 'parked', connectionId]);
+    expect(list).toMatch(new RegExp(`${deliveryId}\\s+connection_disabled\\s+1\\s+`));
+    expect(list).toContain(`connections recover ${connectionId}`);
 
-    await ok(['connections', 'enable', connectionId]);
+    const enabled = await ok(['connections', 'enable', connectionId]);
+    expect(enabled).toContain('It has parked deliveries');
     const before = receiver.requests.length;
-    const result = await webhooks(['dlq', 'redrive', deliveryId]);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Redriven 1 delivery; each starts a fresh chain of 4 attempts:');
-    expect(result.stderr).toBe('redriving… 1 sent back\n');
-    const request = await requestFor('usr_cli_dlq', before);
+    const recovered = await ok(['connections', 'recover', connectionId, '--since', '1h']);
+    expect(recovered).toMatch(/^Re-queued 1 parked delivery of /);
+    const request = await requestFor('usr_cli_parked', before);
     expect(header(request, 'X-Service-Delivery')).toBe(deliveryId);
+    expect(header(request, 'X-Service-Attempt')).toBe('2');
     expect(verifies(request, secondSecret)).toBe(true);
+    expect(await ok(['connections', 'recover', connectionId])).toMatch(/^Nothing to recover/);
 
-    const missing = await webhooks(['dlq', 'redrive', deliveryId]);
-    expectOneLineError(missing, 1, `not in the dead-letter queue: ${deliveryId}`);
+    const again = await webhooks(['attempts', 'retry', deliveryId]);
+    expectOneLineError(again, 1, `delivery ${deliveryId} does not exist`);
   });
 
   it("issues a localhost certificate from local mode's CA that a receiver on a new port serves, with no restart", async () => {

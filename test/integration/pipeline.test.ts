@@ -123,19 +123,24 @@ describe('delivery pipeline on the local emulators', () => {
     ]);
   });
 
-  it('dead-letters a receiver that always fails after 4 attempts, with a complete attempt log', async () => {
+  it('parks a delivery to a receiver that always fails after 4 attempts, with a complete attempt log', async () => {
     const receiver = receivers[2]!;
     receiver.behave(respond(500, 'internal error'));
     const app = id('app');
     const con = await harness.createConnection({ applicationId: app, url: receiver.url });
     await harness.publish(userIdentified(app));
     await receiver.waitFor(4, 30_000);
-    const [letter] = await harness.deadLetters(1, 30_000);
-    expect(letter).toMatchObject({
-      type: 'dead-letter',
+    const [parked] = await eventually(
+      () => harness.parkedOf(con.connectionId),
+      (p) => p.length === 1,
+    );
+    expect(parked).toMatchObject({
       reason: 'exhausted',
-      error: 'receiver answered HTTP 500',
-      delivery: { connectionId: con.connectionId, attempt: 4 },
+      lastError: 'receiver answered HTTP 500',
+      lastStatusCode: 500,
+      attempts: 4,
+      applicationId: app,
+      body: receiver.requests[0]!.body,
     });
     const attempts = await eventually(
       () => harness.attemptsOf(con.connectionId),

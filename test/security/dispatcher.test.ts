@@ -96,7 +96,7 @@ describe('a blocked destination', () => {
   ];
 
   it.each(scenarios)(
-    'is dead-lettered as blocked, never retried, logged, counted and never reached: %s',
+    'is parked as blocked, never retried, logged, counted and never reached: %s',
     async (_, setup, reason) => {
       const [url, egress, resolver] = setup();
       const state = await dispatch(connection('con_a', { url }), egress, resolver);
@@ -106,18 +106,20 @@ describe('a blocked destination', () => {
         expect.objectContaining({ attempt: 1, outcome: 'blocked', final: true, error: reason }),
       ]);
       expect(state.records[0]!.nextAttemptAt).toBeUndefined();
-      expect(state.deadLetters).toEqual([
+      expect(state.parked).toEqual([
         expect.objectContaining({
           reason: 'blocked',
-          error: reason,
-          delivery: expect.objectContaining({ connectionId: 'con_a', attempt: 1 }),
+          lastError: reason,
+          connectionId: 'con_a',
+          attempts: 1,
         }),
       ]);
+      expect(state.deadLetters).toEqual([]);
       const metricLines = state.logs.filter((l) => l.fields?._aws);
       expect(metricLines).toEqual([
         expect.objectContaining({
           level: 'warn',
-          message: 'delivery dead-lettered',
+          message: 'delivery parked',
           fields: expect.objectContaining({
             outcome: 'blocked',
             reason: 'blocked',

@@ -93,6 +93,7 @@ describe('enabled must be a boolean', () => {
       { remainingMs: () => 60_000 },
     );
     expect(f.state.sent).toHaveLength(0);
-    expect(f.state.deadLetters.map((d) => d.reason)).toEqual(['connection_disabled']);
+    // The explicitly targeted delivery is parked as connection_disabled, never sent.
+    expect(f.state.parked.map((d) => d.reason)).toEqual(['connection_disabled']);
   });
 });

@@ -180,7 +180,7 @@ describe('retries', () => {
     },
   );
 
-  it('dead-letters the delivery with its last error after the 4th failed attempt', async () => {
+  it('parks the delivery with its last error and exact body after the 4th failed attempt, not in the DLQ', async () => {
     const timeout: AttemptResult = {
       kind: 'timeout',
       durationMs: 30_000,
@@ -189,11 +189,17 @@ describe('retries', () => {
     const { dispatcher, state } = setup([connection('con_a')], () => timeout);
     await dispatcher.processBatch([record(retryOf(4))], plenty);
     expect(state.scheduled).toHaveLength(0);
-    expect(state.deadLetters).toEqual([
+    expect(state.deadLetters).toEqual([]);
+    expect(state.parked).toEqual([
       expect.objectContaining({
         reason: 'exhausted',
-        error: 'no complete response within 30000 ms',
-        delivery: retryOf(4),
+        lastError: 'no complete response within 30000 ms',
+        lastOutcome: 'timeout',
+        deliveryId: retryOf(4).deliveryId,
+        body: retryOf(4).body,
+        firstAttemptAt: retryOf(4).firstAttemptAt,
+        attempts: 4,
+        applicationId: 'app_1',
       }),
     ]);
     expect(state.records[0]).toMatchObject({ outcome: 'timeout', final: true, attempt: 4 });
@@ -205,11 +211,12 @@ describe('retries', () => {
     expect(state.scheduled).toEqual([{ delivery: retryOf(6, 5), delaySeconds: 1 }]);
   });
 
-  it('dead-letters a refused destination at once, without sending', async () => {
+  it('parks a refused destination at once, without sending', async () => {
     const { dispatcher, state } = setup([connection('con_a', { url: 'https://169.254.169.254/latest' })]);
     await dispatcher.processBatch([record(retryOf(2))], plenty);
     expect(state.sent).toHaveLength(0);
-    expect(state.deadLetters[0]).toMatchObject({ reason: 'blocked' });
+    expect(state.parked[0]).toMatchObject({ reason: 'blocked', attempts: 2 });
+    expect(state.deadLetters).toEqual([]);
     expect(state.records[0]).toMatchObject({ outcome: 'blocked', final: true });
   });
 });
@@ -256,14 +263,32 @@ describe('how long attempt records are kept', () => {
 describe('permanent failures', () => {
   it.each([
     ['deleted', [], 'connection_missing'],
-    ['disabled', [connection('con_a', { enabled: false })], 'connection_disabled'],
     ['invalid', [connection('con_a', { method: 'GET' as 'POST' })], 'connection_invalid'],
-  ])('dead-letters a delivery whose connection is %s', async (_, connections, reason) => {
-    const { dispatcher, state } = setup(connections);
+  ])(
+    'dead-letters a delivery whose connection is %s (no customer list to park it on)',
+    async (_, connections, reason) => {
+      const { dispatcher, state } = setup(connections);
+      const { failures } = await dispatcher.processBatch([record(retryOf(2))], plenty);
+      expect(failures).toEqual([]);
+      expect(state.sent).toHaveLength(0);
+      expect(state.deadLetters).toEqual([expect.objectContaining({ reason, delivery: retryOf(2) })]);
+      expect(state.parked).toEqual([]);
+    },
+  );
+
+  it('parks a delivery whose connection is disabled: not sent, not lost', async () => {
+    const { dispatcher, state } = setup([connection('con_a', { enabled: false })]);
     const { failures } = await dispatcher.processBatch([record(retryOf(2))], plenty);
     expect(failures).toEqual([]);
     expect(state.sent).toHaveLength(0);
-    expect(state.deadLetters).toEqual([expect.objectContaining({ reason, delivery: retryOf(2) })]);
+    expect(state.deadLetters).toEqual([]);
+    expect(state.parked).toEqual([
+      expect.objectContaining({
+        reason: 'connection_disabled',
+        deliveryId: retryOf(2).deliveryId,
+        body: retryOf(2).body,
+      }),
+    ]);
   });
 
   it('dead-letters a poison message with its text and reason, and still delivers its batch-mates', async () => {
@@ -329,11 +354,30 @@ describe('infrastructure errors', () => {
     expect(failures).toEqual(['r']);
   });
 
-  it('fails the record when the dead-letter queue cannot take an exhausted delivery', async () => {
+  it('puts an exhausted delivery on the DLQ when the parked table is down, losing nothing', async () => {
     const { dispatcher, state } = setup([connection('con_a')], () => ok(500));
+    state.fail.add('parked');
+    const { failures } = await dispatcher.processBatch([record(retryOf(4), 'r')], plenty);
+    expect(failures).toEqual([]);
+    expect(state.deadLetters).toEqual([
+      expect.objectContaining({ reason: 'exhausted', delivery: retryOf(4) }),
+    ]);
+  });
+
+  it('fails the record when neither the parked table nor the DLQ can take an exhausted delivery', async () => {
+    const { dispatcher, state } = setup([connection('con_a')], () => ok(500));
+    state.fail.add('parked');
     state.fail.add('deadLetters');
     const { failures } = await dispatcher.processBatch([record(retryOf(4), 'r')], plenty);
     expect(failures).toEqual(['r']);
+  });
+
+  it('delivers and parks as usual when health cannot be read or written (DynamoDB down)', async () => {
+    const { dispatcher, state } = setup([connection('con_a')], () => ok(500));
+    state.fail.add('health');
+    const { failures } = await dispatcher.processBatch([record(retryOf(4), 'r')], plenty);
+    expect(failures).toEqual([]);
+    expect(state.parked).toHaveLength(1);
   });
 
   it('queues the attempt record instead of failing when the attempt log is down, so nothing is sent twice', async () => {
@@ -490,5 +534,56 @@ describe('query-string hygiene', () => {
     expect(state.records[0]!.responseSnippet).toBe(
       'Cannot POST ?token=[redacted]&key=[redacted] (key [redacted])',
     );
+  });
+});
+
+describe('endpoint health (DESIGN.md §9)', () => {
+  it('turns a connection failing after 3 exhausted deliveries and publishes connection.failing once', async () => {
+    const { dispatcher, state } = setup([connection('con_a')], () => ok(503));
+    for (let i = 0; i < 4; i++) await dispatcher.processBatch([record(retryOf(4))], plenty);
+    expect(state.health.get('con_a')).toMatchObject({ state: 'failing', consecutiveFailures: 4 });
+    expect(state.events.map((e) => e.type)).toEqual(['connection.failing']);
+    expect(JSON.stringify(state.events)).not.toContain(SECRET);
+  });
+
+  it('disables it after disableAfter, then parks its new events as connection_disabled without sending', async () => {
+    const { dispatcher, state } = setup([connection('con_a')], () => ok(503));
+    for (let i = 0; i < 5; i++) await dispatcher.processBatch([record(retryOf(4))], plenty);
+    expect(state.events.map((e) => e.type)).toEqual(['connection.failing', 'connection.disabled']);
+    // What the store now says about the connection, as the next read of it sees it.
+    const disabled = connection('con_a', { enabled: false, health: state.health.get('con_a') });
+    const after = setup([disabled]);
+    await after.dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(after.state.sent).toHaveLength(0);
+    expect(after.state.parked).toEqual([
+      expect.objectContaining({ reason: 'connection_disabled', attempts: 1 }),
+    ]);
+  });
+
+  it('skips a connection an operator disabled by hand, as before (no parking)', async () => {
+    const { dispatcher, state } = setup([connection('con_a', { enabled: false })]);
+    await dispatcher.processBatch([record(eventMessage())], plenty);
+    expect(state.parked).toEqual([]);
+    expect(state.sent).toHaveLength(0);
+  });
+
+  it('resets the count on a delivery and announces recovered when it was failing', async () => {
+    let status = 503;
+    const { dispatcher, state } = setup([connection('con_a')], () => ok(status));
+    for (let i = 0; i < 3; i++) await dispatcher.processBatch([record(retryOf(4))], plenty);
+    status = 200;
+    await dispatcher.processBatch([record(retryOf(5, 5))], plenty);
+    expect(state.health.get('con_a')).toMatchObject({ state: 'healthy', consecutiveFailures: 0 });
+    expect(state.events.map((e) => e.type)).toEqual(['connection.failing', 'connection.recovered']);
+  });
+
+  it('does not count refusals, retries or test sends towards health', async () => {
+    const { dispatcher, state } = setup([connection('con_a', { url: 'https://169.254.169.254/x' })], () =>
+      ok(503),
+    );
+    await dispatcher.processBatch([record(retryOf(4))], plenty);
+    const b = setup([connection('con_b')], () => ok(503));
+    await b.dispatcher.processBatch([record({ ...retryOf(2), connectionId: 'con_b' })], plenty);
+    expect(state.health.size + b.state.health.size).toBe(0);
   });
 });

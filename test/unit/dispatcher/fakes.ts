@@ -1,6 +1,9 @@
 /** In-memory fakes of the core's ports, for handler-level tests (STYLE.md rule 9). */
 
 import type { DispatcherDeps } from '../../../lambdas/core/dispatch';
+import type { ConnectionHealth } from '../../../lambdas/core/health';
+import { createHealthTracker } from '../../../lambdas/core/health-tracker';
+import type { OperationalEvent, ParkedItem } from '../../../lambdas/core/parking';
 import type {
   AttemptRecord,
   AttemptResult,
@@ -39,11 +42,23 @@ export function fakes(connections: Connection[], responder: Responder = () => ok
     sent: [] as OutboundRequest[],
     scheduled: [] as Array<{ delivery: DeliveryMessage; delaySeconds: number }>,
     deadLetters: [] as DeadLetter[],
+    parked: [] as ParkedItem[],
+    health: new Map<string, ConnectionHealth>(),
+    events: [] as OperationalEvent[],
     records: [] as AttemptRecord[],
     deferred: [] as AttemptRecord[],
     logs: [] as Array<{ level: string; message: string; fields?: Record<string, unknown> }>,
     now: Date.parse('2026-11-21T15:00:00.000Z'),
-    fail: new Set<'connections' | 'secrets' | 'scheduler' | 'deadLetters' | 'attemptLog' | 'fallback'>(),
+    fail: new Set<
+      | 'connections'
+      | 'secrets'
+      | 'scheduler'
+      | 'deadLetters'
+      | 'attemptLog'
+      | 'fallback'
+      | 'parked'
+      | 'health'
+    >(),
     inFlight: 0,
     maxInFlight: 0,
   };
@@ -94,6 +109,31 @@ export function fakes(connections: Connection[], responder: Responder = () => ok
         state.deadLetters.push(letter);
       },
     },
+    parked: {
+      async park(item) {
+        if (state.fail.has('parked')) boom('DynamoDB');
+        state.parked.push(item);
+      },
+    },
+    health: createHealthTracker(
+      {
+        health: {
+          async read(id) {
+            if (state.fail.has('health')) boom('DynamoDB');
+            return state.health.get(id);
+          },
+          async write(id, next, expected) {
+            if ((state.health.get(id)?.version ?? 0) !== expected) return 'conflict';
+            state.health.set(id, next);
+            return 'written';
+          },
+        },
+        events: { publish: async (event) => void state.events.push(event) },
+        clock: { now: () => state.now },
+        log: { debug() {}, info() {}, warn() {}, error() {} },
+      },
+      { failingAfter: 3, disableAfter: 5 },
+    ),
     attemptLog: {
       async append(record) {
         if (state.fail.has('attemptLog')) boom('DynamoDB');
