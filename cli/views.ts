@@ -151,7 +151,7 @@ function safeOrigin(target: string): string {
   }
 }
 
-/** What happened next: retried, dead-lettered, done, or a test (never retried). */
+/** What happened next: retried, final (parked, or dead-lettered for a deleted connection), done, or a test. */
 export function attemptNext(r: AttemptRecord): string {
   if (r.test) return r.outcome === 'delivered' ? 'test' : 'test, not retried';
   if (r.outcome === 'delivered') return 'done';
@@ -159,7 +159,7 @@ export function attemptNext(r: AttemptRecord): string {
     const delayS = Math.round((Date.parse(r.nextAttemptAt) - Date.parse(r.requestedAt)) / 1000);
     return `retry after ${delayS}s`;
   }
-  return r.final ? 'dead-lettered' : '-';
+  return r.final ? 'final' : '-';
 }
 
 /** The receiver's own words when it answered (status is its own column), else the error. */
@@ -190,7 +190,9 @@ export function deliveryState(attempts: readonly AttemptRecord[]): string {
     return last.outcome === 'delivered' ? 'test delivery, delivered' : 'test delivery, failed (not retried)';
   if (last.outcome === 'delivered') return `delivered on attempt ${last.attempt}`;
   if (last.nextAttemptAt) return `retrying: attempt ${last.attempt + 1} due ${when(last.nextAttemptAt)}`;
-  if (last.final) return `failed after ${attempts.length} attempts; in the dead-letter queue`;
+  if (last.final) {
+    return `failed after ${attempts.length} attempts; parked for its connection (webhooks connections parked ${last.connectionId}; retry it: webhooks attempts retry ${last.deliveryId}), or in the DLQ if the connection is gone`;
+  }
   return `last attempt ${last.attempt}: ${last.outcome}`;
 }
 

@@ -1,7 +1,8 @@
 /**
  * `npm run demo`: a scripted tour of what the pipeline does, against the demo receiver:
  * a delivery that succeeds, a flaky receiver that recovers on the 2nd retry, a dead one
- * that ends in the dead-letter queue, the attempt log of each, and a DLQ redrive.
+ * whose delivery is parked for its connection, the attempt log of each, and a retry of the
+ * parked delivery once the receiver is fixed.
  */
 
 import type { AttemptRecord } from '../lambdas/core/types';
@@ -37,7 +38,7 @@ function table(records: AttemptRecord[]): string[] {
 }
 
 export async function runDemoTour({ management, receiver, out }: TourOptions): Promise<void> {
-  const { connections, attempts, deadLetters } = management;
+  const { connections, attempts } = management;
   for (const old of await connections.list({ applicationId: TOUR_APPLICATION.id }))
     await connections.delete(old.connectionId);
 
@@ -68,32 +69,33 @@ export async function runDemoTour({ management, receiver, out }: TourOptions): P
   );
   out('Flaky receiver: two 503s, then delivered on the 2nd retry.');
   out(table(fl).join('\n'));
-  const dd = await until('the dead receiver to be dead-lettered', ofConnection(dead.connectionId), (a) =>
+  const dd = await until('the dead receiver to give up', ofConnection(dead.connectionId), (a) =>
     a.some((r) => r.final),
   );
-  out('Dead receiver: four failed attempts, then the dead-letter queue.');
+  out('Dead receiver: four failed attempts, then parked for its connection.');
   out(table(dd).join('\n'));
 
-  const letters = await until(
-    'the dead letter',
-    () => deadLetters.list(),
-    (l) => l.some((e) => e.connectionId === dead.connectionId),
+  const parked = await until(
+    'the parked delivery',
+    () => management.listParked(dead.connectionId),
+    (p) => p.data.length > 0,
   );
-  const letter = letters.find((e) => e.connectionId === dead.connectionId)!;
-  out(`\n3. In the DLQ: ${letter.deliveryId} reason=${letter.reason} error="${letter.error}"`);
+  const item = parked.data[0]!;
+  out(
+    `\n3. Parked for ${dead.connectionId}: ${item.deliveryId} reason=${item.reason} error="${item.lastError}"`,
+  );
 
   receiver.heal();
-  out('4. The dead receiver is fixed. Redriving its delivery (same id and body, a fresh chain of attempts)…');
-  const result = await deadLetters.redrive({ deliveryIds: [letter.deliveryId!] });
-  out(`   redriven: ${result.redriven.length}`);
+  out('4. The dead receiver is fixed. Retrying its delivery (same id and body, a fresh chain of attempts)…');
+  await management.retryDelivery(item.deliveryId);
   const after = await until(
-    'the redriven delivery',
-    () => attempts.ofDelivery(letter.deliveryId!),
+    'the retried delivery',
+    () => attempts.ofDelivery(item.deliveryId),
     (a) => a.some((r) => r.outcome === 'delivered'),
   );
-  out(`Attempt log of ${letter.deliveryId}:`);
+  out(`Attempt log of ${item.deliveryId}:`);
   out(table(after).join('\n'));
   out(
-    '\nTour complete: every event ended delivered, or in the DLQ with its reason and full attempt history.',
+    '\nTour complete: every event ended delivered, or parked for its connection with its reason and full attempt history.',
   );
 }

@@ -29,15 +29,17 @@ export function describeEvent(event: OperationalEvent): string {
   const who = `${event.connectionId}${event.connectionName ? ` (${visible(event.connectionName)})` : ''}`;
   switch (event.type) {
     case 'connection.failing':
-      return `${event.type} ${who}: ${event.consecutiveFailures} deliveries in a row failed every attempt; they are parked (webhooks connections get ${event.connectionId})`;
+      return `${event.type} ${who}: ${deliveries(event.consecutiveFailures)} in a row failed every attempt; they are parked (npx webhooks --local connections parked ${event.connectionId})`;
     case 'connection.disabled':
-      return `${event.type} ${who}: disabled after ${event.consecutiveFailures} failed deliveries in a row; new events are parked, not sent. Fix the endpoint, then: webhooks connections enable ${event.connectionId} && webhooks connections recover ${event.connectionId}`;
+      return `${event.type} ${who}: disabled after ${deliveries(event.consecutiveFailures)} in a row failed; new events are parked, not sent. Fix the endpoint, then: npx webhooks --local connections enable ${event.connectionId}, then connections recover ${event.connectionId}`;
     case 'connection.recovered':
       return `${event.type} ${who}: healthy again`;
     default:
       return `${visible(String((event as { type: unknown }).type))} ${who}`;
   }
 }
+
+const deliveries = (n: number) => (n === 1 ? '1 delivery' : `${n} deliveries`);
 
 /** Reads the events queue until stopped. */
 export function watchEvents(options: EventsWatcherOptions): { stop(): Promise<void> } {

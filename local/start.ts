@@ -53,7 +53,7 @@ const USAGE = `Usage: npm start -- [options]
   --allow-port N     also allow deliveries to port N on other hosts (repeatable; 443 is always
                      allowed, and any port on localhost, 127.0.0.1 and [::1])
   --api-port N       serve the management API and console on 127.0.0.1:N (default ${DEFAULT_API_PORT}, or a free port when taken; 0 = any)
-  --demo             play the scripted tour (success, flaky, dead, DLQ redrive), then exit; runs in
+  --demo             play the scripted tour (success, flaky, dead and parked, retry), then exit; runs in
                      memory with its own state file (.local/demo/), so it never disturbs npm start
   --failing-after N  a connection turns failing after N deliveries in a row failed every attempt
                      (default 3); connection.failing is printed and kept in .local/events.jsonl
@@ -314,7 +314,7 @@ Local webhook pipeline is ready.
   retry queue (internal)   ${resources.retryQueueUrl}
   dead-letter queue        ${resources.dlqUrl}
   parked deliveries        table ${resources.parkedTable}
-  health                   failing after ${config.health.failingAfter} failed deliveries in a row; ${config.health.disableAfter ? `disabled after ${config.health.disableAfter}` : 'never disabled (--disable-after N)'}
+  health                   failing after ${config.health.failingAfter} failed ${config.health.failingAfter === 1 ? 'delivery' : 'deliveries in a row'}; ${config.health.disableAfter ? `disabled after ${config.health.disableAfter}` : 'never disabled (--disable-after N)'}
   events (SNS, local)      ${resources.eventsTopicArn}, printed here and kept in ${eventsFile}
   state file               ${statePath}
   state                    ${stateNote}

@@ -34,6 +34,8 @@ export interface DispatcherSpec {
   /** Batches in flight at once (Lambda's concurrent invocations). */
   readonly runnerConcurrency: number;
   readonly connectionCacheTtlMs: number;
+  readonly failingAfter?: number;
+  readonly disableAfter?: number;
   /** Attempts per SDK call, the SDK's own retries included. @default 2 */
   readonly sdkMaxAttempts?: number;
   /** @default 1 */
@@ -121,6 +123,8 @@ export function startDispatcher(
     [ENV.attemptTimeoutMs]: String(spec.attemptTimeoutMs),
     [ENV.batchConcurrency]: String(spec.batchConcurrency),
     [ENV.connectionCacheTtlMs]: String(spec.connectionCacheTtlMs),
+    ...(spec.failingAfter ? { [ENV.failingAfter]: String(spec.failingAfter) } : {}),
+    ...(spec.disableAfter ? { [ENV.disableAfter]: String(spec.disableAfter) } : {}),
   });
   const log = hooks.log ?? new CountingLog();
   const wired = wireDispatcher(config, { clients, ca: [...spec.ca], deps: { log } });

@@ -83,6 +83,7 @@ export interface FleetCounters {
 export interface FleetReceiver {
   readonly url: string;
   readonly port: number;
+  /** How it answers now (see {@link FleetReceiver.behave}). */
   readonly behaviour: Behaviour;
   readonly connectionId: string | undefined;
   /** TCP connections accepted (for `tls-untrusted`: one per attempt). */
@@ -91,6 +92,8 @@ export interface FleetReceiver {
   readonly requests: number;
   /** Binds the receiver to the connection it serves and the secret it verifies with. */
   bind(connectionId: string, secret: string): void;
+  /** Answers from now on as `behaviour` (an endpoint that comes back, or goes down). Not for `tls-untrusted`. */
+  behave(behaviour: Exclude<Behaviour, 'tls-untrusted'>): void;
 }
 
 export interface ReceiverOptions {
@@ -129,13 +132,19 @@ export class ReceiverFleet {
       this.untrusted ??= createLocalPki();
       pki = this.untrusted;
     }
-    const state = { connectionId: undefined as string | undefined, secret: '', connections: 0, requests: 0 };
+    const state = {
+      connectionId: undefined as string | undefined,
+      secret: '',
+      connections: 0,
+      requests: 0,
+      behaviour,
+    };
     const server = createServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         state.requests++;
-        this.handle(behaviour, options, state, req, res, Buffer.concat(chunks));
+        this.handle(state.behaviour, options, state, req, res, Buffer.concat(chunks));
       });
     });
     server.keepAliveTimeout = 10_000;
@@ -150,7 +159,9 @@ export class ReceiverFleet {
     const receiver: FleetReceiver = {
       url: `https://${LOCAL_HOST}:${port}/hooks`,
       port,
-      behaviour,
+      get behaviour() {
+        return state.behaviour;
+      },
       get connectionId() {
         return state.connectionId;
       },
@@ -163,6 +174,9 @@ export class ReceiverFleet {
       bind(connectionId, secret) {
         state.connectionId = connectionId;
         state.secret = secret;
+      },
+      behave(next) {
+        state.behaviour = next;
       },
     };
     this.receivers.push(receiver);

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SNSClient } from '@aws-sdk/client-sns';
 import {
   GetQueueAttributesCommand,
   type Message,
@@ -54,6 +55,9 @@ export interface StackOptions {
   readonly runnerConcurrency?: number;
   /** @default 0 (every record reads the connection: faults in DynamoDB bite at once) */
   readonly connectionCacheTtlMs?: number;
+  /** Health thresholds of the dispatcher (DESIGN.md §9). @default 3 and never */
+  readonly failingAfter?: number;
+  readonly disableAfter?: number;
   /** @default 2 */
   readonly sdkMaxAttempts?: number;
   /** Put a fault proxy in front of each service, for the dispatcher's clients. */
@@ -158,6 +162,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const { services } = options;
   const direct = (endpoint: string) => localClientConfig(endpoint, services.region);
   const sqs = new SQSClient(direct(services.endpoints.sqs));
+  // fauxqs serves SNS on its SQS endpoint: operational events the management library publishes.
+  const sns = new SNSClient(direct(services.endpoints.sqs));
   const dynamodb = new DynamoDBClient(direct(services.endpoints.dynamodb));
   const secretsManager = new SecretsManagerClient(direct(services.endpoints.secretsManager));
   const doc = DynamoDBDocumentClient.from(dynamodb);
@@ -178,7 +184,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const managementFor = (allowedPorts: number[]) =>
     new WebhookManagement({
       resources: { ...resources },
-      clients: { sqs, dynamodb, secretsManager },
+      clients: { sqs, dynamodb, secretsManager, sns },
       allowLoopback: true,
       allowedPorts,
       ca: [pki.caPem],
@@ -212,6 +218,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     batchConcurrency: options.batchConcurrency ?? 10,
     runnerConcurrency: options.runnerConcurrency ?? 2,
     connectionCacheTtlMs: options.connectionCacheTtlMs ?? 0,
+    failingAfter: options.failingAfter,
+    disableAfter: options.disableAfter,
     sdkMaxAttempts: options.sdkMaxAttempts ?? 2,
   });
 
@@ -451,6 +459,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await fleet.close();
       if (proxies) await Promise.all(Object.values(proxies).map((p: FaultProxy) => p.stop()));
       sqs.destroy();
+      sns.destroy();
       doc.destroy();
       dynamodb.destroy();
       secretsManager.destroy();

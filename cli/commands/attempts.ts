@@ -103,10 +103,10 @@ function get(): Command {
 function failures(): Command {
   const cmd = leaf('failures', {
     summary:
-      'final failures, newest first: deliveries dead-lettered after their last attempt, and failed test sends',
+      'final failures, newest first: deliveries parked (or dead-lettered) after their last attempt, and failed test sends',
     usage: '[--days <n>] [--limit <n>]',
     details:
-      'A delivery counts once its last attempt failed: it went to the dead-letter queue. A failed test send\n(connections send-test) is listed too, marked "test, not retried": it is never retried nor dead-lettered.',
+      'A delivery counts once its last attempt failed: it was parked for its connection (connections parked <id>),\nor, for a deleted connection, dead-lettered. A failed test send (connections send-test) is listed too,\nmarked "test, not retried": it is never retried nor parked.',
     examples: ['webhooks attempts failures --days 7'],
   })
     .option('--days <n>', 'look back n days, today included (default 1)')
@@ -127,10 +127,10 @@ function failures(): Command {
     const more = found.length === limit ? ` (the newest ${limit}; --limit shows more)` : '';
     const tests = found.filter((r) => r.test).length;
     const split = tests
-      ? ` (${plural(found.length - tests, 'dead-lettered delivery', 'dead-lettered deliveries')}, ${plural(tests, 'failed test send')}; test sends are never dead-lettered)`
-      : ' (dead-lettered deliveries)';
+      ? ` (${plural(found.length - tests, 'failed delivery', 'failed deliveries')}, ${plural(tests, 'failed test send')}; test sends are never retried)`
+      : ' (failed deliveries)';
     ctx.print(
-      `\n${plural(found.length, 'final failure')} ${period}${split}${more}. What is still in the DLQ: ${ctx.suggest('dlq list')}`,
+      `\n${plural(found.length, 'final failure')} ${period}${split}${more}. Parked for a connection: ${ctx.suggest('connections parked <id>')}; in the DLQ: ${ctx.suggest('dlq list')}`,
     );
   });
 }

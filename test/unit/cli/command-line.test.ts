@@ -335,7 +335,7 @@ describe('attempts tail', () => {
 });
 
 describe('attempts failures', () => {
-  it('counts failed test sends apart from dead-lettered deliveries', async () => {
+  it('counts failed test sends apart from failed deliveries', async () => {
     const record = (test: boolean) => ({
       deliveryId: 'dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_1',
       attempt: test ? 1 : 4,
@@ -351,7 +351,7 @@ describe('attempts failures', () => {
     } as unknown as WebhookManagement;
     const result = await cli(['attempts', 'failures'], { open: async () => management });
     expect(result.stdout).toContain(
-      '2 final failures today (UTC) (1 dead-lettered delivery, 1 failed test send; test sends are never dead-lettered)',
+      '2 final failures today (UTC) (1 failed delivery, 1 failed test send; test sends are never retried)',
     );
     expect(result.stdout).toContain('test, not retried');
   });
