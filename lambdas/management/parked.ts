@@ -184,12 +184,12 @@ export class ParkedDeliveriesAdmin {
       });
       startKey = page.nextKey;
       const now = this.clock.now();
-      const claimed: ParkedItem[] = [];
-      for (const deliveryId of page.deliveryIds) {
-        if (requeued + claimed.length >= budget) break;
-        const item = await this.store.claim(connectionId, deliveryId, now, now + RECOVERY_LEASE_MS);
-        if (item) claimed.push(item);
-      }
+      // The page is in oldest-first order; claims of one page go out together.
+      const wanted = page.deliveryIds.slice(0, Math.max(0, budget - requeued));
+      const claims = await Promise.all(
+        wanted.map((deliveryId) => this.store.claim(connectionId, deliveryId, now, now + RECOVERY_LEASE_MS)),
+      );
+      const claimed = claims.filter((item): item is ParkedItem => item !== undefined);
       requeued += await this.send(claimed, requeued, rate);
       if (requeued >= budget) break;
     } while (startKey);
@@ -209,15 +209,17 @@ export class ParkedDeliveriesAdmin {
       delaySeconds: Math.floor((offset + i) / rate),
     }));
     const sent = new Set(await this.queues.scheduleBatch(batch));
-    for (const item of sendable) {
-      if (sent.has(item.deliveryId)) {
-        await this.store.release(
-          item.connectionId,
-          item.deliveryId,
-          (item as { claimedUntil?: number }).claimedUntil!,
-        );
-      }
-    }
+    await Promise.all(
+      sendable
+        .filter((item) => sent.has(item.deliveryId))
+        .map((item) =>
+          this.store.release(
+            item.connectionId,
+            item.deliveryId,
+            (item as { claimedUntil?: number }).claimedUntil!,
+          ),
+        ),
+    );
     return sent.size;
   }
 }
