@@ -158,6 +158,21 @@ describe('parked deliveries through the management library', () => {
     expect((await management.listParked(con.connectionId)).data).toHaveLength(3);
   });
 
+  it('takes over a delivery whose claim expired (a recovery that died between claim and send)', async () => {
+    const con = await newConnection();
+    const [item] = await park(con.connectionId, con.applicationId, 1);
+    // A recovery claimed it and died before sending: its lease has run out.
+    await parkedStore.claim(
+      con.connectionId,
+      item!.deliveryId,
+      Date.now() - 10 * 60_000,
+      Date.now() - 5 * 60_000,
+    );
+    expect(await management.recoverConnection(con.connectionId)).toEqual({ requeued: 1, remaining: 0 });
+    const [message] = await drain(retryQueueUrl, 1);
+    expect(message).toMatchObject({ deliveryId: item!.deliveryId, body: item!.body });
+  });
+
   it('retries one parked delivery, and says NotFound for one that is not parked or not the caller’s', async () => {
     const con = await newConnection();
     const [item] = await park(con.connectionId, con.applicationId, 1);
