@@ -19,7 +19,7 @@ import { MAX_ATTEMPT } from '../core/constants';
 import { ValidationError } from '../core/errors';
 import { connectionIdOf, deliveryIdTimePrefix, isConnectionId } from '../core/ids';
 import { type ParkedDelivery, type ParkedItem, recoveryMessage } from '../core/parking';
-import { NotFoundError } from './errors';
+import { ConflictError, NotFoundError } from './errors';
 import type { ManagementOptions } from './types';
 
 /** Re-queued deliveries per second a recovery aims at, unless told otherwise. */
@@ -149,7 +149,13 @@ export class ParkedDeliveriesAdmin {
     const item = await this.store.claim(connectionId, deliveryId, now, now + RECOVERY_LEASE_MS);
     if (!item) throw new NotFoundError('delivery', deliveryId);
     const sent = await this.send([item], 0, 1);
-    if (sent === 0) throw new Error(`delivery ${deliveryId} could not be queued; it stays parked`);
+    if (sent === 0) {
+      throw new ConflictError(
+        item.attempts + 1 > MAX_ATTEMPT
+          ? `delivery ${deliveryId} has used all ${MAX_ATTEMPT} attempt numbers; it stays parked`
+          : `delivery ${deliveryId} could not be queued (SQS refused it); it stays parked, try again in ${RECOVERY_LEASE_MS / 60_000} minutes`,
+      );
+    }
     return { requeued: true, connectionId };
   }
 
