@@ -23,8 +23,8 @@ import type { AttemptRecord, Connection, EventMessage } from '../../lambdas/core
 import { NotFoundError, WebhookManagement } from '../../lambdas/management';
 import { WebhookPublisher } from '../../lambdas/publisher';
 import { type LocalResources, localClientConfig } from '../../local/bootstrap';
-import { type FaultProxy, startFaultProxy } from '../../local/fault-proxy';
 import { createLocalPki, type LocalPki } from '../../local/tls';
+import { type FaultProxy, startFaultProxy } from '../../test/support/fault-proxy';
 import { type ReadyChild, spawnReady } from './child';
 import { type BatchStats, CountingLog, type DispatcherSpec, startDispatcher } from './dispatcher';
 import type { DispatcherStatsLine } from './dispatcher-process';

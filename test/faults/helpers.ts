@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { formatLedger, type Ledger, ledgerLine } from '../../bench/reliability/ledger';
 import { SERVICES_ENV, type ServicesInfo } from '../../bench/reliability/services';
 import type { Stack } from '../../bench/reliability/stack';
-import type { FaultRecord } from '../../local/fault-proxy';
+import type { FaultRecord } from '../support/fault-proxy';
 
 /** FAULTS=full: the larger variant of every scenario. */
 export const FULL = process.env.FAULTS === 'full';

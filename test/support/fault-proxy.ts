@@ -23,7 +23,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { close, LOCAL_HOST, listen } from './listen';
+import { close, LOCAL_HOST, listen } from '../../local/listen';
 
 export type FaultKind = 'error' | 'reset' | 'delay';
 
