@@ -12,7 +12,7 @@
 import { checkConnection, targetOf } from './connection';
 import { ATTEMPT_TIMEOUT_MS, RESPONSE_SNIPPET_BYTES } from './constants';
 import type { EgressPolicy } from './egress';
-import { bodyOfEvent, parseMessage, type QueueSource } from './envelope';
+import { type QueueSource, type ReadMessage, readMessage } from './envelope';
 import {
   DeadlineError,
   DestinationRefusedError,
@@ -523,8 +523,8 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     );
   }
 
-  async function fanOut(event: EventMessage, invocation: Run): Promise<void> {
-    const body = bodyOfEvent(event);
+  /** `body`: the event's request body as readMessage serialised it, the same bytes for every connection. */
+  async function fanOut(event: EventMessage, body: string, invocation: Run): Promise<void> {
     const facts: EventFacts = {
       applicationId: event.application.id,
       userId: event.user.id,
@@ -575,10 +575,10 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
   }
 
   async function processRecord(record: InputRecord, invocation: Run): Promise<void> {
-    let message: ReturnType<typeof parseMessage>;
+    let read: ReadMessage;
     const source = record.source ?? 'ingress';
     try {
-      message = parseMessage(record.body, source);
+      read = readMessage(record.body, source);
     } catch (thrown) {
       // Parsing is pure: whatever it throws, it would throw on every receipt, so the message
       // is poison now, on its first receipt, not after maxReceiveCount (docs/security.md).
@@ -605,9 +605,10 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       });
       return;
     }
+    const { message } = read;
     switch (message.type) {
       case 'event':
-        return fanOut(message, invocation);
+        return fanOut(message, read.body!, invocation);
       case 'delivery':
         return deliverQueued(message, invocation);
       case 'attempt-log': {

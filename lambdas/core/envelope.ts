@@ -33,7 +33,7 @@ function fail(field: string, problem: string): never {
 
 const OCCURRED_AT_RULE = 'must be an ISO 8601 UTC date-time with milliseconds, e.g. 2026-11-21T14:53:00.123Z';
 
-function parseEvent(m: Record<string, unknown>): EventMessage {
+function parseEvent(m: Record<string, unknown>): ReadMessage & { message: EventMessage } {
   if (!isEventId(m.eventId)) fail('eventId', 'is required and must look like evt_<id>');
   if (m.event !== EVENT_KIND) fail('event', `must be "${EVENT_KIND}", got ${describe(m.event)}`);
   if (typeof m.occurredAt !== 'string') fail('occurredAt', OCCURRED_AT_RULE);
@@ -68,20 +68,16 @@ function parseEvent(m: Record<string, unknown>): EventMessage {
     });
     message.connectionIds = [...new Set(ids as string[])];
   }
-  bodies.set(message, body);
-  return message;
+  return { message, body };
 }
 
-/** The request body of each event this module has validated: serialised once, while checking. */
-const bodies = new WeakMap<EventMessage, string>();
-
-/** The exact request body of an event (spec §2 field order), the same bytes for every attempt. */
+/**
+ * The exact request body of an event (spec §2 field order), the same bytes for every attempt.
+ * The dispatcher takes it from {@link readMessage}, which serialises it once while checking.
+ */
 export function bodyOfEvent(event: EventMessage): string {
-  return (
-    bodies.get(event) ??
-    serialiseBody(
-      buildPayload({ timestamp: event.occurredAt, user: event.user, application: event.application }),
-    )
+  return serialiseBody(
+    buildPayload({ timestamp: event.occurredAt, user: event.user, application: event.application }),
   );
 }
 
@@ -213,11 +209,26 @@ function wholeNumber(value: unknown, min: number, max: number): value is number 
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }
 
+/** A queue message read and checked, with what checking it computed that the caller needs. */
+export interface ReadMessage {
+  message: QueueMessage;
+  /** An event's request body, serialised once while its size rule was checked. */
+  body?: string;
+}
+
 /**
  * Parses the text of a queue message.
  * @throws PoisonMessageError when the text is not a valid message of a known version and type.
  */
 export function parseMessage(text: string, source?: QueueSource): QueueMessage {
+  return readMessage(text, source).message;
+}
+
+/**
+ * {@link parseMessage}, also returning an event's request body (the dispatcher sends those bytes).
+ * @throws PoisonMessageError when the text is not a valid message of a known version and type.
+ */
+export function readMessage(text: string, source?: QueueSource): ReadMessage {
   // Decided before parsing: JSON.parse copes with deep nesting, but every later step that
   // walks the value (validation, error texts) would not, and no valid message nests deeply.
   if (jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
@@ -248,9 +259,9 @@ export function parseMessage(text: string, source?: QueueSource): QueueMessage {
       case 'event':
         return parseEvent(m);
       case 'delivery':
-        return parseDelivery(m);
+        return { message: parseDelivery(m) };
       case 'attempt-log':
-        return parseAttemptLog(m);
+        return { message: parseAttemptLog(m) };
       default:
         throw new PoisonMessageError(
           `unknown message type ${describe(m.type)} (expected "event", "delivery" or "attempt-log")`,
@@ -299,5 +310,5 @@ export function buildEventMessage(
     application: input.application,
     ...(input.connectionIds !== undefined ? { connectionIds: input.connectionIds } : {}),
   };
-  return parseEvent(candidate);
+  return parseEvent(candidate).message;
 }

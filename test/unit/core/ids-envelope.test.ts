@@ -1,4 +1,4 @@
-import { parseMessage } from '../../../lambdas/core/envelope';
+import { bodyOfEvent, parseMessage, readMessage } from '../../../lambdas/core/envelope';
 import { PoisonMessageError, ValidationError } from '../../../lambdas/core/errors';
 import { connectionIdOf, deliveryIdFor, ulid } from '../../../lambdas/core/ids';
 import { buildPayload, serialiseBody } from '../../../lambdas/core/payload';
@@ -52,6 +52,20 @@ describe('delivery ids', () => {
   it('encode the ULID time part like the ULID spec (0 ms → 0000000000)', () => {
     expect(ulid(0, new Uint8Array(10))).toBe('00000000000000000000000000');
     expect(ulid(1469918176385, new Uint8Array(10)).slice(0, 10)).toBe('01ARYZ6S41');
+  });
+});
+
+describe('readMessage', () => {
+  it("returns an event's request body, serialised while checking it: the spec's bytes", () => {
+    const read = readMessage(JSON.stringify(event), 'ingress');
+    expect(read.body).toBe(body);
+    expect(bodyOfEvent(read.message as never)).toBe(body);
+  });
+
+  it('returns no body for the other message types (a delivery carries its own)', () => {
+    expect(readMessage(JSON.stringify(delivery), 'retry')).toEqual({
+      message: parseMessage(JSON.stringify(delivery)),
+    });
   });
 });
 
