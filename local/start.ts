@@ -86,9 +86,8 @@ function parseHealth(failing: string | undefined, disable: string | undefined): 
     };
   } catch (error) {
     if (!(error instanceof HealthSettingsError)) throw error;
-    throw new Error(
-      `--${error.field === 'failingAfter' ? 'failing-after' : 'disable-after'}: ${error.problem}`,
-    );
+    const flag = error.field === 'failingAfter' ? 'failing-after' : 'disable-after';
+    throw new Error(`--${flag}: ${error.problem.replace('failingAfter', '--failing-after')}`);
   }
 }
 
