@@ -176,6 +176,9 @@ export function costReport(
   };
 }
 
+/** Write units a parked delivery adds (item, its byApplication index entry, the health update): not yet in the bench. */
+const PARKING_WRITE_UNITS = 3;
+
 /** The levers of issue 15 the model can price, each alone and all together. */
 export function levers(): Array<{ name: string; how: string; a: Assumptions; fixed?: Partial<FixedInputs> }> {
   const a = ASSUMPTIONS;
@@ -420,6 +423,13 @@ ${SCENARIOS.map((s) => `- **${s.name}** (\`${s.key}\`): ${s.description}.`).join
 
 A delivery is one event for one connection (no fan-out). A failing or hanging receiver gets
 the whole chain: ${ATTEMPTS_PER_CHAIN} attempts (after 1 s, 2 s, 4 s), then the dead-letter queue.
+
+**Not yet in the failing and hanging figures: parking (DESIGN.md §9).** Since parking replaced
+the dead-letter queue for exhausted deliveries, each one also writes its parked item and that
+item's index entry and its connection's health (about ${PARKING_WRITE_UNITS} write units; the bench's
+fakes still count it as a dead letter). At $${prices.dynamoDbPerMillionWriteUnits} per million write units that adds about
+${money(PARKING_WRITE_UNITS * prices.dynamoDbPerMillionWriteUnits * 0.1)} per million deliveries to "10% failing" and
+${money(PARKING_WRITE_UNITS * prices.dynamoDbPerMillionWriteUnits * 0.01)} to "1% hanging", less the dead-letter SendMessage it replaces.
 
 ## Counted, not assumed: API calls per delivery
 
