@@ -16,6 +16,7 @@ import { DynamoHealthStore } from './adapters/dynamodb/health-store';
 import { DynamoParkedStore } from './adapters/dynamodb/parked-store';
 import { type Resolver, UndiciSender } from './adapters/http/sender';
 import { powertoolsLog } from './adapters/logger';
+import { emfMetrics } from './adapters/metrics/emf';
 import { SecretsManagerSigningSecrets } from './adapters/secrets/signing-secrets';
 import { SnsOperationalEvents } from './adapters/sns/operational-events';
 import { SqsQueues } from './adapters/sqs/queues';
@@ -85,6 +86,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     attemptLogFallback: queues,
     clock,
     log,
+    metrics: emfMetrics,
     ...options.deps,
   };
   const dispatcher = createDispatcher(deps, {

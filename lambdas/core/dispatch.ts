@@ -43,6 +43,7 @@ import type {
   EventMessage,
   HttpSender,
   Log,
+  Metrics,
   Outcome,
   RefusalReason,
   RetryScheduler,
@@ -58,29 +59,6 @@ const MAX_ERROR_LENGTH = 512;
  * dead letter must fit in one SQS message (1 MiB), or it could never be written.
  */
 export const MAX_DEAD_LETTER_SOURCE_BYTES = 256 * 1024;
-/** CloudWatch namespace of the dispatcher's metrics (docs/security.md). */
-export const METRICS_NAMESPACE = 'Webhooks';
-
-/**
- * CloudWatch Embedded Metric Format fields that count one blocked destination. Merged into
- * the attempt's log line, they become the dimension-free `BlockedDestinations` metric.
- */
-export function blockedDestinationMetric(timestampMs: number): Record<string, unknown> {
-  return {
-    _aws: {
-      Timestamp: timestampMs,
-      CloudWatchMetrics: [
-        {
-          Namespace: METRICS_NAMESPACE,
-          Dimensions: [[]],
-          Metrics: [{ Name: 'BlockedDestinations', Unit: 'Count' }],
-        },
-      ],
-    },
-    BlockedDestinations: 1,
-  };
-}
-
 export interface DispatcherDeps {
   connections: ConnectionStore;
   secrets: SigningSecrets;
@@ -95,6 +73,8 @@ export interface DispatcherDeps {
   attemptLogFallback: AttemptLogFallback;
   clock: Clock;
   log: Log;
+  /** What the dispatcher counts (adapters/metrics/emf.ts in Lambda). Absent: nothing is counted. */
+  metrics?: Metrics;
 }
 
 export interface DispatcherOptions {
@@ -336,7 +316,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       reason: decision.action === 'dead-letter' ? decision.reason : undefined,
       error: rec.error,
       test: rec.test,
-      ...(rec.outcome === 'blocked' ? blockedDestinationMetric(clock.now()) : {}),
+      ...(rec.outcome === 'blocked' ? deps.metrics?.blockedDestination(clock.now()) : {}),
     };
     if (decision.action === 'retry') log.warn('attempt failed; retry scheduled', fields);
     else if (delivery.test) log.warn('test send failed', fields);

@@ -245,3 +245,12 @@ export interface Log {
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
 }
+
+/**
+ * What the dispatcher counts. A count travels with the log line of the attempt that caused it
+ * (one line, one event in CloudWatch Logs); the adapter owns the wire format.
+ */
+export interface Metrics {
+  /** The fields, merged into the attempt's log line, that count one destination the egress policy refused. */
+  blockedDestination(atMs: number): Record<string, unknown>;
+}

@@ -511,6 +511,25 @@ describe('blocked destination metric', () => {
     ]);
   });
 
+  it('takes the metric fields from the metrics port, and writes none without one', async () => {
+    const counted: number[] = [];
+    const f = fakes([connection('con_a', { url: 'https://10.0.0.5/hooks' })]);
+    f.deps.metrics = {
+      blockedDestination: (atMs) => {
+        counted.push(atMs);
+        return { Counted: 1 };
+      },
+    };
+    await createDispatcher(f.deps, options).processBatch([record(retryOf(2))], plenty);
+    expect(counted).toEqual([f.state.now]);
+    expect(f.state.logs.find((l) => l.fields?.outcome === 'blocked')?.fields).toMatchObject({ Counted: 1 });
+
+    const without = fakes([connection('con_a', { url: 'https://10.0.0.5/hooks' })]);
+    delete without.deps.metrics;
+    await createDispatcher(without.deps, options).processBatch([record(retryOf(2))], plenty);
+    expect(without.state.logs.some((l) => l.fields && '_aws' in l.fields)).toBe(false);
+  });
+
   it('emits no metric for attempts that were not blocked', async () => {
     const { dispatcher, state } = setup([connection('con_a'), connection('con_b')], (req) =>
       req.url.includes('con-a') ? ok(200) : ok(503),

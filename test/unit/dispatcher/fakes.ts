@@ -1,3 +1,4 @@
+import { emfMetrics } from '../../../lambdas/adapters/metrics/emf';
 /** In-memory fakes of the core's ports, for handler-level tests (STYLE.md rule 9). */
 
 import type { DispatcherDeps } from '../../../lambdas/core/dispatch';
@@ -149,6 +150,7 @@ export function fakes(connections: Connection[], responder: Responder = () => ok
     },
     clock: { now: () => state.now },
     log: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
+    metrics: emfMetrics,
   };
   return { state, deps };
 }

@@ -1,0 +1,28 @@
+/**
+ * The dispatcher's metrics as CloudWatch Embedded Metric Format: fields that, merged into a
+ * JSON log line Lambda writes to CloudWatch Logs, become a metric with no PutMetricData call
+ * (docs/security.md, "BlockedDestinations").
+ */
+
+import type { Metrics } from '../../core/types';
+
+/** CloudWatch namespace of the dispatcher's metrics. */
+export const METRICS_NAMESPACE = 'Webhooks';
+
+export const emfMetrics: Metrics = {
+  blockedDestination(atMs) {
+    return {
+      _aws: {
+        Timestamp: atMs,
+        CloudWatchMetrics: [
+          {
+            Namespace: METRICS_NAMESPACE,
+            Dimensions: [[]],
+            Metrics: [{ Name: 'BlockedDestinations', Unit: 'Count' }],
+          },
+        ],
+      },
+      BlockedDestinations: 1,
+    };
+  },
+};
