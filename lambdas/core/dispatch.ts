@@ -26,7 +26,9 @@ import { deliveryIdFor } from './ids';
 import { createLimiter } from './limiter';
 import { decide } from './outcome';
 import { isParkReason, type ParkedDeliveries, type ParkReason, parkedItemOf } from './parking';
+import { deadLetterSource, errorText } from './poison';
 import { MIN_ANYWHERE_LENGTH, redact, truncateUtf8 } from './redact';
+import { judgeTarget, otherApplication, type Target } from './targets';
 import type {
   AppendOutcome,
   AttemptLog,
@@ -54,11 +56,7 @@ import { queueJson } from './untrusted';
 /** Time an attempt needs beyond its own timeout to reschedule and log before Lambda stops. */
 export const DEADLINE_MARGIN_MS = 5_000;
 const MAX_ERROR_LENGTH = 512;
-/**
- * Most bytes a poison message's text takes in its dead letter, JSON quoting included: the
- * dead letter must fit in one SQS message (1 MiB), or it could never be written.
- */
-export const MAX_DEAD_LETTER_SOURCE_BYTES = 256 * 1024;
+
 export interface DispatcherDeps {
   connections: ConnectionStore;
   secrets: SigningSecrets;
@@ -634,33 +632,6 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
   };
 }
 
-/** A connection a delivery is for, and why it cannot be delivered to, if it cannot. */
-interface Target {
-  id: string;
-  /** Absent when missing, or when it belongs to another application (its URL stays out of this one's log). */
-  connection?: Connection;
-  refusal?: [RefusalReason, string];
-}
-
-/**
- * Judges a looked-up connection: missing, disabled, or (when the event named it explicitly,
- * `applicationId` given) another application's, is refused with its dead-letter reason.
- */
-function judgeTarget(id: string, connection: Connection | undefined, applicationId?: string): Target {
-  if (!connection) return { id, refusal: ['connection_missing', `connection ${id} does not exist`] };
-  if (applicationId !== undefined && connection.applicationId !== applicationId) {
-    return { id, refusal: otherApplication(id, applicationId) };
-  }
-  if (connection.enabled !== true) {
-    return { id, connection, refusal: ['connection_disabled', `connection ${id} is disabled`] };
-  }
-  return { id, connection };
-}
-
-function otherApplication(id: string, applicationId: string): [RefusalReason, string] {
-  return ['connection_invalid', `connection ${id} belongs to another application, not ${applicationId}`];
-}
-
 /**
  * A URL's query-string values, as sent and decoded. They often carry a token, and a receiver
  * may echo its request URL in the response that the attempt log keeps.
@@ -674,42 +645,4 @@ function queryValues(url: URL): string[] {
   // Short values (`?page=2`) are rarely a credential: unlike custom header values, they are
   // not redacted (a word-bounded "2" would blank every 2 in a snippet). docs/security.md.
   return [...sent, ...url.searchParams.values()].filter((v) => v.trim().length >= MIN_ANYWHERE_LENGTH);
-}
-
-/**
- * A poison message's text for its dead letter: whole, or its first bytes and the full size.
- * What counts is the size once written into the dead letter's JSON, where escaping can grow
- * a character sixfold (`\u0001`): the quoted text stays within
- * {@link MAX_DEAD_LETTER_SOURCE_BYTES}, so the dead letter always fits one SQS message.
- */
-export function deadLetterSource(text: string): Pick<DeadLetter, 'source' | 'sourceBytes'> {
-  const quotedBytes = (t: string) => Buffer.byteLength(queueJson(t), 'utf8');
-  if (text.length <= MAX_DEAD_LETTER_SOURCE_BYTES / 6 || quotedBytes(text) <= MAX_DEAD_LETTER_SOURCE_BYTES) {
-    return { source: text };
-  }
-  let cut = truncateUtf8(text, MAX_DEAD_LETTER_SOURCE_BYTES);
-  for (let size = quotedBytes(cut); size > MAX_DEAD_LETTER_SOURCE_BYTES; size = quotedBytes(cut)) {
-    // Shrink in proportion to the excess (and by at least one character): a few rounds at most.
-    const keep = Math.min(cut.length - 1, Math.floor((cut.length * MAX_DEAD_LETTER_SOURCE_BYTES) / size));
-    cut = cut.slice(0, keep);
-    // Never end on the first half of a surrogate pair.
-    if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  }
-  return { source: cut, sourceBytes: Buffer.byteLength(text, 'utf8') };
-}
-
-/** A one-line description of an error and its causes, for logs. */
-export function errorText(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 4; depth++) {
-    if (current instanceof Error) {
-      parts.push(`${current.name}: ${current.message}`);
-      current = current.cause;
-    } else {
-      parts.push(String(current));
-      break;
-    }
-  }
-  return parts.join(' <- ');
 }

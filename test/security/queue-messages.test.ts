@@ -9,10 +9,11 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { MAX_ATTEMPT } from '../../lambdas/core/constants';
-import { createDispatcher, MAX_DEAD_LETTER_SOURCE_BYTES } from '../../lambdas/core/dispatch';
+import { createDispatcher } from '../../lambdas/core/dispatch';
 import type { QueueSource } from '../../lambdas/core/envelope';
 import { bodyOfEvent, buildEventMessage, parseMessage } from '../../lambdas/core/envelope';
 import { deliveryIdFor } from '../../lambdas/core/ids';
+import { MAX_DEAD_LETTER_SOURCE_BYTES } from '../../lambdas/core/poison';
 import type { AttemptRecord, Connection } from '../../lambdas/core/types';
 import { queueJson } from '../../lambdas/core/untrusted';
 import { WebhookPublisher } from '../../lambdas/publisher';

@@ -3,7 +3,8 @@
  * is too big must still reach the dead-letter queue at once, with its reason, instead of
  * failing its record until SQS moves it there without one (5 receives later).
  */
-import { createDispatcher, MAX_DEAD_LETTER_SOURCE_BYTES } from '../../../lambdas/core/dispatch';
+import { createDispatcher } from '../../../lambdas/core/dispatch';
+import { MAX_DEAD_LETTER_SOURCE_BYTES } from '../../../lambdas/core/poison';
 import { connection, fakes } from './fakes';
 
 const plenty = { remainingMs: () => 90_000 };

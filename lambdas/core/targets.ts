@@ -1,0 +1,30 @@
+/** Whether a delivery's connection may be delivered to, and the reason when it may not. */
+
+import type { Connection, RefusalReason } from './types';
+
+/** A connection a delivery is for, and why it cannot be delivered to, if it cannot. */
+export interface Target {
+  id: string;
+  /** Absent when missing, or when it belongs to another application (its URL stays out of this one's log). */
+  connection?: Connection;
+  refusal?: [RefusalReason, string];
+}
+
+/**
+ * Judges a looked-up connection: missing, disabled, or (when the event named it explicitly,
+ * `applicationId` given) another application's, is refused with its dead-letter reason.
+ */
+export function judgeTarget(id: string, connection: Connection | undefined, applicationId?: string): Target {
+  if (!connection) return { id, refusal: ['connection_missing', `connection ${id} does not exist`] };
+  if (applicationId !== undefined && connection.applicationId !== applicationId) {
+    return { id, refusal: otherApplication(id, applicationId) };
+  }
+  if (connection.enabled !== true) {
+    return { id, connection, refusal: ['connection_disabled', `connection ${id} is disabled`] };
+  }
+  return { id, connection };
+}
+
+export function otherApplication(id: string, applicationId: string): [RefusalReason, string] {
+  return ['connection_invalid', `connection ${id} belongs to another application, not ${applicationId}`];
+}
