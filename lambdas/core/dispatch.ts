@@ -9,8 +9,9 @@
  * problem ends in a logged outcome and, when final, in the dead-letter queue.
  */
 
+import { attemptRecordOf, type EventFacts, MAX_ERROR_LENGTH } from './attempt-record';
 import { checkConnection, targetOf } from './connection';
-import { ATTEMPT_TIMEOUT_MS, RESPONSE_SNIPPET_BYTES } from './constants';
+import { ATTEMPT_TIMEOUT_MS } from './constants';
 import type { EgressPolicy } from './egress';
 import { type QueueSource, type ReadMessage, readMessage } from './envelope';
 import {
@@ -27,7 +28,7 @@ import { createLimiter } from './limiter';
 import { decide } from './outcome';
 import { isParkReason, type ParkedDeliveries, type ParkReason, parkedItemOf } from './parking';
 import { deadLetterSource, errorText } from './poison';
-import { MIN_ANYWHERE_LENGTH, redact, truncateUtf8 } from './redact';
+import { MIN_ANYWHERE_LENGTH, truncateUtf8 } from './redact';
 import { judgeTarget, otherApplication, type Target } from './targets';
 import type {
   AppendOutcome,
@@ -55,7 +56,6 @@ import { queueJson } from './untrusted';
 
 /** Time an attempt needs beyond its own timeout to reschedule and log before Lambda stops. */
 export const DEADLINE_MARGIN_MS = 5_000;
-const MAX_ERROR_LENGTH = 512;
 
 export interface DispatcherDeps {
   connections: ConnectionStore;
@@ -119,12 +119,6 @@ export interface BatchResult {
 }
 
 /** Facts about the event that every attempt record of a delivery repeats. */
-interface EventFacts {
-  applicationId: string;
-  userId: string;
-  event: string;
-}
-
 export interface Dispatcher {
   processBatch(records: readonly InputRecord[], invocation: Invocation): Promise<BatchResult>;
   /** One attempt of a delivery, outside the queue (test sends): the record it logged. */
@@ -233,37 +227,21 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       deliveryId: delivery.deliveryId,
       attempt: delivery.attempt,
     };
-    const error =
-      'error' in result ? truncateUtf8(redact(result.error, sensitive), MAX_ERROR_LENGTH) : undefined;
-    const statusCode = result.kind === 'response' ? result.status : undefined;
-    const rec: AttemptRecord = {
-      deliveryId: delivery.deliveryId,
-      attempt: delivery.attempt,
-      eventId: delivery.eventId,
-      connectionId: delivery.connectionId,
-      applicationId: facts.applicationId,
-      userId: facts.userId,
-      event: facts.event,
-      method: request.method,
-      target: request.target,
-      requestedAt: iso(request.requestedAtMs),
-      durationMs: result.durationMs,
-      outcome: decision.outcome,
-      final: decision.action !== 'retry',
-      expiresAt:
-        Math.floor(request.requestedAtMs / 1000) + ttlDaysOf(decision.outcome, delivery.attempt) * 86_400,
-    };
-    if (statusCode !== undefined) rec.statusCode = statusCode;
-    if (result.kind === 'response' && result.snippet) {
-      rec.responseSnippet = truncateUtf8(redact(result.snippet, sensitive), RESPONSE_SNIPPET_BYTES);
-    }
-    const lastError =
-      error ?? (statusCode !== undefined ? `receiver answered HTTP ${statusCode}` : undefined);
-    if (decision.action !== 'done' && lastError) rec.error = lastError;
-    if (delivery.test) rec.test = true;
-
+    const {
+      record: rec,
+      statusCode,
+      lastError,
+    } = attemptRecordOf({
+      delivery,
+      facts,
+      request,
+      result,
+      decision,
+      sensitive,
+      ttlDays: ttlDaysOf(decision.outcome, delivery.attempt),
+      nowMs: clock.now(),
+    });
     if (decision.action === 'retry') {
-      rec.nextAttemptAt = iso(clock.now() + decision.delaySeconds * 1000);
       const next: DeliveryMessage = { ...delivery, attempt: delivery.attempt + 1 };
       await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(next, decision.delaySeconds));
     } else if (decision.action === 'dead-letter') {

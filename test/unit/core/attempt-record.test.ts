@@ -1,0 +1,86 @@
+import type { AttemptRecordInput } from '../../../lambdas/core/attempt-record';
+import { attemptRecordOf, MAX_ERROR_LENGTH } from '../../../lambdas/core/attempt-record';
+import { RESPONSE_SNIPPET_BYTES } from '../../../lambdas/core/constants';
+
+const at = Date.parse('2026-11-22T10:00:00.000Z');
+const input = (over: Partial<AttemptRecordInput> = {}): AttemptRecordInput => ({
+  delivery: {
+    v: 1,
+    type: 'delivery',
+    deliveryId: 'dlv_01JD3XQ4Z8K2M5N7P9R1S3T5V7_con_a',
+    eventId: 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+    connectionId: 'con_a',
+    attempt: 2,
+    chainStart: 1,
+    body: '{}',
+    firstAttemptAt: '2026-11-22T09:59:59.000Z',
+  },
+  facts: { applicationId: 'app_1', userId: 'usr_1', event: 'user.identified' },
+  request: { method: 'POST', target: 'https://crm.example.com/hooks', requestedAtMs: at },
+  result: { kind: 'response', status: 200, durationMs: 12, snippet: 'ok' },
+  decision: { action: 'done', outcome: 'delivered' },
+  sensitive: ['whsec_secret', 'header-value'],
+  ttlDays: 30,
+  nowMs: at + 12,
+  ...over,
+});
+
+describe('attemptRecordOf', () => {
+  it('records a delivered attempt with no error, kept ttlDays', () => {
+    const { record, lastError } = attemptRecordOf(input());
+    expect(record).toEqual({
+      deliveryId: 'dlv_01JD3XQ4Z8K2M5N7P9R1S3T5V7_con_a',
+      attempt: 2,
+      eventId: 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+      connectionId: 'con_a',
+      applicationId: 'app_1',
+      userId: 'usr_1',
+      event: 'user.identified',
+      method: 'POST',
+      target: 'https://crm.example.com/hooks',
+      requestedAt: '2026-11-22T10:00:00.000Z',
+      durationMs: 12,
+      outcome: 'delivered',
+      final: true,
+      expiresAt: at / 1000 + 30 * 86_400,
+      statusCode: 200,
+      responseSnippet: 'ok',
+    });
+    expect(lastError).toBe('receiver answered HTTP 200');
+  });
+
+  it('says when the retry goes and why, redacting what the receiver echoed', () => {
+    const { record } = attemptRecordOf(
+      input({
+        result: {
+          kind: 'response',
+          status: 503,
+          durationMs: 5,
+          snippet: `no: whsec_secret / header-value ${'x'.repeat(2000)}`,
+        },
+        decision: { action: 'retry', outcome: 'http_error', delaySeconds: 2 },
+      }),
+    );
+    expect(record).toMatchObject({
+      final: false,
+      error: 'receiver answered HTTP 503',
+      nextAttemptAt: '2026-11-22T10:00:02.012Z',
+    });
+    expect(record.responseSnippet).not.toMatch(/whsec_secret|header-value/);
+    expect(Buffer.byteLength(record.responseSnippet!)).toBeLessThanOrEqual(RESPONSE_SNIPPET_BYTES);
+  });
+
+  it('keeps a network error redacted and bounded, and marks a test send', () => {
+    const { record, lastError } = attemptRecordOf(
+      input({
+        delivery: { ...input().delivery, test: true },
+        result: { kind: 'network', durationMs: 3, error: `ECONNRESET at whsec_secret ${'y'.repeat(1000)}` },
+        decision: { action: 'dead-letter', outcome: 'network_error', reason: 'exhausted' },
+      }),
+    );
+    expect(record.test).toBe(true);
+    expect(record.error).toBe(lastError);
+    expect(record.error).not.toContain('whsec_secret');
+    expect(Buffer.byteLength(record.error!)).toBeLessThanOrEqual(MAX_ERROR_LENGTH);
+  });
+});
