@@ -6,18 +6,11 @@
 
 import { RESPONSE_SNIPPET_BYTES } from './constants';
 import { redact, truncateUtf8 } from './redact';
-import type { AttemptRecord, AttemptResult, Decision, DeliveryMessage } from './types';
+import type { AttemptRecord, AttemptResult, Decision, DeliveryMessage, EventFacts } from './types';
 
 /** Longest error text an attempt record or a log line keeps, bytes. */
 export const MAX_ERROR_LENGTH = 512;
 const DAY_S = 86_400;
-
-/** What the dispatcher knows of a delivery's event from its body. */
-export interface EventFacts {
-  applicationId: string;
-  userId: string;
-  event: string;
-}
 
 export interface AttemptRecordInput {
   delivery: DeliveryMessage;

@@ -8,7 +8,15 @@ import { ALLOWED_METHODS, ATTEMPTS_PER_CHAIN, ENVELOPE_VERSION, EVENT_KIND, MAX_
 import { PoisonMessageError, ValidationError } from './errors';
 import { connectionIdOf, isConnectionId, isDeliveryId, isEventId } from './ids';
 import { buildPayload, checkBody, isApplicationId, isIsoUtc, isUserId, serialiseBody } from './payload';
-import type { AttemptRecord, DeliveryMessage, EventMessage, Outcome, QueueMessage } from './types';
+import type {
+  AttemptLogMessage,
+  AttemptRecord,
+  DeliveryMessage,
+  EventFacts,
+  EventMessage,
+  Outcome,
+  QueueMessage,
+} from './types';
 import { describe, jsonDepth, MAX_JSON_DEPTH } from './untrusted';
 
 /**
@@ -33,7 +41,7 @@ function fail(field: string, problem: string): never {
 
 const OCCURRED_AT_RULE = 'must be an ISO 8601 UTC date-time with milliseconds, e.g. 2026-11-21T14:53:00.123Z';
 
-function parseEvent(m: Record<string, unknown>): ReadMessage & { message: EventMessage } {
+function parseEvent(m: Record<string, unknown>): ReadMessage & { type: 'event' } {
   if (!isEventId(m.eventId)) fail('eventId', 'is required and must look like evt_<id>');
   if (m.event !== EVENT_KIND) fail('event', `must be "${EVENT_KIND}", got ${describe(m.event)}`);
   if (typeof m.occurredAt !== 'string') fail('occurredAt', OCCURRED_AT_RULE);
@@ -68,7 +76,7 @@ function parseEvent(m: Record<string, unknown>): ReadMessage & { message: EventM
     });
     message.connectionIds = [...new Set(ids as string[])];
   }
-  return { message, body };
+  return { type: 'event', message, body, facts: factsOf(payload) };
 }
 
 /**
@@ -88,7 +96,7 @@ function attemptNumber(value: unknown): value is number {
 
 const ATTEMPT_RULE = `must be a whole number from 1 to ${MAX_ATTEMPT}`;
 
-function parseDelivery(m: Record<string, unknown>): DeliveryMessage {
+function parseDelivery(m: Record<string, unknown>): ReadMessage & { type: 'delivery' } {
   if (!isDeliveryId(m.deliveryId)) fail('deliveryId', 'is required and must look like dlv_<ulid>_con_<id>');
   if (!isEventId(m.eventId)) fail('eventId', 'is required and must look like evt_<id>');
   if (m.connectionId !== connectionIdOf(m.deliveryId))
@@ -99,7 +107,7 @@ function parseDelivery(m: Record<string, unknown>): DeliveryMessage {
     fail('chainStart', `must be at most attempt and within ${ATTEMPTS_PER_CHAIN} attempts of it`);
   }
   if (typeof m.body !== 'string') fail('body', 'is required: the exact JSON text of the request body');
-  checkBody(m.body);
+  const payload = checkBody(m.body);
   if (!isIsoUtc(m.firstAttemptAt)) fail('firstAttemptAt', 'must be an ISO 8601 UTC date-time');
   if (m.test !== undefined && typeof m.test !== 'boolean') fail('test', 'must be a boolean when present');
   const message: DeliveryMessage = {
@@ -114,7 +122,20 @@ function parseDelivery(m: Record<string, unknown>): DeliveryMessage {
     firstAttemptAt: m.firstAttemptAt,
   };
   if (m.test === true) message.test = true;
-  return message;
+  return { type: 'delivery', message, facts: factsOf(payload) };
+}
+
+/** The ids every attempt record repeats, from a payload checked or built here. */
+function factsOf(payload: { event: string; user: { id: string }; application: { id: string } }): EventFacts {
+  return { applicationId: payload.application.id, userId: payload.user.id, event: payload.event };
+}
+
+/**
+ * The facts of a delivery body built by this code (test sends): checked like a queued one.
+ * @throws ValidationError naming the field.
+ */
+export function factsOfBody(body: string): EventFacts {
+  return factsOf(checkBody(body));
 }
 
 const OUTCOMES: readonly Outcome[] = [
@@ -143,7 +164,7 @@ function text(record: Record<string, unknown>, field: string, optional = false):
  * the attempt log as it is, so nothing in it is taken on trust (its write never replaces a
  * record that exists, see AttemptLog).
  */
-function parseAttemptLog(m: Record<string, unknown>): QueueMessage {
+function parseAttemptLog(m: Record<string, unknown>): AttemptLogMessage {
   const record = m.record as Record<string, unknown> | undefined;
   if (typeof record !== 'object' || record === null || Array.isArray(record)) fail('record', 'is required');
   if (!isDeliveryId(record.deliveryId)) fail('record.deliveryId', 'must be a delivery id');
@@ -209,12 +230,15 @@ function wholeNumber(value: unknown, min: number, max: number): value is number 
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }
 
-/** A queue message read and checked, with what checking it computed that the caller needs. */
-export interface ReadMessage {
-  message: QueueMessage;
-  /** An event's request body, serialised once while its size rule was checked. */
-  body?: string;
-}
+/**
+ * A queue message read and checked, with what checking it computed that the caller needs:
+ * an event's request body (serialised once while its size rule was checked) and, for events
+ * and deliveries, the ids every attempt record repeats.
+ */
+export type ReadMessage =
+  | { type: 'event'; message: EventMessage; body: string; facts: EventFacts }
+  | { type: 'delivery'; message: DeliveryMessage; facts: EventFacts }
+  | { type: 'attempt-log'; message: AttemptLogMessage };
 
 /**
  * Parses the text of a queue message.
@@ -259,9 +283,9 @@ export function readMessage(text: string, source?: QueueSource): ReadMessage {
       case 'event':
         return parseEvent(m);
       case 'delivery':
-        return { message: parseDelivery(m) };
+        return parseDelivery(m);
       case 'attempt-log':
-        return { message: parseAttemptLog(m) };
+        return { type: 'attempt-log', message: parseAttemptLog(m) };
       default:
         throw new PoisonMessageError(
           `unknown message type ${describe(m.type)} (expected "event", "delivery" or "attempt-log")`,

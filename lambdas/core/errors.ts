@@ -56,6 +56,24 @@ export class InfrastructureError extends WebhookError {
   }
 }
 
+/**
+ * Runs a port call; whatever it throws (or rejects with) becomes an InfrastructureError naming
+ * the operation and the ids, so the batch reports the record for redelivery.
+ */
+export function infra<T>(
+  operation: string,
+  ids: InfrastructureError['ids'],
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return run().catch((cause: unknown) => {
+      throw new InfrastructureError(operation, ids, { cause });
+    });
+  } catch (cause) {
+    return Promise.reject(new InfrastructureError(operation, ids, { cause }));
+  }
+}
+
 /** Not enough time left in the invocation to start an attempt safely. */
 export class DeadlineError extends WebhookError {
   constructor(readonly remainingMs: number) {

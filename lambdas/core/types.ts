@@ -47,6 +47,13 @@ export interface EventMessage {
   connectionIds?: string[];
 }
 
+/** What the dispatcher knows of a delivery's event, from its body: every attempt record repeats it. */
+export interface EventFacts {
+  applicationId: string;
+  userId: string;
+  event: string;
+}
+
 /** One delivery to one connection; written by the dispatcher for each retry and by redrive. */
 export interface DeliveryMessage {
   v: 1;

@@ -58,13 +58,17 @@ describe('delivery ids', () => {
 describe('readMessage', () => {
   it("returns an event's request body, serialised while checking it: the spec's bytes", () => {
     const read = readMessage(JSON.stringify(event), 'ingress');
-    expect(read.body).toBe(body);
+    expect(read.type === 'event' && read.body).toBe(body);
     expect(bodyOfEvent(read.message as never)).toBe(body);
   });
 
-  it('returns no body for the other message types (a delivery carries its own)', () => {
+  it("returns an event's and a delivery's ids from its body, read while checking it", () => {
+    const facts = { applicationId: event.application.id, userId: event.user.id, event: 'user.identified' };
+    expect(readMessage(JSON.stringify(event), 'ingress')).toMatchObject({ type: 'event', facts });
     expect(readMessage(JSON.stringify(delivery), 'retry')).toEqual({
+      type: 'delivery',
       message: parseMessage(JSON.stringify(delivery)),
+      facts,
     });
   });
 });

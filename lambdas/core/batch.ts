@@ -1,0 +1,111 @@
+/**
+ * A batch of queue records: each read (poison is dead-lettered on its first receipt, D10) and
+ * routed by type: an event fans out, a delivery is attempted again, a queued attempt record
+ * is written. Records run side by side; only infrastructure failures and a near deadline
+ * leave a record for SQS to redeliver (`batchItemFailures`).
+ */
+
+import type { Attempter, Run } from './attempt';
+import { MAX_ERROR_LENGTH } from './attempt-record';
+import type { BatchResult, DispatcherDeps, InputRecord } from './dispatch';
+import { type QueueSource, type ReadMessage, readMessage } from './envelope';
+import { DeadlineError, infra, PoisonMessageError } from './errors';
+import type { FanOut } from './fan-out';
+import { deadLetterSource, errorText } from './poison';
+import { truncateUtf8 } from './redact';
+import type { Settler } from './settle';
+import { judgeTarget } from './targets';
+import type { DeadLetter } from './types';
+
+export type ProcessBatch = (records: readonly InputRecord[], run: Run) => Promise<BatchResult>;
+
+export function createBatch(
+  deps: Pick<DispatcherDeps, 'connections' | 'deadLetters' | 'attemptLog' | 'clock' | 'log'>,
+  parts: { fanOut: FanOut; attempter: Attempter; settler: Settler },
+): ProcessBatch {
+  const { clock, log } = deps;
+
+  /** Reads a record; a message that cannot be read is dead-lettered now, with its reason. */
+  async function readOrDeadLetter(
+    record: InputRecord,
+    source: QueueSource,
+  ): Promise<ReadMessage | undefined> {
+    try {
+      return readMessage(record.body, source);
+    } catch (thrown) {
+      // Parsing is pure: whatever it throws, it would throw on every receipt, so the message
+      // is poison now, on its first receipt, not after maxReceiveCount (docs/security.md).
+      const error =
+        thrown instanceof PoisonMessageError
+          ? thrown
+          : new PoisonMessageError(`message could not be read: ${errorText(thrown)}`);
+      const text = truncateUtf8(error.message, MAX_ERROR_LENGTH);
+      const letter: DeadLetter = {
+        v: 1,
+        type: 'dead-letter',
+        reason: error.reason,
+        error: text,
+        failedAt: new Date(clock.now()).toISOString(),
+        sourceQueue: source,
+        ...deadLetterSource(record.body),
+      };
+      await infra('deadLetters.put', {}, () => deps.deadLetters.put(letter));
+      log.warn('poison message dead-lettered', {
+        messageId: record.messageId,
+        sourceQueue: source,
+        reason: error.reason,
+        error: text,
+      });
+      return undefined;
+    }
+  }
+
+  async function processRecord(record: InputRecord, run: Run): Promise<void> {
+    const read = await readOrDeadLetter(record, record.source ?? 'ingress');
+    switch (read?.type) {
+      case undefined:
+        return;
+      case 'event':
+        return parts.fanOut(read.message, read.body, read.facts, run);
+      case 'delivery': {
+        const delivery = read.message;
+        const connection = await infra('connections.get', { connectionId: delivery.connectionId }, () =>
+          deps.connections.get(delivery.connectionId),
+        );
+        // The body names its application: a connection of another application never receives it
+        // (nor signs it with its secret), whatever the message says (docs/security.md).
+        const target = judgeTarget(delivery.connectionId, connection, read.facts.applicationId);
+        await parts.attempter.deliverTo(delivery, target, read.facts, run);
+        return;
+      }
+      case 'attempt-log': {
+        const rec = read.message.record;
+        const outcome = await infra('attemptLog.append', { deliveryId: rec.deliveryId }, () =>
+          deps.attemptLog.append(rec),
+        );
+        parts.settler.noteAppend(rec, outcome, 'retry queue');
+        return;
+      }
+    }
+  }
+
+  return async (records, run) => {
+    const settled = await Promise.allSettled(records.map((r) => processRecord(r, run)));
+    const failures: string[] = [];
+    settled.forEach((result, i) => {
+      if (result.status === 'fulfilled') return;
+      const messageId = records[i]!.messageId;
+      failures.push(messageId);
+      const error = result.reason;
+      const fields = {
+        messageId,
+        error: errorText(error),
+        errorName: error instanceof Error ? error.name : 'Error',
+      };
+      if (error instanceof DeadlineError)
+        log.warn('record left for redelivery: invocation deadline near', fields);
+      else log.error('record failed; SQS will redeliver it', fields);
+    });
+    return { failures };
+  };
+}

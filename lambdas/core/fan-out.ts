@@ -1,0 +1,92 @@
+/**
+ * Fan-out: one event becomes one delivery per target connection, each attempted at once. A
+ * delivery whose attempt fails for an infrastructure reason is handed to the retry queue on
+ * its own (D4), so SQS redelivering the event never sends its other deliveries twice.
+ */
+
+import type { Attempter, Run } from './attempt';
+import type { DispatcherDeps } from './dispatch';
+import { infra } from './errors';
+import { deliveryIdFor } from './ids';
+import { errorText } from './poison';
+import { judgeTarget, type Target } from './targets';
+import type { DeliveryMessage, EventFacts, EventMessage } from './types';
+
+export type FanOut = (event: EventMessage, body: string, facts: EventFacts, run: Run) => Promise<void>;
+
+export function createFanOut(
+  deps: Pick<DispatcherDeps, 'connections' | 'scheduler' | 'clock' | 'log'>,
+  attempter: Attempter,
+): FanOut {
+  const { clock, log } = deps;
+
+  /** The connections an event goes to, with the reason each unusable explicit target is refused. */
+  async function targetsOf(event: EventMessage): Promise<Target[]> {
+    const appId = event.application.id;
+    if (!event.connectionIds) {
+      const all = await infra('connections.listByApplication', {}, () =>
+        deps.connections.listByApplication(appId),
+      );
+      return (
+        all
+          // Strictly true: a stored `"false"` (a string) must not read as enabled. A connection
+          // health disabled stays a target: its deliveries are parked (connection_disabled),
+          // not sent and not lost, until it is enabled (DESIGN.md §9).
+          .filter((c) => c.type === 'webhook' && (c.enabled === true || c.health?.state === 'disabled'))
+          .map((c) => judgeTarget(c.connectionId, c))
+      );
+    }
+    return Promise.all(
+      event.connectionIds.map(async (id) => {
+        const connection = await infra('connections.get', { connectionId: id }, () =>
+          deps.connections.get(id),
+        );
+        return judgeTarget(id, connection, appId);
+      }),
+    );
+  }
+
+  /** `body`: the event's request body as readMessage serialised it, the same bytes for every connection. */
+  return async function fanOut(event, body, facts, run) {
+    const targets = await targetsOf(event);
+    if (targets.length === 0) {
+      log.info('no enabled webhook connection for this application; nothing to deliver', {
+        eventId: event.eventId,
+        applicationId: facts.applicationId,
+      });
+      return;
+    }
+    const occurredAtMs = Date.parse(event.occurredAt);
+    const firstAttemptAt = new Date(clock.now()).toISOString();
+    const outcomes = await Promise.allSettled(
+      targets.map(async (target) => {
+        const delivery: DeliveryMessage = {
+          v: 1,
+          type: 'delivery',
+          deliveryId: deliveryIdFor(event.eventId, target.id, occurredAtMs),
+          eventId: event.eventId,
+          connectionId: target.id,
+          attempt: 1,
+          chainStart: 1,
+          body,
+          firstAttemptAt,
+        };
+        try {
+          await attempter.deliverTo(delivery, target, facts, run);
+        } catch (error) {
+          log.warn('delivery handed back to the queue', {
+            deliveryId: delivery.deliveryId,
+            connectionId: delivery.connectionId,
+            attempt: delivery.attempt,
+            error: errorText(error),
+          });
+          await infra('scheduler.schedule', { deliveryId: delivery.deliveryId }, () =>
+            deps.scheduler.schedule(delivery, 0),
+          );
+        }
+      }),
+    );
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
+  };
+}

@@ -1,0 +1,219 @@
+/**
+ * What follows an attempt (or a refusal): the one decision (outcome.ts), acted on (retry
+ * scheduled, delivery parked or dead-lettered), then the attempt record written, the
+ * connection's health counted and the outcome logged. Throws only InfrastructureError.
+ */
+
+import { attemptRecordOf } from './attempt-record';
+import type { DispatcherDeps } from './dispatch';
+import { infra } from './errors';
+import { decide } from './outcome';
+import { isParkReason, type ParkReason, parkedItemOf } from './parking';
+import { errorText } from './poison';
+import type {
+  AppendOutcome,
+  AttemptRecord,
+  AttemptResult,
+  Connection,
+  DeadLetter,
+  Decision,
+  DeliveryMessage,
+  EventFacts,
+  Outcome,
+} from './types';
+
+/** One attempt's facts, from which settling decides and records. */
+export interface Settlement {
+  delivery: DeliveryMessage;
+  facts: EventFacts;
+  request: { method: string; target: string; requestedAtMs: number };
+  result: AttemptResult;
+  /** Values that must never reach the record or a log: secret, custom header values, query values. */
+  sensitive: readonly string[];
+  /** The connection attempted; absent for a refusal before any attempt (its health is not counted). */
+  connection?: Connection;
+  /** Whether success lines are written (DEBUG), asked once per invocation. */
+  debugLines?: boolean;
+}
+
+export interface SettleOptions {
+  attemptTtlDays: number;
+  /** TTL of a delivery's one and only record (delivered on its first attempt): docs/cost.md. */
+  deliveredTtlDays: number;
+}
+
+export interface Settler {
+  settle(settlement: Settlement): Promise<AttemptRecord>;
+  /** Writes an attempt record; if the log is down, queues it instead of failing the record. */
+  record(rec: AttemptRecord): Promise<void>;
+  /** Logs an attempt-log write that met a different record under the same key (never replaced). */
+  noteAppend(rec: AttemptRecord, outcome: AppendOutcome | undefined, via: string): void;
+}
+
+type Deps = Pick<
+  DispatcherDeps,
+  | 'scheduler'
+  | 'deadLetters'
+  | 'parked'
+  | 'health'
+  | 'attemptLog'
+  | 'attemptLogFallback'
+  | 'clock'
+  | 'log'
+  | 'metrics'
+>;
+
+export function createSettler(deps: Deps, options: SettleOptions): Settler {
+  const { clock, log } = deps;
+  /** Days an attempt record is kept: shorter only for a delivery's one and only record. */
+  const ttlDaysOf = (outcome: Outcome, attempt: number) =>
+    outcome === 'delivered' && attempt === 1 ? options.deliveredTtlDays : options.attemptTtlDays;
+  const idsOf = (delivery: DeliveryMessage) => ({
+    connectionId: delivery.connectionId,
+    deliveryId: delivery.deliveryId,
+    attempt: delivery.attempt,
+  });
+
+  function noteAppend(rec: AttemptRecord, outcome: AppendOutcome | undefined, via: string): void {
+    if (outcome !== 'conflict') return;
+    log.warn('attempt record not written: a different record of this attempt exists and is never replaced', {
+      connectionId: rec.connectionId,
+      deliveryId: rec.deliveryId,
+      attempt: rec.attempt,
+      via,
+    });
+  }
+
+  async function record(rec: AttemptRecord): Promise<void> {
+    const ids = { connectionId: rec.connectionId, deliveryId: rec.deliveryId, attempt: rec.attempt };
+    try {
+      noteAppend(rec, await deps.attemptLog.append(rec), 'attempt');
+    } catch (cause) {
+      log.warn('attempt log write failed; the record is queued for a later write', {
+        ...ids,
+        error: errorText(cause),
+      });
+      // Failing the SQS record here would send this attempt again: queue the record instead.
+      await infra('attemptLogFallback.defer', ids, () => deps.attemptLogFallback.defer(rec));
+    }
+  }
+
+  /**
+   * Parks a delivery for its connection (DESIGN.md §9). When the parked table cannot take it
+   * (DynamoDB down), the dead-letter queue does, as for any infrastructure failure: nothing is
+   * lost, and `dlq redrive` sends it again (decisions.md D23).
+   */
+  async function park(s: Settlement, reason: ParkReason, rec: AttemptRecord, letter: DeadLetter) {
+    const ids = idsOf(s.delivery);
+    const item = parkedItemOf({
+      delivery: s.delivery,
+      applicationId: s.facts.applicationId,
+      reason,
+      attempts: s.delivery.attempt,
+      lastError: rec.error,
+      lastOutcome: rec.outcome,
+      lastStatusCode: rec.statusCode,
+      parkedAtMs: clock.now(),
+      ttlDays: options.attemptTtlDays,
+    });
+    try {
+      await deps.parked.park(item);
+    } catch (cause) {
+      log.warn('parking failed; the delivery goes to the dead-letter queue instead', {
+        ...ids,
+        error: errorText(cause),
+      });
+      await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+    }
+  }
+
+  /** Carries out a decision: a retry scheduled, or a final failure parked or dead-lettered. */
+  async function act(s: Settlement, decision: Decision, rec: AttemptRecord, lastError?: string) {
+    const { delivery } = s;
+    const ids = idsOf(delivery);
+    if (decision.action === 'retry') {
+      const next: DeliveryMessage = { ...delivery, attempt: delivery.attempt + 1 };
+      await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(next, decision.delaySeconds));
+    } else if (decision.action === 'dead-letter') {
+      const letter: DeadLetter = {
+        v: 1,
+        type: 'dead-letter',
+        reason: decision.reason,
+        error: lastError ?? decision.reason,
+        failedAt: new Date(clock.now()).toISOString(),
+        delivery,
+      };
+      if (isParkReason(decision.reason)) await park(s, decision.reason, rec, letter);
+      else await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+    }
+  }
+
+  /** Counts the attempt for its connection's health, after the record: health never holds up a delivery. */
+  async function countHealth(s: Settlement, decision: Decision) {
+    if (!s.connection || s.delivery.test) return;
+    if (decision.action === 'done') await deps.health.delivered(s.connection);
+    else if (decision.action === 'dead-letter' && decision.reason === 'exhausted') {
+      await deps.health.exhausted(s.connection);
+    }
+  }
+
+  function logOutcome(s: Settlement, decision: Decision, rec: AttemptRecord, statusCode?: number) {
+    const ids = idsOf(s.delivery);
+    if (decision.action === 'done') {
+      // Nearly every delivery ends here, and its attempt record already holds all of it: the
+      // line is written at DEBUG only (docs/performance.md, log bytes per delivery).
+      if (s.debugLines) {
+        log.debug('delivered', {
+          ...ids,
+          outcome: rec.outcome,
+          statusCode,
+          durationMs: rec.durationMs,
+          test: rec.test,
+        });
+      }
+      return;
+    }
+    const fields = {
+      ...ids,
+      eventId: s.delivery.eventId,
+      outcome: rec.outcome,
+      statusCode,
+      durationMs: rec.durationMs,
+      nextAttemptAt: rec.nextAttemptAt,
+      reason: decision.action === 'dead-letter' ? decision.reason : undefined,
+      error: rec.error,
+      test: rec.test,
+      ...(rec.outcome === 'blocked' ? deps.metrics?.blockedDestination(clock.now()) : {}),
+    };
+    if (decision.action === 'retry') log.warn('attempt failed; retry scheduled', fields);
+    else if (s.delivery.test) log.warn('test send failed', fields);
+    else if (decision.action === 'dead-letter' && isParkReason(decision.reason))
+      log.warn('delivery parked', fields);
+    else log.warn('delivery dead-lettered', fields);
+  }
+
+  return {
+    noteAppend,
+    record,
+    async settle(s) {
+      const { delivery } = s;
+      // Every outcome, refusals included, is decided here and only here (STYLE.md rule 5).
+      const decision = decide(s.result, delivery.attempt - (delivery.chainStart ?? 1), !delivery.test);
+      const built = attemptRecordOf({
+        delivery,
+        facts: s.facts,
+        request: s.request,
+        result: s.result,
+        decision,
+        sensitive: s.sensitive,
+        ttlDays: ttlDaysOf(decision.outcome, delivery.attempt),
+        nowMs: clock.now(),
+      });
+      await act(s, decision, built.record, built.lastError);
+      await record(built.record);
+      await countHealth(s, decision);
+      logOutcome(s, decision, built.record, built.statusCode);
+      return built.record;
+    },
+  };
+}
