@@ -118,6 +118,8 @@ export async function measureOverhead(options: OverheadOptions): Promise<Overhea
   const app = 'app_bench_overhead';
   const url = `https://${RECEIVER_HOST}:${options.port}/webhooks/user-identified`;
   const connection = connectionFor(url, app);
+  /** Parsed once, as the dispatcher parses a connection's URL once (core/attempt.ts). */
+  const target = new URL(url);
   const capture = capturedPowertoolsLog('INFO');
   const egress = { allowLoopback: true, allowedPorts: [options.port] };
   const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
@@ -158,7 +160,7 @@ export async function measureOverhead(options: OverheadOptions): Promise<Overhea
     await inLanes(requests.length, options.lanes, async (from, count) => {
       await Promise.all(
         requests.slice(from, from + count).map(async ({ body, headers }) => {
-          const result = await sender.send({ method: 'POST', url, headers, body, timeoutMs: 30_000 });
+          const result = await sender.send({ method: 'POST', url: target, headers, body, timeoutMs: 30_000 });
           if (result.kind !== 'response' || result.status !== 200)
             throw new Error(`sender alone got ${JSON.stringify(result)}`);
         }),

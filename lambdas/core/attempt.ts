@@ -48,7 +48,7 @@ export interface Attempter {
 
 /** What checking a connection record gives: where to send, what to log, what to redact. */
 interface Destination {
-  href: string;
+  url: URL;
   target: string;
   sensitive: string[];
 }
@@ -63,9 +63,9 @@ export function createAttempter(
   /**
    * Each connection record's check, kept for as long as the record object lives (the
    * connection cache hands out the same object until its TTL). URL parsing and the egress and
-   * header checks cost 3.4 µs of the core's 12 µs per attempt (`npm run bench -- --only core`,
-   * docs/performance.md). Only a record that passes is kept: a refused one is checked, and
-   * refused, every time.
+   * header checks are more than half the core's CPU: 36-37 µs per delivery with this cache,
+   * 82-86 µs without (`npm run bench -- --only batchTime`, docs/performance.md). Only a record
+   * that passes is kept: a refused one is checked, and refused, every time.
    */
   const checked = new WeakMap<Connection, Destination>();
   function destinationOf(connection: Connection): Destination {
@@ -73,7 +73,7 @@ export function createAttempter(
     if (!entry) {
       const url = checkConnection(connection, options.egress, options.headerPrefix);
       const sensitive = [...Object.values(connection.headers), ...queryValues(url)];
-      entry = { href: url.href, target: targetOf(url), sensitive };
+      entry = { url, target: targetOf(url), sensitive };
       checked.set(connection, entry);
     }
     return entry;
@@ -145,7 +145,7 @@ export function createAttempter(
       });
       const result = await deps.sender.send({
         method: connection.method,
-        url: destination.href,
+        url: destination.url,
         headers,
         body: delivery.body,
         timeoutMs: options.timeoutMs,

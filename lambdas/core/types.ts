@@ -186,7 +186,11 @@ export interface AttemptRecord {
 /** A request ready to send. */
 export interface OutboundRequest {
   method: HttpMethod;
-  url: string;
+  /**
+   * The receiver's URL, parsed once when its connection was checked (core/attempt.ts keeps it
+   * with the check), so the sender neither parses nor caches it.
+   */
+  url: URL;
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;

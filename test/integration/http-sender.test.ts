@@ -10,7 +10,7 @@ let sender: UndiciSender;
 function request(url: string, overrides: Partial<OutboundRequest> = {}): OutboundRequest {
   return {
     method: 'POST',
-    url,
+    url: new URL(url),
     headers: { 'Content-Type': 'application/json', 'X-Service-Event': 'user.identified' },
     body: '{"event":"user.identified"}',
     timeoutMs: 2_000,

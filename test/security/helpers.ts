@@ -38,7 +38,7 @@ export function senderFor(
 export function outbound(url: string, overrides: Partial<OutboundRequest> = {}): OutboundRequest {
   return {
     method: 'POST',
-    url,
+    url: new URL(url),
     headers: { 'Content-Type': 'application/json', 'X-Service-Event': 'user.identified' },
     body: '{"event":"user.identified"}',
     timeoutMs: 2_000,

@@ -4,7 +4,8 @@
  * Egress (DESIGN.md §4, docs/security.md): the host is resolved once, every address is
  * checked against the policy, and the socket connects to the checked address: the check
  * and the connection use the same lookup, so DNS rebinding has no window. IP-literal hosts
- * never reach `lookup`, so they are checked before the request. Redirects are never
+ * never reach `lookup`: the connector checks them, with the scheme and port, as it opens the
+ * socket, so every refusal the sender makes happens at connect time. Redirects are never
  * followed (undici follows none unless told to). The whole exchange has one deadline, and
  * at most 1 KiB of the response is read: a larger body is cut off, never buffered.
  */
@@ -12,7 +13,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { SNIPPET_READ_BYTES } from '../../core/constants';
 import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
 import type { AttemptResult, HttpSender, OutboundRequest } from '../../core/types';
@@ -88,38 +89,45 @@ export function egressLookup(policy: EgressPolicy, resolver: Resolver): LookupFu
   };
 }
 
-/** Receiver URLs whose parse and static verdict a sender keeps (about one per connection). */
-const MAX_KNOWN_DESTINATIONS = 1_000;
+/**
+ * A connector that applies the egress policy as it opens each socket: scheme, port and IP
+ * literal here, resolved addresses in {@link egressLookup}. Nothing is refused earlier, so the
+ * sender's only checks are the ones that must see the connection (docs/security.md).
+ */
+export function egressConnector(
+  policy: EgressPolicy,
+  options: buildConnector.BuildOptions & { lookup: LookupFunction },
+): buildConnector.connector {
+  const connect = buildConnector(options);
+  return (opts, callback) => {
+    const refusal = connectRefusal(opts, policy);
+    if (refusal) callback(new EgressRefusedError(refusal), null);
+    else connect(opts, callback);
+  };
+}
 
-interface Destination {
-  url: URL;
-  /** `https://host:port`, as the pool is keyed. */
-  origin: string;
-  /** Path and query, as the request line sends them. */
-  path: string;
-  /** Why the URL is refused before any connection, if it is. */
-  refusal: string | undefined;
+function connectRefusal(opts: buildConnector.Options, policy: EgressPolicy): string | undefined {
+  if (opts.protocol !== 'https:') return `scheme ${opts.protocol} is refused; only https: is delivered`;
+  const port = opts.port ? Number(opts.port) : 443;
+  const badPort = portRefusal(port, policy, opts.hostname);
+  if (badPort) return badPort;
+  if (isIpLiteral(opts.hostname)) return refusalOf(opts.hostname, policy);
+  return undefined;
 }
 
 export class UndiciSender implements HttpSender {
   private readonly agent: Agent;
-  /**
-   * Each receiver URL parsed and judged once: the verdict depends only on the URL and this
-   * sender's fixed policy, and telling a host name from an IP literal alone cost ~20 µs per
-   * delivery (docs/performance.md).
-   */
-  private readonly destinations = new Map<string, Destination>();
 
-  constructor(private readonly options: UndiciSenderOptions) {
+  constructor(options: UndiciSenderOptions) {
     this.agent = new Agent({
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      connectTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-      connect: {
+      connect: egressConnector(options.egress, {
+        timeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
         lookup: egressLookup(options.egress, options.resolver ?? systemResolver),
         rejectUnauthorized: true,
         minVersion: 'TLSv1.2',
         ...(options.ca ? { ca: options.ca } : {}),
-      },
+      }),
     });
   }
 
@@ -129,17 +137,14 @@ export class UndiciSender implements HttpSender {
   }
 
   send(req: OutboundRequest): Promise<AttemptResult> {
-    const destination = this.destination(req.url);
-    if (destination.refusal) {
-      return Promise.resolve({ kind: 'blocked', durationMs: 0, error: destination.refusal });
-    }
+    const { url } = req;
     return new Promise((resolve) => {
-      const exchange = new Exchange(destination.url, req.timeoutMs, resolve);
+      const exchange = new Exchange(url, req.timeoutMs, resolve);
       try {
         this.agent.dispatch(
           {
-            origin: destination.origin,
-            path: destination.path,
+            origin: url.origin,
+            path: `${url.pathname}${url.search}`,
             method: req.method,
             headers: req.headers,
             body: req.body,
@@ -153,31 +158,6 @@ export class UndiciSender implements HttpSender {
         exchange.onResponseError(undefined, error as Error);
       }
     });
-  }
-
-  private destination(href: string): Destination {
-    let known = this.destinations.get(href);
-    if (!known) {
-      const url = new URL(href);
-      known = {
-        url,
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        refusal: this.staticRefusal(url),
-      };
-      if (this.destinations.size >= MAX_KNOWN_DESTINATIONS) this.destinations.clear();
-      this.destinations.set(href, known);
-    }
-    return known;
-  }
-
-  private staticRefusal(url: URL): string | undefined {
-    if (url.protocol !== 'https:') return `scheme ${url.protocol} is refused; only https: is delivered`;
-    const port = url.port ? Number(url.port) : 443;
-    const badPort = portRefusal(port, this.options.egress, url.hostname);
-    if (badPort) return badPort;
-    if (isIpLiteral(url.hostname)) return refusalOf(url.hostname, this.options.egress);
-    return undefined;
   }
 }
 

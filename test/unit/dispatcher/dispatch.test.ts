@@ -532,7 +532,7 @@ describe('blocked destination metric', () => {
 
   it('emits no metric for attempts that were not blocked', async () => {
     const { dispatcher, state } = setup([connection('con_a'), connection('con_b')], (req) =>
-      req.url.includes('con-a') ? ok(200) : ok(503),
+      req.url.href.includes('con-a') ? ok(200) : ok(503),
     );
     await dispatcher.processBatch([record(eventMessage())], plenty);
     expect(state.logs.length).toBeGreaterThan(0);
