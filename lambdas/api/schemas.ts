@@ -7,6 +7,7 @@
 
 import { z } from '@hono/zod-openapi';
 import { ALLOWED_METHODS } from '../core/constants';
+import { APPLICATION_ID, CONNECTION_ID, DELIVERY_ID } from '../core/ids';
 
 export const OUTCOMES = [
   'delivered',
@@ -21,10 +22,6 @@ export const HIDDEN_HEADER_VALUE = '[hidden]';
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
 
-const APPLICATION_ID_PATTERN = '^app_[A-Za-z0-9_-]{1,128}$';
-const CONNECTION_ID_PATTERN = '^con_[A-Za-z0-9_-]{1,64}$';
-const DELIVERY_ID_PATTERN = '^dlv_[0-9A-HJKMNP-TV-Z]{26}_con_[A-Za-z0-9_-]{1,64}$';
-
 export const ErrorSchema = z
   .object({
     error: z.object({
@@ -38,13 +35,13 @@ export const ErrorSchema = z
 export const ApplicationParams = z.object({
   applicationId: z
     .string()
-    .regex(new RegExp(APPLICATION_ID_PATTERN))
+    .regex(APPLICATION_ID)
     .openapi({ param: { name: 'applicationId', in: 'path' }, example: 'app_demo' }),
 });
 
 const connectionIdParam = z
   .string()
-  .regex(new RegExp(CONNECTION_ID_PATTERN))
+  .regex(CONNECTION_ID)
   .openapi({ param: { name: 'connectionId', in: 'path' }, example: 'con_01JD4Z8Q7X2N5M3K9B6V1C0RTY' });
 
 export const ConnectionParams = ApplicationParams.extend({ connectionId: connectionIdParam });
@@ -52,7 +49,7 @@ export const ConnectionParams = ApplicationParams.extend({ connectionId: connect
 export const DeliveryParams = ApplicationParams.extend({
   deliveryId: z
     .string()
-    .regex(new RegExp(DELIVERY_ID_PATTERN))
+    .regex(DELIVERY_ID)
     .openapi({ param: { name: 'deliveryId', in: 'path' } }),
 });
 

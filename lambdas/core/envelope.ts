@@ -6,8 +6,8 @@
 
 import { ALLOWED_METHODS, ATTEMPTS_PER_CHAIN, ENVELOPE_VERSION, EVENT_KIND, MAX_ATTEMPT } from './constants';
 import { PoisonMessageError, ValidationError } from './errors';
-import { connectionIdOf, isConnectionId, isDeliveryId, isEventId } from './ids';
-import { buildPayload, checkBody, isApplicationId, isIsoUtc, isUserId, serialiseBody } from './payload';
+import { connectionIdOf, isApplicationId, isConnectionId, isDeliveryId, isEventId, isUserId } from './ids';
+import { buildPayload, checkBody, isIsoUtc, serialiseBody } from './payload';
 import type {
   AttemptLogMessage,
   AttemptRecord,

@@ -9,13 +9,27 @@
  *   when an operator has nothing but the delivery id.
  */
 
-import { hash } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { ValidationError } from './errors';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-const CONNECTION_ID = /^con_[A-Za-z0-9_-]{1,64}$/;
-const EVENT_ID = /^evt_[A-Za-z0-9_-]{1,128}$/;
-const DELIVERY_ID = /^dlv_([0-9A-HJKMNP-TV-Z]{26})_(con_[A-Za-z0-9_-]{1,64})$/;
+/**
+ * The shape of every id the project reads or makes, in one place: the core, the management
+ * library, the publisher and the API's schemas (`.source`) all test against these.
+ */
+export const APPLICATION_ID = /^app_[A-Za-z0-9_-]{1,128}$/;
+export const USER_ID = /^usr_[A-Za-z0-9_-]{1,128}$/;
+export const CONNECTION_ID = /^con_[A-Za-z0-9_-]{1,64}$/;
+export const EVENT_ID = /^evt_[A-Za-z0-9_-]{1,128}$/;
+export const DELIVERY_ID = /^dlv_([0-9A-HJKMNP-TV-Z]{26})_(con_[A-Za-z0-9_-]{1,64})$/;
+
+export function isApplicationId(value: unknown): value is string {
+  return typeof value === 'string' && APPLICATION_ID.test(value);
+}
+
+export function isUserId(value: unknown): value is string {
+  return typeof value === 'string' && USER_ID.test(value);
+}
 
 export function isConnectionId(value: unknown): value is string {
   return typeof value === 'string' && CONNECTION_ID.test(value);
@@ -23,6 +37,11 @@ export function isConnectionId(value: unknown): value is string {
 
 export function isEventId(value: unknown): value is string {
   return typeof value === 'string' && EVENT_ID.test(value);
+}
+
+/** A new time-ordered id (`con_<ULID>`, `evt_<ULID>`): the time given, 80 random bits. */
+export function newId(prefix: 'con' | 'evt', nowMs: number): string {
+  return `${prefix}_${ulid(nowMs, randomBytes(10))}`;
 }
 
 /** Crockford base32 of a millisecond time, 10 characters (the ULID time part). */

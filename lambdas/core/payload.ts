@@ -6,6 +6,7 @@
 
 import { EVENT_KIND, MAX_BODY_BYTES } from './constants';
 import { ValidationError } from './errors';
+import { APPLICATION_ID, USER_ID } from './ids';
 import type { Application, Metadata, User, UserIdentifiedPayload } from './types';
 import { describe, jsonDepth, MAX_JSON_DEPTH } from './untrusted';
 
@@ -13,8 +14,6 @@ import { describe, jsonDepth, MAX_JSON_DEPTH } from './untrusted';
 export const ISO_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** ISO 8601 UTC date-time, milliseconds optional (user.createdAt / updatedAt). */
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
-const USER_ID = /^usr_[A-Za-z0-9_-]{1,128}$/;
-const APPLICATION_ID = /^app_[A-Za-z0-9_-]{1,128}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 const USER_FIELDS = [
@@ -45,16 +44,6 @@ export const MAX_METADATA_KEY_LENGTH = 128;
  * receivers. Refused as metadata keys and as header names (docs/security.md).
  */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-
-/** True for a user id the payload accepts (`usr_…`). */
-export function isUserId(value: unknown): value is string {
-  return typeof value === 'string' && USER_ID.test(value);
-}
-
-/** True for an application id the payload accepts (`app_…`). */
-export function isApplicationId(value: unknown): value is string {
-  return typeof value === 'string' && APPLICATION_ID.test(value);
-}
 
 /** A field path naming an untrusted key: short, and safe to print. */
 function keyPath(prefix: string, key: string): string {

@@ -32,13 +32,12 @@ import type { EgressPolicy } from '../core/egress';
 import { ValidationError } from '../core/errors';
 import { validateCustomHeaders } from '../core/headers';
 import { type ConnectionHealth, type HealthTransition, INITIAL_HEALTH, nextHealth } from '../core/health';
-import { isConnectionId, ulid } from '../core/ids';
+import { isApplicationId, isConnectionId, newId } from '../core/ids';
 import { type OperationalEvents, operationalEvent } from '../core/parking';
 import type { Connection } from '../core/types';
 import { ConflictError, NotFoundError } from './errors';
 import type { CreateConnectionInput, ManagementOptions, UpdateConnectionInput } from './types';
 
-const APPLICATION_ID = /^app_[A-Za-z0-9_-]{1,128}$/;
 const MAX_NAME_LENGTH = 200;
 
 /** A new webhook secret: `whsec_` + base64 of 32 bytes from the CSPRNG (DESIGN.md §5). */
@@ -47,7 +46,7 @@ export function generateSecret(): string {
 }
 
 export function newConnectionId(): string {
-  return `con_${ulid(Date.now(), randomBytes(10))}`;
+  return newId('con', Date.now());
 }
 
 function isConditionFailed(error: unknown): boolean {
@@ -111,7 +110,7 @@ export class Connections {
 
   /** Creates a connection and its secret. The secret is read with {@link showSecret}. */
   async create(input: CreateConnectionInput): Promise<Connection> {
-    if (typeof input.applicationId !== 'string' || !APPLICATION_ID.test(input.applicationId)) {
+    if (!isApplicationId(input.applicationId)) {
       throw new ValidationError('applicationId', 'is required and must look like app_<id>');
     }
     if (input.enabled !== undefined && typeof input.enabled !== 'boolean') {

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { ValidationError, WebhookError } from '../core/errors';
+import { isApplicationId } from '../core/ids';
 
 /** Default lifetime of a console session: one hour. */
 export const DEFAULT_SESSION_TTL_SECONDS = 3_600;
@@ -25,7 +26,6 @@ const AUDIENCE = 'webhooks-console';
 const ALGORITHM = 'HS256';
 /** Smallest signing key accepted, bytes (HS256 wants at least the hash size). */
 const MIN_KEY_BYTES = 32;
-const APPLICATION_ID = /^app_[A-Za-z0-9_-]{1,128}$/;
 
 export interface ConsoleSession {
   token: string;
@@ -80,7 +80,7 @@ export function validateTtl(ttlSeconds: unknown): number {
 }
 
 export function validateApplicationId(applicationId: unknown): string {
-  if (typeof applicationId !== 'string' || !APPLICATION_ID.test(applicationId)) {
+  if (!isApplicationId(applicationId)) {
     throw new ValidationError('applicationId', 'is required and must look like app_<id>');
   }
   return applicationId;
@@ -139,7 +139,7 @@ export async function verifySessionToken(
     const app = payload.app;
     const exp = payload.exp!;
     const iat = payload.iat!;
-    if (typeof app !== 'string' || !APPLICATION_ID.test(app)) throw new SessionError('invalid');
+    if (!isApplicationId(app)) throw new SessionError('invalid');
     if (exp - iat > MAX_SESSION_TTL_SECONDS || iat * 1000 > now + 60_000) throw new SessionError('invalid');
     return { applicationId: app, expiresAt: exp };
   } catch (error) {

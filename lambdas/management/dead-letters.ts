@@ -65,7 +65,15 @@ function originalQueue(message: Message, type: unknown, retryQueueUrl: string): 
   return type === 'delivery' || type === 'attempt-log' ? 'retry' : 'ingress';
 }
 
-function describe(message: Message, retryQueueUrl: string): DeadLetterEntry {
+/** A DLQ message read once: what it is, and the message that sends it round again, if any. */
+interface ReadDeadLetter {
+  entry: DeadLetterEntry;
+  /** Absent when it is not redrivable (poison, or past the last attempt): it stays in the DLQ. */
+  redriveBody?: string;
+}
+
+function read(message: Message, retryQueueUrl: string): ReadDeadLetter {
+  const body = message.Body ?? '';
   const base = {
     messageId: message.MessageId ?? '',
     sentAt: message.Attributes?.SentTimestamp
@@ -74,9 +82,10 @@ function describe(message: Message, retryQueueUrl: string): DeadLetterEntry {
   };
   let parsed: Partial<DeadLetter> & Record<string, unknown>;
   try {
-    parsed = JSON.parse(message.Body ?? '');
+    parsed = JSON.parse(body);
   } catch {
-    return {
+    // An original SQS moved: sent again as it is.
+    const entry: DeadLetterEntry = {
       ...base,
       kind: 'original',
       reason: 'max_receives',
@@ -84,11 +93,14 @@ function describe(message: Message, retryQueueUrl: string): DeadLetterEntry {
       redrivable: true,
       queue: originalQueue(message, undefined, retryQueueUrl),
     };
+    return { entry, redriveBody: body };
   }
   if (parsed?.type === 'dead-letter') {
     const d = parsed.delivery;
-    const exhausted = d !== undefined && d.attempt >= MAX_ATTEMPT;
-    return {
+    // Attempt numbers are bounded (core/constants.ts): past the last, a delivery stays here.
+    const next = d ? d.attempt + 1 : undefined;
+    const redrivable = d !== undefined && next! <= MAX_ATTEMPT;
+    const entry: DeadLetterEntry = {
       ...base,
       kind: 'dead-letter',
       reason: parsed.reason as DeadLetterReason,
@@ -98,11 +110,14 @@ function describe(message: Message, retryQueueUrl: string): DeadLetterEntry {
       connectionId: d?.connectionId,
       eventId: d?.eventId,
       attempt: d?.attempt,
-      redrivable: Boolean(d) && !exhausted,
-      ...(d && !exhausted ? { queue: 'retry' as const } : {}),
+      redrivable,
+      ...(redrivable ? { queue: 'retry' as const } : {}),
     };
+    if (!redrivable) return { entry };
+    const delivery: DeliveryMessage = { ...d, attempt: next!, chainStart: next! };
+    return { entry, redriveBody: queueJson(delivery) };
   }
-  return {
+  const entry: DeadLetterEntry = {
     ...base,
     kind: 'original',
     reason: 'max_receives',
@@ -114,24 +129,7 @@ function describe(message: Message, retryQueueUrl: string): DeadLetterEntry {
     redrivable: true,
     queue: originalQueue(message, parsed?.type, retryQueueUrl),
   };
-}
-
-/** The message that sends a dead letter round again. */
-export function redriveBody(message: Message): string | undefined {
-  const body = message.Body ?? '';
-  let parsed: Partial<DeadLetter>;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return body;
-  }
-  if (parsed?.type !== 'dead-letter') return body;
-  if (!parsed.delivery) return undefined;
-  const next = parsed.delivery.attempt + 1;
-  // Attempt numbers are bounded (core/constants.ts): past the last, a delivery stays here.
-  if (next > MAX_ATTEMPT) return undefined;
-  const delivery: DeliveryMessage = { ...parsed.delivery, attempt: next, chainStart: next };
-  return queueJson(delivery);
+  return { entry, redriveBody: body };
 }
 
 export class DeadLetterQueue {
@@ -189,7 +187,7 @@ export class DeadLetterQueue {
   async list(options: { max?: number } = {}): Promise<DeadLetterEntry[]> {
     const entries: DeadLetterEntry[] = [];
     await this.sweep(LIST_VISIBILITY_S, options.max ?? 1_000, async (message) => {
-      entries.push(describe(message, this.options.resources.retryQueueUrl));
+      entries.push(read(message, this.options.resources.retryQueueUrl).entry);
       return 'keep';
     });
     return entries.sort((a, b) => (a.sentAt ?? '').localeCompare(b.sentAt ?? ''));
@@ -210,11 +208,10 @@ export class DeadLetterQueue {
     const result: RedriveResult = { redriven: [], skipped: [], notFound: [] };
     const found = new Set<string>();
     await this.sweep(REDRIVE_VISIBILITY_S, options.max ?? 100_000, async (message) => {
-      const entry = describe(message, this.options.resources.retryQueueUrl);
+      const { entry, redriveBody: body } = read(message, this.options.resources.retryQueueUrl);
       const matches = options.all || (entry.deliveryId !== undefined && wanted.has(entry.deliveryId));
       if (!matches) return 'keep';
       if (entry.deliveryId) found.add(entry.deliveryId);
-      const body = redriveBody(message);
       if (body === undefined || !entry.queue) {
         result.skipped.push(entry);
         return 'keep';

@@ -1,9 +1,8 @@
 /** Building and sending event messages: what both publishers share. */
 
-import { randomBytes } from 'node:crypto';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { buildEventMessage, type PublishInput } from '../core/envelope';
-import { ulid } from '../core/ids';
+import { newId } from '../core/ids';
 import type { EventMessage } from '../core/types';
 import { queueJson } from '../core/untrusted';
 
@@ -23,7 +22,7 @@ export interface BatchPublishResult {
 }
 
 export function newEventId(): string {
-  return `evt_${ulid(Date.now(), randomBytes(10))}`;
+  return newId('evt', Date.now());
 }
 
 /**
