@@ -80,6 +80,20 @@ export const CONFIG_DEFAULTS = {
   allowedPorts: [443],
 } as const;
 
+/**
+ * The range of each numeric setting, inclusive: the dispatcher's and the API's environment
+ * checks and the CDK construct's props (lib/webhook-delivery-props.ts) read the same table.
+ */
+export const CONFIG_LIMITS = {
+  /** Spec §6: at most 30 s; shorter deadlines are for tests. */
+  attemptTimeoutMs: { min: 100, max: ATTEMPT_TIMEOUT_MS },
+  attemptTtlDays: { min: 1, max: 3650 },
+  batchConcurrency: { min: 1, max: 100 },
+  connectionCacheTtlMs: { min: 0, max: 30_000 },
+} as const;
+
+type Limit = keyof typeof CONFIG_LIMITS;
+
 /** Thrown when the environment is missing a key or holds a malformed value. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -97,6 +111,12 @@ function required(env: Env, key: string): string {
   const value = env[key]?.trim();
   if (!value) throw new ConfigError(key, 'is required but not set');
   return value;
+}
+
+/** A numeric setting within its {@link CONFIG_LIMITS}, defaulting to {@link CONFIG_DEFAULTS}. */
+function limited(env: Env, key: string, setting: Limit): number {
+  const { min, max } = CONFIG_LIMITS[setting];
+  return integer(env, key, CONFIG_DEFAULTS[setting], min, max);
 }
 
 function integer(env: Env, key: string, fallback: number, min: number, max: number): number {
@@ -156,7 +176,7 @@ const HEADER_PREFIX = /^[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$/;
  */
 export function loadConfig(env: Env = process.env): DispatcherConfig {
   const headerPrefix = env[ENV.headerPrefix]?.trim() || CONFIG_DEFAULTS.headerPrefix;
-  const attemptTtlDays = integer(env, ENV.attemptTtlDays, CONFIG_DEFAULTS.attemptTtlDays, 1, 3650);
+  const attemptTtlDays = limited(env, ENV.attemptTtlDays, 'attemptTtlDays');
   if (!HEADER_PREFIX.test(headerPrefix)) {
     throw new ConfigError(
       ENV.headerPrefix,
@@ -177,17 +197,11 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     health: Object.freeze(healthThresholds(env)),
     secretPrefix: required(env, ENV.secretPrefix),
     headerPrefix,
-    attemptTimeoutMs: integer(env, ENV.attemptTimeoutMs, CONFIG_DEFAULTS.attemptTimeoutMs, 100, 30_000),
+    attemptTimeoutMs: limited(env, ENV.attemptTimeoutMs, 'attemptTimeoutMs'),
     attemptTtlDays,
     deliveredTtlDays: integer(env, ENV.deliveredTtlDays, attemptTtlDays, 1, attemptTtlDays),
-    batchConcurrency: integer(env, ENV.batchConcurrency, CONFIG_DEFAULTS.batchConcurrency, 1, 100),
-    connectionCacheTtlMs: integer(
-      env,
-      ENV.connectionCacheTtlMs,
-      CONFIG_DEFAULTS.connectionCacheTtlMs,
-      0,
-      30_000,
-    ),
+    batchConcurrency: limited(env, ENV.batchConcurrency, 'batchConcurrency'),
+    connectionCacheTtlMs: limited(env, ENV.connectionCacheTtlMs, 'connectionCacheTtlMs'),
     allowedPorts: Object.freeze(ports(env, ENV.allowedPorts)),
     allowLoopback,
   });
@@ -240,10 +254,8 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     consoleKeySecret: required(env, API_ENV.consoleKeySecret),
     consoleDir: consoleDir === 'off' ? false : consoleDir,
     allowedPorts: Object.freeze(ports(env, ENV.allowedPorts)),
-    attemptTimeoutMs: integer(env, ENV.attemptTimeoutMs, CONFIG_DEFAULTS.attemptTimeoutMs, 100, 30_000),
-    attemptTtlDays: integer(env, ENV.attemptTtlDays, CONFIG_DEFAULTS.attemptTtlDays, 1, 3650),
-    secretOverlapSeconds: Math.ceil(
-      integer(env, ENV.connectionCacheTtlMs, CONFIG_DEFAULTS.connectionCacheTtlMs, 0, 30_000) / 1000,
-    ),
+    attemptTimeoutMs: limited(env, ENV.attemptTimeoutMs, 'attemptTimeoutMs'),
+    attemptTtlDays: limited(env, ENV.attemptTtlDays, 'attemptTtlDays'),
+    secretOverlapSeconds: Math.ceil(limited(env, ENV.connectionCacheTtlMs, 'connectionCacheTtlMs') / 1000),
   });
 }

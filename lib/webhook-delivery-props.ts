@@ -1,15 +1,14 @@
 import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import { CONFIG_DEFAULTS } from '../lambdas/config';
-import { ATTEMPT_TIMEOUT_MS } from '../lambdas/core/constants';
+import { CONFIG_DEFAULTS, CONFIG_LIMITS } from '../lambdas/config';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from '../lambdas/core/health';
 import type { ManagementApiOptions } from './management-api';
 
 /** Spec §6 and §8: one delivery attempt gets at most 30 seconds. */
-export const MAX_ATTEMPT_TIMEOUT = Duration.millis(ATTEMPT_TIMEOUT_MS);
+export const MAX_ATTEMPT_TIMEOUT = Duration.millis(CONFIG_LIMITS.attemptTimeoutMs.max);
 /** The dispatcher's own floor for an attempt (config.ts); shorter deadlines are for tests. */
-const MIN_ATTEMPT_TIMEOUT = Duration.millis(100);
+const MIN_ATTEMPT_TIMEOUT = Duration.millis(CONFIG_LIMITS.attemptTimeoutMs.min);
 /**
  * What one invocation needs beyond its slowest attempt: reading the connection and its
  * secret, writing the attempt log, scheduling the retry.
@@ -450,8 +449,8 @@ export function resolveProps(props: WebhookDeliveryProps, stackName: string): Re
     'attemptTtl',
     props.attemptTtl ?? Duration.days(CONFIG_DEFAULTS.attemptTtlDays),
     {
-      min: Duration.days(1),
-      max: Duration.days(3650),
+      min: Duration.days(CONFIG_LIMITS.attemptTtlDays.min),
+      max: Duration.days(CONFIG_LIMITS.attemptTtlDays.max),
       unitMs: DAY_MS,
     },
   );
@@ -473,13 +472,16 @@ export function resolveProps(props: WebhookDeliveryProps, stackName: string): Re
     batchConcurrency: integerIn(
       'batchConcurrency',
       props.batchConcurrency ?? CONFIG_DEFAULTS.batchConcurrency,
-      1,
-      100,
+      CONFIG_LIMITS.batchConcurrency.min,
+      CONFIG_LIMITS.batchConcurrency.max,
     ),
     connectionCacheTtl: durationIn(
       'connectionCacheTtl',
       props.connectionCacheTtl ?? Duration.millis(CONFIG_DEFAULTS.connectionCacheTtlMs),
-      { min: Duration.millis(0), max: Duration.seconds(30) },
+      {
+        min: Duration.millis(CONFIG_LIMITS.connectionCacheTtlMs.min),
+        max: Duration.millis(CONFIG_LIMITS.connectionCacheTtlMs.max),
+      },
     ),
     maxConcurrency:
       props.maxConcurrency === undefined

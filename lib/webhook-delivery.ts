@@ -15,7 +15,6 @@ import { dispatcherEnvironment } from './dispatcher-environment';
 import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
 import { WebhookManagementApi } from './management-api';
 import {
-  BATCH_SIZE,
   MAX_MESSAGE_SIZE_BYTES,
   type ResolvedWebhookDeliveryProps,
   resolveProps,
