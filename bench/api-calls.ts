@@ -20,10 +20,11 @@ import { createHandler } from '../lambdas/dispatcher/handler';
 import { WebhookManagement } from '../lambdas/management';
 import type { PublishInput } from '../lambdas/publisher';
 import { wireDispatcher } from '../lambdas/wiring';
-import type { EmulatorsReady } from '../local/emulators-process';
 import { startEventSources } from '../local/runner';
-import { startChild } from './support/child';
-import { capturedPowertoolsLog } from './support/fixtures';
+import { capturedPowertoolsLog } from '../test/support/captured-log';
+import { startLocalAws } from '../test/support/emulators';
+import { testPki } from '../test/support/pki';
+import { startReceiverProcess } from '../test/support/receivers';
 
 export type Phase = 'healthy' | 'healthyBatched' | 'failing';
 
@@ -212,16 +213,12 @@ export interface ApiCallOptions {
 
 export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallFigures> {
   const measuredAt = new Date().toISOString();
-  const emulators = await startChild<EmulatorsReady>('local/emulators-process.ts', {
-    args: ['--visibility-timeout', '60'],
-    timeoutMs: 60_000,
-  });
-  const { env, resources, caPem, certFile, keyFile } = emulators.ready;
-  const receiver = await startChild<{ port: number }>('bench/support/receiver-process.ts', {
-    env: { BENCH_TLS_CERT_FILE: certFile, BENCH_TLS_KEY_FILE: keyFile, BENCH_REPORT: '1' },
-  });
+  const emulators = await startLocalAws({ visibilityTimeoutSeconds: 60 });
+  const { env, resources } = emulators;
+  const caPem = testPki().caPem;
+  const receiver = await startReceiverProcess({ report: true });
   const receipts: Array<{ path: string; status: number }> = [];
-  receiver.lines.on('line', (line) => receipts.push(JSON.parse(line) as { path: string; status: number }));
+  receiver.onReport((report) => receipts.push(report));
 
   const names = new Map<string, string>();
   const r = resources as unknown as Record<string, unknown>;
@@ -238,7 +235,7 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
       return { key, proxy: await countingProxy(service, env[key]!, counter, names) };
     }),
   );
-  const wire = await wireCounter(receiver.ready.port);
+  const wire = await wireCounter(receiver.port);
   const proxiedEnv: Record<string, string> = { ...env };
   for (const { key, proxy } of proxies) proxiedEnv[key] = proxy.url;
   // The SQS client sends to the host of the queue URL (useQueueUrlAsEndpoint): point every

@@ -23,17 +23,11 @@ import { type Resolver, UndiciSender } from '../lambdas/adapters/http/sender';
 import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
 import type { Connection, EventMessage, HttpSender } from '../lambdas/core/types';
 import { createLocalPki } from '../local/tls';
+import { capturedPowertoolsLog } from '../test/support/captured-log';
+import { bodyOf, connectionFor, HEADER_PREFIX, SECRET, userIdentified } from '../test/support/fixtures';
+import { memoryPorts } from '../test/support/memory-ports';
 import { DEFAULT_LATENCY, latencyQuantile } from './cost-model';
 import { DEFAULT_MEMORY_MB } from './support/constants';
-import {
-  bodyOf,
-  capturedPowertoolsLog,
-  connectionFor,
-  HEADER_PREFIX,
-  memoryPorts,
-  SECRET,
-  userIdentified,
-} from './support/fixtures';
 import { median, round } from './support/stats';
 
 export interface BatchSizeFigures {

@@ -19,10 +19,11 @@ import { createHandler } from '../lambdas/dispatcher/handler';
 import { WebhookManagement } from '../lambdas/management';
 import type { PublishInput } from '../lambdas/publisher';
 import { wireDispatcher } from '../lambdas/wiring';
-import type { EmulatorsReady } from '../local/emulators-process';
 import { startEventSources } from '../local/runner';
-import { startChild } from './support/child';
-import { capturedPowertoolsLog } from './support/fixtures';
+import { capturedPowertoolsLog } from '../test/support/captured-log';
+import { startLocalAws } from '../test/support/emulators';
+import { testPki } from '../test/support/pki';
+import { startReceiverProcess } from '../test/support/receivers';
 import { median, percentile, round } from './support/stats';
 
 export interface EndToEndOptions {
@@ -73,18 +74,14 @@ const user = (id: string): PublishInput['user'] => ({
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function measureEndToEnd(options: EndToEndOptions): Promise<EndToEndFigures> {
-  const emulators = await startChild<EmulatorsReady>('local/emulators-process.ts', {
-    args: ['--visibility-timeout', '60'],
-    timeoutMs: 60_000,
-  });
-  const { env, resources, caPem, certFile, keyFile } = emulators.ready;
-  const receiver = await startChild<{ port: number }>('bench/support/receiver-process.ts', {
-    env: { BENCH_TLS_CERT_FILE: certFile, BENCH_TLS_KEY_FILE: keyFile, BENCH_REPORT: '1' },
-  });
+  const emulators = await startLocalAws({ visibilityTimeoutSeconds: 60 });
+  const { env, resources } = emulators;
+  const caPem = testPki().caPem;
+  const receiver = await startReceiverProcess({ report: true });
   const receipts: Receipt[] = [];
   const waiters = new Set<() => void>();
-  receiver.lines.on('line', (line) => {
-    receipts.push(JSON.parse(line) as Receipt);
+  receiver.onReport((report) => {
+    receipts.push(report);
     for (const wake of waiters) wake();
   });
   const until = async (done: () => boolean, timeoutMs: number, what: string) => {
@@ -100,7 +97,7 @@ export async function measureEndToEnd(options: EndToEndOptions): Promise<EndToEn
 
   const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
   Object.assign(process.env, env);
-  const port = receiver.ready.port;
+  const port = receiver.port;
   const origin = `https://127.0.0.1:${port}`;
   const capture = capturedPowertoolsLog('INFO');
   const management = new WebhookManagement({

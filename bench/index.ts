@@ -14,6 +14,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLocalPki } from '../local/tls';
+import { startReceiverProcess } from '../test/support/receivers';
 import { measureApiCalls } from './api-calls';
 import { measureBatchTime } from './batch-time';
 import { bundleLikeLambda, measureColdStart } from './cold-start';
@@ -21,7 +22,6 @@ import { measureConsoleBundle } from './console-bundle';
 import { measureEndToEnd } from './end-to-end';
 import { type OverheadFigures, type OverheadOptions, RECEIVER_HOST } from './overhead';
 import { measureSigning } from './signing';
-import { startChild } from './support/child';
 import type { BenchResults } from './support/results';
 import { fmt, ratio } from './support/stats';
 import { measureVolume } from './volume';
@@ -46,16 +46,12 @@ const OUT_DIR = resolve(__dirname, '..', 'bench-results');
 async function overhead(quick: boolean) {
   const dir = mkdtempSync(join(tmpdir(), 'webhooks-bench-overhead-'));
   const pki = createLocalPki({ hosts: [RECEIVER_HOST] });
-  writeFileSync(join(dir, 'cert.pem'), pki.certPem);
-  writeFileSync(join(dir, 'key.pem'), pki.keyPem, { mode: 0o600 });
   const bundleFile = join(dir, 'overhead', 'index.mjs');
   bundleLikeLambda(join(__dirname, 'overhead-process.ts'), bundleFile);
-  const receiver = await startChild<{ port: number }>('bench/support/receiver-process.ts', {
-    env: { BENCH_TLS_CERT_FILE: join(dir, 'cert.pem'), BENCH_TLS_KEY_FILE: join(dir, 'key.pem') },
-  });
+  const receiver = await startReceiverProcess({ pki });
   try {
     const options: OverheadOptions = {
-      port: receiver.ready.port,
+      port: receiver.port,
       caPem: pki.caPem,
       deliveries: quick ? 500 : 3_000,
       rounds: quick ? 3 : 9,

@@ -22,16 +22,10 @@ import { egressLookup, type Resolver, UndiciSender } from '../lambdas/adapters/h
 import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
 import { buildHeaders } from '../lambdas/core/headers';
 import type { AttemptRecord } from '../lambdas/core/types';
+import { capturedPowertoolsLog } from '../test/support/captured-log';
+import { bodyOf, connectionFor, eventRecords, HEADER_PREFIX, SECRET } from '../test/support/fixtures';
+import { memoryPorts } from '../test/support/memory-ports';
 import { BATCH_SIZE } from './support/constants';
-import {
-  bodyOf,
-  capturedPowertoolsLog,
-  connectionFor,
-  eventRecords,
-  HEADER_PREFIX,
-  memoryPorts,
-  SECRET,
-} from './support/fixtures';
 import { median, ratio, round } from './support/stats';
 
 /** The receiver's name in the benchmark: its certificate is issued for it. */

@@ -5,7 +5,7 @@
 
 import { createHmac } from 'node:crypto';
 import { buildHeaders } from '../lambdas/core/headers';
-import { bodyOf, eventRecords, HEADER_PREFIX, SECRET } from './support/fixtures';
+import { bodyOf, eventRecords, HEADER_PREFIX, SECRET } from '../test/support/fixtures';
 import { median, ratio, round } from './support/stats';
 
 export interface SigningFigures {

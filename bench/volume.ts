@@ -18,15 +18,11 @@ import {
 } from '../lambdas/adapters/dynamodb/attempt-item';
 import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
 import type { AttemptRecord, AttemptResult, DeliveryMessage } from '../lambdas/core/types';
+import { capturedPowertoolsLog } from '../test/support/captured-log';
+import { connectionFor, eventRecords, HEADER_PREFIX } from '../test/support/fixtures';
+import { memoryPorts } from '../test/support/memory-ports';
+import { ERROR_PAGE } from '../test/support/receiver-pages';
 import { ATTEMPT_TIMEOUT_MS, BATCH_SIZE } from './support/constants';
-import {
-  capturedPowertoolsLog,
-  connectionFor,
-  eventRecords,
-  HEADER_PREFIX,
-  memoryPorts,
-} from './support/fixtures';
-import { ERROR_PAGE } from './support/receiver-pages';
 
 /** A production-looking receiver URL: the item stores its origin and path. */
 export const RECEIVER_URL = 'https://api.example-crm.com/webhooks/v1/user-identified';

@@ -87,7 +87,8 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Loc
   };
 }
 
-async function startDynamo(path: string | undefined): Promise<Running> {
+/** dynalite on a free loopback port, in memory or persisted under `path` (the test harness's emulator host starts it alone). */
+export async function startDynamo(path?: string): Promise<Running> {
   const server = dynalite({
     path,
     createTableMs: TABLE_STATE_MS,

@@ -11,7 +11,7 @@ import type { WebhookManagement } from '../../lambdas/management';
 import { mintSessionToken } from '../../lambdas/management/console-session';
 import { verifyWebhook } from '../../lambdas/receiver';
 import type { LocalApi } from '../../local/api-server';
-import { type Receiver, respond } from '../support/https-receiver';
+import { type Receiver, respond } from '../support/receivers';
 import {
   bodyText,
   byRole,

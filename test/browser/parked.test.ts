@@ -15,7 +15,7 @@ import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { WebhookManagement } from '../../lambdas/management';
 import type { LocalApi } from '../../local/api-server';
-import { respond } from '../support/https-receiver';
+import { respond } from '../support/receivers';
 import {
   bodyText,
   byRole,

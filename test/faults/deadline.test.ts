@@ -5,8 +5,8 @@
  * redelivers them; no invocation is cut off mid-send, and nothing is sent twice.
  */
 
-import { type Stack, startStack } from '../../bench/reliability/stack';
 import { DEADLINE_MARGIN_MS } from '../../lambdas/core/dispatch';
+import { type Stack, startStack } from '../support/stack';
 import { expectNoLoss, report, servicesInfo, size } from './helpers';
 
 const EVENTS = size(20, 60);

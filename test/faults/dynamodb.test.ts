@@ -5,7 +5,7 @@
  * back; the attempt itself is never sent again). Then DynamoDB recovers: nothing lost,
  * nothing sent twice, and the attempt log ends up with exactly the attempts the receivers saw.
  */
-import { type Stack, startStack } from '../../bench/reliability/stack';
+import { type Stack, startStack } from '../support/stack';
 import { describeFaults, expectNoLoss, publishSteadily, report, servicesInfo, size, sleep } from './helpers';
 
 const WINDOW_MS = size(2_500, 6_000);

@@ -4,7 +4,7 @@
  * files in one environment variable. The standard AWS_ENDPOINT_URL_* variables are left
  * alone: every fault scenario builds its clients explicitly (direct, or through a proxy).
  */
-import { type RunningServices, SERVICES_ENV, startServices } from '../../bench/reliability/services';
+import { type RunningServices, SERVICES_ENV, startServices } from '../support/emulators';
 
 export const SERVICES_KEY = '__WEBHOOKS_FAULTS_SERVICES__';
 

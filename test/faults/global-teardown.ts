@@ -1,5 +1,5 @@
 /** Stops the services global-setup started. */
-import type { RunningServices } from '../../bench/reliability/services';
+import type { RunningServices } from '../support/emulators';
 import { SERVICES_KEY } from './global-setup';
 
 export default async function globalTeardown(): Promise<void> {

@@ -7,7 +7,7 @@
  * - A recovery whose re-queued deliveries are being delivered when the dispatcher is SIGKILLed
  *   resumes after the restart: every parked delivery ends delivered, with the same body.
  */
-import { type Stack, startStack } from '../../bench/reliability/stack';
+import { type Stack, startStack } from '../support/stack';
 import { describeFaults, expectNoLoss, report, servicesInfo, size, sleep, until } from './helpers';
 
 const EVENTS = size(10, 40);

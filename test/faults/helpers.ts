@@ -1,6 +1,6 @@
 /**
  * Shared pieces of the fault suite. Every scenario runs on its own queue and DLQ, with its
- * own receivers and connections, and ends with the no-loss ledger (bench/reliability/ledger.ts).
+ * own receivers and connections, and ends with the no-loss ledger (test/support/ledger.ts).
  *
  * `npm test` runs the quick variant of each scenario (small sizes, short windows);
  * `npm run test:faults` sets FAULTS=full for the larger one. Ledgers are printed and written
@@ -9,10 +9,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatLedger, type Ledger, ledgerLine } from '../../bench/reliability/ledger';
-import { SERVICES_ENV, type ServicesInfo } from '../../bench/reliability/services';
-import type { Stack } from '../../bench/reliability/stack';
+import { SERVICES_ENV, type ServicesInfo } from '../support/emulators';
 import type { FaultRecord } from '../support/fault-proxy';
+import { formatLedger, type Ledger, ledgerLine } from '../support/ledger';
+import type { Stack } from '../support/stack';
 
 /** FAULTS=full: the larger variant of every scenario. */
 export const FULL = process.env.FAULTS === 'full';

@@ -4,7 +4,7 @@
  * hands them out again after the visibility timeout: nothing is lost, and the attempts
  * that were in flight are sent again (duplicates the spec allows, counted and explained).
  */
-import { type Stack, startStack } from '../../bench/reliability/stack';
+import { type Stack, startStack } from '../support/stack';
 import { expectNoLoss, report, servicesInfo, size, until } from './helpers';
 
 const KILLS = size(1, 4);

@@ -3,15 +3,11 @@
  * duplicate, an attempt the log and the receivers disagree on, and poison without a reason.
  * Pure: no services, no receivers listening.
  */
-import { computeLedger, type LedgerInput, type PublishedEvent } from '../../bench/reliability/ledger';
-import {
-  type Behaviour,
-  type FleetReceiver,
-  ReceiverFleet,
-  type Send,
-} from '../../bench/reliability/receivers';
+
 import type { AttemptRecord } from '../../lambdas/core/types';
-import { createLocalPki } from '../../local/tls';
+import { computeLedger, type LedgerInput, type PublishedEvent } from '../support/ledger';
+import { testPki } from '../support/pki';
+import { type FleetBehaviour, type FleetReceiver, ReceiverFleet, type Send } from '../support/receivers';
 
 const CON = 'con_a';
 const event = (n: number): PublishedEvent => ({
@@ -22,10 +18,10 @@ const event = (n: number): PublishedEvent => ({
 });
 
 function fleetWith(
-  behaviour: Behaviour,
+  behaviour: FleetBehaviour,
   sends: Record<string, Array<[attempt: number, at: number, answer: string]>>,
 ) {
-  const fleet = new ReceiverFleet(createLocalPki());
+  const fleet = new ReceiverFleet(testPki());
   const receiver = { connectionId: CON, behaviour, connections: 0 } as unknown as FleetReceiver;
   fleet.receivers.push(receiver);
   for (const [deliveryId, list] of Object.entries(sends)) {

@@ -5,9 +5,9 @@
  * SQS batch are delivered as if nothing happened: no record of the batch is failed.
  */
 
-import { type BuiltEvent, buildEvent, type Stack, startStack } from '../../bench/reliability/stack';
 import { buildPayload, serialiseBody } from '../../lambdas/core/payload';
 import type { DeliveryMessage } from '../../lambdas/core/types';
+import { type BuiltEvent, buildEvent, type Stack, startStack } from '../support/stack';
 import { expectNoLoss, report, servicesInfo, size } from './helpers';
 
 let stack: Stack;

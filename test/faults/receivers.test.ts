@@ -6,9 +6,9 @@
  * after the 4th attempt with its last error, and none of them grows the dispatcher's memory.
  */
 
-import type { Behaviour } from '../../bench/reliability/receivers';
-import { type Stack, startStack } from '../../bench/reliability/stack';
 import type { AttemptRecord } from '../../lambdas/core/types';
+import type { FleetBehaviour } from '../support/receivers';
+import { type Stack, startStack } from '../support/stack';
 import { expectNoLoss, report, servicesInfo, size } from './helpers';
 
 const EVENTS = size(2, 6);
@@ -16,7 +16,7 @@ const ATTEMPT_TIMEOUT_MS = 1_000;
 const MiB = 1024 * 1024;
 
 /** Behaviour → the outcome every attempt must be logged with (and the status, for HTTP answers). */
-const CASES: ReadonlyArray<[Behaviour, AttemptRecord['outcome'], number?]> = [
+const CASES: ReadonlyArray<[FleetBehaviour, AttemptRecord['outcome'], number?]> = [
   ['ok', 'delivered', 200],
   ['fail', 'http_error', 500],
   ['client-error', 'http_error', 404],

@@ -4,7 +4,7 @@
  * created during the outage cannot be signed for: its delivery is handed back to the queue
  * (D4) and fails until Secrets Manager is back, then goes out. Nothing lost, nothing twice.
  */
-import { type Stack, startStack } from '../../bench/reliability/stack';
+import { type Stack, startStack } from '../support/stack';
 import { describeFaults, expectNoLoss, publishSteadily, report, servicesInfo, size, sleep } from './helpers';
 
 const WINDOW_MS = size(3_000, 8_000);

@@ -5,7 +5,7 @@
  * sent just before its retry could not be queued is sent again on redelivery: those
  * duplicates are counted and attributed to the window.
  */
-import { type Stack, startStack } from '../../bench/reliability/stack';
+import { type Stack, startStack } from '../support/stack';
 import { describeFaults, expectNoLoss, publishSteadily, report, servicesInfo, size, sleep } from './helpers';
 
 const WINDOW_MS = size(2_500, 6_000);

@@ -22,8 +22,9 @@ import { WebhookManagement, type WebhookResources } from '../../lambdas/manageme
 import { mintSessionToken } from '../../lambdas/management/console-session';
 import { verifyWebhook } from '../../lambdas/receiver';
 import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../local/api-server';
-import { type Receiver, startReceiver, testPki } from '../support/https-receiver';
-import { id } from '../support/pipeline';
+import { id } from '../support/fixtures';
+import { testPki } from '../support/pki';
+import { type Receiver, startReceiver } from '../support/receivers';
 import { resourcesFromEnv } from '../support/resources';
 
 let receiver: Receiver;

@@ -9,13 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { verifyWebhook, WebhookVerificationError } from '../../lambdas/receiver';
-import {
-  type ReceivedRequest,
-  type Receiver,
-  respond,
-  startReceiver,
-  testPki,
-} from '../support/https-receiver';
+import { testPki } from '../support/pki';
+import { type ReceivedRequest, type Receiver, respond, startReceiver } from '../support/receivers';
 import { waitFor } from './helpers/wait';
 
 const ROOT = resolve(__dirname, '..', '..');

@@ -31,8 +31,8 @@ import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../../lambdas/adapters/dynamo
 import { ENV, loadConfig } from '../../lambdas/config';
 import { type BatchReport, startRunner } from '../../local/runner';
 import { createLocalPki } from '../../local/tls';
-import { createTestQueue, messagesLeft, uniqueName } from './helpers/sqs';
-import { testTls } from './helpers/tls';
+import { messagesLeft } from '../support/queries';
+import { createTestQueue, uniqueName } from './helpers/sqs';
 import { waitFor, withTimeout } from './helpers/wait';
 
 const silent = { info() {}, warn() {}, error() {} };
@@ -561,6 +561,12 @@ describe('local event source mapping (runner)', () => {
 });
 
 describe('local PKI', () => {
+  /** Local mode's own set-up (default names: 127.0.0.1, localhost, ::1). */
+  const testTls = () => {
+    const pki = createLocalPki();
+    return { ca: pki.caPem, cert: pki.certPem, key: pki.keyPem };
+  };
+
   async function fetchWith(tls: { cert: string; key: string }, host: string, ca?: string) {
     const server = createServer({ cert: tls.cert, key: tls.key }, (_req, res) => res.end('ok'));
     server.listen(0, '127.0.0.1');

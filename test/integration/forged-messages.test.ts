@@ -13,8 +13,9 @@ import { deliveryIdFor } from '../../lambdas/core/ids';
 import { buildPayload, serialiseBody } from '../../lambdas/core/payload';
 import type { AttemptRecord, Log } from '../../lambdas/core/types';
 import { WebhookManagement } from '../../lambdas/management';
-import { type Receiver, startReceiver } from '../support/https-receiver';
-import { type Harness, id, startHarness, userIdentified } from '../support/pipeline';
+import { id, userIdentified } from '../support/fixtures';
+import { type Harness, startHarness } from '../support/pipeline';
+import { type Receiver, startReceiver } from '../support/receivers';
 
 let receiverA: Receiver;
 let receiverB: Receiver;

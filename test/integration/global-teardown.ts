@@ -1,8 +1,5 @@
 /** Stops the emulators started by global-setup once their last user is done, and waits for the process to exit. */
-import { stopEmulatorsProcess } from './helpers/emulators-process';
 import { EMULATORS_KEY, type SharedEmulators } from './helpers/global-state';
-
-const STOP_GRACE_MS = 10_000;
 
 export default async function globalTeardown(): Promise<void> {
   const state = globalThis as Record<string, unknown>;
@@ -11,5 +8,5 @@ export default async function globalTeardown(): Promise<void> {
   shared.users -= 1;
   if (shared.users > 0) return;
   delete state[EMULATORS_KEY];
-  await stopEmulatorsProcess(shared.child, STOP_GRACE_MS);
+  await shared.aws.stop();
 }

@@ -10,8 +10,10 @@ import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs
 import { ENV } from '../../lambdas/config';
 import type { OperationalEvent } from '../../lambdas/core/parking';
 import { WebhookManagement } from '../../lambdas/management';
-import { type Receiver, respond, startReceiver, testPki } from '../support/https-receiver';
-import { type Harness, id, startHarness, userIdentified } from '../support/pipeline';
+import { id, userIdentified } from '../support/fixtures';
+import { type Harness, startHarness } from '../support/pipeline';
+import { testPki } from '../support/pki';
+import { type Receiver, respond, startReceiver } from '../support/receivers';
 import { waitFor } from './helpers/wait';
 
 let receiver: Receiver;

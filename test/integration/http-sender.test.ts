@@ -1,7 +1,8 @@
 import { UndiciSender } from '../../lambdas/adapters/http/sender';
 import { SNIPPET_READ_BYTES } from '../../lambdas/core/constants';
 import type { OutboundRequest } from '../../lambdas/core/types';
-import { type Receiver, respond, startReceiver, testPki } from '../support/https-receiver';
+import { testPki } from '../support/pki';
+import { type Receiver, respond, startReceiver } from '../support/receivers';
 
 const local = { allowedPorts: [443], allowLoopback: true };
 let receiver: Receiver;

@@ -9,8 +9,9 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ENV } from '../../lambdas/config';
 import { NotFoundError, ValidationError, WebhookManagement } from '../../lambdas/management';
 import { verifyWebhook } from '../../lambdas/receiver';
-import { type Receiver, respond, startReceiver, testPki } from '../support/https-receiver';
-import { id } from '../support/pipeline';
+import { id } from '../support/fixtures';
+import { testPki } from '../support/pki';
+import { type Receiver, respond, startReceiver } from '../support/receivers';
 
 let receiver: Receiver;
 let management: WebhookManagement;

@@ -14,7 +14,7 @@ import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { DeliveryMessage } from '../../lambdas/core/types';
 import { NotFoundError, WebhookManagement } from '../../lambdas/management';
-import { id } from '../support/pipeline';
+import { id } from '../support/fixtures';
 import { createTestQueue, uniqueName } from './helpers/sqs';
 
 const sqs = new SQSClient({});

@@ -5,14 +5,15 @@
  */
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { id, userIdentified } from '../support/fixtures';
+import { type Harness, startHarness } from '../support/pipeline';
 import {
   type Behaviour,
   type ReceivedRequest,
   type Receiver,
   respond,
   startReceiver,
-} from '../support/https-receiver';
-import { type Harness, id, startHarness, userIdentified } from '../support/pipeline';
+} from '../support/receivers';
 
 /** Verifies a delivery without the project's signing code: HMAC-SHA256 over "<ts>.<raw body>". */
 function verifiedBy(secret: string, req: ReceivedRequest): boolean {

@@ -6,7 +6,8 @@
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { parseMessage } from '../../lambdas/core/envelope';
 import { BufferedPublisher } from '../../lambdas/publisher';
-import { createTestQueue, messagesLeft, uniqueName } from './helpers/sqs';
+import { messagesLeft } from '../support/queries';
+import { createTestQueue, uniqueName } from './helpers/sqs';
 
 describe('BufferedPublisher on a real queue', () => {
   it('enqueues every event once, in batches', async () => {

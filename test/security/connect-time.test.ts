@@ -14,7 +14,8 @@ import { createServer } from 'node:https';
 import { egressLookup, UndiciSender } from '../../lambdas/adapters/http/sender';
 import { validateUrl } from '../../lambdas/core/connection';
 import type { EgressPolicy } from '../../lambdas/core/egress';
-import { type Receiver, respond, startReceiver, testPki } from '../support/https-receiver';
+import { testPki } from '../support/pki';
+import { type Receiver, respond, startReceiver } from '../support/receivers';
 import { AWS_POLICY, outbound, senderFor, startTripwire, stubResolver, type Tripwire } from './helpers';
 
 let receiver: Receiver;

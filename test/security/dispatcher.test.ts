@@ -12,7 +12,7 @@ import type { Resolver, UndiciSender } from '../../lambdas/adapters/http/sender'
 import { createDispatcher } from '../../lambdas/core/dispatch';
 import type { EgressPolicy } from '../../lambdas/core/egress';
 import type { Connection } from '../../lambdas/core/types';
-import { type Receiver, respond, startReceiver } from '../support/https-receiver';
+import { type Receiver, respond, startReceiver } from '../support/receivers';
 import { connection, fakes } from '../unit/dispatcher/fakes';
 import { AWS_POLICY, senderFor, stubResolver } from './helpers';
 

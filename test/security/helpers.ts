@@ -7,7 +7,7 @@ import { isIP, type Server, type Socket, createServer as tcpServer } from 'node:
 import { type Resolver, UndiciSender } from '../../lambdas/adapters/http/sender';
 import type { EgressPolicy } from '../../lambdas/core/egress';
 import type { OutboundRequest } from '../../lambdas/core/types';
-import { testPki } from '../support/https-receiver';
+import { testPki } from '../support/pki';
 
 /** The policy a deployed stack runs with: port 443 only, loopback refused. */
 export const AWS_POLICY: EgressPolicy = Object.freeze({ allowedPorts: [443], allowLoopback: false });

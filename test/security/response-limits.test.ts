@@ -10,7 +10,7 @@ import type { LookupAddress } from 'node:dns';
 import type { ServerResponse } from 'node:http';
 import type { UndiciSender } from '../../lambdas/adapters/http/sender';
 import { SNIPPET_READ_BYTES } from '../../lambdas/core/constants';
-import { type Receiver, startReceiver } from '../support/https-receiver';
+import { type Receiver, startReceiver } from '../support/receivers';
 import { MiB, outbound, peakMemoryGrowth, senderFor, startTripwire } from './helpers';
 
 const GiB = 1024 * MiB;

@@ -15,7 +15,7 @@ import type { UndiciSender } from '../../lambdas/adapters/http/sender';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
 import { createDispatcher } from '../../lambdas/core/dispatch';
 import type { Connection } from '../../lambdas/core/types';
-import { type Receiver, startReceiver } from '../support/https-receiver';
+import { type Receiver, startReceiver } from '../support/receivers';
 import { connection, fakes, HEADER_VALUE, SECRET } from '../unit/dispatcher/fakes';
 import { senderFor } from './helpers';
 

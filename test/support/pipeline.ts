@@ -1,7 +1,10 @@
 /**
- * A whole pipeline on the emulators for tests: a fresh queue + DLQ per harness (so test
- * files never steal each other's messages), the shared tables, real connections with real
- * secrets, the production dispatcher wiring and the local event-source runner.
+ * A whole pipeline on the integration project's emulators, in the test's own process: a
+ * fresh queue + DLQ per harness (emulators.ts `createQueues`, so test files never steal each
+ * other's messages), the shared tables, real connections with real secrets, the production
+ * dispatcher wiring and the local event-source runner. The fault suite's pipeline (proxies,
+ * receivers that keep the ledger, a dispatcher that can be killed) is stack.ts, on the same
+ * pieces.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -14,16 +17,18 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ATTEMPTS_TABLE, PARKED_TABLE } from '../../lambdas/adapters/dynamodb/tables';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ENV, loadConfig } from '../../lambdas/config';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { AttemptRecord, Connection, DeadLetter, Log } from '../../lambdas/core/types';
 import { createHandler } from '../../lambdas/dispatcher/handler';
 import { type Wired, wireDispatcher } from '../../lambdas/wiring';
-import { bootstrapResources, type LocalResources } from '../../local/bootstrap';
+import type { LocalResources } from '../../local/bootstrap';
 import { type Runner, startEventSources } from '../../local/runner';
-import { testPki } from './https-receiver';
+import { createQueues, servicesFromEnv } from './emulators';
+import { id } from './fixtures';
+import { testPki } from './pki';
+import { attemptsOf, parkedOf } from './queries';
 
 export interface HarnessOptions {
   /** Ports the receivers listen on (egress allows only listed ports). */
@@ -54,30 +59,11 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export const id = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
-
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
-  const region = process.env.AWS_REGION!;
-  const endpoints = {
-    sqs: process.env.AWS_ENDPOINT_URL_SQS!,
-    dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB!,
-    secretsManager: process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER!,
-  };
-  const suffix = randomBytes(4).toString('hex');
-  const resources = await bootstrapResources(
-    { endpoints, region },
-    {
-      names: {
-        queue: `t-deliveries-${suffix}`,
-        dlq: `t-deliveries-dlq-${suffix}`,
-        connectionsTable: process.env[ENV.connectionsTable],
-        attemptsTable: process.env[ENV.attemptsTable],
-        parkedTable: process.env[ENV.parkedTable],
-        eventsTopic: `t-events-${suffix}`,
-      },
-      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
-    },
-  );
+  const resources = await createQueues(servicesFromEnv(), {
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
+    label: 't',
+  });
   const config = loadConfig({
     ...process.env,
     [ENV.retryQueueUrl]: resources.retryQueueUrl,
@@ -153,29 +139,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
         }),
       );
     },
-    async attemptsOf(connectionId) {
-      const out = await doc.send(
-        new QueryCommand({
-          TableName: resources.attemptsTable,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': ATTEMPTS_TABLE.partitionKey },
-          ExpressionAttributeValues: { ':pk': connectionId },
-        }),
-      );
-      return (out.Items ?? []) as AttemptRecord[];
-    },
-    async parkedOf(connectionId) {
-      const out = await doc.send(
-        new QueryCommand({
-          TableName: resources.parkedTable,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': PARKED_TABLE.partitionKey },
-          ExpressionAttributeValues: { ':pk': connectionId },
-          ConsistentRead: true,
-        }),
-      );
-      return (out.Items ?? []) as ParkedItem[];
-    },
+    attemptsOf: (connectionId) => attemptsOf(doc, resources.attemptsTable, connectionId),
+    parkedOf: (connectionId) => parkedOf(doc, resources.parkedTable, connectionId),
     async deadLetters(count, timeoutMs = 20_000) {
       const letters: DeadLetter[] = [];
       const deadline = Date.now() + timeoutMs;
@@ -205,26 +170,5 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       doc.destroy();
       sm.destroy();
     },
-  };
-}
-
-/** A published `user.identified` event in the v1 envelope. */
-export function userIdentified(applicationId: string, extra: Record<string, unknown> = {}) {
-  return {
-    v: 1,
-    type: 'event',
-    eventId: id('evt'),
-    event: 'user.identified',
-    occurredAt: new Date().toISOString(),
-    user: {
-      id: id('usr'),
-      email: 'ada@example.com',
-      name: 'Ada Lovelace',
-      firstName: 'Ada',
-      lastName: 'Lovelace',
-      metadata: { plan: 'pro', source: 'extension' },
-    },
-    application: { id: applicationId, name: 'Acme Extension' },
-    ...extra,
   };
 }

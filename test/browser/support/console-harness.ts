@@ -12,7 +12,8 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { buildConsole } from '../../../console/build';
 import { WebhookManagement } from '../../../lambdas/management';
 import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../../local/api-server';
-import { type Behaviour, type Receiver, startReceiver, testPki } from '../../support/https-receiver';
+import { testPki } from '../../support/pki';
+import { type Behaviour, type Receiver, startReceiver } from '../../support/receivers';
 import { resourcesFromEnv } from '../../support/resources';
 
 export interface ConsoleHarness {

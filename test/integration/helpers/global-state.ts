@@ -1,5 +1,5 @@
 /**
- * Where global-setup leaves the emulators' child process for global-teardown (same Jest process).
+ * Where global-setup leaves the emulators for global-teardown (same Jest process).
  *
  * Jest runs every project's global setup before any test, in one process and one `globalThis`,
  * and test workers inherit `process.env` as it stands after the last setup. The integration and
@@ -7,11 +7,11 @@
  * (one user more), and the last teardown stops them. Starting a second set would leave the first
  * running with nothing pointing at it, and Jest would never exit (CI timed out that way).
  */
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { LocalAws } from '../../support/emulators';
 
 export const EMULATORS_KEY = '__WEBHOOKS_EMULATORS_PROCESS__';
 
 export interface SharedEmulators {
-  child: ChildProcessWithoutNullStreams;
+  aws: LocalAws;
   users: number;
 }

@@ -32,22 +32,3 @@ export async function createTestQueue(
   );
   return { url, arn: Attributes!.QueueArn! };
 }
-
-/** Visible plus in-flight plus delayed messages. */
-export async function messagesLeft(sqs: SQSClient, queueUrl: string): Promise<number> {
-  const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: [
-        'ApproximateNumberOfMessages',
-        'ApproximateNumberOfMessagesNotVisible',
-        'ApproximateNumberOfMessagesDelayed',
-      ],
-    }),
-  );
-  return (
-    Number(Attributes.ApproximateNumberOfMessages) +
-    Number(Attributes.ApproximateNumberOfMessagesNotVisible) +
-    Number(Attributes.ApproximateNumberOfMessagesDelayed)
-  );
-}

@@ -5,29 +5,23 @@
  * real connections made with the management API, the dispatcher under test (in this
  * process or in a child that can be SIGKILLed), and the ledger once the queue has drained.
  */
-import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
-import {
-  GetQueueAttributesCommand,
-  type Message,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { ATTEMPTS_TABLE } from '../../lambdas/adapters/dynamodb/tables';
+import { type Message, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { AttemptRecord, Connection, EventMessage } from '../../lambdas/core/types';
 import { NotFoundError, WebhookManagement } from '../../lambdas/management';
 import { WebhookPublisher } from '../../lambdas/publisher';
 import { type LocalResources, localClientConfig } from '../../local/bootstrap';
-import { createLocalPki, type LocalPki } from '../../local/tls';
-import { type FaultProxy, startFaultProxy } from '../../test/support/fault-proxy';
+import type { LocalPki } from '../../local/tls';
 import { type ReadyChild, spawnReady } from './child';
 import { type BatchStats, CountingLog, type DispatcherSpec, startDispatcher } from './dispatcher';
 import type { DispatcherStatsLine } from './dispatcher-process';
+import { createQueues, type ServicesInfo } from './emulators';
+import { type FaultProxy, startFaultProxy } from './fault-proxy';
+import { userIdentified } from './fixtures';
 import {
   computeLedger,
   type DlqMessage,
@@ -37,8 +31,9 @@ import {
   type PublishedEvent,
   type PublishedPoison,
 } from './ledger';
-import { type Behaviour, type FleetReceiver, ReceiverFleet, type ReceiverOptions } from './receivers';
-import { createQueues, type ServicesInfo } from './services';
+import { testPki } from './pki';
+import { attemptsOf, messagesLeft } from './queries';
+import { type FleetBehaviour, type FleetReceiver, ReceiverFleet, type ReceiverOptions } from './receivers';
 
 export interface StackOptions {
   readonly services: ServicesInfo;
@@ -97,7 +92,7 @@ export interface Stack {
   readonly windows: FaultWindow[];
   /** In-process dispatcher's log (counts by message, last warnings). */
   readonly log: CountingLog;
-  addReceiver(behaviour: Behaviour, options?: ReceiverOptions): Promise<FleetReceiver>;
+  addReceiver(behaviour: FleetBehaviour, options?: ReceiverOptions): Promise<FleetReceiver>;
   /** Creates a connection of `applicationId` pointing at `receiver`, and binds the receiver to it. */
   connect(receiver: FleetReceiver, applicationId: string): Promise<ConnectedReceiver>;
   /** Publishes `count` events of `applicationId` with the real publisher, 10 per SendMessageBatch. */
@@ -130,20 +125,13 @@ export function buildEvent(
   connections: readonly string[],
   options: { targets?: readonly string[]; eventId?: string; extra?: Record<string, unknown> } = {},
 ): BuiltEvent {
-  const occurredAt = new Date().toISOString();
-  const eventId = options.eventId ?? `evt_${randomBytes(10).toString('hex')}`;
-  const userId = `usr_${randomBytes(8).toString('hex')}`;
-  const message: EventMessage = {
-    v: 1,
-    type: 'event',
-    eventId,
-    event: 'user.identified',
-    occurredAt,
-    user: { id: userId, email: 'ada@example.com', name: 'Ada Lovelace', metadata: { plan: 'pro' } },
-    application: { id: applicationId, name: 'Reliability Harness' },
-    ...(options.targets ? { connectionIds: [...options.targets] } : {}),
-    ...options.extra,
-  };
+  const message = userIdentified(
+    applicationId,
+    { ...(options.targets ? { connectionIds: [...options.targets] } : {}), ...options.extra },
+    { eventId: options.eventId },
+  );
+  const { eventId, occurredAt } = message;
+  const userId = message.user.id;
   const occurredAtMs = Date.parse(occurredAt);
   return {
     message,
@@ -172,7 +160,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     maxReceiveCount: options.maxReceiveCount,
     label: options.label,
   });
-  const pki = options.pki ?? createLocalPki();
+  const pki = options.pki ?? testPki();
   const fleet = new ReceiverFleet(pki);
   const proxies: Proxies | undefined = options.proxies
     ? {
@@ -222,30 +210,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     disableAfter: options.disableAfter,
     sdkMaxAttempts: options.sdkMaxAttempts ?? 2,
   });
-
-  /** Messages still on the ingress and retry queues (visible, in flight or delayed). */
-  async function messagesLeft(): Promise<number> {
-    const counts = await Promise.all(
-      [resources.queueUrl, resources.retryQueueUrl].map(async (QueueUrl) => {
-        const { Attributes = {} } = await sqs.send(
-          new GetQueueAttributesCommand({
-            QueueUrl,
-            AttributeNames: [
-              'ApproximateNumberOfMessages',
-              'ApproximateNumberOfMessagesNotVisible',
-              'ApproximateNumberOfMessagesDelayed',
-            ],
-          }),
-        );
-        return (
-          Number(Attributes.ApproximateNumberOfMessages ?? 0) +
-          Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
-          Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
-        );
-      }),
-    );
-    return counts.reduce((a, b) => a + b, 0);
-  }
 
   async function readDlq(): Promise<DlqMessage[]> {
     const out: DlqMessage[] = [];
@@ -302,16 +266,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const id of ids) extra.delete(id);
     const all: AttemptRecord[] = [];
     for (const connectionId of [...ids, ...extra]) {
-      const pages = paginateQuery(
-        { client: doc },
-        {
-          TableName: resources.attemptsTable,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': ATTEMPTS_TABLE.partitionKey },
-          ExpressionAttributeValues: { ':pk': connectionId },
-        },
-      );
-      for await (const page of pages) all.push(...((page.Items ?? []) as AttemptRecord[]));
+      all.push(...(await attemptsOf(doc, resources.attemptsTable, connectionId)));
     }
     return all;
   }
@@ -385,7 +340,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         inProcess = startDispatcher(spec(), { log });
         return;
       }
-      child = await spawnReady<{ ready: true; pid: number }>('bench/reliability/dispatcher-process.ts', [], {
+      child = await spawnReady<{ ready: true; pid: number }>('test/support/dispatcher-process.ts', [], {
         env: { ...process.env, WEBHOOKS_RELIABILITY_DISPATCHER: JSON.stringify(spec()) },
       });
       const pid = child.ready.pid;
@@ -426,7 +381,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const deadline = Date.now() + timeoutMs;
       let quietSince: number | undefined;
       for (;;) {
-        const left = await messagesLeft();
+        const left = await messagesLeft(sqs, resources.queueUrl, resources.retryQueueUrl);
         const now = Date.now();
         if (left === 0) {
           quietSince ??= now;

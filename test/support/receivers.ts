@@ -1,10 +1,15 @@
 /**
- * The receivers of the reliability harness: real HTTPS servers on loopback, one per
- * connection, each verifying every signature with the receiver library (`verifyWebhook`)
- * and counting every request it sees. The ledger is computed from what they saw, not from
- * what the dispatcher says it did.
- *
- * A receiver "accepts" a delivery when it answers a verified request with a 2xx status.
+ * The test receivers: real HTTPS servers on loopback, all on {@link serveHttps} with the
+ * harness's certificate (pki.ts).
+ * - {@link startReceiver}: one receiver that records every request (raw body, headers, arrival
+ *   time) and answers with whatever the test's behaviour says (integration, security and
+ *   browser tests);
+ * - {@link ReceiverFleet}: the reliability harness's receivers, one per connection, each
+ *   verifying every signature with the receiver library (`verifyWebhook`) and counting every
+ *   request it sees. The ledger is computed from what they saw, not from what the dispatcher
+ *   says it did. A fleet receiver "accepts" a delivery when it answers a verified request
+ *   with a 2xx status;
+ * - the benchmark's receiver runs in a process of its own (receiver-process.ts).
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,9 +18,143 @@ import type { AddressInfo, Socket } from 'node:net';
 import { verifyWebhook, WebhookVerificationError } from '../../lambdas/receiver';
 import { LOCAL_HOST } from '../../local/listen';
 import { createLocalPki, type LocalPki } from '../../local/tls';
+import { spawnReady } from './child';
+import { pkiFiles, testPki } from './pki';
+import { OK_BODY } from './receiver-pages';
+import type { ReceiverReady, ReceiverReport } from './receiver-process';
+
+export interface ServedHttps {
+  readonly server: Server;
+  readonly port: number;
+  /** Drops open connections and closes the server. */
+  close(): Promise<void>;
+}
+
+/** An HTTPS server on a free loopback port that hands each request over with its whole body. */
+export async function serveHttps(
+  pki: Pick<LocalPki, 'keyPem' | 'certPem'>,
+  onRequest: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void,
+): Promise<ServedHttps> {
+  const server = createServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => onRequest(req, res, Buffer.concat(chunks)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, LOCAL_HOST, resolve));
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  at: number;
+}
+
+export type Behaviour = (req: ReceivedRequest, res: ServerResponse, n: number) => void;
+
+export interface Receiver {
+  url: string;
+  port: number;
+  requests: ReceivedRequest[];
+  behave(behaviour: Behaviour): void;
+  /** Resolves once `count` requests have arrived (rejects after `timeoutMs`). */
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  close(): Promise<void>;
+}
+
+export const respond =
+  (status: number, body = OK_BODY): Behaviour =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+  };
+
+export async function startReceiver(behaviour: Behaviour = respond(200), pki = testPki()): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  let current = behaviour;
+  const waiters: Array<() => void> = [];
+  const served = await serveHttps(pki, (req, res, body) => {
+    const received: ReceivedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body: body.toString('utf8'),
+      at: Date.now(),
+    };
+    requests.push(received);
+    current(received, res, requests.length);
+    for (const w of waiters.splice(0)) w();
+  });
+  const { port } = served;
+  return {
+    url: `https://${LOCAL_HOST}:${port}/hooks`,
+    port,
+    requests,
+    behave(b) {
+      current = b;
+    },
+    async waitFor(count, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (requests.length < count) {
+        if (Date.now() > deadline)
+          throw new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 100);
+        });
+      }
+      return requests.slice(0, count);
+    },
+    close: served.close,
+  };
+}
+
+export interface ReceiverProcess {
+  readonly port: number;
+  /** Called with every request's report (only when started with `report`). */
+  onReport(listener: (report: ReceiverReport) => void): void;
+  stop(): Promise<void>;
+}
+
+/** The benchmark's receiver (receiver-process.ts) in a process of its own, serving `pki`'s certificate. */
+export async function startReceiverProcess(
+  options: { pki?: LocalPki; report?: boolean } = {},
+): Promise<ReceiverProcess> {
+  const files = pkiFiles(options.pki);
+  try {
+    const child = await spawnReady<ReceiverReady>('test/support/receiver-process.ts', [], {
+      env: {
+        ...process.env,
+        BENCH_TLS_CERT_FILE: files.certFile,
+        BENCH_TLS_KEY_FILE: files.keyFile,
+        BENCH_REPORT: options.report ? '1' : '0',
+      },
+    });
+    return {
+      port: child.ready.port,
+      onReport: (listener) => child.onLine((line) => listener(JSON.parse(line) as ReceiverReport)),
+      stop: async () => {
+        await child.stop();
+        files.remove();
+      },
+    };
+  } catch (error) {
+    files.remove();
+    throw error;
+  }
+}
 
 /** How a receiver answers. */
-export type Behaviour =
+export type FleetBehaviour =
   /** 200 */
   | 'ok'
   /** 500, always */
@@ -84,7 +223,7 @@ export interface FleetReceiver {
   readonly url: string;
   readonly port: number;
   /** How it answers now (see {@link FleetReceiver.behave}). */
-  readonly behaviour: Behaviour;
+  readonly behaviour: FleetBehaviour;
   readonly connectionId: string | undefined;
   /** TCP connections accepted (for `tls-untrusted`: one per attempt). */
   readonly connections: number;
@@ -93,7 +232,7 @@ export interface FleetReceiver {
   /** Binds the receiver to the connection it serves and the secret it verifies with. */
   bind(connectionId: string, secret: string): void;
   /** Answers from now on as `behaviour` (an endpoint that comes back, or goes down). Not for `tls-untrusted`. */
-  behave(behaviour: Exclude<Behaviour, 'tls-untrusted'>): void;
+  behave(behaviour: Exclude<FleetBehaviour, 'tls-untrusted'>): void;
 }
 
 export interface ReceiverOptions {
@@ -119,14 +258,14 @@ export class ReceiverFleet {
     largestResponseWritten: 0,
   };
   readonly receivers: FleetReceiver[] = [];
-  private readonly servers: Server[] = [];
+  private readonly served: ServedHttps[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private untrusted: LocalPki | undefined;
 
   /** `pki`: the certificate the trusted receivers serve (its CA is the one the dispatcher trusts). */
   constructor(private readonly pki: LocalPki) {}
 
-  async add(behaviour: Behaviour, options: ReceiverOptions = {}): Promise<FleetReceiver> {
+  async add(behaviour: FleetBehaviour, options: ReceiverOptions = {}): Promise<FleetReceiver> {
     let pki = this.pki;
     if (behaviour === 'tls-untrusted') {
       this.untrusted ??= createLocalPki();
@@ -139,23 +278,18 @@ export class ReceiverFleet {
       requests: 0,
       behaviour,
     };
-    const server = createServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        state.requests++;
-        this.handle(state.behaviour, options, state, req, res, Buffer.concat(chunks));
-      });
+    const served = await serveHttps(pki, (req, res, body) => {
+      state.requests++;
+      this.handle(state.behaviour, options, state, req, res, body);
     });
-    server.keepAliveTimeout = 10_000;
-    server.on('connection', (socket: Socket) => {
+    served.server.keepAliveTimeout = 10_000;
+    served.server.on('connection', (socket: Socket) => {
       state.connections++;
       socket.on('error', () => {});
     });
-    server.on('tlsClientError', () => {});
-    await new Promise<void>((resolve) => server.listen(0, LOCAL_HOST, resolve));
-    this.servers.push(server);
-    const port = (server.address() as AddressInfo).port;
+    served.server.on('tlsClientError', () => {});
+    this.served.push(served);
+    const { port } = served;
     const receiver: FleetReceiver = {
       url: `https://${LOCAL_HOST}:${port}/hooks`,
       port,
@@ -184,7 +318,7 @@ export class ReceiverFleet {
   }
 
   private handle(
-    behaviour: Behaviour,
+    behaviour: FleetBehaviour,
     options: ReceiverOptions,
     state: { connectionId?: string; secret: string },
     req: IncomingMessage,
@@ -249,7 +383,7 @@ export class ReceiverFleet {
     };
     switch (behaviour) {
       case 'ok':
-        answer(200, {}, '{"received":true}');
+        answer(200, {}, OK_BODY);
         return;
       case 'fail':
         answer(500, {}, '{"error":"internal error"}');
@@ -259,7 +393,7 @@ export class ReceiverFleet {
         return;
       case 'flaky':
         if (delivery.sends.length <= 2) answer(503, {}, '{"error":"busy, try again"}');
-        else answer(200, {}, '{"received":true}');
+        else answer(200, {}, OK_BODY);
         return;
       case 'redirect':
         answer(301, { location: `https://${LOCAL_HOST}:${req.socket.localPort}/moved` }, '');
@@ -273,7 +407,7 @@ export class ReceiverFleet {
       case 'slow': {
         const timer = setTimeout(() => {
           this.timers.delete(timer);
-          if (!res.destroyed) answer(200, {}, '{"received":true}');
+          if (!res.destroyed) answer(200, {}, OK_BODY);
         }, options.slowMs ?? 500);
         this.timers.add(timer);
         return;
@@ -313,7 +447,7 @@ export class ReceiverFleet {
       }
       case 'tls-untrusted':
         // Unreachable: the dispatcher refuses the certificate before any request is sent.
-        answer(200, {}, '{"received":true}');
+        answer(200, {}, OK_BODY);
         return;
     }
   }
@@ -350,14 +484,6 @@ export class ReceiverFleet {
       clearInterval(timer);
     }
     this.timers.clear();
-    await Promise.all(
-      this.servers.map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
-          }),
-      ),
-    );
+    await Promise.all(this.served.map((s) => s.close()));
   }
 }

@@ -1,13 +1,14 @@
 /**
- * Child processes of the reliability harness (local services, the dispatcher under test):
- * spawned with the project's Node and tsx, each prints one JSON "ready" line on stdout and
- * exits when its stdin pipe closes, so a harness that dies never leaves one behind.
+ * The one way tests and benchmarks run a helper process (the emulator host, the dispatcher
+ * under test, the benchmark's receiver): spawned with the project's Node and tsx, each prints
+ * one JSON "ready" line on stdout and exits when its stdin pipe closes, so a harness that dies
+ * never leaves one behind.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fstatSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-/** The repository root (this file is bench/reliability/child.ts). */
+/** The repository root (this file is test/support/child.ts). */
 export const ROOT_DIR = resolve(__dirname, '..', '..');
 const STDERR_KEPT = 16_384;
 

@@ -9,10 +9,10 @@
  * receivers disagree. Bounded: at most 100 000 events, 100 connections, `--timeout-min`.
  */
 import { parseArgs } from 'node:util';
-import { formatLedger, type Ledger } from './ledger';
-import type { Behaviour } from './receivers';
-import { startServices } from './services';
-import { type ConnectedReceiver, startStack } from './stack';
+import { startServices } from '../test/support/emulators';
+import { formatLedger, type Ledger } from '../test/support/ledger';
+import type { FleetBehaviour } from '../test/support/receivers';
+import { type ConnectedReceiver, startStack } from '../test/support/stack';
 
 const USAGE = `Usage: npm run load -- [options]
 
@@ -75,7 +75,7 @@ async function main(): Promise<number> {
     connections - failing,
     Math.round((connections * percent(values.flaky, '--flaky')) / 100),
   );
-  const behaviours: Behaviour[] = Array.from({ length: connections }, (_, i) =>
+  const behaviours: FleetBehaviour[] = Array.from({ length: connections }, (_, i) =>
     i < failing ? 'fail' : i < failing + flaky ? 'flaky' : 'ok',
   );
   const out = (line = '') => process.stdout.write(`${line}\n`);

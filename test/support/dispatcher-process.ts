@@ -1,6 +1,6 @@
 /**
  * The dispatcher under test in its own process, so a scenario can SIGKILL it mid-batch and
- * a load run gets a core of its own: `node --import tsx bench/reliability/dispatcher-process.ts`
+ * a load run gets a core of its own: `node --import tsx test/support/dispatcher-process.ts`
  * with the {@link DispatcherSpec} as JSON in `WEBHOOKS_RELIABILITY_DISPATCHER`. Prints
  * `{"ready":true}`, then a `{"stats":…}` line every second; SIGTERM (or stdin closing)
  * stops it gracefully, SIGKILL does not.

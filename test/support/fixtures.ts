@@ -1,0 +1,83 @@
+/**
+ * The one fixture set of tests and benchmarks: ids, published events, connections, SQS
+ * records and the bodies the dispatcher sends for them. The benchmarks' figures depend on
+ * these sizes (ULID ids, a typical user with small metadata): change them knowingly.
+ */
+
+import { randomBytes } from 'node:crypto';
+import type { InputRecord } from '../../lambdas/core/dispatch';
+import { buildEventMessage } from '../../lambdas/core/envelope';
+import { ulid } from '../../lambdas/core/ids';
+import { buildPayload, serialiseBody } from '../../lambdas/core/payload';
+import type { Connection, EventMessage } from '../../lambdas/core/types';
+import type { PublishInput } from '../../lambdas/publisher';
+
+export const HEADER_PREFIX = 'X-Service';
+export const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+
+/** A unique id with a prefix, e.g. `con_01JD…` (a ULID: sortable, 26 characters). */
+export const id = (prefix: string) => `${prefix}_${ulid(Date.now(), randomBytes(10))}`;
+
+/** A user as upstream services typically publish it (spec §2 fields, small metadata). */
+export const user = (userId: string = id('usr')) =>
+  ({
+    id: userId,
+    email: 'ada.lovelace@example.com',
+    name: 'Ada Lovelace',
+    metadata: { plan: 'pro', source: 'extension' },
+  }) satisfies PublishInput['user'];
+
+/** A published `user.identified` event in the v1 envelope; `extra` overrides or adds top-level fields. */
+export function userIdentified(
+  applicationId: string,
+  extra: Record<string, unknown> = {},
+  options: { eventId?: string } = {},
+): EventMessage {
+  const message = buildEventMessage(
+    {
+      user: { ...user(), firstName: 'Ada', lastName: 'Lovelace' },
+      application: { id: applicationId, name: 'Acme Extension' },
+    },
+    { eventId: options.eventId ?? id('evt'), occurredAt: new Date().toISOString() },
+  );
+  return { ...message, ...extra } as EventMessage;
+}
+
+export function connectionFor(
+  url: string,
+  applicationId: string,
+  headers = { Authorization: 'Bearer rk_live_0123456789abcdef' },
+): Connection {
+  const now = new Date().toISOString();
+  const connectionId = id('con');
+  return {
+    connectionId,
+    applicationId,
+    type: 'webhook',
+    name: 'CRM',
+    url,
+    method: 'POST',
+    headers,
+    enabled: true,
+    secretArn: `arn:aws:secretsmanager:us-east-1:123456789012:secret:webhooks/Webhooks/${connectionId}-AbCdEf`,
+    secretVersion: '6f3c1a2e-8b4d-4c5e-9f60-7a8b9c0d1e2f',
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** `count` published events of one application, as SQS records. */
+export function eventRecords(applicationId: string, count: number): InputRecord[] {
+  return Array.from({ length: count }, (_, i) => ({
+    messageId: `m-${i}`,
+    body: JSON.stringify(userIdentified(applicationId)),
+  }));
+}
+
+/** The body the dispatcher sends for an event: the same bytes the baseline posts. */
+export function bodyOf(record: InputRecord): string {
+  const event = JSON.parse(record.body) as EventMessage;
+  return serialiseBody(
+    buildPayload({ timestamp: event.occurredAt, user: event.user, application: event.application }),
+  );
+}
