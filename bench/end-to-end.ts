@@ -1,6 +1,6 @@
 /**
  * (3) End to end in local mode: fauxqs, dynalite and the local Secrets Manager in one child
- * process (local/emulators-process.ts), the receiver in another, and here the production
+ * process, the receiver in another (both from the test harness, test/support/), and here the production
  * wiring (wireDispatcher: real adapters, real Powertools log, counted not printed) under the
  * Lambda-like runner. Three phases:
  *
