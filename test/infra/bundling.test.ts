@@ -30,9 +30,26 @@ describe('dispatcher bundle', () => {
 
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-  it('bundles the dispatcher without Docker into one ESM file with its source map', () => {
-    expect(readdirSync(assetDir).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+  it('bundles the dispatcher without Docker into an ESM entry, its chunks and their source maps', () => {
+    expect(readdirSync(assetDir).sort()).toEqual(['chunks', 'index.mjs', 'index.mjs.map']);
     expect(statSync(path.join(assetDir, 'index.mjs')).size).toBeGreaterThan(0);
+    const chunks = readdirSync(path.join(assetDir, 'chunks'));
+    expect(chunks.filter((f) => f.endsWith('.mjs')).length).toBeGreaterThan(0);
+    for (const chunk of chunks.filter((f) => f.endsWith('.mjs'))) expect(chunks).toContain(`${chunk}.map`);
+  });
+
+  it('keeps code reached only by import() (SSO and STS credential providers) out of what a cold start loads', () => {
+    const entry = readFileSync(path.join(assetDir, 'index.mjs'), 'utf8');
+    const loaded = staticChunks(assetDir, 'index.mjs');
+    const lazy = readdirSync(path.join(assetDir, 'chunks')).filter(
+      (f) => f.endsWith('.mjs') && !loaded.includes(`chunks/${f}`),
+    );
+    expect(lazy.length).toBeGreaterThan(0);
+    expect(entry).toContain('import(');
+    const loadedSources = loaded.flatMap((file) => mapSources(assetDir, file));
+    const lazySources = lazy.flatMap((file) => mapSources(assetDir, `chunks/${file}`));
+    expect(lazySources.some((s) => s.includes('@aws-sdk/credential-provider-sso/'))).toBe(true);
+    expect(loadedSources.filter((s) => s.includes('@aws-sdk/credential-provider-sso/'))).toEqual([]);
   });
 
   it('starts the bundle with the require shim for bundled CommonJS code', () => {
@@ -50,11 +67,19 @@ describe('dispatcher bundle', () => {
     expect(sources.some((s) => s.includes('undici/lib/llhttp/'))).toBe(true);
   });
 
-  it('reaches undici through its public entry point only, never its internal files', () => {
-    expect(sourcesOf(assetDir).some((s) => s.endsWith('undici/index.js'))).toBe(true);
+  it('imports undici through its public entry point only, never its internal files, in every source', () => {
     const code = lambdaSources(path.join(__dirname, '..', '..', 'lambdas'));
     const internal = code.filter(([, text]) => /['"]undici\/[^'"]+['"]/.test(text)).map(([file]) => file);
     expect(internal).toEqual([]);
+  });
+
+  it("bundles undici's Agent and connector without fetch, WebSocket, EventSource, cache or mocks (D27)", () => {
+    const sources = sourcesOf(assetDir);
+    expect(sources.some((s) => s.endsWith('undici/lib/dispatcher/agent.js'))).toBe(true);
+    expect(sources.filter((s) => s.endsWith('undici/index.js'))).toEqual([]);
+    expect(sources.filter((s) => /undici\/lib\/(web\/(websocket|eventsource|cache)|mock)\//.test(s))).toEqual(
+      [],
+    );
   });
 
   it('bundles the AWS SDK from its ES module builds, so unused commands are shaken out', () => {
@@ -88,10 +113,29 @@ describe('dispatcher bundle', () => {
   });
 });
 
-/** The files the bundle was built from, as its source map lists them. */
-function sourcesOf(assetDir: string): string[] {
-  return (JSON.parse(readFileSync(path.join(assetDir, 'index.mjs.map'), 'utf8')) as { sources: string[] })
+/** The sources one output file was built from, as its source map lists them. */
+function mapSources(assetDir: string, file: string): string[] {
+  return (JSON.parse(readFileSync(path.join(assetDir, `${file}.map`), 'utf8')) as { sources: string[] })
     .sources;
+}
+
+/** The files the whole bundle (entry and chunks) was built from. */
+function sourcesOf(assetDir: string): string[] {
+  const chunks = readdirSync(path.join(assetDir, 'chunks')).filter((f) => f.endsWith('.mjs'));
+  return ['index.mjs', ...chunks.map((c) => `chunks/${c}`)].flatMap((file) => mapSources(assetDir, file));
+}
+
+/** `file` and every chunk it imports statically (what loading it loads), relative to `assetDir`. */
+function staticChunks(assetDir: string, file: string, seen: string[] = []): string[] {
+  if (seen.includes(file)) return seen;
+  seen.push(file);
+  const code = readFileSync(path.join(assetDir, file), 'utf8');
+  for (const [, spec] of code.matchAll(
+    /(?:import|export)\s*(?:[\w*{}\s,$]*from\s*)?"(\.{1,2}\/[^"]+\.mjs)"/g,
+  )) {
+    staticChunks(assetDir, path.posix.join(path.posix.dirname(file), spec!), seen);
+  }
+  return seen;
 }
 
 /** Every TypeScript file under `dir`, with its text. */

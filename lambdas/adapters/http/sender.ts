@@ -12,7 +12,6 @@
 
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { SNIPPET_READ_BYTES } from '../../core/constants';
 import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
