@@ -50,9 +50,15 @@ export interface ColdStartFigures {
 }
 
 /** Bundles any entry with the options of the deployed Lambda functions. */
-export function bundleLikeLambda(entry: string, outfile: string, metafile?: string): void {
+export function bundleLikeLambda(
+  entry: string,
+  outfile: string,
+  options: { metafile?: string; fullUndici?: boolean } = {},
+): void {
   const args = [BUNDLE_SCRIPT, '--entry', entry, '--outfile', outfile];
-  if (metafile) args.push('--metafile', metafile);
+  if (options.metafile) args.push('--metafile', options.metafile);
+  // A bench that measures undici.request too needs all of undici, not the Lambda's two files (D27).
+  if (options.fullUndici) args.push('--full-undici');
   execFileSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
@@ -81,7 +87,7 @@ function loadedAtInit(outputs: Record<string, Output>, entryOut: string): string
 function bundle(entry: string, dir: string, name: string): BundleFigures & { file: string } {
   const file = join(dir, name, 'index.mjs');
   const meta = join(dir, name, 'meta.json');
-  bundleLikeLambda(entry, file, meta);
+  bundleLikeLambda(entry, file, { metafile: meta });
   const metafile = JSON.parse(readFileSync(meta, 'utf8')) as { outputs: Record<string, Output> };
   const outputs = metafile.outputs;
   const code = Object.keys(outputs).filter((p) => p.endsWith('.mjs'));

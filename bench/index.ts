@@ -47,7 +47,8 @@ async function overhead(quick: boolean) {
   const dir = mkdtempSync(join(tmpdir(), 'webhooks-bench-overhead-'));
   const pki = createLocalPki({ hosts: [RECEIVER_HOST] });
   const bundleFile = join(dir, 'overhead', 'index.mjs');
-  bundleLikeLambda(join(__dirname, 'overhead-process.ts'), bundleFile);
+  // All of undici: the bare side is undici.request. The dispatcher's Agent is the same code either way (D27).
+  bundleLikeLambda(join(__dirname, 'overhead-process.ts'), bundleFile, { fullUndici: true });
   const receiver = await startReceiverProcess({ pki });
   try {
     const options: OverheadOptions = {

@@ -8,8 +8,10 @@
  *
  *   node scripts/bundle-lambdas.mjs                       everything into dist/ (npm run build)
  *   node scripts/bundle-lambdas.mjs --only dispatcher --outdir DIR    one Lambda into DIR
- *   node scripts/bundle-lambdas.mjs --entry FILE --outfile FILE.mjs [--metafile FILE]
- *                                                         any entry with the Lambda options (bench/)
+ *   node scripts/bundle-lambdas.mjs --entry FILE --outfile FILE.mjs [--metafile FILE] [--full-undici]
+ *                                                         any entry with the Lambda options (bench/);
+ *                                                         --full-undici: no alias, for a bench that also
+ *                                                         measures undici.request itself
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -100,10 +102,10 @@ export function undiciLambdaEntry() {
 }
 
 /** esbuild options of a Lambda bundle written to `outdir`, its entry named `index.mjs` (or `name`). */
-function lambdaOptions(entry, outdir, name = 'index') {
+function lambdaOptions(entry, outdir, name = 'index', fullUndici = false) {
   return {
     ...LAMBDA_BUILD_OPTIONS,
-    alias: { undici: undiciLambdaEntry() },
+    ...(fullUndici ? {} : { alias: { undici: undiciLambdaEntry() } }),
     entryPoints: { [name]: entry },
     outdir,
   };
@@ -164,9 +166,9 @@ export function bundleLambda(name, outDir) {
 }
 
 /** Any entry with the Lambda options (what `npm run bench` measures); `outfile` names the entry's `.mjs`, chunks go beside it. */
-export function bundleWithLambdaOptions(entry, outfile, metafile) {
+export function bundleWithLambdaOptions(entry, outfile, metafile, fullUndici = false) {
   const result = buildSync({
-    ...lambdaOptions(resolve(entry), dirname(resolve(outfile)), basename(outfile, '.mjs')),
+    ...lambdaOptions(resolve(entry), dirname(resolve(outfile)), basename(outfile, '.mjs'), fullUndici),
     metafile: Boolean(metafile),
   });
   if (metafile) {
@@ -195,11 +197,12 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       entry: { type: 'string' },
       outfile: { type: 'string' },
       metafile: { type: 'string' },
+      'full-undici': { type: 'boolean', default: false },
     },
   });
   if (values.entry) {
     if (!values.outfile) throw new Error('--entry needs --outfile');
-    bundleWithLambdaOptions(values.entry, values.outfile, values.metafile);
+    bundleWithLambdaOptions(values.entry, values.outfile, values.metafile, values['full-undici']);
   } else if (values.only) {
     bundleLambda(values.only, resolve(values.outdir ?? join(LAMBDA_ASSETS_DIR, values.only)));
   } else {
