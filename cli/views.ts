@@ -39,6 +39,16 @@ export function healthLine(health: Connection['health'], now: Date): string {
   }
 }
 
+/**
+ * Whether events reach it. Disabled by health, its events are parked until it is enabled again;
+ * disabled by hand, new events are not delivered to it at all (DESIGN.md §9).
+ */
+function enabledLine(c: Connection): string {
+  if (c.enabled) return 'yes';
+  if (c.health?.state === 'disabled') return 'no (by health: new events are parked until it is enabled)';
+  return 'no (new events are not delivered to it)';
+}
+
 function headerNames(c: Connection): string {
   const names = Object.keys(c.headers ?? {});
   return names.length ? `${names.join(', ')} (values hidden)` : 'none';
@@ -53,7 +63,7 @@ export function connectionBlock(c: Connection, now: Date): string {
     ['url', c.url],
     ['method', c.method],
     ['headers', headerNames(c)],
-    ['enabled', c.enabled ? 'yes' : 'no (events are not delivered to it)'],
+    ['enabled', enabledLine(c)],
     ['health', healthLine(c.health, now)],
     ['last success', when(c.health?.lastSuccessAt, now)],
     ['last failure', when(c.health?.lastFailureAt, now)],

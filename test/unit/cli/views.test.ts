@@ -1,4 +1,5 @@
-import { failureAdvice, outcomeDetail } from '../../../cli/views';
+import { connectionBlock, failureAdvice, outcomeDetail } from '../../../cli/views';
+import type { Connection } from '../../../lambdas/core/types';
 
 const suggest = (command: string) => `npx webhooks --local ${command}`;
 const failed = (error: string) => ({
@@ -45,5 +46,38 @@ describe('what a failed attempt tells the operator', () => {
     expect(
       failureAdvice({ outcome: 'http_error', error: 'x', target: 'https://a' }, { local: true, suggest }),
     ).toBeUndefined();
+  });
+});
+
+describe('what a connection block says about delivery', () => {
+  const base = {
+    connectionId: 'con_1',
+    applicationId: 'app_1',
+    type: 'webhook',
+    name: 'CRM',
+    url: 'https://hooks.example.com/x',
+    method: 'POST',
+    headers: {},
+    secretArn: 'arn:aws:secretsmanager:us-east-1:1:secret:x',
+    createdAt: '2026-11-22T10:00:00.000Z',
+    updatedAt: '2026-11-22T10:00:00.000Z',
+  } as unknown as Connection;
+  const now = new Date('2026-11-22T10:05:00.000Z');
+  const enabledLine = (c: Connection) =>
+    connectionBlock(c, now)
+      .split('\n')
+      .find((l) => /^\s*enabled\s/.test(l));
+
+  it('says a connection disabled by health parks its new events, as its health line does', () => {
+    const c = { ...base, enabled: false, health: { state: 'disabled', consecutiveFailures: 2, version: 3 } };
+    expect(enabledLine(c as Connection)).toMatch(
+      /no \(by health: new events are parked until it is enabled\)/,
+    );
+    expect(connectionBlock(c as Connection, now)).toContain('new events are parked, not sent');
+  });
+
+  it('says a connection disabled by hand gets no new events at all', () => {
+    expect(enabledLine({ ...base, enabled: false })).toMatch(/no \(new events are not delivered to it\)/);
+    expect(enabledLine({ ...base, enabled: true })).toMatch(/enabled\s+yes$/);
   });
 });
