@@ -236,13 +236,22 @@ export class WebhookDelivery extends Construct {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    this.oldestMessageAgeAlarm = new cloudwatch.Alarm(this, 'OldestMessageAge', {
-      alarmDescription:
-        `Webhook events have waited on the delivery queue for ${p.oldestMessageAgeAlarmThreshold.toHumanString()} ` +
-        'or more: the dispatcher is failing, throttled or behind. Check its errors and throttles.',
-      metric: this.queue.metricApproximateAgeOfOldestMessage({
+    const oldestAge = (queue: sqs.IQueue) =>
+      queue.metricApproximateAgeOfOldestMessage({
         period: Duration.minutes(1),
         statistic: cloudwatch.Stats.MAXIMUM,
+      });
+    this.oldestMessageAgeAlarm = new cloudwatch.Alarm(this, 'OldestMessageAge', {
+      alarmDescription:
+        `Webhook events or retries have waited on the delivery or retry queue for ${p.oldestMessageAgeAlarmThreshold.toHumanString()} ` +
+        'or more: the dispatcher is failing, throttled or behind. Check its errors and throttles.',
+      // Both queues: retries wait on the retry queue, and a dispatcher that stopped taking them
+      // would otherwise go unnoticed while new events still flow.
+      metric: new cloudwatch.MathExpression({
+        expression: 'MAX([ingress, retry])',
+        usingMetrics: { ingress: oldestAge(this.queue), retry: oldestAge(this.retryQueue) },
+        period: Duration.minutes(1),
+        label: 'Age of the oldest message, delivery and retry queues (s)',
       }),
       threshold: p.oldestMessageAgeAlarmThreshold.toSeconds(),
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -32,12 +32,27 @@ describe('alarms', () => {
     });
   });
 
-  it('alarms when the oldest delivery message has waited 5 minutes', () => {
+  const oldestAge = (id: string, queue: Parameters<typeof logicalId>[1]) =>
+    Match.objectLike({
+      Id: id,
+      MetricStat: Match.objectLike({
+        Metric: {
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateAgeOfOldestMessage',
+          Dimensions: queueName(logicalId(stack, queue)),
+        },
+        Stat: 'Maximum',
+      }),
+      ReturnData: false,
+    });
+
+  it('alarms when the oldest message of the delivery or the retry queue has waited 5 minutes', () => {
     defaults.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateAgeOfOldestMessage',
-      Dimensions: queueName(logicalId(stack, stack.delivery.queue)),
-      Statistic: 'Maximum',
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: 'MAX([ingress, retry])', ReturnData: true }),
+        oldestAge('ingress', stack.delivery.queue),
+        oldestAge('retry', stack.delivery.retryQueue),
+      ]),
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       Threshold: 300,
     });
@@ -45,7 +60,7 @@ describe('alarms', () => {
 
   it('uses the oldestMessageAgeAlarmThreshold prop', () => {
     custom.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'ApproximateAgeOfOldestMessage',
+      Metrics: Match.arrayWith([Match.objectLike({ Expression: 'MAX([ingress, retry])' })]),
       Threshold: CUSTOM_PROPS.oldestMessageAgeAlarmThreshold.toSeconds(),
     });
   });
