@@ -140,8 +140,10 @@ export interface WebhookDeliveryProps {
   readonly connectionCacheTtl?: Duration;
 
   /**
-   * Most dispatcher instances the SQS event source runs at once (2 to 1000). Use it to
-   * protect receivers and the account's Lambda concurrency from a burst.
+   * Most dispatcher instances each SQS event source runs at once (2 to 1000). Use it to
+   * protect receivers and the account's Lambda concurrency from a burst. The dispatcher has
+   * two event sources (the delivery queue and the retry queue), each with this limit, so up
+   * to twice this many instances run at once in all (docs/scale.md).
    * @default - no limit beyond the account's unreserved concurrency
    */
   readonly maxConcurrency?: number;
