@@ -99,7 +99,9 @@ export function figuresFrom(results: BenchResults): Figures {
   const kindOf = (phase: PhaseCounts, v: (typeof volume.deliveries)['delivered']): KindFigures => {
     const per = (n: number) => n / phase.deliveries;
     const writes = per(sumCalls(phase, isDynamoWrite));
-    const items = v.itemBytes.length;
+    // A parked delivery's item (and its index entry) is one more item the counted writes include.
+    const parked = v.parked ? 1 : 0;
+    const items = v.itemBytes.length + parked;
     const indexed = v.indexWriteUnits > 0;
     return {
       messages: per(phase.attempts),
@@ -110,10 +112,10 @@ export function figuresFrom(results: BenchResults): Figures {
       writeUnits: v.writeUnits + Math.max(0, writes - items),
       readUnits: per(sumCalls(phase, isDynamoRead)) * 0.5,
       secretCalls: per(sumCalls(phase, (k) => k.startsWith('secretsmanager:'))),
-      itemBytes: v.itemBytes.reduce((s, b) => s + b, 0),
+      itemBytes: v.itemBytes.reduce((s, b) => s + b, 0) + (v.parked?.itemBytes ?? 0),
       items,
-      indexBytes: indexed ? v.itemBytes.at(-1)! : 0,
-      indexItems: indexed ? 1 : 0,
+      indexBytes: (indexed ? v.itemBytes.at(-1)! : 0) + (v.parked?.indexBytes ?? 0),
+      indexItems: (indexed ? 1 : 0) + parked,
       wireBytesPerAttempt,
       logBytes: v.logBytes,
       logBytesAtDebug: v.logBytesAtDebug,
@@ -175,9 +177,6 @@ export function costReport(
     },
   };
 }
-
-/** Write units a parked delivery adds (item, its byApplication index entry, the health update): not yet in the bench. */
-const PARKING_WRITE_UNITS = 3;
 
 /** The levers of issue 15 the model can price, each alone and all together. */
 export function levers(): Array<{ name: string; how: string; a: Assumptions; fixed?: Partial<FixedInputs> }> {
@@ -280,6 +279,15 @@ export function renderCostDoc(results: BenchResults, baselineRun: string, prices
   const fixedKms = fixedCost({ ...FIXED, secretStore: 'kms' }, prices);
   const alts = alternatives(prices, ATTEMPTS_PER_CHAIN);
   const api = results.apiCalls!;
+  const parkedOf = (kind: 'failing' | 'hanging') => results.volume!.deliveries[kind].parked;
+  const parkedLine = (['failing', 'hanging'] as const)
+    .map((k) => {
+      const p = parkedOf(k);
+      return p
+        ? `${k}: a ${num(p.itemBytes)} B item and a ${num(p.indexBytes)} B index entry, ${num(p.writeUnits)} write units`
+        : `${k}: not measured (a bench run from before parking)`;
+    })
+    .join('; ');
   const lv = levers().map((l) => ({
     ...l,
     costs: SCENARIOS.map((s) => scenarioCost(s, figures, prices, l.a)),
@@ -422,14 +430,10 @@ ${money(fixedKms.perMonth - (fixed.perMonth - fixed.lines.slice(0, 3).reduce((s,
 ${SCENARIOS.map((s) => `- **${s.name}** (\`${s.key}\`): ${s.description}.`).join('\n')}
 
 A delivery is one event for one connection (no fan-out). A failing or hanging receiver gets
-the whole chain: ${ATTEMPTS_PER_CHAIN} attempts (after 1 s, 2 s, 4 s), then the dead-letter queue.
-
-**Not yet in the failing and hanging figures: parking (DESIGN.md §9).** Since parking replaced
-the dead-letter queue for exhausted deliveries, each one also writes its parked item and that
-item's index entry and its connection's health (about ${PARKING_WRITE_UNITS} write units; the bench's
-fakes still count it as a dead letter). At $${prices.dynamoDbPerMillionWriteUnits} per million write units that adds about
-${money(PARKING_WRITE_UNITS * prices.dynamoDbPerMillionWriteUnits * 0.1)} per million deliveries to "10% failing" and
-${money(PARKING_WRITE_UNITS * prices.dynamoDbPerMillionWriteUnits * 0.01)} to "1% hanging", less the dead-letter SendMessage it replaces.
+the whole chain: ${ATTEMPTS_PER_CHAIN} attempts (after 1 s, 2 s, 4 s), then it is parked (DESIGN.md §9).
+Parking is in the figures: the bench parks for real (the production parked store on dynalite)
+and sizes what it stored, ${parkedLine}; the connection's health update
+and the dispatcher's other writes are counted at the emulators (below).
 
 ## Counted, not assumed: API calls per delivery
 

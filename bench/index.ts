@@ -190,7 +190,7 @@ function printTable(results: BenchResults): void {
     section('5. write and log volume per delivery (INFO)');
     for (const [kind, d] of Object.entries(v.deliveries)) {
       rows.push([
-        `${kind}: ${d.attempts} attempt(s), item bytes ${d.itemBytes.join('/')}`,
+        `${kind}: ${d.attempts} attempt(s), item bytes ${d.itemBytes.join('/')}${d.parked ? `, parked ${d.parked.itemBytes} (+${d.parked.indexBytes} index)` : ''}`,
         `${d.writeUnits} WCU${d.indexWriteUnits ? ` (${d.indexWriteUnits} index)` : ''}`,
         `${d.logBytes} B log`,
         `${d.logBytesAtDebug} B at DEBUG`,

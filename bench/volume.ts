@@ -8,17 +8,29 @@
  * Write units follow DynamoDB's rules: one unit per started 1 KB of item, and the same again
  * for an index the item is written to. Only a final failure carries the `finalFailures` keys
  * (its projection is ALL, so the index entry is as large as the item).
+ *
+ * An exhausted delivery is parked for real: the production parked store (DynamoParkedStore)
+ * writes it to the parked table on dynalite (the test harness's emulator host), and the item
+ * it stored, read back, is sized the same way, with its `byApplication` index entry (keys and
+ * the projected listing fields). The health update it also makes is counted by `apiCalls`.
  */
 
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   attemptItem,
   fitRecord,
   itemSize,
   WRITE_UNIT_BYTES,
 } from '../lambdas/adapters/dynamodb/attempt-item';
+import { documentClient } from '../lambdas/adapters/dynamodb/client';
+import { DynamoParkedStore } from '../lambdas/adapters/dynamodb/parked-store';
+import { PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
+import type { ParkedItem } from '../lambdas/core/parking';
 import type { AttemptRecord, AttemptResult, DeliveryMessage } from '../lambdas/core/types';
+import { localClientConfig } from '../local/bootstrap';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
+import { startLocalAws } from '../test/support/emulators';
 import { connectionFor, eventRecords, HEADER_PREFIX } from '../test/support/fixtures';
 import { memoryPorts } from '../test/support/memory-ports';
 import { ERROR_PAGE } from '../test/support/receiver-pages';
@@ -60,6 +72,16 @@ export interface DeliveryVolume {
   logBytesAtDebug: number;
   /** SQS message bodies this delivery put on the queues, bytes (retries, dead letter). */
   messageBytes: number[];
+  /** What parking an exhausted delivery wrote (item and index entry sized as DynamoDB counts them). */
+  parked?: ParkedVolume;
+}
+
+export interface ParkedVolume {
+  itemBytes: number;
+  /** Its entry in the `byApplication` index (table and index keys, projected listing fields). */
+  indexBytes: number;
+  /** Item plus index entry; included in {@link DeliveryVolume.writeUnits}. */
+  writeUnits: number;
 }
 
 export interface VolumeFigures {
@@ -73,11 +95,34 @@ export interface VolumeFigures {
 
 const writeUnits = (bytes: number) => Math.ceil(bytes / WRITE_UNIT_BYTES);
 
-async function playDelivery(kind: DeliveryKind, level: 'INFO' | 'DEBUG') {
+/** Attribute names a parked item's `byApplication` index entry carries. */
+const PARKED_INDEX_ATTRIBUTES: ReadonlySet<string> = new Set([
+  PARKED_TABLE.partitionKey,
+  PARKED_TABLE.sortKey,
+  PARKED_TABLE.byApplicationIndex.partitionKey,
+  PARKED_TABLE.byApplicationIndex.sortKey,
+  ...PARKED_TABLE.byApplicationIndex.projected,
+]);
+
+/** The stored parked item, read back from the table, and its index entry, sized. */
+async function parkedVolume(store: DynamoParkedStore, item: ParkedItem): Promise<ParkedVolume> {
+  const stored = await store.get(item.connectionId, item.deliveryId);
+  if (!stored) throw new Error('volume: the parked item is not in the parked table');
+  const entry = Object.fromEntries(
+    Object.entries(stored).filter(([name]) => PARKED_INDEX_ATTRIBUTES.has(name)),
+  );
+  const itemBytes = itemSize(stored);
+  const indexBytes = itemSize(entry);
+  return { itemBytes, indexBytes, writeUnits: writeUnits(itemBytes) + writeUnits(indexBytes) };
+}
+
+async function playDelivery(kind: DeliveryKind, level: 'INFO' | 'DEBUG', parkedStore?: DynamoParkedStore) {
   const app = 'app_01JD3XQ4Z8K2M5N7P9R1S3T5V7';
   const connection = connectionFor(RECEIVER_URL, app);
   const capture = capturedPowertoolsLog(level);
-  const ports = memoryPorts([connection], { send: async () => RESULTS[kind] }, capture.log);
+  const ports = memoryPorts([connection], { send: async () => RESULTS[kind] }, capture.log, {
+    parked: parkedStore,
+  });
   const dispatcher = createDispatcher(ports.deps, {
     headerPrefix: HEADER_PREFIX,
     attemptTtlDays: 30,
@@ -94,14 +139,28 @@ async function playDelivery(kind: DeliveryKind, level: 'INFO' | 'DEBUG') {
       const { failures } = await dispatcher.processBatch([next], invocation);
       if (failures.length > 0) throw new Error(`volume: ${kind} record failed`);
       const retry: { delivery: DeliveryMessage } | undefined = ports.scheduled.shift();
-      next = retry && { messageId: `retry-${retry.delivery.attempt}`, body: JSON.stringify(retry.delivery) };
+      // Retries come from the retry queue: on the ingress queue a delivery message is poison.
+      next = retry && {
+        messageId: `retry-${retry.delivery.attempt}`,
+        body: JSON.stringify(retry.delivery),
+        source: 'retry',
+      };
       if (next) messages.push(next.body);
     }
   } finally {
     capture.stop();
   }
   for (const letter of ports.deadLetters) messages.push(JSON.stringify(letter));
-  return { records: ports.records, lines: capture.lines, bytes: capture.bytes, messages, event: event.body };
+  const [parkedItem] = ports.parked;
+  const parked = parkedStore && parkedItem ? await parkedVolume(parkedStore, parkedItem) : undefined;
+  return {
+    records: ports.records,
+    lines: capture.lines,
+    bytes: capture.bytes,
+    messages,
+    event: event.body,
+    parked,
+  };
 }
 
 function volumeOf(records: AttemptRecord[]) {
@@ -117,27 +176,39 @@ function volumeOf(records: AttemptRecord[]) {
 }
 
 export async function measureVolume(): Promise<VolumeFigures> {
-  const deliveries = {} as Record<DeliveryKind, DeliveryVolume>;
-  let successLine = '';
-  let eventMessageBytes = 0;
-  for (const kind of Object.keys(RESULTS) as DeliveryKind[]) {
-    const info = await playDelivery(kind, 'INFO');
-    const debug = await playDelivery(kind, 'DEBUG');
-    const v = volumeOf(info.records);
-    deliveries[kind] = {
-      attempts: info.records.length,
-      itemBytes: v.itemBytes,
-      writeUnits: v.writeUnits + v.indexWriteUnits,
-      indexWriteUnits: v.indexWriteUnits,
-      logBytes: info.bytes,
-      logLines: info.lines.length,
-      logBytesAtDebug: debug.bytes,
-      messageBytes: info.messages.map((m) => Buffer.byteLength(m, 'utf8')),
-    };
-    if (kind === 'delivered') {
-      successLine = debug.lines.join('').trim();
-      eventMessageBytes = Buffer.byteLength(info.event, 'utf8');
+  const aws = await startLocalAws();
+  const dynamodb = new DynamoDBClient(localClientConfig(aws.endpoints.dynamodb, aws.region));
+  const parkedStore = new DynamoParkedStore({
+    tableName: aws.resources.parkedTable,
+    client: documentClient(dynamodb),
+  });
+  try {
+    const deliveries = {} as Record<DeliveryKind, DeliveryVolume>;
+    let successLine = '';
+    let eventMessageBytes = 0;
+    for (const kind of Object.keys(RESULTS) as DeliveryKind[]) {
+      const info = await playDelivery(kind, 'INFO', parkedStore);
+      const debug = await playDelivery(kind, 'DEBUG');
+      const v = volumeOf(info.records);
+      deliveries[kind] = {
+        attempts: info.records.length,
+        itemBytes: v.itemBytes,
+        writeUnits: v.writeUnits + v.indexWriteUnits + (info.parked?.writeUnits ?? 0),
+        indexWriteUnits: v.indexWriteUnits,
+        logBytes: info.bytes,
+        logLines: info.lines.length,
+        logBytesAtDebug: debug.bytes,
+        messageBytes: info.messages.map((m) => Buffer.byteLength(m, 'utf8')),
+        ...(info.parked ? { parked: info.parked } : {}),
+      };
+      if (kind === 'delivered') {
+        successLine = debug.lines.join('').trim();
+        eventMessageBytes = Buffer.byteLength(info.event, 'utf8');
+      }
     }
+    return { receiverUrl: RECEIVER_URL, eventMessageBytes, deliveries, successLine };
+  } finally {
+    dynamodb.destroy();
+    await aws.stop();
   }
-  return { receiverUrl: RECEIVER_URL, eventMessageBytes, deliveries, successLine };
 }
