@@ -23,6 +23,7 @@ import { wireDispatcher } from '../lambdas/wiring';
 import { startEventSources } from '../local/runner';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { startLocalAws } from '../test/support/emulators';
+import { user } from '../test/support/fixtures';
 import { testPki } from '../test/support/pki';
 import { startReceiverProcess } from '../test/support/receivers';
 
@@ -196,12 +197,6 @@ async function wireCounter(port: number) {
   };
 }
 
-const user = (id: string): PublishInput['user'] => ({
-  id,
-  email: 'ada.lovelace@example.com',
-  name: 'Ada Lovelace',
-  metadata: { plan: 'pro', source: 'extension' },
-});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface ApiCallOptions {

@@ -16,16 +16,15 @@
  */
 
 import { createHash, createHmac } from 'node:crypto';
-import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { cpuUsage } from 'node:process';
 import { type Resolver, UndiciSender } from '../lambdas/adapters/http/sender';
 import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
 import type { Connection, EventMessage, HttpSender } from '../lambdas/core/types';
-import { createLocalPki } from '../local/tls';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { bodyOf, connectionFor, HEADER_PREFIX, SECRET, userIdentified } from '../test/support/fixtures';
 import { memoryPorts } from '../test/support/memory-ports';
+import { RECEIVER_HOST, testPki } from '../test/support/pki';
+import { serveHttps } from '../test/support/receivers';
 import { DEFAULT_LATENCY, latencyQuantile } from './cost-model';
 import { DEFAULT_MEMORY_MB } from './support/constants';
 import { median, round } from './support/stats';
@@ -72,25 +71,19 @@ export function seeded(seed: number): () => number {
 }
 
 const SEED = 15;
-const RECEIVER_HOST = 'hooks.receiver.test';
-
 export async function measureBatchTime(options: {
   batches10: number;
   batches100: number;
   coreDeliveries: number;
 }): Promise<BatchTimeFigures> {
-  const pki = createLocalPki({ hosts: [RECEIVER_HOST] });
+  const pki = testPki();
   // One path per slot; the latency of each slot is set before each batch.
   const delays = new Map<string, number>();
-  const server = createServer({ cert: pki.certPem, key: pki.keyPem }, (req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const ms = delays.get(req.url ?? '') ?? 0;
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), ms);
-    });
+  const served = await serveHttps(pki, (req, res) => {
+    const ms = delays.get(req.url ?? '') ?? 0;
+    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), ms);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const { port } = served;
   const egress = { allowLoopback: true, allowedPorts: [port] };
   const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
   const sender = new UndiciSender({ egress, ca: [pki.caPem], resolver });
@@ -217,7 +210,7 @@ export async function measureBatchTime(options: {
   } finally {
     capture.stop();
     await sender.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await served.close();
   }
 }
 

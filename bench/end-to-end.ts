@@ -22,6 +22,7 @@ import { wireDispatcher } from '../lambdas/wiring';
 import { startEventSources } from '../local/runner';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { startLocalAws } from '../test/support/emulators';
+import { user } from '../test/support/fixtures';
 import { testPki } from '../test/support/pki';
 import { startReceiverProcess } from '../test/support/receivers';
 import { median, percentile, round } from './support/stats';
@@ -65,12 +66,6 @@ interface Receipt {
   at: number;
 }
 
-const user = (id: string): PublishInput['user'] => ({
-  id,
-  email: 'ada.lovelace@example.com',
-  name: 'Ada Lovelace',
-  metadata: { plan: 'pro', source: 'extension' },
-});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function measureEndToEnd(options: EndToEndOptions): Promise<EndToEndFigures> {

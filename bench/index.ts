@@ -13,14 +13,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createLocalPki } from '../local/tls';
+import { testPki } from '../test/support/pki';
 import { startReceiverProcess } from '../test/support/receivers';
 import { measureApiCalls } from './api-calls';
 import { measureBatchTime } from './batch-time';
 import { bundleLikeLambda, measureColdStart } from './cold-start';
 import { measureConsoleBundle } from './console-bundle';
 import { measureEndToEnd } from './end-to-end';
-import { type OverheadFigures, type OverheadOptions, RECEIVER_HOST } from './overhead';
+import type { OverheadFigures, OverheadOptions } from './overhead';
 import { measureSigning } from './signing';
 import type { BenchResults } from './support/results';
 import { fmt, ratio } from './support/stats';
@@ -45,7 +45,7 @@ const OUT_DIR = resolve(__dirname, '..', 'bench-results');
  */
 async function overhead(quick: boolean) {
   const dir = mkdtempSync(join(tmpdir(), 'webhooks-bench-overhead-'));
-  const pki = createLocalPki({ hosts: [RECEIVER_HOST] });
+  const pki = testPki();
   const bundleFile = join(dir, 'overhead', 'index.mjs');
   // All of undici: the bare side is undici.request. The dispatcher's Agent is the same code either way (D27).
   bundleLikeLambda(join(__dirname, 'overhead-process.ts'), bundleFile, { fullUndici: true });

@@ -25,11 +25,10 @@ import type { AttemptRecord } from '../lambdas/core/types';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { bodyOf, connectionFor, eventRecords, HEADER_PREFIX, SECRET } from '../test/support/fixtures';
 import { memoryPorts } from '../test/support/memory-ports';
+/** The receiver's name in the benchmark: its certificate is issued for it. */
+import { RECEIVER_HOST } from '../test/support/pki';
 import { BATCH_SIZE } from './support/constants';
 import { median, ratio, round } from './support/stats';
-
-/** The receiver's name in the benchmark: its certificate is issued for it. */
-export const RECEIVER_HOST = 'hooks.receiver.test';
 
 export interface OverheadOptions {
   /** Loopback port of the receiver. */

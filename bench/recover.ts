@@ -1,6 +1,6 @@
 /**
  * What recovering parked deliveries costs (issue 14): parks N deliveries of one connection in
- * local mode's emulators (dynalite, fauxqs), then runs `recoverConnection` and measures the
+ * local mode's emulators (dynalite, fauxqs; on the test harness's emulator host), then runs `recoverConnection` and measures the
  * wall time of the call, the DynamoDB capacity every call reports (`ReturnConsumedCapacity:
  * INDEXES`, dynalite computes it by DynamoDB's rules), and the SQS calls made. The spread of
  * the re-queued deliveries over time (the bounded rate) is N / rate seconds on top.
@@ -17,8 +17,8 @@ import { DynamoParkedStore } from '../lambdas/adapters/dynamodb/parked-store';
 import { deliveryIdFor } from '../lambdas/core/ids';
 import { serialiseBody } from '../lambdas/core/payload';
 import { WebhookManagement } from '../lambdas/management';
-import { bootstrapResources, localClientConfig, localEnv } from '../local/bootstrap';
-import { startEmulators } from '../local/emulators';
+import { localClientConfig } from '../local/bootstrap';
+import { startLocalAws } from '../test/support/emulators';
 
 interface Capacity {
   calls: number;
@@ -67,10 +67,10 @@ async function main(): Promise<void> {
   });
   const count = Number(values.count);
   const rate = Number(values.rate);
-  const emulators = await startEmulators({});
+  const emulators = await startLocalAws();
   try {
-    const resources = await bootstrapResources(emulators);
-    Object.assign(process.env, localEnv(emulators.endpoints, resources, emulators.region));
+    const { resources } = emulators;
+    Object.assign(process.env, emulators.env);
     const dynamodb = new DynamoDBClient(localClientConfig(emulators.endpoints.dynamodb, emulators.region));
     const sqs = new SQSClient(localClientConfig(emulators.endpoints.sqs, emulators.region));
     let sqsCalls = 0;

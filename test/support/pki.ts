@@ -9,8 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalPki, type LocalPki } from '../../local/tls';
 
+/**
+ * A production-looking receiver host for benchmarks: URLs (and so headers and attempt
+ * records) as long as real ones; their resolver maps it to 127.0.0.1.
+ */
+export const RECEIVER_HOST = 'hooks.receiver.test';
+
 /** The names the test server certificate is valid for. */
-export const TEST_HOSTS = ['127.0.0.1', 'localhost', '::1', 'receiver.test'] as const;
+export const TEST_HOSTS = ['127.0.0.1', 'localhost', '::1', 'receiver.test', RECEIVER_HOST] as const;
 
 let shared: LocalPki | undefined;
 
