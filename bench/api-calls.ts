@@ -26,6 +26,7 @@ import { startLocalAws } from '../test/support/emulators';
 import { user } from '../test/support/fixtures';
 import { testPki } from '../test/support/pki';
 import { startReceiverProcess } from '../test/support/receivers';
+import { sleep } from '../test/support/wait';
 
 export type Phase = 'healthy' | 'healthyBatched' | 'failing';
 
@@ -196,8 +197,6 @@ async function wireCounter(port: number) {
     },
   };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface ApiCallOptions {
   /** Deliveries in each healthy phase (a multiple of 10). */

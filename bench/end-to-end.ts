@@ -25,6 +25,7 @@ import { startLocalAws } from '../test/support/emulators';
 import { user } from '../test/support/fixtures';
 import { testPki } from '../test/support/pki';
 import { startReceiverProcess } from '../test/support/receivers';
+import { sleep } from '../test/support/wait';
 import { median, percentile, round } from './support/stats';
 
 export interface EndToEndOptions {
@@ -65,8 +66,6 @@ interface Receipt {
   status: number;
   at: number;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function measureEndToEnd(options: EndToEndOptions): Promise<EndToEndFigures> {
   const emulators = await startLocalAws({ visibilityTimeoutSeconds: 60 });

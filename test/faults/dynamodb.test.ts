@@ -6,7 +6,8 @@
  * nothing sent twice, and the attempt log ends up with exactly the attempts the receivers saw.
  */
 import { type Stack, startStack } from '../support/stack';
-import { describeFaults, expectNoLoss, publishSteadily, report, servicesInfo, size, sleep } from './helpers';
+import { sleep } from '../support/wait';
+import { describeFaults, expectNoLoss, publishSteadily, report, servicesInfo, size } from './helpers';
 
 const WINDOW_MS = size(2_500, 6_000);
 const EVENTS = size(40, 120);

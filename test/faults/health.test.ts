@@ -8,7 +8,8 @@
  *   resumes after the restart: every parked delivery ends delivered, with the same body.
  */
 import { type Stack, startStack } from '../support/stack';
-import { describeFaults, expectNoLoss, report, servicesInfo, size, sleep, until } from './helpers';
+import { sleep } from '../support/wait';
+import { describeFaults, expectNoLoss, report, servicesInfo, size, until } from './helpers';
 
 const EVENTS = size(10, 40);
 /** Attempts 1-3 of a chain take 1 + 2 s; the 4th is sent about 7 s after the first. */

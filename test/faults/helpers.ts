@@ -13,6 +13,7 @@ import { SERVICES_ENV, type ServicesInfo } from '../support/emulators';
 import type { FaultRecord } from '../support/fault-proxy';
 import { formatLedger, type Ledger, ledgerLine } from '../support/ledger';
 import type { Stack } from '../support/stack';
+import { sleep, waitFor } from '../support/wait';
 
 /** FAULTS=full: the larger variant of every scenario. */
 export const FULL = process.env.FAULTS === 'full';
@@ -76,15 +77,9 @@ export function expectNoLoss(ledger: Ledger): void {
   expect(ledger.attemptsLogged + excepted).toBe(ledger.attemptsReceived);
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Polls until `probe` is true, failing after `timeoutMs` with `what`. */
 export async function until(what: string, probe: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
+  await waitFor(what, probe, { timeoutMs });
 }
 
 /** Publishes `total` events in chunks of 5 spread evenly over `overMs` (before, during and after a fault). */

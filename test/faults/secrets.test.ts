@@ -5,7 +5,8 @@
  * (D4) and fails until Secrets Manager is back, then goes out. Nothing lost, nothing twice.
  */
 import { type Stack, startStack } from '../support/stack';
-import { describeFaults, expectNoLoss, publishSteadily, report, servicesInfo, size, sleep } from './helpers';
+import { sleep } from '../support/wait';
+import { describeFaults, expectNoLoss, publishSteadily, report, servicesInfo, size } from './helpers';
 
 const WINDOW_MS = size(3_000, 8_000);
 const EVENTS = size(20, 60);

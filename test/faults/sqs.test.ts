@@ -6,7 +6,8 @@
  * duplicates are counted and attributed to the window.
  */
 import { type Stack, startStack } from '../support/stack';
-import { describeFaults, expectNoLoss, publishSteadily, report, servicesInfo, size, sleep } from './helpers';
+import { sleep } from '../support/wait';
+import { describeFaults, expectNoLoss, publishSteadily, report, servicesInfo, size } from './helpers';
 
 const WINDOW_MS = size(2_500, 6_000);
 const EVENTS = size(40, 120);

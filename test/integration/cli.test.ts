@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { verifyWebhook, WebhookVerificationError } from '../../lambdas/receiver';
 import { testPki } from '../support/pki';
 import { type ReceivedRequest, type Receiver, respond, startReceiver } from '../support/receivers';
-import { waitFor } from './helpers/wait';
+import { waitFor } from '../support/wait';
 
 const ROOT = resolve(__dirname, '..', '..');
 const READY_TIMEOUT_MS = 60_000;

@@ -32,8 +32,8 @@ import { ENV, loadConfig } from '../../lambdas/config';
 import { type BatchReport, startRunner } from '../../local/runner';
 import { createLocalPki } from '../../local/tls';
 import { messagesLeft } from '../support/queries';
+import { waitFor, withTimeout } from '../support/wait';
 import { createTestQueue, uniqueName } from './helpers/sqs';
-import { waitFor, withTimeout } from './helpers/wait';
 
 const silent = { info() {}, warn() {}, error() {} };
 

@@ -14,7 +14,7 @@ import { id, userIdentified } from '../support/fixtures';
 import { type Harness, startHarness } from '../support/pipeline';
 import { testPki } from '../support/pki';
 import { type Receiver, respond, startReceiver } from '../support/receivers';
-import { waitFor } from './helpers/wait';
+import { waitFor } from '../support/wait';
 
 let receiver: Receiver;
 let harness: Harness;

@@ -12,6 +12,7 @@ import { verifyWebhook } from '../../lambdas/receiver';
 import { id } from '../support/fixtures';
 import { testPki } from '../support/pki';
 import { type Receiver, respond, startReceiver } from '../support/receivers';
+import { resourcesFromEnv } from '../support/resources';
 
 let receiver: Receiver;
 let management: WebhookManagement;
@@ -20,14 +21,7 @@ const sqs = new SQSClient({});
 beforeAll(async () => {
   receiver = await startReceiver();
   management = new WebhookManagement({
-    resources: {
-      queueUrl: process.env[ENV.queueUrl]!,
-      retryQueueUrl: process.env[ENV.retryQueueUrl]!,
-      dlqUrl: process.env[ENV.dlqUrl]!,
-      connectionsTable: process.env[ENV.connectionsTable]!,
-      attemptsTable: process.env[ENV.attemptsTable]!,
-      secretPrefix: process.env[ENV.secretPrefix]!,
-    },
+    resources: resourcesFromEnv(),
     allowLoopback: true,
     allowedPorts: [443, receiver.port],
     ca: [testPki().caPem],

@@ -15,6 +15,7 @@ import type { ParkedItem } from '../../lambdas/core/parking';
 import type { DeliveryMessage } from '../../lambdas/core/types';
 import { NotFoundError, WebhookManagement } from '../../lambdas/management';
 import { id } from '../support/fixtures';
+import { resourcesFromEnv } from '../support/resources';
 import { createTestQueue, uniqueName } from './helpers/sqs';
 
 const sqs = new SQSClient({});
@@ -27,16 +28,7 @@ beforeAll(async () => {
   // A queue of its own for "retry": no dispatcher of another test file consumes it.
   retryQueueUrl = (await createTestQueue(sqs, uniqueName('parked-retry'))).url;
   management = new WebhookManagement({
-    resources: {
-      queueUrl: process.env[ENV.queueUrl]!,
-      retryQueueUrl,
-      dlqUrl: process.env[ENV.dlqUrl]!,
-      connectionsTable: process.env[ENV.connectionsTable]!,
-      attemptsTable: process.env[ENV.attemptsTable]!,
-      parkedTable: process.env[ENV.parkedTable]!,
-      eventsTopicArn: process.env[ENV.eventsTopicArn]!,
-      secretPrefix: process.env[ENV.secretPrefix]!,
-    },
+    resources: resourcesFromEnv({ retryQueueUrl, eventsTopicArn: process.env[ENV.eventsTopicArn]! }),
     allowLoopback: true,
     allowedPorts: [443, 8443],
   });

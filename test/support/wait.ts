@@ -1,6 +1,9 @@
+/** Resolves after `ms`. */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /**
  * Polls `probe` until it returns something other than undefined/false, or fails after
- * `timeoutMs` naming `what`. Every wait in the integration tests is bounded by one of these.
+ * `timeoutMs` naming `what`. Every wait of the tests and benchmarks is bounded by one of these.
  */
 export async function waitFor<T>(
   what: string,
@@ -12,7 +15,7 @@ export async function waitFor<T>(
     const value = await probe();
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await sleep(intervalMs);
   }
 }
 
