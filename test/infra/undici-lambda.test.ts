@@ -7,12 +7,11 @@
 
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { createLocalPki } from '../../local/tls';
+import { testPki } from '../support/pki';
+import { type Receiver, respond, startReceiver } from '../support/receivers';
 
 const ROOT = path.join(__dirname, '..', '..');
 const SCRIPT = path.join(ROOT, 'scripts', 'bundle-lambdas.mjs');
@@ -50,8 +49,8 @@ describe("the Lambda bundles' undici entry", () => {
   });
 
   describe('the sender, bundled as deployed', () => {
-    const pki = createLocalPki({ hosts: ['127.0.0.1'] });
-    let server: Server;
+    const pki = testPki();
+    let receiver: Receiver;
     let port: number;
     let dir: string;
 
@@ -64,16 +63,12 @@ describe("the Lambda bundles' undici entry", () => {
         '--outfile',
         path.join(dir, 'index.mjs'),
       ]);
-      server = createServer({ cert: pki.certPem, key: pki.keyPem }, (req, res) => {
-        req.resume();
-        req.on('end', () => res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}'));
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      port = (server.address() as AddressInfo).port;
+      receiver = await startReceiver(respond(201, '{"ok":true}'), pki);
+      port = receiver.port;
     });
 
     afterAll(async () => {
-      await new Promise((resolve) => server.close(resolve));
+      await receiver.close();
       rmSync(dir, { recursive: true, force: true });
     });
 
