@@ -82,7 +82,10 @@ function messageType(body: unknown): string {
 
 /** `service:Action:target[:type]` of one AWS JSON-protocol request. */
 function classify(service: string, target: string, body: string, names: Map<string, string>): string {
-  const action = target.split('.').at(-1) ?? 'unknown';
+  // JSON protocols name the action in X-Amz-Target; SNS's Query protocol in the form body.
+  const action = target
+    ? (target.split('.').at(-1) ?? 'unknown')
+    : (new URLSearchParams(body).get('Action') ?? 'unknown');
   let input: Record<string, unknown> = {};
   try {
     input = JSON.parse(body) as Record<string, unknown>;

@@ -465,7 +465,10 @@ DynamoDB write requests ${KINDS.map((k) => `${k} ${num(kf[k].dynamoWrites)}`).jo
 past the caches ${num(kf.healthy.readUnits * 2)} and ${num(kf.healthy.secretCalls)} per healthy delivery; ${num(figures.deletesPerBatch)} DeleteMessageBatch per batch.
 Receives and deletes are per batch: their cost per delivery follows the batch fill below. The
 empty long polls of the local runner are idle polling, priced as a fixed cost. A hanging chain
-is counted as the failing one (same calls; its 4 × 30 s are not run).
+is counted as the failing one (same calls; its 4 × 30 s are not run). The SNS \`Publish\` in the
+failing phase is a health transition (the connection turned failing): once per change of a
+connection's state, not per delivery, so it is left out of the per-delivery price (SNS charges
+$0.50 per million publishes).
 
 ### SQS requests per delivery (at the scenarios' batch fill)
 
