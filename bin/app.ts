@@ -4,10 +4,11 @@
  *
  * Optional context (`cdk synth -c key=value` or `cdk.json`):
  * stackName (default Webhooks), headerPrefix, secretPrefix, logLevel, maxConcurrency,
- * memorySize, alarmTopicArn, removalPolicy (retain | destroy).
+ * memorySize, alarmTopicArn, removalPolicy (retain | destroy), secretStore (secrets-manager | kms).
  */
 import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import type { SecretStoreName } from '../lib/secret-store';
 import type { DispatcherLogLevel } from '../lib/webhook-delivery';
 import { WebhookStack } from '../lib/webhook-stack';
 import { acknowledgeNagFindings } from './nag-acknowledgements';
@@ -44,6 +45,8 @@ const stack = new WebhookStack(app, stackName, {
   description: 'Outbound webhook delivery: SQS delivery queue and DLQ, dispatcher Lambda, DynamoDB tables',
   headerPrefix: text('headerPrefix'),
   secretPrefix: text('secretPrefix'),
+  // The construct rejects a store it does not know, naming the two.
+  secretStore: text('secretStore') as SecretStoreName | undefined,
   // The construct rejects a level the logger does not know, naming the allowed ones.
   logLevel: text('logLevel')?.toUpperCase() as DispatcherLogLevel | undefined,
   maxConcurrency: wholeNumber('maxConcurrency'),

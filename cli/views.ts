@@ -13,8 +13,10 @@ export const HIDDEN = '[hidden]';
 
 /** A connection for `--json`: everything but the custom header values. */
 export function connectionJson(c: Connection): Connection {
+  // A kms store's sealed secret stays in the item: a listing is no place for it, even encrypted.
+  const { secretCiphertext: _sealed, ...rest } = c as Connection & { secretCiphertext?: string };
   const json = {
-    ...c,
+    ...rest,
     headers: Object.fromEntries(Object.keys(c.headers ?? {}).map((name) => [name, HIDDEN])),
   };
   // The write version is storage detail; the rest of health is what `connections get` shows.

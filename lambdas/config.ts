@@ -2,7 +2,8 @@
  * The one place that reads `process.env`. Everything else receives a frozen, typed
  * {@link DispatcherConfig}. Endpoints and credentials of the AWS services are *not*
  * here: the AWS SDK reads them itself (default credential chain, `AWS_REGION`,
- * `AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_SECRETS_MANAGER`),
+ * `AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_SECRETS_MANAGER`,
+ * `AWS_ENDPOINT_URL_KMS`),
  * which is how local mode points the unchanged adapters at the emulators.
  */
 
@@ -26,6 +27,10 @@ export const ENV = {
   /** Absent or empty: connections are never disabled automatically (opt-in). */
   disableAfter: 'WEBHOOKS_DISABLE_AFTER',
   secretPrefix: 'WEBHOOKS_SECRET_PREFIX',
+  /** Where connection secrets are kept: `secrets-manager` (absent) or `kms` (D27). */
+  secretStore: 'WEBHOOKS_SECRET_STORE',
+  /** ARN of the stack's KMS key that seals connection secrets; required with `kms`. */
+  secretKeyArn: 'WEBHOOKS_SECRET_KEY_ARN',
   headerPrefix: 'WEBHOOKS_HEADER_PREFIX',
   attemptTimeoutMs: 'WEBHOOKS_ATTEMPT_TIMEOUT_MS',
   attemptTtlDays: 'WEBHOOKS_ATTEMPT_TTL_DAYS',
@@ -36,6 +41,17 @@ export const ENV = {
   /** Local mode only: deliver to loopback addresses. Refused inside Lambda. */
   allowLoopback: 'WEBHOOKS_LOCAL_ALLOW_LOOPBACK',
 } as const;
+
+/**
+ * Where connection secrets are kept (D27): one Secrets Manager secret per connection (the
+ * default), or sealed in the connection item with the stack's KMS key.
+ */
+export type SecretStore =
+  | { readonly kind: 'secrets-manager' }
+  | { readonly kind: 'kms'; readonly keyArn: string };
+
+/** The names of the stores, as the construct prop, the environment and `npm start` spell them. */
+export const SECRET_STORES = ['secrets-manager', 'kms'] as const;
 
 export interface DispatcherConfig {
   /**
@@ -54,6 +70,8 @@ export interface DispatcherConfig {
   readonly health: HealthThresholds;
   /** Name prefix of the stack's connection secrets (`<prefix><connectionId>`). */
   readonly secretPrefix: string;
+  /** @default { kind: 'secrets-manager' } */
+  readonly secretStore?: SecretStore;
   /** Prefix of the service headers, e.g. `X-Service` → `X-Service-Signature`. */
   readonly headerPrefix: string;
   /** Deadline of one attempt, whole exchange. Spec §6: 30 s; shorter only for tests. */
@@ -149,6 +167,14 @@ function flag(env: Env, key: string): boolean {
   throw new ConfigError(key, `must be true or false, got "${raw}"`);
 }
 
+/** The secret store from the environment: `kms` needs the key's ARN. */
+function secretStore(env: Env): SecretStore {
+  const kind = env[ENV.secretStore]?.trim() || 'secrets-manager';
+  if (kind === 'secrets-manager') return Object.freeze({ kind });
+  if (kind === 'kms') return Object.freeze({ kind, keyArn: required(env, ENV.secretKeyArn) });
+  throw new ConfigError(ENV.secretStore, `must be one of ${SECRET_STORES.join(', ')}, got "${kind}"`);
+}
+
 /** Health thresholds from the environment, checked by the same rules as the construct props. */
 function healthThresholds(env: Env): HealthThresholds {
   const read = (key: string): number | undefined => {
@@ -196,6 +222,7 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     ...(env[ENV.eventsTopicArn]?.trim() ? { eventsTopicArn: env[ENV.eventsTopicArn]!.trim() } : {}),
     health: Object.freeze(healthThresholds(env)),
     secretPrefix: required(env, ENV.secretPrefix),
+    secretStore: secretStore(env),
     headerPrefix,
     attemptTimeoutMs: limited(env, ENV.attemptTimeoutMs, 'attemptTimeoutMs'),
     attemptTtlDays,
@@ -224,6 +251,7 @@ export interface ApiConfig {
   readonly parkedTable: string;
   readonly eventsTopicArn?: string;
   readonly secretPrefix: string;
+  readonly secretStore: SecretStore;
   readonly headerPrefix: string;
   readonly consoleKeySecret: string;
   /** `false` when the console is turned off. */
@@ -250,6 +278,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     parkedTable: required(env, ENV.parkedTable),
     ...(env[ENV.eventsTopicArn]?.trim() ? { eventsTopicArn: env[ENV.eventsTopicArn]!.trim() } : {}),
     secretPrefix: required(env, ENV.secretPrefix),
+    secretStore: secretStore(env),
     headerPrefix: env[ENV.headerPrefix]?.trim() || CONFIG_DEFAULTS.headerPrefix,
     consoleKeySecret: required(env, API_ENV.consoleKeySecret),
     consoleDir: consoleDir === 'off' ? false : consoleDir,

@@ -18,6 +18,10 @@ export const STACK_OUTPUTS = {
   attemptsTableName: 'AttemptsTableName',
   /** Secrets Manager name prefix of the connection secrets (ends with `/`). */
   secretPrefix: 'SecretPrefix',
+  /** Where connection secrets are kept: `secrets-manager` or `kms` (D27). */
+  secretStore: 'SecretStore',
+  /** ARN of the KMS key that seals connection secrets; only with the `kms` store. */
+  secretKeyArn: 'SecretKeyArn',
   /** Name of the dispatcher Lambda function. */
   dispatcherFunctionName: 'DispatcherFunctionName',
   /** Prefix of the service headers, e.g. `X-Service` for `X-Service-Signature`. */

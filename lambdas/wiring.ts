@@ -6,6 +6,7 @@
  */
 
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -17,6 +18,7 @@ import { DynamoParkedStore } from './adapters/dynamodb/parked-store';
 import { type Resolver, UndiciSender } from './adapters/http/sender';
 import { powertoolsLog } from './adapters/logger';
 import { emfMetrics } from './adapters/metrics/emf';
+import { KmsSigningSecrets } from './adapters/secrets/kms-sealed';
 import { SecretsManagerSigningSecrets } from './adapters/secrets/signing-secrets';
 import { SnsOperationalEvents } from './adapters/sns/operational-events';
 import { SqsQueues } from './adapters/sqs/queues';
@@ -25,13 +27,14 @@ import { cachedConnections } from './core/cached-connections';
 import { createDispatcher, type Dispatcher, type DispatcherDeps } from './core/dispatch';
 import { createHealthTracker } from './core/health-tracker';
 import type { OperationalEvents } from './core/parking';
-import type { Clock, Log } from './core/types';
+import type { Clock, Log, SigningSecrets } from './core/types';
 
 export interface WiringOptions {
   clients?: {
     dynamodb?: DynamoDBClient;
     sqs?: SQSClient;
     secretsManager?: SecretsManagerClient;
+    kms?: KMSClient;
     sns?: SNSClient;
   };
   /** Replace individual ports (tests). */
@@ -68,7 +71,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
       config.connectionCacheTtlMs,
       clock,
     ),
-    secrets: new SecretsManagerSigningSecrets({ client: options.clients?.secretsManager, clock }),
+    secrets: signingSecrets(config, options, clock),
     sender,
     scheduler: queues,
     deadLetters: queues,
@@ -98,6 +101,14 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     egress,
   });
   return { dispatcher, deps, close: () => sender.close() };
+}
+
+/** The adapter of the configured secret store (D27). */
+function signingSecrets(config: DispatcherConfig, options: WiringOptions, clock: Clock): SigningSecrets {
+  const store = config.secretStore ?? { kind: 'secrets-manager' };
+  return store.kind === 'kms'
+    ? new KmsSigningSecrets({ keyId: store.keyArn, client: options.clients?.kms, clock })
+    : new SecretsManagerSigningSecrets({ client: options.clients?.secretsManager, clock });
 }
 
 /** Without a topic (test sends, tools), an operational event is one log line. */

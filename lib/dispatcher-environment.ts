@@ -13,6 +13,7 @@ export type DispatcherSettings = Readonly<Record<DeployedSetting, string>>;
 /** The prop each setting comes from, to name it when the dispatcher would refuse a value. */
 const PROP_OF_SETTING: Partial<Record<DeployedSetting, keyof WebhookDeliveryProps>> = {
   secretPrefix: 'secretPrefix',
+  secretStore: 'secretStore',
   headerPrefix: 'headerPrefix',
   attemptTimeoutMs: 'attemptTimeout',
   attemptTtlDays: 'attemptTtl',

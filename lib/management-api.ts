@@ -12,6 +12,7 @@ import { ATTEMPTS_TABLE, CONNECTIONS_TABLE, PARKED_TABLE } from '../lambdas/adap
 import { API_ENV, ENV } from '../lambdas/config';
 import { MANAGEMENT_API_OUTPUTS } from '../lambdas/stack-outputs';
 import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
+import type { ConnectionSecretStore } from './secret-store';
 
 /** Default steady-state requests per second of the management API (a console, not a data plane). */
 export const DEFAULT_API_RATE_LIMIT = 25;
@@ -62,7 +63,8 @@ export interface ManagedResources {
   /** Where enabling a disabled connection publishes `connection.recovered`. */
   readonly eventsTopic: ITopic;
   readonly secretPrefix: string;
-  readonly secretArnPattern: string;
+  /** The connection secrets: the store's settings and grants. */
+  readonly secrets: ConnectionSecretStore;
   readonly headerPrefix: string;
   readonly allowedPorts: readonly number[];
   readonly attemptTimeout: Duration;
@@ -169,6 +171,7 @@ export class WebhookManagementApi extends Construct {
         [ENV.parkedTable]: r.parkedTableName,
         [ENV.eventsTopicArn]: r.eventsTopic.topicArn,
         [ENV.secretPrefix]: r.secretPrefix,
+        ...r.secrets.environment(),
         [ENV.headerPrefix]: r.headerPrefix,
         [ENV.allowedPorts]: r.allowedPorts.join(','),
         [ENV.attemptTimeoutMs]: String(
@@ -238,16 +241,7 @@ export class WebhookManagementApi extends Construct {
     // Reads of the log are Queries; a Send Test records its own attempt.
     on(['dynamodb:Query', 'dynamodb:PutItem'], [r.attemptsTableArn]);
     on(['dynamodb:Query'], [`${r.attemptsTableArn}/index/${ATTEMPTS_TABLE.finalFailuresIndex.name}`]);
-    on(
-      [
-        'secretsmanager:CreateSecret',
-        'secretsmanager:PutSecretValue',
-        'secretsmanager:GetSecretValue',
-        'secretsmanager:DeleteSecret',
-        'secretsmanager:TagResource',
-      ],
-      [r.secretArnPattern],
-    );
+    r.secrets.grantOperate(role);
     on(['secretsmanager:GetSecretValue'], [this.sessionKey.secretArn]);
     // Parked deliveries: listing (table and index), retry and recover (claim, then remove).
     on(

@@ -1,9 +1,10 @@
 import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import { CONFIG_DEFAULTS, CONFIG_LIMITS } from '../lambdas/config';
+import { CONFIG_DEFAULTS, CONFIG_LIMITS, SECRET_STORES } from '../lambdas/config';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from '../lambdas/core/health';
 import type { ManagementApiOptions } from './management-api';
+import type { SecretStoreName } from './secret-store';
 
 /** Spec §6 and §8: one delivery attempt gets at most 30 seconds. */
 export const MAX_ATTEMPT_TIMEOUT = Duration.millis(CONFIG_LIMITS.attemptTimeoutMs.max);
@@ -212,6 +213,18 @@ export interface WebhookDeliveryProps {
   readonly secretPrefix?: string;
 
   /**
+   * Where connection secrets are kept (D27). `secrets-manager`: one secret per connection,
+   * with its own versions and CloudTrail trail (about $0.40 a month each). `kms`: each secret
+   * encrypted with one customer managed key of the stack (rotation enabled) in its connection
+   * item, bound to the connection and its application by the encryption context ($1 a month
+   * for the key). The dispatcher then gets `kms:Decrypt` on that key only, and no Secrets
+   * Manager permission. Choose it when the stack is created: connections created under one
+   * store are not readable under the other.
+   * @default 'secrets-manager'
+   */
+  readonly secretStore?: SecretStoreName;
+
+  /**
    * What happens to the two tables and the dispatcher's log group when they leave the
    * stack. Connection secrets are created at run time and are never removed by the stack.
    * @default RemovalPolicy.RETAIN
@@ -291,6 +304,7 @@ export interface ResolvedWebhookDeliveryProps {
   readonly logRetention: RetentionDays;
   readonly logLevel: DispatcherLogLevel;
   readonly secretPrefix: string;
+  readonly secretStore: SecretStoreName;
   readonly removalPolicy: RemovalPolicy;
   readonly oldestMessageAgeAlarmThreshold: Duration;
   readonly alarmTopic: ITopic | undefined;
@@ -391,6 +405,14 @@ function checkPorts(ports: readonly number[]): readonly number[] {
     throw new WebhookDeliveryPropsError('allowedPorts', `lists a port twice: ${ports.join(', ')}`);
   }
   return Object.freeze([...ports]);
+}
+
+function checkSecretStore(store: string): SecretStoreName {
+  const known: readonly string[] = SECRET_STORES;
+  if (!known.includes(store)) {
+    throw new WebhookDeliveryPropsError('secretStore', `must be one of ${known.join(', ')}, got "${store}"`);
+  }
+  return store as SecretStoreName;
 }
 
 function checkLogLevel(level: string): DispatcherLogLevel {
@@ -505,6 +527,7 @@ export function resolveProps(props: WebhookDeliveryProps, stackName: string): Re
     logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
     logLevel: checkLogLevel(props.logLevel ?? 'INFO'),
     secretPrefix: checkSecretPrefix(props.secretPrefix ?? `webhooks/${stackName}/`),
+    secretStore: checkSecretStore(props.secretStore ?? 'secrets-manager'),
     removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     oldestMessageAgeAlarmThreshold: durationIn(
       'oldestMessageAgeAlarmThreshold',

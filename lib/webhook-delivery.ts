@@ -1,8 +1,9 @@
-import { ArnFormat, Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -14,6 +15,7 @@ import { ENV } from '../lambdas/config';
 import { dispatcherEnvironment } from './dispatcher-environment';
 import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
 import { WebhookManagementApi } from './management-api';
+import { ConnectionSecretStore } from './secret-store';
 import {
   MAX_MESSAGE_SIZE_BYTES,
   type ResolvedWebhookDeliveryProps,
@@ -53,14 +55,6 @@ const PARKED_OPERATE_ACTIONS = [
 ];
 /** Operators query the attempt log (every read is a Query); PutItem lets a test send record its own attempt. */
 const ATTEMPT_OPERATE_ACTIONS = ['dynamodb:Query', 'dynamodb:PutItem'];
-/** Create a connection's secret, show it, rotate it (new version), delete it with the connection. */
-const SECRET_OPERATE_ACTIONS = [
-  'secretsmanager:CreateSecret',
-  'secretsmanager:PutSecretValue',
-  'secretsmanager:GetSecretValue',
-  'secretsmanager:DeleteSecret',
-  'secretsmanager:TagResource',
-];
 /**
  * Inspect and drain the dead-letter queue; redrive re-publishes each message to the queue it
  * belongs to (events to the ingress queue, deliveries and attempt records to the retry queue).
@@ -129,6 +123,10 @@ export class WebhookDelivery extends Construct {
   public readonly secretPrefix: string;
   /** ARN pattern matching every connection secret of this construct (`…:secret:<prefix>*`). */
   public readonly secretArnPattern: string;
+  /** Where connection secrets are kept: the `secretStore` prop. */
+  public readonly secretStore: 'secrets-manager' | 'kms';
+  /** The key that seals connection secrets when `secretStore` is `kms`. */
+  public readonly secretKey?: kms.IKey;
   /** Prefix of the service headers, e.g. `X-Service`. */
   public readonly headerPrefix: string;
   /** Destination ports the dispatcher's egress policy allows. */
@@ -144,13 +142,10 @@ export class WebhookDelivery extends Construct {
     this.secretPrefix = p.secretPrefix;
     this.headerPrefix = p.headerPrefix;
     this.allowedPorts = [...p.allowedPorts];
-    // Secret ARNs end with a random 6-character suffix, so a name prefix needs the wildcard.
-    this.secretArnPattern = stack.formatArn({
-      service: 'secretsmanager',
-      resource: 'secret',
-      resourceName: `${p.secretPrefix}*`,
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
+    this.secrets = new ConnectionSecretStore(this, p.secretStore, p.secretPrefix, p.removalPolicy);
+    this.secretArnPattern = this.secrets.secretArnPattern;
+    this.secretStore = p.secretStore;
+    this.secretKey = this.secrets.key;
 
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -281,7 +276,7 @@ export class WebhookDelivery extends Construct {
           parkedTableArn: this.parkedTable.tableArn,
           eventsTopic: this.eventsTopic,
           secretPrefix: p.secretPrefix,
-          secretArnPattern: this.secretArnPattern,
+          secrets: this.secrets,
           headerPrefix: p.headerPrefix,
           allowedPorts: p.allowedPorts,
           attemptTimeout: p.attemptTimeout,
@@ -294,6 +289,9 @@ export class WebhookDelivery extends Construct {
       this.retryWriters.push(this.managementApi.role.roleArn);
     }
   }
+
+  /** The connection secrets and who may use them. */
+  private readonly secrets: ConnectionSecretStore;
 
   /** Principal ARNs the retry queue's policy lets send: the dispatcher's role and operators. */
   private readonly retryWriters: string[] = [];
@@ -329,7 +327,7 @@ export class WebhookDelivery extends Construct {
       .combine(grantOn(grantee, ATTEMPT_OPERATE_ACTIONS, this.attemptsTableArns()))
       .combine(grantOn(grantee, PARKED_OPERATE_ACTIONS, this.parkedTableArns()))
       .combine(this.eventsTopic.grantPublish(grantee))
-      .combine(grantOn(grantee, SECRET_OPERATE_ACTIONS, [this.secretArnPattern]))
+      .combine(this.secrets.grantOperate(grantee))
       .combine(this.deadLetterQueue.grant(grantee, ...DEAD_LETTER_OPERATE_ACTIONS))
       .combine(this.grantPublish(grantee))
       .combine(this.retryQueue.grant(grantee, 'sqs:SendMessage'));
@@ -466,6 +464,7 @@ export class WebhookDelivery extends Construct {
       failingAfter: String(p.health.failingAfter),
       disableAfter: p.health.disableAfter === undefined ? '' : String(p.health.disableAfter),
       secretPrefix: p.secretPrefix,
+      ...this.secrets.settings(),
       headerPrefix: p.headerPrefix,
       attemptTimeoutMs: String(p.attemptTimeout.toMilliseconds()),
       attemptTtlDays: String(p.attemptTtl.toDays()),
@@ -500,7 +499,8 @@ export class WebhookDelivery extends Construct {
     // Health: a conditional UpdateItem of the connection item, on failures and state changes only.
     grantOn(role, ['dynamodb:UpdateItem'], [this.connectionsTable.tableArn]);
     grantOn(role, ['dynamodb:PutItem'], [this.parkedTable.tableArn]);
-    grantOn(role, ['secretsmanager:GetSecretValue'], [this.secretArnPattern]);
+    // kms: Decrypt on the stack's key with a connection's context; no Secrets Manager at all.
+    this.secrets.grantRead(role);
     this.eventsTopic.grantPublish(role);
     // Retries are delayed messages on the retry queue; failed deliveries are parked. The DLQ
     // takes poison messages, and a failed delivery only when the parked table cannot take it.

@@ -37,7 +37,7 @@ export class WebhookStack extends Stack {
     this.delivery = new WebhookDelivery(this, 'Delivery', { ...props, alarmTopic });
 
     const d = this.delivery;
-    const outputs: Record<keyof typeof STACK_OUTPUTS, { value: string; description: string }> = {
+    const outputs: Partial<Record<keyof typeof STACK_OUTPUTS, { value: string; description: string }>> = {
       queueUrl: {
         value: d.queue.queueUrl,
         description: 'Ingress queue: upstream services publish events here (events only)',
@@ -57,6 +57,19 @@ export class WebhookStack extends Stack {
         value: d.secretPrefix,
         description: 'Secrets Manager name prefix of the connection secrets',
       },
+      secretStore: {
+        value: d.secretStore,
+        description:
+          'Where connection secrets are kept: secrets-manager or kms (sealed in the connection item)',
+      },
+      ...(d.secretKey
+        ? {
+            secretKeyArn: {
+              value: d.secretKey.keyArn,
+              description: 'KMS key that seals the connection secrets',
+            },
+          }
+        : {}),
       dispatcherFunctionName: { value: d.dispatcher.functionName, description: 'Dispatcher Lambda function' },
       headerPrefix: { value: d.headerPrefix, description: 'Prefix of the signed delivery headers' },
       allowedPorts: { value: d.allowedPorts.join(','), description: 'Destination ports connections may use' },
@@ -72,7 +85,7 @@ export class WebhookStack extends Stack {
       },
     };
     for (const [key, output] of Object.entries(outputs)) {
-      new CfnOutput(this, STACK_OUTPUTS[key as keyof typeof STACK_OUTPUTS], output);
+      if (output) new CfnOutput(this, STACK_OUTPUTS[key as keyof typeof STACK_OUTPUTS], output);
     }
     d.managementApi?.addOutputs(this);
   }

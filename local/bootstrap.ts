@@ -26,9 +26,10 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { ATTEMPTS_TABLE, CONNECTIONS_TABLE, PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
-import { ENV } from '../lambdas/config';
+import { ENV, type SecretStore } from '../lambdas/config';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localSdkEnv } from './constants';
 import type { LocalEndpoints } from './emulators';
+import { localKeyArn } from './kms-store';
 
 /** Resource names of local mode. */
 export interface ResourceNames {
@@ -74,6 +75,8 @@ export interface BootstrapOptions {
   readonly maxReceiveCount?: number;
   /** Give up waiting for the tables to become ACTIVE after this long. @default 30 000 ms */
   readonly timeoutMs?: number;
+  /** Where connection secrets are kept: the local Secrets Manager, or sealed with the local KMS key. @default 'secrets-manager' */
+  readonly secretStore?: SecretStore['kind'];
 }
 
 export interface LocalResources {
@@ -92,6 +95,7 @@ export interface LocalResources {
   /** A local queue subscribed to the events topic (raw delivery): local mode reads it. */
   readonly eventsQueueUrl: string;
   readonly secretPrefix: string;
+  readonly secretStore: SecretStore;
 }
 
 /** Where the emulators are: what {@link startEmulators} returns. */
@@ -165,6 +169,10 @@ export async function bootstrapResources(
       eventsTopicArn: events.topicArn,
       eventsQueueUrl: events.queueUrl,
       secretPrefix: names.secretPrefix,
+      secretStore:
+        options.secretStore === 'kms'
+          ? { kind: 'kms', keyArn: localKeyArn(target.region) }
+          : { kind: 'secrets-manager' },
     };
   } finally {
     sqs.destroy();
@@ -191,6 +199,8 @@ export function localEnv(
     [ENV.parkedTable]: resources.parkedTable,
     [ENV.eventsTopicArn]: resources.eventsTopicArn,
     [ENV.secretPrefix]: resources.secretPrefix,
+    [ENV.secretStore]: resources.secretStore.kind,
+    ...(resources.secretStore.kind === 'kms' ? { [ENV.secretKeyArn]: resources.secretStore.keyArn } : {}),
   };
 }
 

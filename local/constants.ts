@@ -28,5 +28,6 @@ export function localSdkEnv(
     AWS_ENDPOINT_URL_SNS: endpoints.sqs,
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.secretsManager,
+    AWS_ENDPOINT_URL_KMS: endpoints.kms,
   };
 }

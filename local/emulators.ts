@@ -1,6 +1,7 @@
 /**
- * The three local AWS endpoints of local mode (DESIGN.md §6), on loopback and free ports:
- * fauxqs (SQS), dynalite (DynamoDB) and the local Secrets Manager. Runs under tsx or plain
+ * The local AWS endpoints of local mode (DESIGN.md §6), on loopback and free ports: fauxqs
+ * (SQS, SNS), dynalite (DynamoDB), the local Secrets Manager and the local KMS (the `kms`
+ * secret store, D27). Runs under tsx or plain
  * Node (fauxqs is ESM-only), never inside Jest's sandbox.
  */
 import { mkdirSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import dynalite from 'dynalite';
 import { LOCAL_REGION } from './constants';
 import { startLocalSqs } from './fauxqs';
+import { startKms } from './kms';
 import { close, listen } from './listen';
 import { startSecretsManager } from './secrets-manager';
 
@@ -24,12 +26,14 @@ export interface LocalEndpoints {
   readonly dynamodb: string;
   /** For `AWS_ENDPOINT_URL_SECRETS_MANAGER`. */
   readonly secretsManager: string;
+  /** For `AWS_ENDPOINT_URL_KMS`. */
+  readonly kms: string;
 }
 
 export interface EmulatorOptions {
   /**
    * Keep state across restarts under this directory (`sqs/`, `dynamodb/`,
-   * `secrets-manager.json`). In memory when absent.
+   * `secrets-manager.json`, `kms.json`). In memory when absent.
    */
   readonly persistDir?: string;
   /**
@@ -45,7 +49,7 @@ export interface EmulatorOptions {
 export interface LocalEmulators {
   readonly endpoints: LocalEndpoints;
   readonly region: string;
-  /** Stops all three; resolves when every server has closed. */
+  /** Stops them all; resolves when every server has closed. */
   stop(): Promise<void>;
 }
 
@@ -67,6 +71,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Loc
     }),
     startDynamo(persistDir && join(persistDir, 'dynamodb')),
     startSecretsManager({ region, persistDir }),
+    startKms({ region, persistDir }),
   ]);
   const running = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const stopAll = async () => {
@@ -79,9 +84,14 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Loc
     await stopAll().catch(() => {});
     throw new Error('Local emulators failed to start', { cause: failure.reason });
   }
-  const [sqs, dynamodb, secretsManager] = running as [Running, Running, Running];
+  const [sqs, dynamodb, secretsManager, kms] = running as [Running, Running, Running, Running];
   return {
-    endpoints: { sqs: sqs.endpoint, dynamodb: dynamodb.endpoint, secretsManager: secretsManager.endpoint },
+    endpoints: {
+      sqs: sqs.endpoint,
+      dynamodb: dynamodb.endpoint,
+      secretsManager: secretsManager.endpoint,
+      kms: kms.endpoint,
+    },
     region,
     stop: stopAll,
   };

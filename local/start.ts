@@ -20,7 +20,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { powertoolsLog } from '../lambdas/adapters/logger';
-import { ENV, loadConfig } from '../lambdas/config';
+import { ENV, loadConfig, SECRET_STORES, type SecretStore } from '../lambdas/config';
 import { DEFAULT_HEADER_PREFIX } from '../lambdas/core/constants';
 import { HealthSettingsError, validateThresholds } from '../lambdas/core/health';
 import { createHandler } from '../lambdas/dispatcher/handler';
@@ -59,6 +59,8 @@ const USAGE = `Usage: npm start -- [options]
                      (default 3); connection.failing is printed and kept in .local/events.jsonl
   --disable-after N  disable a connection after N such deliveries in a row (default: never); its
                      events are then parked until: npx webhooks --local connections enable <id>
+  --secret-store S   where connection secrets are kept: secrets-manager (default) or kms (sealed
+                     in the connection item with the local KMS key, as secretStore: 'kms' deploys)
   --json-logs        print the dispatcher's JSON log lines instead of the short ones
   -h, --help         this help`;
 
@@ -100,6 +102,15 @@ function parsePorts(values: string[]): number[] {
   });
 }
 
+/** `--secret-store`: where connection secrets are kept, as the construct prop `secretStore` says. */
+function parseSecretStore(value: string | undefined): SecretStore['kind'] {
+  const known: readonly string[] = SECRET_STORES;
+  if (value === undefined || !known.includes(value)) {
+    throw new Error(`--secret-store: "${value}" is not one of ${SECRET_STORES.join(', ')}`);
+  }
+  return value as SecretStore['kind'];
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -112,6 +123,7 @@ async function main(): Promise<void> {
       'json-logs': { type: 'boolean', default: false },
       'failing-after': { type: 'string' },
       'disable-after': { type: 'string' },
+      'secret-store': { type: 'string', default: 'secrets-manager' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -136,6 +148,7 @@ async function main(): Promise<void> {
     ? `connections, secrets and the attempt log kept in ${persistDir} across restarts${values.persist ? ' (queues too)' : ' (queued messages are not)'}; npm start -- --fresh starts clean`
     : 'in memory only: connections, secrets and attempts are LOST when local mode stops';
   const health = parseHealth(values['failing-after'], values['disable-after']);
+  const secretStore = parseSecretStore(values['secret-store']);
   const apiPort = values['api-port'] === undefined ? undefined : parseApiPort(values['api-port']);
   const extraPorts = parsePorts([
     ...(values['allow-port'] ?? []),
@@ -147,6 +160,7 @@ async function main(): Promise<void> {
   const emulators = await startEmulators({ persistDir, persistQueues: values.persist !== undefined });
   const resources = await bootstrapResources(emulators, {
     visibilityTimeoutSeconds: FUNCTION_TIMEOUT_MS / 1000,
+    secretStore,
   });
   // The unchanged SDK clients and the dispatcher's config find the emulators and resources
   // through these (no code path differs).
@@ -309,6 +323,7 @@ Local webhook pipeline is ready.
   SQS (fauxqs)             ${emulators.endpoints.sqs}
   DynamoDB (dynalite)      ${emulators.endpoints.dynamodb}
   Secrets Manager (local)  ${emulators.endpoints.secretsManager}
+  KMS (local)              ${emulators.endpoints.kms}${resources.secretStore.kind === 'kms' ? '  (connection secrets: sealed with its key, --secret-store kms)' : ''}
   ingress queue            ${resources.queueUrl}
   retry queue (internal)   ${resources.retryQueueUrl}
   dead-letter queue        ${resources.dlqUrl}

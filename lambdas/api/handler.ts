@@ -19,6 +19,7 @@ const management = new WebhookManagement({
     parkedTable: config.parkedTable,
     eventsTopicArn: config.eventsTopicArn,
     secretPrefix: config.secretPrefix,
+    secretStore: config.secretStore,
     headerPrefix: config.headerPrefix,
     allowedPorts: [...config.allowedPorts],
     consoleKeySecret: config.consoleKeySecret,

@@ -5,14 +5,8 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import {
-  CreateSecretCommand,
-  DeleteSecretCommand,
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  ResourceNotFoundException,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -25,6 +19,7 @@ import {
 import { documentClient } from '../adapters/dynamodb/client';
 import { DynamoConnectionStore } from '../adapters/dynamodb/connection-store';
 import { CONNECTIONS_TABLE } from '../adapters/dynamodb/tables';
+import { KmsSecretSealer } from '../adapters/secrets/kms-sealed';
 import { CONFIG_DEFAULTS } from '../config';
 import { validateMethod, validateNameCharacters, validateUrl } from '../core/connection';
 import { DEFAULT_HEADER_PREFIX } from '../core/constants';
@@ -36,6 +31,7 @@ import { isApplicationId, isConnectionId, newId } from '../core/ids';
 import { type OperationalEvents, operationalEvent } from '../core/parking';
 import type { Connection } from '../core/types';
 import { ConflictError, NotFoundError } from './errors';
+import { KmsKeeper, type SecretKeeper, SecretsManagerKeeper } from './secret-keepers';
 import type { CreateConnectionInput, ManagementOptions, UpdateConnectionInput } from './types';
 
 const MAX_NAME_LENGTH = 200;
@@ -70,7 +66,7 @@ export function healthView(health: ConnectionHealth | undefined): HealthView {
 export class Connections {
   private readonly doc: DynamoDBDocumentClient;
   private readonly store: DynamoConnectionStore;
-  private readonly sm: SecretsManagerClient;
+  private readonly secrets: SecretKeeper;
   private readonly table: string;
   private readonly egress: EgressPolicy;
   private readonly headerPrefix: string;
@@ -85,7 +81,7 @@ export class Connections {
       tableName: options.resources.connectionsTable,
       client: this.doc,
     });
-    this.sm = options.clients?.secretsManager ?? new SecretsManagerClient({});
+    this.secrets = secretKeeper(options);
     this.table = options.resources.connectionsTable;
     this.egress = {
       allowedPorts: options.allowedPorts ?? options.resources.allowedPorts ?? CONFIG_DEFAULTS.allowedPorts,
@@ -118,16 +114,9 @@ export class Connections {
     }
     const fields = this.validate(input);
     const connectionId = newConnectionId();
-    const secret = await this.sm.send(
-      new CreateSecretCommand({
-        Name: `${this.options.resources.secretPrefix}${connectionId}`,
-        SecretString: generateSecret(),
-        Description: `Webhook signing secret of ${connectionId} (${fields.name})`,
-        Tags: [
-          { Key: 'webhooks:connectionId', Value: connectionId },
-          { Key: 'webhooks:applicationId', Value: input.applicationId },
-        ],
-      }),
+    const secret = await this.secrets.create(
+      { connectionId, applicationId: input.applicationId, name: fields.name },
+      generateSecret(),
     );
     const now = new Date().toISOString();
     const connection: Connection = {
@@ -136,8 +125,7 @@ export class Connections {
       type: 'webhook',
       ...fields,
       enabled: input.enabled ?? true,
-      secretArn: secret.ARN!,
-      secretVersion: secret.VersionId!,
+      ...secret,
       createdAt: now,
       updatedAt: now,
     };
@@ -152,9 +140,7 @@ export class Connections {
       );
     } catch (error) {
       // Do not leave an orphaned secret behind a connection that was never saved.
-      await this.sm
-        .send(new DeleteSecretCommand({ SecretId: secret.ARN, ForceDeleteWithoutRecovery: true }))
-        .catch(() => undefined);
+      await this.secrets.discard(secret);
       if (isConditionFailed(error)) throw new ConflictError(`connection ${connectionId} already exists`);
       throw error;
     }
@@ -298,24 +284,13 @@ export class Connections {
     );
     const old = out.Attributes as Connection | undefined;
     if (!old) throw new NotFoundError('connection', connectionId);
-    try {
-      await this.sm.send(
-        new DeleteSecretCommand({ SecretId: old.secretArn, ForceDeleteWithoutRecovery: true }),
-      );
-    } catch (error) {
-      if (!(error instanceof ResourceNotFoundException)) throw error;
-    }
+    await this.secrets.remove(old);
     return old;
   }
 
   /** "Show Secret": the secret deliveries of this connection are signed with now. */
   async showSecret(connectionId: string): Promise<{ secret: string; secretVersion?: string }> {
-    const connection = await this.get(connectionId);
-    const out = await this.sm.send(
-      new GetSecretValueCommand({ SecretId: connection.secretArn, VersionId: connection.secretVersion }),
-    );
-    if (!out.SecretString) throw new NotFoundError('secret', connectionId);
-    return { secret: out.SecretString, secretVersion: out.VersionId };
+    return this.secrets.reveal(await this.get(connectionId));
   }
 
   /**
@@ -328,19 +303,37 @@ export class Connections {
   ): Promise<{ secret: string; secretVersion: string; previousVersion?: string }> {
     const connection = await this.get(connectionId);
     const secret = generateSecret();
-    const out = await this.sm.send(
-      new PutSecretValueCommand({ SecretId: connection.secretArn, SecretString: secret }),
-    );
+    const fields = await this.secrets.rotate(connection, secret);
+    const set: Record<string, string> = { ...fields, updatedAt: new Date().toISOString() };
+    const names: Record<string, string> = { '#id': CONNECTIONS_TABLE.partitionKey };
+    const values: Record<string, string> = {};
+    const assignments = Object.entries(set).map(([key, value], i) => {
+      names[`#f${i}`] = key;
+      values[`:f${i}`] = value;
+      return `#f${i} = :f${i}`;
+    });
     await this.doc.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { [CONNECTIONS_TABLE.partitionKey]: connectionId },
-        UpdateExpression: 'SET secretVersion = :v, updatedAt = :now',
+        UpdateExpression: `SET ${assignments.join(', ')}`,
         ConditionExpression: 'attribute_exists(#id)',
-        ExpressionAttributeNames: { '#id': CONNECTIONS_TABLE.partitionKey },
-        ExpressionAttributeValues: { ':v': out.VersionId, ':now': new Date().toISOString() },
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
       }),
     );
-    return { secret, secretVersion: out.VersionId!, previousVersion: connection.secretVersion };
+    return { secret, secretVersion: fields.secretVersion, previousVersion: connection.secretVersion };
   }
+}
+
+/** The keeper of the deployment's secret store (D27). */
+function secretKeeper(options: ManagementOptions): SecretKeeper {
+  const store = options.resources.secretStore;
+  if (store?.kind === 'kms') {
+    return new KmsKeeper(new KmsSecretSealer(options.clients?.kms ?? new KMSClient({}), store.keyArn));
+  }
+  return new SecretsManagerKeeper(
+    options.clients?.secretsManager ?? new SecretsManagerClient({}),
+    options.resources.secretPrefix,
+  );
 }

@@ -12,6 +12,7 @@
  */
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -79,6 +80,9 @@ export class WebhookManagement {
       dynamodb: options.clients?.dynamodb ?? new DynamoDBClient({}),
       secretsManager: options.clients?.secretsManager ?? new SecretsManagerClient({}),
       sns: options.clients?.sns ?? new SNSClient({}),
+      ...(options.resources.secretStore?.kind === 'kms'
+        ? { kms: options.clients?.kms ?? new KMSClient({}) }
+        : {}),
     };
     this.shared = { ...options, clients };
     const { eventsTopicArn } = options.resources;

@@ -38,6 +38,10 @@ export async function resourcesFromStack(
     connectionsTable: need(STACK_OUTPUTS.connectionsTableName),
     attemptsTable: need(STACK_OUTPUTS.attemptsTableName),
     secretPrefix: need(STACK_OUTPUTS.secretPrefix),
+    secretStore:
+      outputs[STACK_OUTPUTS.secretStore] === 'kms'
+        ? { kind: 'kms', keyArn: need(STACK_OUTPUTS.secretKeyArn) }
+        : { kind: 'secrets-manager' },
     headerPrefix: outputs[STACK_OUTPUTS.headerPrefix] || undefined,
     parkedTable: outputs[STACK_OUTPUTS.parkedTableName] || undefined,
     eventsTopicArn: outputs[STACK_OUTPUTS.eventsTopicArn] || undefined,

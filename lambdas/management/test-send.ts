@@ -44,6 +44,7 @@ export async function sendTest(options: ManagementOptions, connection: Connectio
       parkedTable: resources.parkedTable ?? '',
       health: { failingAfter: DEFAULT_FAILING_AFTER },
       secretPrefix: resources.secretPrefix,
+      secretStore: resources.secretStore,
       headerPrefix: resources.headerPrefix ?? CONFIG_DEFAULTS.headerPrefix,
       attemptTimeoutMs: options.attemptTimeoutMs ?? CONFIG_DEFAULTS.attemptTimeoutMs,
       attemptTtlDays: options.attemptTtlDays ?? CONFIG_DEFAULTS.attemptTtlDays,

@@ -1,7 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SecretStore } from '../config';
 import type { Connection, HttpMethod } from '../core/types';
 
 /** Where a deployment's resources are: the stack outputs, or local mode's state file. */
@@ -18,6 +20,11 @@ export interface WebhookResources {
   /** SNS topic of operational events (stack output `EventsTopicArn`). */
   eventsTopicArn?: string;
   secretPrefix: string;
+  /**
+   * Where connection secrets are kept (stack outputs `SecretStore`, `SecretKeyArn`).
+   * @default { kind: 'secrets-manager' }
+   */
+  secretStore?: SecretStore;
   /** @default 'X-Service' */
   headerPrefix?: string;
   /** Destination ports the deployment allows (stack output `AllowedPorts`). @default [443] */
@@ -35,6 +42,8 @@ export interface ManagementOptions {
     dynamodb?: DynamoDBClient;
     sqs?: SQSClient;
     secretsManager?: SecretsManagerClient;
+    /** Used with the `kms` secret store only. */
+    kms?: KMSClient;
     sns?: SNSClient;
   };
   /** Told when an operational event could not be published (the change itself stands). @default ignore */

@@ -24,10 +24,15 @@ describe('stack outputs', () => {
       'ParkedTableName',
       'QueueUrl',
       'RetryQueueUrl',
+      'SecretKeyArn',
       'SecretPrefix',
+      'SecretStore',
     ]);
+    // SecretKeyArn only with `secretStore: 'kms'` (kms-secret-store.test.ts).
     expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(
-      [...Object.values(STACK_OUTPUTS), ...Object.values(MANAGEMENT_API_OUTPUTS)].sort(),
+      [...Object.values(STACK_OUTPUTS), ...Object.values(MANAGEMENT_API_OUTPUTS)]
+        .filter((key) => key !== STACK_OUTPUTS.secretKeyArn)
+        .sort(),
     );
   });
 
@@ -43,6 +48,7 @@ describe('stack outputs', () => {
     template.hasOutput(STACK_OUTPUTS.secretPrefix, { Value: 'webhooks/Webhooks/' });
     template.hasOutput(STACK_OUTPUTS.headerPrefix, { Value: 'X-Service' });
     template.hasOutput(STACK_OUTPUTS.allowedPorts, { Value: '443' });
+    template.hasOutput(STACK_OUTPUTS.secretStore, { Value: 'secrets-manager' });
   });
 
   it('reports the prefixes given as props', () => {

@@ -130,6 +130,7 @@ export function servicesFromEnv(env: NodeJS.ProcessEnv = process.env): ServicesI
       sqs: read('AWS_ENDPOINT_URL_SQS'),
       dynamodb: read('AWS_ENDPOINT_URL_DYNAMODB'),
       secretsManager: read('AWS_ENDPOINT_URL_SECRETS_MANAGER'),
+      kms: read('AWS_ENDPOINT_URL_KMS'),
     },
     connectionsTable: read(ENV.connectionsTable),
     attemptsTable: read(ENV.attemptsTable),

@@ -195,6 +195,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
           sqs: proxies.sqs.endpoint,
           dynamodb: proxies.dynamodb.endpoint,
           secretsManager: proxies.secretsManager.endpoint,
+          kms: services.endpoints.kms,
         }
       : services.endpoints,
     runnerSqsEndpoint: services.endpoints.sqs,

@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       parkedTable: 'parked',
       health: { failingAfter: 3 },
       secretPrefix: 'webhooks/prod/',
+      secretStore: { kind: 'secrets-manager' },
       headerPrefix: 'X-Service',
       attemptTimeoutMs: 30_000,
       attemptTtlDays: 30,
@@ -49,6 +50,20 @@ describe('loadConfig', () => {
       allowedPorts: [443],
       allowLoopback: false,
     });
+  });
+
+  it('reads the kms secret store with its key, and refuses kms without a key or an unknown store', () => {
+    const keyArn = 'arn:aws:kms:us-east-1:1:key/k';
+    expect(
+      loadConfig({ ...minimal, [ENV.secretStore]: 'kms', [ENV.secretKeyArn]: keyArn }).secretStore,
+    ).toEqual({
+      kind: 'kms',
+      keyArn,
+    });
+    expect(() => loadConfig({ ...minimal, [ENV.secretStore]: 'kms' })).toThrow(ENV.secretKeyArn);
+    expect(() => loadConfig({ ...minimal, [ENV.secretStore]: 'vault' })).toThrow(
+      /secrets-manager, kms.*"vault"/,
+    );
   });
 
   it('keeps a delivery that arrived at once for deliveredTtlDays, never longer than attemptTtlDays', () => {

@@ -12,6 +12,7 @@ function state(pid: number): LocalState {
       sqs: 'http://127.0.0.1:1',
       dynamodb: 'http://127.0.0.1:2',
       secretsManager: 'http://127.0.0.1:3',
+      kms: 'http://127.0.0.1:4',
     },
     resources: {} as LocalState['resources'],
     caFile: '/x/local-ca.pem',

@@ -1,0 +1,125 @@
+/**
+ * Where the management library keeps connection secrets (D27): one Secrets Manager secret per
+ * connection (the default), or sealed with the stack's KMS key in the connection item. Both
+ * give the fields the connection item stores; rotation gives new ones, and the old secret
+ * stays valid for dispatchers until their cached connection refreshes (≤ 30 s), as before.
+ */
+
+import {
+  CreateSecretCommand,
+  DeleteSecretCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  ResourceNotFoundException,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import type { KmsSecretSealer, SealedConnection } from '../adapters/secrets/kms-sealed';
+import type { Connection } from '../core/types';
+import { NotFoundError } from './errors';
+
+/** The connection item's secret fields: a Secrets Manager store leaves `secretCiphertext` out. */
+export interface SecretFields {
+  secretArn: string;
+  secretVersion: string;
+  secretCiphertext?: string;
+}
+
+export interface NewSecretOf {
+  connectionId: string;
+  applicationId: string;
+  /** Friendly name of the connection, for a description. */
+  name: string;
+}
+
+export interface SecretKeeper {
+  /** Keeps the secret of a new connection; the fields its item stores. */
+  create(owner: NewSecretOf, secret: string): Promise<SecretFields>;
+  /** Undoes {@link create} when the connection could not be saved; never throws. */
+  discard(fields: SecretFields): Promise<void>;
+  /** The secret deliveries are signed with now, and its version. */
+  reveal(connection: Connection): Promise<{ secret: string; secretVersion?: string }>;
+  /** Keeps a new secret for the connection; the fields to write over the item's. */
+  rotate(connection: Connection, secret: string): Promise<SecretFields>;
+  /** Removes the secret of a deleted connection (gone already is fine). */
+  remove(connection: Connection): Promise<void>;
+}
+
+/** One Secrets Manager secret per connection, named `<prefix><connectionId>`, versions for rotation. */
+export class SecretsManagerKeeper implements SecretKeeper {
+  constructor(
+    private readonly sm: SecretsManagerClient,
+    private readonly prefix: string,
+  ) {}
+
+  async create(owner: NewSecretOf, secret: string): Promise<SecretFields> {
+    const out = await this.sm.send(
+      new CreateSecretCommand({
+        Name: `${this.prefix}${owner.connectionId}`,
+        SecretString: secret,
+        Description: `Webhook signing secret of ${owner.connectionId} (${owner.name})`,
+        Tags: [
+          { Key: 'webhooks:connectionId', Value: owner.connectionId },
+          { Key: 'webhooks:applicationId', Value: owner.applicationId },
+        ],
+      }),
+    );
+    return { secretArn: out.ARN!, secretVersion: out.VersionId! };
+  }
+
+  async discard(fields: SecretFields): Promise<void> {
+    await this.sm
+      .send(new DeleteSecretCommand({ SecretId: fields.secretArn, ForceDeleteWithoutRecovery: true }))
+      .catch(() => undefined);
+  }
+
+  async reveal(connection: Connection): Promise<{ secret: string; secretVersion?: string }> {
+    const out = await this.sm.send(
+      new GetSecretValueCommand({ SecretId: connection.secretArn, VersionId: connection.secretVersion }),
+    );
+    if (!out.SecretString) throw new NotFoundError('secret', connection.connectionId);
+    return { secret: out.SecretString, secretVersion: out.VersionId };
+  }
+
+  async rotate(connection: Connection, secret: string): Promise<SecretFields> {
+    const out = await this.sm.send(
+      new PutSecretValueCommand({ SecretId: connection.secretArn, SecretString: secret }),
+    );
+    return { secretArn: connection.secretArn, secretVersion: out.VersionId! };
+  }
+
+  async remove(connection: Connection): Promise<void> {
+    try {
+      await this.sm.send(
+        new DeleteSecretCommand({ SecretId: connection.secretArn, ForceDeleteWithoutRecovery: true }),
+      );
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    }
+  }
+}
+
+/**
+ * Secrets sealed with the stack's KMS key in the connection item, bound to the connection and
+ * its application by the encryption context. Nothing to discard or remove: the ciphertext
+ * goes with its item.
+ */
+export class KmsKeeper implements SecretKeeper {
+  constructor(private readonly sealer: KmsSecretSealer) {}
+
+  create(owner: NewSecretOf, secret: string): Promise<SecretFields> {
+    return this.sealer.seal(owner, secret);
+  }
+
+  async discard(): Promise<void> {}
+
+  async reveal(connection: Connection): Promise<{ secret: string; secretVersion?: string }> {
+    const secret = await this.sealer.open(connection as SealedConnection);
+    return { secret, secretVersion: connection.secretVersion };
+  }
+
+  rotate(connection: Connection, secret: string): Promise<SecretFields> {
+    return this.sealer.seal(connection, secret);
+  }
+
+  async remove(): Promise<void> {}
+}
