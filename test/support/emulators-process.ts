@@ -3,18 +3,19 @@
  * local/emulators.ts, local/secrets-manager.ts) in a process of their own, since fauxqs is
  * ESM-only and cannot load inside Jest's sandbox:
  * `node --import tsx test/support/emulators-process.ts [sqs,dynamodb,secretsManager]`
- * (all three when no list is given). Splitting fauxqs and dynalite over two processes lets a
+ * (all four, the local KMS too, when no list is given). Splitting fauxqs and dynalite over two processes lets a
  * load run use both cores. Prints one JSON line `{"ready":true,"endpoints":{…}}`, exits on
  * SIGTERM or when stdin closes (test/support/child.ts).
  */
 import { LOCAL_REGION } from '../../local/constants';
 import { startDynamo } from '../../local/emulators';
 import { startLocalSqs } from '../../local/fauxqs';
+import { startKms } from '../../local/kms';
 import { startSecretsManager } from '../../local/secrets-manager';
 import { exitWithParent } from './child';
 
-export type ServiceName = 'sqs' | 'dynamodb' | 'secretsManager';
-export const SERVICE_NAMES: readonly ServiceName[] = ['sqs', 'dynamodb', 'secretsManager'];
+export type ServiceName = 'sqs' | 'dynamodb' | 'secretsManager' | 'kms';
+export const SERVICE_NAMES: readonly ServiceName[] = ['sqs', 'dynamodb', 'secretsManager', 'kms'];
 
 export interface EmulatorsReady {
   readonly ready: true;
@@ -29,6 +30,8 @@ function start(name: ServiceName): Promise<{ endpoint: string; stop(): Promise<v
       return startSecretsManager({ region: LOCAL_REGION });
     case 'dynamodb':
       return startDynamo();
+    case 'kms':
+      return startKms({ region: LOCAL_REGION });
   }
 }
 

@@ -53,7 +53,7 @@ export interface LocalAws {
 
 /** The three services in one process, with local mode's queues, tables and secret prefix. */
 export async function startLocalAws(options: { visibilityTimeoutSeconds?: number } = {}): Promise<LocalAws> {
-  const hosts = await startHosts([['sqs', 'dynamodb', 'secretsManager']]);
+  const hosts = await startHosts([['sqs', 'dynamodb', 'secretsManager', 'kms']]);
   try {
     const resources = await bootstrapResources(
       { endpoints: hosts.endpoints, region: LOCAL_REGION },
@@ -91,7 +91,7 @@ export interface RunningServices {
 export const SERVICES_ENV = 'WEBHOOKS_RELIABILITY_SERVICES';
 
 export async function startServices(options: { timeoutMs?: number } = {}): Promise<RunningServices> {
-  const hosts = await startHosts([['sqs'], ['dynamodb', 'secretsManager']], options.timeoutMs);
+  const hosts = await startHosts([['sqs'], ['dynamodb', 'secretsManager', 'kms']], options.timeoutMs);
   try {
     const resources = await bootstrapResources(
       { endpoints: hosts.endpoints, region: LOCAL_REGION },
