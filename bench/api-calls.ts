@@ -9,17 +9,20 @@
  * - healthy: events published one per SendMessage to a receiver answering 200;
  * - healthyBatched: the same, ten per SendMessageBatch;
  * - failing: a receiver answering 503 to every attempt: the whole chain (4 attempts, 1/2/4 s).
- * The cost model (bench/cost-model.ts) takes its per-delivery counts from these figures.
+ * The cost model (bench/cost-model.ts) takes its per-delivery counts from these figures. Run
+ * again with `secretStore: 'kms'` (measurement `apiCallsKms`), it counts what the kms secret
+ * store calls: KMS Encrypt per connection created, Decrypt per secret read, none per delivery.
  */
 
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { type AddressInfo, connect, createServer as createTcpServer } from 'node:net';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ENV, loadConfig } from '../lambdas/config';
+import { ENV, loadConfig, type SecretStore } from '../lambdas/config';
 import { createHandler } from '../lambdas/dispatcher/handler';
 import { WebhookManagement } from '../lambdas/management';
 import type { PublishInput } from '../lambdas/publisher';
 import { wireDispatcher } from '../lambdas/wiring';
+import { localKeyArn } from '../local/kms-store';
 import { startEventSources } from '../local/runner';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { startLocalAws } from '../test/support/emulators';
@@ -52,6 +55,10 @@ export interface ApiCallFigures {
   phases: Record<Phase, PhaseCounts>;
   /** Calls made while creating connections and warming caches (not per delivery). */
   warmUp: Record<string, number>;
+  /** The secret store of this run (absent in figures that predate the option: Secrets Manager). */
+  secretStore?: 'secrets-manager' | 'kms';
+  /** Connections created in the warm-up (each has one secret). */
+  connections?: number;
 }
 
 interface Counter {
@@ -206,12 +213,22 @@ export interface ApiCallOptions {
   healthy: number;
   /** Deliveries through the whole failing chain. */
   failing: number;
+  /** Where connection secrets are kept (D28): the local KMS key seals them with `kms`. @default 'secrets-manager' */
+  secretStore?: 'secrets-manager' | 'kms';
 }
 
 export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallFigures> {
   const measuredAt = new Date().toISOString();
   const emulators = await startLocalAws({ visibilityTimeoutSeconds: 60 });
-  const { env, resources } = emulators;
+  const { env } = emulators;
+  const secretStore = options.secretStore ?? 'secrets-manager';
+  const store: SecretStore =
+    secretStore === 'kms'
+      ? { kind: 'kms', keyArn: localKeyArn(env.AWS_REGION!) }
+      : { kind: 'secrets-manager' };
+  const resources = { ...emulators.resources, secretStore: store };
+  const storeEnv =
+    store.kind === 'kms' ? { [ENV.secretStore]: store.kind, [ENV.secretKeyArn]: store.keyArn } : {};
   const caPem = testPki().caPem;
   const receiver = await startReceiverProcess({ report: true });
   const receipts: Array<{ path: string; status: number }> = [];
@@ -260,7 +277,12 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
     ca: [caPem],
   });
   const wired = wireDispatcher(
-    loadConfig({ ...process.env, [ENV.allowLoopback]: 'true', [ENV.allowedPorts]: String(wire.port) }),
+    loadConfig({
+      ...process.env,
+      ...storeEnv,
+      [ENV.allowLoopback]: 'true',
+      [ENV.allowedPorts]: String(wire.port),
+    }),
     { ca: [caPem], deps: { log: capture.log } },
   );
   const runner = startEventSources(
@@ -357,7 +379,7 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
       for (const id of ids('usr_fail_', options.failing))
         await management.publisher.publishUserIdentified({ user: user(id), application: failApp });
     });
-    return { measuredAt, phases: { healthy, healthyBatched, failing }, warmUp };
+    return { measuredAt, phases: { healthy, healthyBatched, failing }, warmUp, secretStore, connections: 2 };
   } finally {
     await runner.stop();
     capture.stop();

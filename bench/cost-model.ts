@@ -517,9 +517,17 @@ export interface FixedInputs {
   customMetrics: number;
   /** Secrets in Secrets Manager (default) or encrypted with one stack KMS key in the connection item. */
   secretStore: 'secrets-manager' | 'kms';
+  /**
+   * KMS Decrypt calls the kms store makes per secret read (a container's first delivery to a
+   * connection, or to a new version), counted by the bench (`apiCallsKms`). @default 1
+   */
+  kmsDecryptsPerSecretRead?: number;
   /** Long polls of an idle event source a month (5 pollers, 20 s each, when nothing arrives). */
   idlePollers: number;
 }
+
+/** A key with yearly rotation: its own month, and one for each of its first two rotations (KMS pricing). */
+export const KMS_KEY_MONTHS_WITH_ROTATION = 3;
 
 export interface FixedCost {
   perMonth: number;
@@ -547,10 +555,14 @@ export function fixedCost(f: FixedInputs, prices: Prices): FixedCost {
           },
         ]
       : [
-          { item: 'KMS: one customer managed key for the stack', perMonth: prices.kmsPerKeyMonth },
           {
-            item: `KMS Decrypt: each of ${f.warmContainers} warm containers decrypts each secret once per ${f.secretCacheS / 3600} h`,
-            perMonth: (secretReads / 10_000) * prices.kmsPer10kRequests,
+            // KMS bills each of the first two rotations of a key's material $1 a month more (none after).
+            item: `KMS: one customer managed key for the stack, rotated yearly ($${prices.kmsPerKeyMonth} a month, +$${prices.kmsPerKeyMonth} for each of its first two rotations: the most, from its third year)`,
+            perMonth: KMS_KEY_MONTHS_WITH_ROTATION * prices.kmsPerKeyMonth,
+          },
+          {
+            item: `KMS Decrypt: each of ${f.warmContainers} warm containers decrypts each secret once per ${f.secretCacheS / 3600} h (${f.kmsDecryptsPerSecretRead ?? 1} Decrypt per secret read, counted; none per delivery)`,
+            perMonth: ((secretReads * (f.kmsDecryptsPerSecretRead ?? 1)) / 10_000) * prices.kmsPer10kRequests,
           },
         ];
   lines.push(

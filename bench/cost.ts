@@ -70,6 +70,38 @@ export const FIXED: FixedInputs = {
 const complete = (r: BenchResults) =>
   !r.quick && Boolean(r.volume && r.endToEnd && r.overhead && r.coldStart && r.apiCalls);
 
+/**
+ * What the kms secret store calls, counted by the bench (`apiCallsKms`): Decrypts per secret
+ * read (the warm-up reads each connection's secret once) and per delivery past the caches.
+ */
+export function kmsCallsFrom(
+  results: BenchResults,
+): { decryptsPerSecretRead: number; decryptsPerDelivery: number; encryptsPerConnection: number } | undefined {
+  const run = results.apiCallsKms;
+  if (!run?.connections) return undefined;
+  const phases = Object.values(run.phases);
+  const deliveries = phases.reduce((s, p) => s + p.deliveries, 0);
+  const decrypts = phases.reduce((s, p) => s + (p.calls['kms:Decrypt'] ?? 0), 0);
+  return {
+    decryptsPerSecretRead: (run.warmUp['kms:Decrypt'] ?? 0) / run.connections,
+    decryptsPerDelivery: deliveries ? decrypts / deliveries : 0,
+    encryptsPerConnection: (run.warmUp['kms:Encrypt'] ?? 0) / run.connections,
+  };
+}
+
+/** The fixed cost with `secretStore: 'kms'`, from the counted KMS calls when the results have them. */
+export function fixedKmsCost(results: BenchResults | undefined, prices: Prices = PRICES): FixedCost {
+  const calls = results && kmsCallsFrom(results);
+  return fixedCost(
+    {
+      ...FIXED,
+      secretStore: 'kms',
+      ...(calls ? { kmsDecryptsPerSecretRead: calls.decryptsPerSecretRead } : {}),
+    },
+    prices,
+  );
+}
+
 /** The bench results the doc is made from, and which file they came from. */
 export function loadResults(): { results: BenchResults; file: string } {
   if (existsSync(LATEST)) {
@@ -149,6 +181,8 @@ export interface CostReport {
   fixedPerThousandConnections: {
     perMonth: number;
     lines: Array<{ item: string; perMonth: number }>;
+    /** The same with `secretStore: 'kms'` (D28). */
+    withKmsSecretStore: { perMonth: number; lines: Array<{ item: string; perMonth: number }> };
   };
 }
 
@@ -158,6 +192,8 @@ export function costReport(
   figures: Figures,
   a: Assumptions = ASSUMPTIONS,
   prices: Prices = PRICES,
+  /** The fixed cost with the kms secret store (counted calls: {@link fixedKmsCost}). */
+  kms: FixedCost = fixedKmsCost(undefined, prices),
 ): CostReport {
   const costs = SCENARIOS.map((s) => scenarioCost(s, figures, prices, a));
   const fixed = fixedCost(FIXED, prices);
@@ -174,6 +210,10 @@ export function costReport(
     fixedPerThousandConnections: {
       perMonth: r4(fixed.perMonth),
       lines: fixed.lines.map((l) => ({ item: l.item, perMonth: r4(l.perMonth) })),
+      withKmsSecretStore: {
+        perMonth: r4(kms.perMonth),
+        lines: kms.lines.map((l) => ({ item: l.item, perMonth: r4(l.perMonth) })),
+      },
     },
   };
 }
@@ -276,7 +316,11 @@ export function renderCostDoc(results: BenchResults, baselineRun: string, prices
   const a = ASSUMPTIONS;
   const costs = SCENARIOS.map((s) => scenarioCost(s, figures, prices, a));
   const fixed: FixedCost = fixedCost(FIXED, prices);
-  const fixedKms = fixedCost({ ...FIXED, secretStore: 'kms' }, prices);
+  const fixedKms = fixedKmsCost(results, prices);
+  const kmsCalls = kmsCallsFrom(results);
+  const secretsOf = (f: FixedCost) =>
+    f.lines.filter((l) => /Secrets Manager|GetSecretValue|KMS/.test(l.item));
+  const secretsCost = (f: FixedCost) => secretsOf(f).reduce((s, l) => s + l.perMonth, 0);
   const alts = alternatives(prices, ATTEMPTS_PER_CHAIN);
   const api = results.apiCalls!;
   const parkedOf = (kind: 'failing' | 'hanging') => results.volume!.deliveries[kind].parked;
@@ -371,7 +415,7 @@ ${table(
 )}
 
 Fixed monthly costs are apart ([below](#fixed-monthly-cost-per-1000-connections)): ${money(fixed.perMonth)} a month per
-${FIXED.connections.toLocaleString('en-US')} connections for this pipeline (${money(fixedKms.perMonth)} with the \`secretStore: 'kms'\` lever);
+${FIXED.connections.toLocaleString('en-US')} connections for this pipeline (${money(fixedKms.perMonth)} with the construct prop \`secretStore: 'kms'\`);
 Hookdeck's Team plan starts at ${money(prices.hookdeckTeamPlanPerMonth)} a month, Svix Professional at ${money(prices.svixProfessionalPlanPerMonth)}.
 The EventBridge rows leave out data transfer out and sign nothing; this pipeline's figure includes both.
 
@@ -402,10 +446,10 @@ ${table(
     [
       'secrets, per month per 1,000 connections',
       '$5',
-      money(fixed.lines.slice(0, 3).reduce((s, l) => s + l.perMonth, 0)),
-      money(fixed.lines.slice(0, 3).reduce((s, l) => s + l.perMonth, 0)),
-      `${money(fixedKms.lines.slice(0, 2).reduce((s, l) => s + l.perMonth, 0))} (\`secretStore: 'kms'\`, not built)`,
-      'no',
+      money(secretsCost(fixed)),
+      `${money(secretsCost(fixedKms))} (\`secretStore: 'kms'\`)`,
+      money(secretsCost(fixedKms)),
+      secretsCost(fixedKms) <= 5 ? 'yes' : 'no',
     ],
   ],
 )}
@@ -421,9 +465,10 @@ ${table(
 )}
 
 \`BufferedPublisher\` (serverless-webhooks/publisher), which gathers events into batches of 10, is the
-"healthy, batched publish" column. A \`secretStore: 'kms'\` option takes the secrets line from ${money(fixed.lines[0]!.perMonth)} to
-${money(fixedKms.perMonth - (fixed.perMonth - fixed.lines.slice(0, 3).reduce((s, l) => s + l.perMonth, 0)))} a month per 1,000 connections
-(one key for the stack plus its decrypts).
+"healthy, batched publish" column. The construct prop \`secretStore: 'kms'\` (D28) takes the secrets lines from ${money(secretsCost(fixed))} to
+${money(secretsCost(fixedKms))} a month per 1,000 connections (one key for the stack at its most, after two paid
+rotations, plus its decrypts): each secret is sealed with the key in its connection item instead of
+being a Secrets Manager secret of its own.
 
 ## Scenarios
 
@@ -588,7 +633,22 @@ ${table(
   [...fixed.lines.map((l) => [l.item, money(l.perMonth)]), ['**total**', `**${money(fixed.perMonth)}**`]],
 )}
 
-With \`secretStore: 'kms'\` (not built): ${money(fixedKms.perMonth)} a month.
+With \`secretStore: 'kms'\` (D28): ${money(fixedKms.perMonth)} a month.
+
+${table(
+  ['item', 'per month'],
+  [
+    ...secretsOf(fixedKms).map((l) => [l.item, money(l.perMonth)]),
+    ['the other lines, as above', money(fixedKms.perMonth - secretsCost(fixedKms))],
+  ],
+)}
+
+${
+  kmsCalls
+    ? `Counted by \`npm run bench\` (measurement \`apiCallsKms\`: the API-call run again with the kms store and the local KMS behind a counting proxy): ${num(kmsCalls.encryptsPerConnection)} Encrypt per connection created, ${num(kmsCalls.decryptsPerSecretRead)} Decrypt per secret read (a warm container's first delivery to a connection, or to a rotated version), ${num(kmsCalls.decryptsPerDelivery)} Decrypt per delivery once cached. Show Secret is one Decrypt, a rotation one Encrypt (operator actions, not priced).`
+    : 'These figures predate the kms store run (`apiCallsKms`): one Decrypt per secret read is assumed.'
+}
+
 Hookdeck Team plan ${money(prices.hookdeckTeamPlanPerMonth)} a month (includes 10,000 events); Svix Professional ${money(prices.svixProfessionalPlanPerMonth)} a month (includes 50,000 messages).
 
 ## What each option includes
@@ -670,7 +730,9 @@ function main(): void {
   }
   const { results, file } = loadResults();
   if (values.json) {
-    console.log(JSON.stringify(costReport(figuresFrom(results)), null, 2));
+    console.log(
+      JSON.stringify(costReport(figuresFrom(results), ASSUMPTIONS, PRICES, fixedKmsCost(results)), null, 2),
+    );
     return;
   }
   const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchResults;
@@ -688,11 +750,11 @@ function main(): void {
     return;
   }
   writeFileSync(DOC, doc);
-  const report = costReport(figuresFrom(results));
+  const report = costReport(figuresFrom(results), ASSUMPTIONS, PRICES, fixedKmsCost(results));
   for (const [key, s] of Object.entries(report.scenarios))
     console.log(`${key.padEnd(15)} ${money(s.perMillion)} per million deliveries`);
   console.log(
-    `${'fixed'.padEnd(15)} ${money(report.fixedPerThousandConnections.perMonth)} a month per 1,000 connections`,
+    `${'fixed'.padEnd(15)} ${money(report.fixedPerThousandConnections.perMonth)} a month per 1,000 connections (${money(report.fixedPerThousandConnections.withKmsSecretStore.perMonth)} with secretStore: 'kms')`,
   );
   console.log(`Wrote docs/cost.md from ${where}.`);
 }

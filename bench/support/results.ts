@@ -24,5 +24,7 @@ export interface BenchResults {
   volume?: VolumeFigures;
   consoleBundle?: ConsoleBundleFigures;
   apiCalls?: ApiCallFigures;
+  /** The same with `secretStore: 'kms'`: the KMS calls of that store (D28). */
+  apiCallsKms?: ApiCallFigures;
   batchTime?: BatchTimeFigures;
 }

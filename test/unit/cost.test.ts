@@ -203,8 +203,12 @@ describe('fixed costs and alternatives', () => {
     const reads = 1_000 * 10 * 30;
     expect(sm.lines[1]!.perMonth).toBeCloseTo((reads / 10_000) * 0.05, 9);
     const kms = fixedCost({ ...base, secretStore: 'kms' }, PRICES);
-    expect(kms.lines[0]!.perMonth).toBe(1);
-    expect(kms.perMonth).toBeLessThan(10);
+    // The key at its most (two paid rotations) and one Decrypt per secret read: under issue 15's $5.
+    expect(kms.lines[0]!.perMonth).toBe(3);
+    expect(kms.lines[1]!.perMonth).toBeCloseTo((reads / 10_000) * 0.03, 9);
+    expect(kms.lines[0]!.perMonth + kms.lines[1]!.perMonth).toBeLessThanOrEqual(5);
+    const twice = fixedCost({ ...base, secretStore: 'kms', kmsDecryptsPerSecretRead: 2 }, PRICES);
+    expect(twice.lines[1]!.perMonth).toBeCloseTo(2 * kms.lines[1]!.perMonth, 9);
     expect(sm.perMonth).toBeCloseTo(
       sm.lines.reduce((s, l) => s + l.perMonth, 0),
       12,
