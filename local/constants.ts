@@ -28,6 +28,7 @@ export function localSdkEnv(
     AWS_ENDPOINT_URL_SNS: endpoints.sqs,
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.secretsManager,
-    AWS_ENDPOINT_URL_KMS: endpoints.kms,
+    // Absent in the state file of a local mode started before the local KMS existed.
+    ...(endpoints.kms ? { AWS_ENDPOINT_URL_KMS: endpoints.kms } : {}),
   };
 }

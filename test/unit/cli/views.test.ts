@@ -1,4 +1,5 @@
-import { connectionBlock, failureAdvice, outcomeDetail } from '../../../cli/views';
+import { connectionBlock, connectionJson, failureAdvice, outcomeDetail } from '../../../cli/views';
+import { connectionView } from '../../../lambdas/api/views';
 import type { Connection } from '../../../lambdas/core/types';
 
 const suggest = (command: string) => `npx webhooks --local ${command}`;
@@ -79,5 +80,33 @@ describe('what a connection block says about delivery', () => {
   it('says a connection disabled by hand gets no new events at all', () => {
     expect(enabledLine({ ...base, enabled: false })).toMatch(/no \(new events are not delivered to it\)/);
     expect(enabledLine({ ...base, enabled: true })).toMatch(/enabled\s+yes$/);
+  });
+});
+
+describe('a connection of the kms secret store in listings', () => {
+  const sealed = {
+    connectionId: 'con_a',
+    applicationId: 'app_1',
+    type: 'webhook',
+    name: 'CRM',
+    url: 'https://example.com/hooks',
+    method: 'POST',
+    headers: { Authorization: 'Bearer t0ken-value' },
+    enabled: true,
+    secretArn: 'arn:aws:kms:us-east-1:1:key/k',
+    secretVersion: 'v1',
+    secretCiphertext: 'AQICAHsealedsecretbytes==',
+    createdAt: '2026-11-22T00:00:00.000Z',
+    updatedAt: '2026-11-22T00:00:00.000Z',
+  } as Connection;
+
+  it('shows neither the sealed secret (CLI --json) nor it or the key (API) ', () => {
+    const cli = JSON.stringify(connectionJson(sealed));
+    expect(cli).not.toContain('AQICAHsealed');
+    expect(cli).not.toContain('t0ken-value');
+    expect(cli).toContain('"secretVersion":"v1"');
+    const api = JSON.stringify(connectionView(sealed));
+    expect(api).not.toContain('AQICAHsealed');
+    expect(api).not.toContain('arn:aws:kms');
   });
 });
