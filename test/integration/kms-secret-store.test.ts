@@ -3,7 +3,8 @@
  * library keep their secret sealed with the local KMS key in their item (no Secrets Manager
  * secret), deliveries are signed with it, Show Secret and rotation work with the old secret
  * still valid for cached dispatchers, and a ciphertext copied into another connection's item
- * does not decrypt: that delivery is handed back with a named error, the rest of the batch goes out.
+ * does not decrypt: that delivery is handed back with a named error (and reaches the DLQ after
+ * maxReceiveCount, never sent), the rest of the batch goes out.
  */
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -45,7 +46,13 @@ beforeAll(async () => {
   process.env[ENV.secretKeyArn] = keyArn;
   receiverA = await startReceiver();
   receiverB = await startReceiver();
-  harness = await startHarness({ ports: [receiverA.port, receiverB.port], attemptTimeoutMs: 1_000, log });
+  // A short visibility timeout, so the refused record's redeliveries reach the DLQ within the test.
+  harness = await startHarness({
+    ports: [receiverA.port, receiverB.port],
+    attemptTimeoutMs: 1_000,
+    visibilityTimeoutSeconds: 2,
+    log,
+  });
   management = new WebhookManagement({
     resources: { ...harness.resources, secretStore: { kind: 'kms', keyArn } },
     allowLoopback: true,
@@ -144,6 +151,9 @@ it('refuses a ciphertext copied into another connection by name, and still deliv
   const line = refusal();
   expect(line?.fields).toMatchObject({ connectionId: b.connectionId });
   expect(JSON.stringify(line)).toMatch(/copied from another item/);
+  // Redelivered until maxReceiveCount, then SQS moves it to the DLQ: nothing is lost, nothing is sent.
+  const [letter] = await harness.deadLetters(1, 60_000);
+  expect(letter).toMatchObject({ type: 'delivery', connectionId: b.connectionId });
   expect(JSON.stringify(lines)).not.toContain(secret);
   expect(receiverB.requests).toHaveLength(0);
 });
