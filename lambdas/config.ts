@@ -27,7 +27,7 @@ export const ENV = {
   /** Absent or empty: connections are never disabled automatically (opt-in). */
   disableAfter: 'WEBHOOKS_DISABLE_AFTER',
   secretPrefix: 'WEBHOOKS_SECRET_PREFIX',
-  /** Where connection secrets are kept: `secrets-manager` (absent) or `kms` (D27). */
+  /** Where connection secrets are kept: `secrets-manager` (absent) or `kms` (D28). */
   secretStore: 'WEBHOOKS_SECRET_STORE',
   /** ARN of the stack's KMS key that seals connection secrets; required with `kms`. */
   secretKeyArn: 'WEBHOOKS_SECRET_KEY_ARN',
@@ -43,7 +43,7 @@ export const ENV = {
 } as const;
 
 /**
- * Where connection secrets are kept (D27): one Secrets Manager secret per connection (the
+ * Where connection secrets are kept (D28): one Secrets Manager secret per connection (the
  * default), or sealed in the connection item with the stack's KMS key.
  */
 export type SecretStore =

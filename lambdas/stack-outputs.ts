@@ -18,7 +18,7 @@ export const STACK_OUTPUTS = {
   attemptsTableName: 'AttemptsTableName',
   /** Secrets Manager name prefix of the connection secrets (ends with `/`). */
   secretPrefix: 'SecretPrefix',
-  /** Where connection secrets are kept: `secrets-manager` or `kms` (D27). */
+  /** Where connection secrets are kept: `secrets-manager` or `kms` (D28). */
   secretStore: 'SecretStore',
   /** ARN of the KMS key that seals connection secrets; only with the `kms` store. */
   secretKeyArn: 'SecretKeyArn',

@@ -103,7 +103,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
   return { dispatcher, deps, close: () => sender.close() };
 }
 
-/** The adapter of the configured secret store (D27). */
+/** The adapter of the configured secret store (D28). */
 function signingSecrets(config: DispatcherConfig, options: WiringOptions, clock: Clock): SigningSecrets {
   const store = config.secretStore ?? { kind: 'secrets-manager' };
   return store.kind === 'kms'

@@ -2,10 +2,10 @@ import { ArnFormat, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
-import { KMS_CONTEXT_KEYS } from '../lambdas/adapters/secrets/kms-sealed';
+import { KMS_CONTEXT_KEYS } from '../lambdas/adapters/secrets/kms-context';
 import { ENV } from '../lambdas/config';
 
-/** Where connection secrets are kept (D27): the construct prop `secretStore`. */
+/** Where connection secrets are kept (D28): the construct prop `secretStore`. */
 export type SecretStoreName = 'secrets-manager' | 'kms';
 
 /** Create a connection's secret, show it, rotate it (new version), delete it with the connection. */

@@ -213,7 +213,7 @@ export interface WebhookDeliveryProps {
   readonly secretPrefix?: string;
 
   /**
-   * Where connection secrets are kept (D27). `secrets-manager`: one secret per connection,
+   * Where connection secrets are kept (D28). `secrets-manager`: one secret per connection,
    * with its own versions and CloudTrail trail (about $0.40 a month each). `kms`: each secret
    * encrypted with one customer managed key of the stack (rotation enabled) in its connection
    * item, bound to the connection and its application by the encryption context ($1 a month

@@ -1,7 +1,7 @@
 /**
  * The local AWS endpoints of local mode (DESIGN.md §6), on loopback and free ports: fauxqs
  * (SQS, SNS), dynalite (DynamoDB), the local Secrets Manager and the local KMS (the `kms`
- * secret store, D27). Runs under tsx or plain
+ * secret store, D28). Runs under tsx or plain
  * Node (fauxqs is ESM-only), never inside Jest's sandbox.
  */
 import { mkdirSync } from 'node:fs';

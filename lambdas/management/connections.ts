@@ -326,7 +326,7 @@ export class Connections {
   }
 }
 
-/** The keeper of the deployment's secret store (D27). */
+/** The keeper of the deployment's secret store (D28). */
 function secretKeeper(options: ManagementOptions): SecretKeeper {
   const store = options.resources.secretStore;
   if (store?.kind === 'kms') {

@@ -1,5 +1,5 @@
 /**
- * Where the management library keeps connection secrets (D27): one Secrets Manager secret per
+ * Where the management library keeps connection secrets (D28): one Secrets Manager secret per
  * connection (the default), or sealed with the stack's KMS key in the connection item. Both
  * give the fields the connection item stores; rotation gives new ones, and the old secret
  * stays valid for dispatchers until their cached connection refreshes (≤ 30 s), as before.

@@ -1,5 +1,5 @@
 /**
- * Connection secrets sealed with one KMS key (`secretStore: 'kms'`, D27). The secret lives in
+ * Connection secrets sealed with one KMS key (`secretStore: 'kms'`, D28). The secret lives in
  * its connection item as a KMS ciphertext (`secretCiphertext`), encrypted under an encryption
  * context that names the connection and its application: KMS refuses to decrypt a ciphertext
  * copied into another connection's item. The dispatcher only decrypts; the management library
@@ -11,12 +11,9 @@ import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { TtlCache } from '../../core/cache';
 import { WebhookError } from '../../core/errors';
 import type { Clock, Connection, SigningSecrets } from '../../core/types';
+import { encryptionContext } from './kms-context';
 
-/** Encryption-context keys: the IAM policy of the dispatcher requires both (lib/webhook-delivery.ts). */
-export const KMS_CONTEXT_KEYS = {
-  connectionId: 'webhooks:connectionId',
-  applicationId: 'webhooks:applicationId',
-} as const;
+export { encryptionContext, KMS_CONTEXT_KEYS } from './kms-context';
 
 /** A connection item of a `kms` store: its secret, sealed, beside the usual fields. */
 export interface SealedSecretFields {
@@ -54,17 +51,6 @@ const PROBLEMS: Record<SealedSecretProblem, string> = {
     'KMS refused the ciphertext for this connection and application (was it copied from another item?)',
   wrong_key: "it was sealed under another KMS key than the stack's",
 };
-
-/** The encryption context that binds a ciphertext to its connection and application. */
-export function encryptionContext(ids: {
-  connectionId: string;
-  applicationId: string;
-}): Record<string, string> {
-  return {
-    [KMS_CONTEXT_KEYS.connectionId]: ids.connectionId,
-    [KMS_CONTEXT_KEYS.applicationId]: ids.applicationId,
-  };
-}
 
 /** Seals and opens connection secrets with one key. */
 export class KmsSecretSealer {
