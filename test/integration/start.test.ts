@@ -7,9 +7,11 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '..', '..');
 
-it('starts the local pipeline, delivers the demo event signed, and stops cleanly on SIGINT', async () => {
-  const stateFile = join(mkdtempSync(join(tmpdir(), 'wh-start-')), 'state.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+/** Starts `npm start` with `args`, waits for the demo delivery, checks the state file, stops it. */
+async function startAndStop(args: string[], check: (state: Record<string, unknown>, dir: string) => void) {
+  const dir = mkdtempSync(join(tmpdir(), 'wh-start-'));
+  const stateFile = join(dir, 'state.json');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts', ...args], {
     cwd: root,
     env: { ...process.env, WEBHOOKS_STATE_FILE: stateFile, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,10 +39,46 @@ it('starts the local pipeline, delivers the demo event signed, and stops cleanly
       pid: child.pid,
       resources: { queueUrl: expect.stringContaining('http://127.0.0.1') },
     });
+    check(state, dir);
   } finally {
     child.kill('SIGINT');
   }
   expect(await exited).toBe(0);
   expect(output).toContain('Stopped.');
   expect(existsSync(stateFile)).toBe(false);
+  return output;
+}
+
+it('starts the local pipeline, delivers the demo event signed, and stops cleanly on SIGINT', async () => {
+  await startAndStop([], (state) => {
+    expect(state).toMatchObject({ resources: { secretStore: { kind: 'secrets-manager' } } });
+  });
+});
+
+it('with --secret-store kms, signs with a secret sealed by the local KMS key kept in local state', async () => {
+  const output = await startAndStop(['--secret-store', 'kms'], (state, dir) => {
+    expect(state).toMatchObject({
+      resources: { secretStore: { kind: 'kms', keyArn: expect.stringMatching(/^arn:aws:kms:/) } },
+      endpoints: { kms: expect.stringContaining('http://127.0.0.1') },
+    });
+    const key = JSON.parse(readFileSync(join(dir, 'data', 'kms.json'), 'utf8'));
+    expect(Buffer.from(key.keyMaterial, 'base64')).toHaveLength(32);
+  });
+  expect(output).toContain('connection secrets: sealed with its key');
+});
+
+it('refuses an unknown --secret-store by name', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts', '--secret-store', 'vault'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      WEBHOOKS_STATE_FILE: join(mkdtempSync(join(tmpdir(), 'wh-start-')), 'state.json'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
+  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  expect(code).not.toBe(0);
+  expect(output).toContain('--secret-store: "vault" is not one of secrets-manager, kms');
 });
