@@ -74,7 +74,7 @@ function create(): Command {
     });
     printConnection(ctx, `Created connection ${connection.connectionId}.`, connection);
     ctx.print(`
-Its signing secret is stored in Secrets Manager. Give it to the receiver; show it with:
+Its signing secret is ${secretKeptIn(connection)}. Give it to the receiver; show it with:
   ${ctx.suggest(`connections show-secret ${connection.connectionId}`)}
 Then check the endpoint with a signed test delivery:
   ${ctx.suggest(`connections send-test ${connection.connectionId}`)}`);
@@ -425,4 +425,11 @@ export function connectionsCommand(): Command {
   ])
     cmd.addCommand(sub);
   return cmd;
+}
+
+/** Where the stack keeps a new connection's secret: its item holds a ciphertext with `secretStore: 'kms'`. */
+function secretKeptIn(connection: object): string {
+  return 'secretCiphertext' in connection
+    ? "sealed with the stack's KMS key in the connection item"
+    : 'stored in Secrets Manager';
 }
