@@ -2,7 +2,7 @@
  * The dispatcher under test, wired exactly as production (lambdas/wiring.ts)
  * and driven by the local event-source runner (Lambda's SQS semantics), with two test-only
  * differences: its SDK clients may point at fault proxies, and its log counts lines instead
- * of printing 300 000 of them. Runs in the harness's process or in a child
+ * of printing 300 000 of them. Runs in the test's process (pipeline.ts, stack.ts) or in a child
  * (dispatcher-process.ts) that the kill scenario SIGKILLs.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -87,18 +87,18 @@ export class CountingLog implements Log {
   error = (message: string, fields?: Record<string, unknown>) => this.add('error', message, fields);
 }
 
-export interface RunningDispatcher {
+export interface RunningDispatcher<L extends Log = CountingLog> {
   readonly wired: Wired;
-  readonly log: CountingLog;
+  readonly log: L;
   readonly batches: BatchStats;
   /** Stops polling, lets batches in flight finish, closes clients and pools. */
   stop(): Promise<void>;
 }
 
-export function startDispatcher(
+export function startDispatcher<L extends Log = CountingLog>(
   spec: DispatcherSpec,
-  hooks: { onBatch?: (report: BatchReport) => void; log?: CountingLog } = {},
-): RunningDispatcher {
+  hooks: { onBatch?: (report: BatchReport) => void; log?: L } = {},
+): RunningDispatcher<L> {
   const maxAttempts = spec.sdkMaxAttempts ?? 2;
   const client = (endpoint: string) => ({ ...localClientConfig(endpoint, spec.region), maxAttempts });
   const clients = {
@@ -126,7 +126,7 @@ export function startDispatcher(
     ...(spec.failingAfter ? { [ENV.failingAfter]: String(spec.failingAfter) } : {}),
     ...(spec.disableAfter ? { [ENV.disableAfter]: String(spec.disableAfter) } : {}),
   });
-  const log = hooks.log ?? new CountingLog();
+  const log = hooks.log ?? (new CountingLog() as Log as L);
   const wired = wireDispatcher(config, { clients, ca: [...spec.ca], deps: { log } });
   const batches: BatchStats = { batches: 0, ok: 0, partial: 0, error: 0, timeout: 0, recordsLeft: 0 };
   const runner: Runner = startEventSources(

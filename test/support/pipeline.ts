@@ -1,10 +1,10 @@
 /**
  * A whole pipeline on the integration project's emulators, in the test's own process: a
  * fresh queue + DLQ per harness (emulators.ts `createQueues`, so test files never steal each
- * other's messages), the shared tables, real connections with real secrets, the production
- * dispatcher wiring and the local event-source runner. The fault suite's pipeline (proxies,
- * receivers that keep the ledger, a dispatcher that can be killed) is stack.ts, on the same
- * pieces.
+ * other's messages), the shared tables, real connections with real secrets, and the
+ * dispatcher under test (dispatcher.ts: the production wiring under the local event-source
+ * runner). The fault suite's pipeline (proxies, receivers that keep the ledger, a dispatcher
+ * that can be killed) is stack.ts, on the same pieces.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -18,13 +18,13 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ENV, loadConfig } from '../../lambdas/config';
+import { powertoolsLog } from '../../lambdas/adapters/logger';
+import { CONFIG_DEFAULTS } from '../../lambdas/config';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { AttemptRecord, Connection, DeadLetter, Log } from '../../lambdas/core/types';
-import { createHandler } from '../../lambdas/dispatcher/handler';
-import { type Wired, wireDispatcher } from '../../lambdas/wiring';
+import type { Wired } from '../../lambdas/wiring';
 import type { LocalResources } from '../../local/bootstrap';
-import { type Runner, startEventSources } from '../../local/runner';
+import { startDispatcher } from './dispatcher';
 import { createQueues, servicesFromEnv } from './emulators';
 import { id } from './fixtures';
 import { testPki } from './pki';
@@ -44,7 +44,6 @@ export interface HarnessOptions {
 export interface Harness {
   resources: LocalResources;
   wired: Wired;
-  runner: Runner;
   sqs: SQSClient;
   createConnection(
     input: Partial<Connection> & { url: string; applicationId: string },
@@ -60,45 +59,39 @@ export interface Harness {
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
-  const resources = await createQueues(servicesFromEnv(), {
+  const services = servicesFromEnv();
+  const resources = await createQueues(services, {
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
     label: 't',
   });
-  const config = loadConfig({
-    ...process.env,
-    [ENV.retryQueueUrl]: resources.retryQueueUrl,
-    [ENV.dlqUrl]: resources.dlqUrl,
-    [ENV.allowLoopback]: 'true',
-    [ENV.allowedPorts]: options.ports.join(','),
-    [ENV.attemptTimeoutMs]: String(options.attemptTimeoutMs ?? 30_000),
-    [ENV.connectionCacheTtlMs]: '0',
-    [ENV.eventsTopicArn]: resources.eventsTopicArn,
-    ...(options.failingAfter ? { [ENV.failingAfter]: String(options.failingAfter) } : {}),
-    ...(options.disableAfter ? { [ENV.disableAfter]: String(options.disableAfter) } : {}),
-  });
-  const ca = [testPki().caPem];
-  const wired = wireDispatcher(config, { ca, deps: options.log ? { log: options.log } : {} });
+  const running = startDispatcher(
+    {
+      region: services.region,
+      endpoints: services.endpoints,
+      runnerSqsEndpoint: services.endpoints.sqs,
+      resources,
+      ca: [testPki().caPem],
+      allowedPorts: options.ports,
+      attemptTimeoutMs: options.attemptTimeoutMs ?? 30_000,
+      functionTimeoutMs: options.functionTimeoutMs ?? 90_000,
+      batchConcurrency: CONFIG_DEFAULTS.batchConcurrency,
+      runnerConcurrency: 4,
+      connectionCacheTtlMs: 0,
+      failingAfter: options.failingAfter,
+      disableAfter: options.disableAfter,
+      // The SDK's own default: these tests inject no faults.
+      sdkMaxAttempts: 3,
+    },
+    // The production log (Powertools, JSON on stdout) unless the test brings its own.
+    { log: options.log ?? powertoolsLog() },
+  );
   const sqs = new SQSClient({});
   const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}));
   const sm = new SecretsManagerClient({});
-  const runner = startEventSources(
-    {
-      sqs,
-      handler: createHandler(wired.dispatcher, config.retryQueueUrl),
-      functionTimeoutMs: options.functionTimeoutMs ?? 90_000,
-      waitTimeSeconds: 1,
-      concurrency: 4,
-    },
-    [
-      { queueUrl: resources.queueUrl, queueArn: resources.queueArn },
-      { queueUrl: resources.retryQueueUrl, queueArn: resources.retryQueueArn },
-    ],
-  );
 
   return {
     resources,
-    wired,
-    runner,
+    wired: running.wired,
     sqs,
     async createConnection(input) {
       const connectionId = input.connectionId ?? id('con');
@@ -164,8 +157,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       return letters;
     },
     async stop() {
-      await runner.stop();
-      await wired.close();
+      await running.stop();
       sqs.destroy();
       doc.destroy();
       sm.destroy();
