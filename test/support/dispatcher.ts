@@ -6,6 +6,7 @@
  * (dispatcher-process.ts) that the kill scenario SIGKILLs.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -40,6 +41,11 @@ export interface DispatcherSpec {
   readonly sdkMaxAttempts?: number;
   /** @default 1 */
   readonly waitTimeSeconds?: number;
+  /**
+   * Further dispatcher settings by their environment names (lambdas/config.ts ENV), as the
+   * construct would set them, e.g. the secret store; the fields above win over them.
+   */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 export interface BatchStats {
@@ -107,9 +113,11 @@ export function startDispatcher<L extends Log = CountingLog>(
     secretsManager: new SecretsManagerClient(client(spec.endpoints.secretsManager)),
     // fauxqs serves SNS on its SQS endpoint (through the SQS fault proxy, like SQS).
     sns: new SNSClient(client(spec.endpoints.sqs)),
+    kms: new KMSClient(client(spec.endpoints.kms)),
   };
   const runnerSqs = new SQSClient(localClientConfig(spec.runnerSqsEndpoint, spec.region));
   const config = loadConfig({
+    ...spec.settings,
     // The SDK clients above carry endpoints and credentials; only the dispatcher's own keys here.
     [ENV.retryQueueUrl]: localQueueUrl(spec.endpoints.sqs, spec.resources.retryQueueUrl),
     [ENV.dlqUrl]: localQueueUrl(spec.endpoints.sqs, spec.resources.dlqUrl),

@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
-import { CONFIG_DEFAULTS } from '../../lambdas/config';
+import { CONFIG_DEFAULTS, ENV } from '../../lambdas/config';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { AttemptRecord, Connection, DeadLetter, Log } from '../../lambdas/core/types';
 import type { Wired } from '../../lambdas/wiring';
@@ -81,6 +81,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       disableAfter: options.disableAfter,
       // The SDK's own default: these tests inject no faults.
       sdkMaxAttempts: 3,
+      // What else the test set in the environment (e.g. the secret store), as the construct would.
+      settings: dispatcherSettings(process.env),
     },
     // The production log (Powertools, JSON on stdout) unless the test brings its own.
     { log: options.log ?? powertoolsLog() },
@@ -163,4 +165,12 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       sm.destroy();
     },
   };
+}
+
+/** The dispatcher's settings (lambdas/config.ts ENV names) present in `env`. */
+function dispatcherSettings(env: NodeJS.ProcessEnv): Record<string, string> {
+  const names: ReadonlySet<string> = new Set(Object.values(ENV));
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => names.has(e[0]) && e[1] !== undefined),
+  );
 }
