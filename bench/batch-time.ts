@@ -9,22 +9,19 @@
  * - Deliveries per Lambda GB-second at that distribution, for batches of 10 and of 100 (a
  *   larger batch, as a batching window gathers at traffic; the window itself is not billed),
  *   against the limit of the same batches: deliveries ÷ (slowest latency × GB).
- * - The core against the spec's floor: CPU per delivery of `processBatch` with a sender that
- *   answers at once, against the work the spec makes unavoidable for one delivery (parse the
- *   event, serialise the payload, hash the delivery id, HMAC the body), both in this process
- *   (target: floor ÷ core ≥ 0.90).
+ * - The core against the spec's floor (bench/core-floor.ts) runs from the Lambda-like bundle in
+ *   a process of its own; bench/index.ts adds its figures to these.
  */
 
-import { createHash, createHmac } from 'node:crypto';
-import { cpuUsage } from 'node:process';
 import { type Resolver, UndiciSender } from '../lambdas/adapters/http/sender';
 import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
-import type { Connection, EventMessage, HttpSender } from '../lambdas/core/types';
+import type { Connection } from '../lambdas/core/types';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
-import { bodyOf, connectionFor, HEADER_PREFIX, SECRET, userIdentified } from '../test/support/fixtures';
+import { connectionFor, HEADER_PREFIX, userIdentified } from '../test/support/fixtures';
 import { memoryPorts } from '../test/support/memory-ports';
 import { RECEIVER_HOST, testPki } from '../test/support/pki';
 import { serveHttps } from '../test/support/receivers';
+import type { CoreFloorFigures } from './core-floor';
 import { DEFAULT_LATENCY, latencyQuantile } from './cost-model';
 import { DEFAULT_MEMORY_MB } from './support/constants';
 import { median, round } from './support/stats';
@@ -48,14 +45,8 @@ export interface BatchTimeFigures {
   latency: { medianMs: number; p99Ms: number; seed: number };
   memoryMb: number;
   sizes: BatchSizeFigures[];
-  core: {
-    deliveries: number;
-    /** CPU µs per delivery: processBatch with an instant sender, and the spec's floor alone. */
-    coreCpuMicros: number;
-    floorCpuMicros: number;
-    /** floor ÷ core (target ≥ 0.90). */
-    ratio: number;
-  };
+  /** The core against the spec's floor, from the bundled process (bench/core-floor.ts). */
+  core?: CoreFloorFigures;
 }
 
 /** mulberry32: a small seeded generator, so every run draws the same latencies. */
@@ -74,7 +65,6 @@ const SEED = 15;
 export async function measureBatchTime(options: {
   batches10: number;
   batches100: number;
-  coreDeliveries: number;
 }): Promise<BatchTimeFigures> {
   const pki = testPki();
   // One path per slot; the latency of each slot is set before each batch.
@@ -139,73 +129,13 @@ export async function measureBatchTime(options: {
     };
   };
 
-  const core = async (n: number) => {
-    const app = 'app_core_floor';
-    const connection = connectionFor(`https://${RECEIVER_HOST}:${port}/instant`, app);
-    const instant: HttpSender = {
-      send: async () => ({ kind: 'response', status: 200, snippet: '{"ok":true}', durationMs: 1 }),
-    } as unknown as HttpSender;
-    const ports = memoryPorts([connection], instant, capture.log);
-    const dispatcher = createDispatcher(
-      { ...ports.deps, attemptLog: { append: async () => 'written' as const } },
-      { headerPrefix: HEADER_PREFIX, attemptTtlDays: 30, concurrency: 10, egress },
-    );
-    const make = () =>
-      Array.from({ length: n }, (_, i) => ({
-        messageId: `m-${i}`,
-        body: JSON.stringify(userIdentified(app)),
-      }));
-    const runCore = async (records: InputRecord[]) => {
-      for (let i = 0; i < records.length; i += 10)
-        await dispatcher.processBatch(records.slice(i, i + 10), invocation);
-    };
-    /** The spec's unavoidable work for one delivery. */
-    const floor = (records: InputRecord[]) => {
-      let sink = 0;
-      for (const r of records) {
-        const event = JSON.parse(r.body) as EventMessage;
-        const body = bodyOf(r);
-        const id = createHash('sha256').update(`${event.eventId}\u0000${connection.connectionId}`).digest();
-        const sig = createHmac('sha256', SECRET).update(`${Date.now()}.${body}`, 'utf8').digest('hex');
-        sink += id[0]! + sig.length;
-      }
-      return sink;
-    };
-    const cpuOf = async (run: () => unknown) => {
-      const before = cpuUsage();
-      await run();
-      const used = cpuUsage(before);
-      return (used.user + used.system) / n;
-    };
-    // Warm-up, then alternate rounds so a slow patch of the machine hits both sides.
-    await runCore(make());
-    floor(make());
-    const coreRounds: number[] = [];
-    const floorRounds: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const records = make();
-      coreRounds.push(await cpuOf(() => runCore(records)));
-      floorRounds.push(await cpuOf(() => floor(records)));
-    }
-    const coreCpu = median(coreRounds);
-    const floorCpu = median(floorRounds);
-    return {
-      deliveries: n,
-      coreCpuMicros: round(coreCpu, 3),
-      floorCpuMicros: round(floorCpu, 3),
-      ratio: round(floorCpu / coreCpu, 3),
-    };
-  };
-
   capture.start(false);
   try {
     const sizes = [await runSize(10, options.batches10), await runSize(100, options.batches100)];
-    const coreFigures = await core(options.coreDeliveries);
     return {
       latency: { medianMs: DEFAULT_LATENCY.medianMs, p99Ms: DEFAULT_LATENCY.p99Ms, seed: SEED },
       memoryMb: DEFAULT_MEMORY_MB,
       sizes,
-      core: coreFigures,
     };
   } finally {
     capture.stop();
@@ -215,7 +145,7 @@ export async function measureBatchTime(options: {
 }
 
 if (require.main === module) {
-  measureBatchTime({ batches10: 10, batches100: 2, coreDeliveries: 1_000 })
+  measureBatchTime({ batches10: 10, batches100: 2 })
     .then((f) => console.log(JSON.stringify(f, null, 2)))
     .catch((error: unknown) => {
       console.error(error);

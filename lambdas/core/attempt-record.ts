@@ -37,7 +37,7 @@ export function attemptRecordOf(input: AttemptRecordInput): BuiltRecord {
   const { delivery, facts, request, result, decision, sensitive } = input;
   const iso = (ms: number) => new Date(ms).toISOString();
   const error =
-    'error' in result ? truncateUtf8(redact(result.error, [...sensitive]), MAX_ERROR_LENGTH) : undefined;
+    'error' in result ? truncateUtf8(redact(result.error, sensitive), MAX_ERROR_LENGTH) : undefined;
   const statusCode = result.kind === 'response' ? result.status : undefined;
   const record: AttemptRecord = {
     deliveryId: delivery.deliveryId,
@@ -57,7 +57,7 @@ export function attemptRecordOf(input: AttemptRecordInput): BuiltRecord {
   };
   if (statusCode !== undefined) record.statusCode = statusCode;
   if (result.kind === 'response' && result.snippet) {
-    record.responseSnippet = truncateUtf8(redact(result.snippet, [...sensitive]), RESPONSE_SNIPPET_BYTES);
+    record.responseSnippet = truncateUtf8(redact(result.snippet, sensitive), RESPONSE_SNIPPET_BYTES);
   }
   const lastError = error ?? (statusCode !== undefined ? `receiver answered HTTP ${statusCode}` : undefined);
   if (decision.action !== 'done' && lastError) record.error = lastError;

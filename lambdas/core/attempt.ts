@@ -11,7 +11,7 @@ import type { EgressPolicy } from './egress';
 import { DeadlineError, DestinationRefusedError, infra, ValidationError } from './errors';
 import { buildHeaders } from './headers';
 import { createLimiter } from './limiter';
-import { MIN_ANYWHERE_LENGTH } from './redact';
+import { MIN_ANYWHERE_LENGTH, sensitiveList } from './redact';
 import type { Settler } from './settle';
 import type { Target } from './targets';
 import type { AttemptRecord, Connection, DeliveryMessage, EventFacts, RefusalReason } from './types';
@@ -51,6 +51,16 @@ interface Destination {
   url: URL;
   target: string;
   sensitive: string[];
+  /** The values to redact with the secret last read for it (one list per secret version). */
+  redacted?: { secret: string; list: readonly string[] };
+}
+
+/** The secret and the destination's own values, as one list that keeps its redaction pattern. */
+function redactedValues(destination: Destination, secret: string): readonly string[] {
+  if (destination.redacted?.secret !== secret) {
+    destination.redacted = { secret, list: sensitiveList([secret, ...destination.sensitive]) };
+  }
+  return destination.redacted.list;
 }
 
 export function createAttempter(
@@ -155,7 +165,7 @@ export function createAttempter(
         facts,
         request: { method: connection.method, target: destination.target, requestedAtMs },
         result,
-        sensitive: [secret, ...destination.sensitive],
+        sensitive: redactedValues(destination, secret),
         connection,
         debugLines: run.debugLines,
       });

@@ -209,7 +209,8 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
         ttlDays: ttlDaysOf(decision.outcome, delivery.attempt),
         nowMs: clock.now(),
       });
-      await act(s, decision, built.record, built.lastError);
+      // A delivery (nearly every attempt) has nothing to act on: no await for it.
+      if (decision.action !== 'done') await act(s, decision, built.record, built.lastError);
       await record(built.record);
       await countHealth(s, decision);
       logOutcome(s, decision, built.record, built.statusCode);

@@ -7,7 +7,7 @@
 
 import { RESPONSE_SNIPPET_BYTES } from '../../lambdas/core/constants';
 import { createDispatcher } from '../../lambdas/core/dispatch';
-import { REDACTED, redact } from '../../lambdas/core/redact';
+import { REDACTED, redact, sensitiveList } from '../../lambdas/core/redact';
 import type { Connection } from '../../lambdas/core/types';
 import { connection, fakes, ok, SECRET } from '../unit/dispatcher/fakes';
 
@@ -107,6 +107,40 @@ describe('a custom header value echoed by the receiver', () => {
   it('a value containing regex syntax is matched literally', () => {
     expect(redact('a.b*c(d)[e]{f}|g^h$i?j+k\\l/m', ['.b*c(d)[e]{f}|g^h$i?j+k\\l/'])).toBe(`a${REDACTED}m`);
     expect(redact('aXbbc', ['.b*c'])).toBe('aXbbc');
+  });
+
+  it('after a secret rotation, the new secret echoed back is redacted, and the old one is no longer', async () => {
+    // The same connection record is attempted twice, its secret rotated in between: the value
+    // list (and its cached pattern) follows the secret the attempt was signed with.
+    const conn = connection('con_a', { headers: { 'X-Api-Key': TOKEN } });
+    let secret = SECRET;
+    const f = fakes([conn], () => ok(500, `old=${SECRET} new=whsec_rotated_0123456789`));
+    f.deps.secrets = { current: async () => secret };
+    const dispatcher = createDispatcher(f.deps, {
+      headerPrefix: 'X-Service',
+      attemptTtlDays: 30,
+      concurrency: 1,
+      egress: { allowedPorts: [443], allowLoopback: false },
+    });
+    const run = (eventId: string) =>
+      dispatcher.processBatch([{ messageId: eventId, body: JSON.stringify({ ...event, eventId }) }], plenty);
+    await run('evt_01JD3XQ4Z8K2M5N7P9R1S3T5V1');
+    secret = 'whsec_rotated_0123456789';
+    await run('evt_01JD3XQ4Z8K2M5N7P9R1S3T5V2');
+    const [before, after] = f.state.records.map((r) => r.responseSnippet);
+    expect(before).toBe(`old=${REDACTED} new=whsec_rotated_0123456789`);
+    expect(after).toBe(`old=${SECRET} new=${REDACTED}`);
+  });
+
+  it('a frozen value list keeps its pattern; an unfrozen list is read afresh on every call', () => {
+    const list = sensitiveList(['abcd']);
+    expect(redact('abcd efgh', list)).toBe(`${REDACTED} efgh`);
+    expect(redact('xabcdx', list)).toBe(`x${REDACTED}x`);
+    const open = ['abcd'];
+    expect(redact('abcd efgh', open)).toBe(`${REDACTED} efgh`);
+    open.push('efgh');
+    expect(redact('abcd efgh', open)).toBe(`${REDACTED} ${REDACTED}`);
+    expect(redact('abcd', sensitiveList(['  ']))).toBe('abcd');
   });
 
   it('a value inside a longer one is redacted with it, whole', () => {

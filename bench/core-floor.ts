@@ -1,0 +1,115 @@
+/**
+ * The core against the spec's floor (issue 15): CPU per delivery of `processBatch` with a
+ * sender that answers at once and in-memory ports, against the work the spec makes
+ * unavoidable for the same delivery, in the same process, alternating rounds:
+ *
+ * - parse the event (one `JSON.parse`) and check it (spec §2's fields: the same validation
+ *   the core runs, `buildPayload`),
+ * - serialise the payload (the request body),
+ * - hash the delivery id (SHA-256 of event id and connection id),
+ * - HMAC-SHA256 the timestamp and body with the connection's secret.
+ *
+ * Everything else the core does per delivery (envelope checks, the connection and secret
+ * lookups through their caches, the header set, the limiter, the decision, the attempt record
+ * and its redaction, health counting) is what the ratio floor ÷ core prices (target ≥ 0.90).
+ * Run from the Lambda-like bundle (bench/bundled-process.ts), never through tsx.
+ */
+
+import { createHash, createHmac } from 'node:crypto';
+import { cpuUsage } from 'node:process';
+import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
+import { buildPayload, serialiseBody } from '../lambdas/core/payload';
+import type { EventMessage, HttpSender } from '../lambdas/core/types';
+import { capturedPowertoolsLog } from '../test/support/captured-log';
+import { connectionFor, HEADER_PREFIX, SECRET, userIdentified } from '../test/support/fixtures';
+import { memoryPorts } from '../test/support/memory-ports';
+import { RECEIVER_HOST } from '../test/support/pki';
+import { median, round } from './support/stats';
+
+export interface CoreFloorOptions {
+  /** Deliveries per round, in batches of 10. */
+  deliveries: number;
+  rounds: number;
+}
+
+export interface CoreFloorFigures {
+  deliveries: number;
+  rounds: number;
+  /** CPU µs per delivery: processBatch with an instant sender, and the spec's floor alone. */
+  coreCpuMicros: number;
+  floorCpuMicros: number;
+  /** floor ÷ core (target ≥ 0.90). */
+  ratio: number;
+}
+
+export async function measureCoreFloor(options: CoreFloorOptions): Promise<CoreFloorFigures> {
+  const n = options.deliveries;
+  const app = 'app_core_floor';
+  const connection = connectionFor(`https://${RECEIVER_HOST}/instant`, app);
+  const instant: HttpSender = {
+    send: async () => ({ kind: 'response', status: 200, snippet: '{"ok":true}', durationMs: 1 }),
+  } as unknown as HttpSender;
+  const capture = capturedPowertoolsLog('INFO');
+  const ports = memoryPorts([connection], instant, capture.log);
+  const dispatcher = createDispatcher(
+    { ...ports.deps, attemptLog: { append: async () => 'written' as const } },
+    {
+      headerPrefix: HEADER_PREFIX,
+      attemptTtlDays: 30,
+      concurrency: 10,
+      egress: { allowLoopback: false, allowedPorts: [443] },
+    },
+  );
+  const invocation = { remainingMs: () => 60_000 };
+  const make = (): InputRecord[] =>
+    Array.from({ length: n }, (_, i) => ({ messageId: `m-${i}`, body: JSON.stringify(userIdentified(app)) }));
+  const runCore = async (records: InputRecord[]) => {
+    for (let i = 0; i < records.length; i += 10)
+      await dispatcher.processBatch(records.slice(i, i + 10), invocation);
+  };
+  const floor = (records: InputRecord[]) => {
+    let sink = 0;
+    for (const r of records) {
+      const event = JSON.parse(r.body) as EventMessage;
+      const body = serialiseBody(
+        buildPayload({ timestamp: event.occurredAt, user: event.user, application: event.application }),
+      );
+      const id = createHash('sha256').update(`${event.eventId}\u0000${connection.connectionId}`).digest();
+      const sig = createHmac('sha256', SECRET).update(`${Date.now()}.${body}`, 'utf8').digest('hex');
+      sink += id[0]! + sig.length;
+    }
+    return sink;
+  };
+  const cpuOf = async (run: () => unknown) => {
+    const before = cpuUsage();
+    await run();
+    const used = cpuUsage(before);
+    return (used.user + used.system) / n;
+  };
+
+  capture.start(false);
+  try {
+    // Warm-up, then alternate rounds so a slow patch of the machine hits both sides.
+    await runCore(make());
+    floor(make());
+    const coreRounds: number[] = [];
+    const floorRounds: number[] = [];
+    for (let i = 0; i < options.rounds; i++) {
+      const records = make();
+      coreRounds.push(await cpuOf(() => runCore(records)));
+      floorRounds.push(await cpuOf(() => floor(records)));
+      ports.clear();
+    }
+    const coreCpu = median(coreRounds);
+    const floorCpu = median(floorRounds);
+    return {
+      deliveries: n,
+      rounds: options.rounds,
+      coreCpuMicros: round(coreCpu, 3),
+      floorCpuMicros: round(floorCpu, 3),
+      ratio: round(floorCpu / coreCpu, 3),
+    };
+  } finally {
+    capture.stop();
+  }
+}
