@@ -16,16 +16,13 @@
 
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { type AddressInfo, connect, createServer as createTcpServer } from 'node:net';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { ENV, loadConfig, type SecretStore } from '../lambdas/config';
-import { createHandler } from '../lambdas/dispatcher/handler';
+import { ENV, type SecretStore } from '../lambdas/config';
 import { WebhookManagement } from '../lambdas/management';
 import type { PublishInput } from '../lambdas/publisher';
-import { wireDispatcher } from '../lambdas/wiring';
 import { localKeyArn } from '../local/kms-store';
-import { startEventSources } from '../local/runner';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
-import { startLocalAws } from '../test/support/emulators';
+import { dispatcherSettings, startDispatcher } from '../test/support/dispatcher';
+import { servicesFromEnv, startLocalAws } from '../test/support/emulators';
 import { user } from '../test/support/fixtures';
 import { testPki } from '../test/support/pki';
 import { startReceiverProcess } from '../test/support/receivers';
@@ -227,7 +224,7 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
       ? { kind: 'kms', keyArn: localKeyArn(env.AWS_REGION!) }
       : { kind: 'secrets-manager' };
   const resources = { ...emulators.resources, secretStore: store };
-  const storeEnv =
+  const storeEnv: Record<string, string> =
     store.kind === 'kms' ? { [ENV.secretStore]: store.kind, [ENV.secretKeyArn]: store.keyArn } : {};
   const caPem = testPki().caPem;
   const receiver = await startReceiverProcess({ report: true });
@@ -276,27 +273,24 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
     allowedPorts: [wire.port],
     ca: [caPem],
   });
-  const wired = wireDispatcher(
-    loadConfig({
-      ...process.env,
-      ...storeEnv,
-      [ENV.allowLoopback]: 'true',
-      [ENV.allowedPorts]: String(wire.port),
-    }),
-    { ca: [caPem], deps: { log: capture.log } },
-  );
-  const runner = startEventSources(
+  // The production wiring under the local runner (the harness's), every client through the proxies.
+  const running = startDispatcher(
     {
-      sqs: new SQSClient({}),
-      handler: createHandler(wired.dispatcher, queues.retryQueueUrl),
+      region: emulators.region,
+      endpoints: servicesFromEnv(proxiedEnv).endpoints,
+      snsEndpoint: proxiedEnv.AWS_ENDPOINT_URL_SNS!,
+      runnerSqsEndpoint: sqsProxy,
+      resources: queues,
+      ca: [caPem],
+      allowedPorts: [wire.port],
       functionTimeoutMs: 60_000,
-      waitTimeSeconds: 1,
-      concurrency: 4,
+      runnerConcurrency: 4,
+      // The SDK's own default.
+      sdkMaxAttempts: 3,
+      settings: { ...dispatcherSettings(process.env), ...storeEnv },
+      runnerWarnings: true,
     },
-    [
-      { queueUrl: queues.queueUrl, queueArn: resources.queueArn },
-      { queueUrl: queues.retryQueueUrl, queueArn: resources.retryQueueArn },
-    ],
+    { log: capture.log },
   );
   const until = async (done: () => boolean, timeoutMs: number, what: string) => {
     const deadline = Date.now() + timeoutMs;
@@ -381,9 +375,8 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
     });
     return { measuredAt, phases: { healthy, healthyBatched, failing }, warmUp, secretStore, connections: 2 };
   } finally {
-    await runner.stop();
+    await running.stop();
     capture.stop();
-    await wired.close();
     for (const [key, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;

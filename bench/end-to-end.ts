@@ -12,15 +12,11 @@
  */
 
 import { cpuUsage } from 'node:process';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { ENV, loadConfig } from '../lambdas/config';
 import { RETRY_DELAYS_S } from '../lambdas/core/constants';
-import { createHandler } from '../lambdas/dispatcher/handler';
 import { WebhookManagement } from '../lambdas/management';
 import type { PublishInput } from '../lambdas/publisher';
-import { wireDispatcher } from '../lambdas/wiring';
-import { startEventSources } from '../local/runner';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
+import { dispatcherSettings, startDispatcher } from '../test/support/dispatcher';
 import { startLocalAws } from '../test/support/emulators';
 import { user } from '../test/support/fixtures';
 import { testPki } from '../test/support/pki';
@@ -100,25 +96,29 @@ export async function measureEndToEnd(options: EndToEndOptions): Promise<EndToEn
     allowedPorts: [port],
     ca: [caPem],
   });
-  const wired = wireDispatcher(
-    loadConfig({ ...process.env, [ENV.allowLoopback]: 'true', [ENV.allowedPorts]: String(port) }),
-    { ca: [caPem], deps: { log: capture.log } },
-  );
   const batches: Array<{ size: number; ms: number }> = [];
-  const runner = startEventSources(
+  // The production wiring under the local runner (the harness's), on the emulators.
+  const running = startDispatcher(
     {
-      sqs: new SQSClient({}),
-      handler: createHandler(wired.dispatcher, resources.retryQueueUrl),
+      region: emulators.region,
+      endpoints: emulators.endpoints,
+      runnerSqsEndpoint: emulators.endpoints.sqs,
+      resources,
+      ca: [caPem],
+      allowedPorts: [port],
       functionTimeoutMs: 60_000,
-      waitTimeSeconds: 1,
-      concurrency: 4,
+      runnerConcurrency: 4,
+      // The SDK's own default.
+      sdkMaxAttempts: 3,
+      settings: dispatcherSettings(process.env),
+      runnerWarnings: true,
+    },
+    {
+      log: capture.log,
       onBatch: (report) => batches.push({ size: report.messageIds.length, ms: report.durationMs }),
     },
-    [
-      { queueUrl: resources.queueUrl, queueArn: resources.queueArn },
-      { queueUrl: resources.retryQueueUrl, queueArn: resources.retryQueueArn },
-    ],
   );
+  const { wired } = running;
 
   try {
     const okApp = { id: 'app_bench_ok', name: 'Bench' };
@@ -247,9 +247,8 @@ export async function measureEndToEnd(options: EndToEndOptions): Promise<EndToEn
       attemptLogPutCpuMicros: round((writeUsed.user + writeUsed.system) / writes),
     };
   } finally {
-    await runner.stop();
+    await running.stop();
     capture.stop();
-    await wired.close();
     for (const [key, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;

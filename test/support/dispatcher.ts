@@ -22,19 +22,27 @@ export interface DispatcherSpec {
   readonly region: string;
   /** What the dispatcher's own SDK clients call: the emulators, or fault proxies in front of them. */
   readonly endpoints: LocalEndpoints;
+  /**
+   * Where the dispatcher's SNS client publishes operational events.
+   * @default endpoints.sqs (fauxqs serves SNS on its SQS endpoint)
+   */
+  readonly snsEndpoint?: string;
   /** What the event-source runner calls (it plays AWS's poller, not the function). */
   readonly runnerSqsEndpoint: string;
   readonly resources: LocalResources;
   /** CAs the sender trusts (the harness's throwaway CA). */
   readonly ca: readonly string[];
   readonly allowedPorts: readonly number[];
-  /** Deadline of one attempt; shortened from 30 s so timeouts and deadlines happen in seconds. */
-  readonly attemptTimeoutMs: number;
+  /**
+   * Deadline of one attempt; shortened from 30 s so timeouts and deadlines happen in seconds.
+   * This and the other optional settings: absent, what `settings` or the production default says.
+   */
+  readonly attemptTimeoutMs?: number;
   readonly functionTimeoutMs: number;
-  readonly batchConcurrency: number;
+  readonly batchConcurrency?: number;
   /** Batches in flight at once (Lambda's concurrent invocations). */
   readonly runnerConcurrency: number;
-  readonly connectionCacheTtlMs: number;
+  readonly connectionCacheTtlMs?: number;
   readonly failingAfter?: number;
   readonly disableAfter?: number;
   /** Attempts per SDK call, the SDK's own retries included. @default 2 */
@@ -46,6 +54,23 @@ export interface DispatcherSpec {
    * construct would set them, e.g. the secret store; the fields above win over them.
    */
   readonly settings?: Readonly<Record<string, string>>;
+  /**
+   * Print the runner's warnings and errors (a failed SQS call, a failed batch) as local mode
+   * does. @default false: silent (the fault suite provokes thousands)
+   */
+  readonly runnerWarnings?: boolean;
+}
+
+/** One setting by its environment name, or none when the spec leaves it to `settings` or the default. */
+const setting = (name: string, value: number | undefined): Record<string, string> =>
+  value === undefined ? {} : { [name]: String(value) };
+
+/** The dispatcher's settings (lambdas/config.ts ENV names) present in `env`: what the construct would set. */
+export function dispatcherSettings(env: NodeJS.ProcessEnv): Record<string, string> {
+  const names: ReadonlySet<string> = new Set(Object.values(ENV));
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => names.has(e[0]) && e[1] !== undefined),
+  );
 }
 
 export interface BatchStats {
@@ -112,7 +137,7 @@ export function startDispatcher<L extends Log = CountingLog>(
     dynamodb: new DynamoDBClient(client(spec.endpoints.dynamodb)),
     secretsManager: new SecretsManagerClient(client(spec.endpoints.secretsManager)),
     // fauxqs serves SNS on its SQS endpoint (through the SQS fault proxy, like SQS).
-    sns: new SNSClient(client(spec.endpoints.sqs)),
+    sns: new SNSClient(client(spec.snsEndpoint ?? spec.endpoints.sqs)),
     kms: new KMSClient(client(spec.endpoints.kms)),
   };
   const runnerSqs = new SQSClient(localClientConfig(spec.runnerSqsEndpoint, spec.region));
@@ -128,11 +153,11 @@ export function startDispatcher<L extends Log = CountingLog>(
     [ENV.secretPrefix]: spec.resources.secretPrefix,
     [ENV.allowLoopback]: 'true',
     [ENV.allowedPorts]: spec.allowedPorts.join(','),
-    [ENV.attemptTimeoutMs]: String(spec.attemptTimeoutMs),
-    [ENV.batchConcurrency]: String(spec.batchConcurrency),
-    [ENV.connectionCacheTtlMs]: String(spec.connectionCacheTtlMs),
-    ...(spec.failingAfter ? { [ENV.failingAfter]: String(spec.failingAfter) } : {}),
-    ...(spec.disableAfter ? { [ENV.disableAfter]: String(spec.disableAfter) } : {}),
+    ...setting(ENV.attemptTimeoutMs, spec.attemptTimeoutMs),
+    ...setting(ENV.batchConcurrency, spec.batchConcurrency),
+    ...setting(ENV.connectionCacheTtlMs, spec.connectionCacheTtlMs),
+    ...(spec.failingAfter ? setting(ENV.failingAfter, spec.failingAfter) : {}),
+    ...(spec.disableAfter ? setting(ENV.disableAfter, spec.disableAfter) : {}),
   });
   const log = hooks.log ?? (new CountingLog() as Log as L);
   const wired = wireDispatcher(config, { clients, ca: [...spec.ca], deps: { log } });
@@ -144,7 +169,8 @@ export function startDispatcher<L extends Log = CountingLog>(
       functionTimeoutMs: spec.functionTimeoutMs,
       waitTimeSeconds: spec.waitTimeSeconds ?? 1,
       concurrency: spec.runnerConcurrency,
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      // Without a logger the runner prints its warnings and errors (local mode's console).
+      ...(spec.runnerWarnings ? {} : { logger: { info: () => {}, warn: () => {}, error: () => {} } }),
       onBatch(report) {
         batches.batches++;
         batches[report.outcome]++;

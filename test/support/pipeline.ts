@@ -19,12 +19,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
-import { CONFIG_DEFAULTS, ENV } from '../../lambdas/config';
+import { CONFIG_DEFAULTS } from '../../lambdas/config';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { AttemptRecord, Connection, DeadLetter, Log } from '../../lambdas/core/types';
 import type { Wired } from '../../lambdas/wiring';
 import type { LocalResources } from '../../local/bootstrap';
-import { startDispatcher } from './dispatcher';
+import { dispatcherSettings, startDispatcher } from './dispatcher';
 import { createQueues, servicesFromEnv } from './emulators';
 import { id } from './fixtures';
 import { testPki } from './pki';
@@ -165,12 +165,4 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       sm.destroy();
     },
   };
-}
-
-/** The dispatcher's settings (lambdas/config.ts ENV names) present in `env`. */
-function dispatcherSettings(env: NodeJS.ProcessEnv): Record<string, string> {
-  const names: ReadonlySet<string> = new Set(Object.values(ENV));
-  return Object.fromEntries(
-    Object.entries(env).filter((e): e is [string, string] => names.has(e[0]) && e[1] !== undefined),
-  );
 }
