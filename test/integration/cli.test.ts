@@ -4,11 +4,12 @@
  * output and exit codes are checked. Every wait is bounded.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { verifyWebhook, WebhookVerificationError } from '../../lambdas/receiver';
+import { type OutputChild, spawnUntil } from '../support/child';
 import { testPki } from '../support/pki';
 import { type ReceivedRequest, type Receiver, respond, startReceiver } from '../support/receivers';
 import { waitFor } from '../support/wait';
@@ -30,9 +31,7 @@ interface CliResult {
 let dir: string;
 let env: NodeJS.ProcessEnv;
 let receiver: Receiver;
-let local: ChildProcess | undefined;
-let localOutput = '';
-let localExit: Promise<number | null> | undefined;
+let local: OutputChild | undefined;
 
 /** The test's environment without the integration project's emulator settings. */
 function cleanEnv(): NodeJS.ProcessEnv {
@@ -126,31 +125,15 @@ beforeAll(async () => {
     WEBHOOKS_EXTRA_PORTS: String(receiver.port),
     NO_COLOR: '1',
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], { cwd: ROOT, env });
-  local = child;
-  localExit = new Promise((resolveExit) => child.once('exit', (code) => resolveExit(code)));
-  child.stdout.setEncoding('utf8').on('data', (c: string) => {
-    localOutput += c;
+  local = await spawnUntil('local/start.ts', [], {
+    env,
+    timeoutMs: READY_TIMEOUT_MS,
+    ready: (output) => existsSync(stateFile) && /\bready\b/.test(output),
   });
-  child.stderr.setEncoding('utf8').on('data', (c: string) => {
-    localOutput += c;
-  });
-  try {
-    await waitFor(
-      'local mode to write its state file and print "ready"',
-      () => {
-        if (child.exitCode !== null) throw new Error(`local mode exited with ${child.exitCode}`);
-        return existsSync(stateFile) && /\bready\b/.test(localOutput);
-      },
-      { timeoutMs: READY_TIMEOUT_MS, intervalMs: 100 },
-    );
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- local mode output ---\n${localOutput}`);
-  }
 }, READY_TIMEOUT_MS + 10_000);
 
 afterAll(async () => {
-  if (local && local.exitCode === null && local.signalCode === null) local.kill('SIGKILL');
+  if (local && local.child.exitCode === null && local.child.signalCode === null) local.child.kill('SIGKILL');
   await receiver?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -444,13 +427,13 @@ describe('webhooks CLI against local mode', () => {
   });
 
   it('stops local mode cleanly on SIGINT (exit code 0)', async () => {
-    local!.kill('SIGINT');
+    local!.child.kill('SIGINT');
     let timer: NodeJS.Timeout | undefined;
     const code = await Promise.race([
-      localExit!,
+      local!.exitCode,
       new Promise<never>((_, reject) => {
         timer = setTimeout(
-          () => reject(new Error(`local mode did not stop in ${STOP_TIMEOUT_MS} ms\n${localOutput}`)),
+          () => reject(new Error(`local mode did not stop in ${STOP_TIMEOUT_MS} ms\n${local!.output()}`)),
           STOP_TIMEOUT_MS,
         );
       }),

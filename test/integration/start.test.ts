@@ -3,37 +3,27 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-
-const root = resolve(__dirname, '..', '..');
+import { join } from 'node:path';
+import { ROOT_DIR, spawnUntil } from '../support/child';
 
 /** Starts `npm start` with `args`, waits for the demo delivery, checks the state file, stops it. */
 async function startAndStop(args: string[], check: (state: Record<string, unknown>, dir: string) => void) {
   const dir = mkdtempSync(join(tmpdir(), 'wh-start-'));
   const stateFile = join(dir, 'state.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts', ...args], {
-    cwd: root,
+  // The dispatcher logs its line after the receiver has answered: wait for both.
+  const local = await spawnUntil('local/start.ts', args, {
     env: { ...process.env, WEBHOOKS_STATE_FILE: stateFile, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  try {
-    const deadline = Date.now() + 60_000;
-    // The dispatcher logs its line after the receiver has answered: wait for both.
-    const done = () =>
+    timeoutMs: 60_000,
+    ready: (output) =>
       /demo receiver \/hooks: usr_demo_1 .* signature verified → 200/.test(output) &&
-      /✓ delivered\s+dlv_/.test(output);
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error(`no demo delivery within 60 s:\n${output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(output).toContain('Local webhook pipeline is ready.');
-    expect(output).toMatch(/Demo connection\s+id\s+con_/);
-    expect(output).toContain('npx webhooks --local connections send-test con_');
-    expect(output).toMatch(/✓ delivered\s+dlv_/);
+      /✓ delivered\s+dlv_/.test(output),
+  });
+  const { child, output } = local;
+  try {
+    expect(output()).toContain('Local webhook pipeline is ready.');
+    expect(output()).toMatch(/Demo connection\s+id\s+con_/);
+    expect(output()).toContain('npx webhooks --local connections send-test con_');
+    expect(output()).toMatch(/✓ delivered\s+dlv_/);
     const state = JSON.parse(readFileSync(stateFile, 'utf8'));
     expect(state).toMatchObject({
       pid: child.pid,
@@ -43,10 +33,10 @@ async function startAndStop(args: string[], check: (state: Record<string, unknow
   } finally {
     child.kill('SIGINT');
   }
-  expect(await exited).toBe(0);
-  expect(output).toContain('Stopped.');
+  expect(await local.exitCode).toBe(0);
+  expect(output()).toContain('Stopped.');
   expect(existsSync(stateFile)).toBe(false);
-  return output;
+  return output();
 }
 
 it('starts the local pipeline, delivers the demo event signed, and stops cleanly on SIGINT', async () => {
@@ -69,7 +59,7 @@ it('with --secret-store kms, signs with a secret sealed by the local KMS key kep
 
 it('refuses an unknown --secret-store by name', async () => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts', '--secret-store', 'vault'], {
-    cwd: root,
+    cwd: ROOT_DIR,
     env: {
       ...process.env,
       WEBHOOKS_STATE_FILE: join(mkdtempSync(join(tmpdir(), 'wh-start-')), 'state.json'),

@@ -25,13 +25,20 @@ export interface ReadyChild<T> {
   kill(): Promise<void>;
 }
 
-/** Spawns `node --import tsx <script> ...args` and resolves with its parsed ready line. */
-export function spawnReady<T>(
+/** A child as {@link launch} spawned it: what both ways of waiting for it to be ready share. */
+interface Launched {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly stderr: () => string;
+  readonly exited: Promise<void>;
+  readonly signal: (sig: NodeJS.Signals, graceMs: number) => Promise<void>;
+}
+
+/** Spawns `node --import tsx <script> ...args` from the repository root, stdio piped. */
+function launch(
   script: string,
   args: readonly string[],
-  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; echoStderr?: boolean } = {},
-): Promise<ReadyChild<T>> {
-  const timeoutMs = options.timeoutMs ?? 60_000;
+  options: { env?: NodeJS.ProcessEnv; echoStderr?: boolean },
+): Launched {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: ROOT_DIR,
     stdio: 'pipe',
@@ -44,9 +51,6 @@ export function spawnReady<T>(
     if (options.echoStderr) process.stderr.write(chunk);
   });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  const listeners: Array<(line: string) => void> = [];
-  const describe = (problem: string) =>
-    new Error(`${script} ${problem}.\n--- child stderr ---\n${stderr.trim() || '(empty)'}`);
   const signal = async (sig: NodeJS.Signals, graceMs: number) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
@@ -55,6 +59,20 @@ export function spawnReady<T>(
     await exited;
     clearTimeout(timer);
   };
+  return { child, stderr: () => stderr, exited, signal };
+}
+
+/** Spawns `node --import tsx <script> ...args` and resolves with its parsed ready line. */
+export function spawnReady<T>(
+  script: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; echoStderr?: boolean } = {},
+): Promise<ReadyChild<T>> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const { child, stderr, signal } = launch(script, args, options);
+  const listeners: Array<(line: string) => void> = [];
+  const describe = (problem: string) =>
+    new Error(`${script} ${problem}.\n--- child stderr ---\n${stderr().trim() || '(empty)'}`);
 
   return new Promise((resolvePromise, reject) => {
     let buffer = '';
@@ -92,13 +110,64 @@ export function spawnReady<T>(
         resolvePromise({
           child,
           ready,
-          stderr: () => stderr,
+          stderr,
           onLine: (listener) => listeners.push(listener),
           stop: (graceMs = 10_000) => signal('SIGTERM', graceMs),
           kill: () => signal('SIGKILL', 0),
         });
       }
     });
+  });
+}
+
+/** A program that prints no ready line (local mode's `npm start`), as {@link spawnUntil} started it. */
+export interface OutputChild {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** All it wrote to stdout and stderr so far, interleaved as it arrived. */
+  output(): string;
+  /** Its exit code (null when a signal ended it), once it has exited. */
+  readonly exitCode: Promise<number | null>;
+}
+
+/**
+ * Spawns `node --import tsx <script> ...args` like {@link spawnReady}, for a program that says
+ * it is ready in words: resolves once `ready(output)` holds (checked every 100 ms); rejects with
+ * the output if the child exits first or `timeoutMs` passes (then it is killed).
+ */
+export function spawnUntil(
+  script: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; ready: (output: string) => boolean },
+): Promise<OutputChild> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const { child } = launch(script, args, options);
+  let output = '';
+  const append = (chunk: string) => {
+    output += chunk;
+  };
+  child.stdout.setEncoding('utf8').on('data', append);
+  child.stderr.on('data', append);
+  const exitCode = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const started: OutputChild = { child, output: () => output, exitCode };
+  return new Promise((resolvePromise, reject) => {
+    const deadline = Date.now() + timeoutMs;
+    const check = () => {
+      const problem =
+        child.exitCode !== null || child.signalCode !== null
+          ? `exited before it was ready (code ${child.exitCode}, signal ${child.signalCode})`
+          : Date.now() > deadline
+            ? `was not ready after ${timeoutMs} ms`
+            : undefined;
+      if (problem) {
+        clearInterval(timer);
+        child.kill('SIGKILL');
+        reject(new Error(`${script} ${problem}.\n--- child output ---\n${output.trim() || '(empty)'}`));
+      } else if (options.ready(output)) {
+        clearInterval(timer);
+        resolvePromise(started);
+      }
+    };
+    const timer = setInterval(check, 100);
   });
 }
 
