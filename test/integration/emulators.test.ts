@@ -31,9 +31,9 @@ import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../../lambdas/adapters/dynamo
 import { ENV, loadConfig } from '../../lambdas/config';
 import { type BatchReport, startRunner } from '../../local/runner';
 import { createLocalPki } from '../../local/tls';
+import { createQueue, uniqueName } from '../support/emulators';
 import { messagesLeft } from '../support/queries';
 import { waitFor, withTimeout } from '../support/wait';
-import { createTestQueue, uniqueName } from './helpers/sqs';
 
 const silent = { info() {}, warn() {}, error() {} };
 
@@ -233,8 +233,8 @@ describe('delivery queues', () => {
   });
 
   it('move a message to the DLQ once it has been received maxReceiveCount times', async () => {
-    const dlq = await createTestQueue(sqs, uniqueName('dlq'));
-    const queue = await createTestQueue(sqs, uniqueName('redrive'), {
+    const dlq = await createQueue(sqs, uniqueName('dlq'));
+    const queue = await createQueue(sqs, uniqueName('redrive'), {
       RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: 3 }),
     });
     await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: 'poison' }));
@@ -259,7 +259,7 @@ describe('delivery queues', () => {
   });
 
   it('hold a message back for its DelaySeconds (how retries are scheduled)', async () => {
-    const queue = await createTestQueue(sqs, uniqueName('delay'));
+    const queue = await createQueue(sqs, uniqueName('delay'));
     const sentAt = Date.now();
     await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: 'later', DelaySeconds: 1 }));
     const early = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.url, WaitTimeSeconds: 0 }));
@@ -324,7 +324,7 @@ describe('tables', () => {
 
 describe('local event source mapping (runner)', () => {
   /** A queue whose failed records come back after 1 s. */
-  const fastQueue = (label: string) => createTestQueue(sqs, uniqueName(label), { VisibilityTimeout: '1' });
+  const fastQueue = (label: string) => createQueue(sqs, uniqueName(label), { VisibilityTimeout: '1' });
   const sendAll = (url: string, bodies: string[]) =>
     sqs.send(
       new SendMessageBatchCommand({
@@ -536,7 +536,7 @@ describe('local event source mapping (runner)', () => {
   });
 
   it('finishes and settles the batch in flight before stop() resolves', async () => {
-    const queue = await createTestQueue(sqs, uniqueName('stop'), { VisibilityTimeout: '30' });
+    const queue = await createQueue(sqs, uniqueName('stop'), { VisibilityTimeout: '30' });
     await sendAll(queue.url, ['one']);
     let started = false;
     let finished = false;

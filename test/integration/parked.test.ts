@@ -14,9 +14,9 @@ import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { DeliveryMessage } from '../../lambdas/core/types';
 import { NotFoundError, WebhookManagement } from '../../lambdas/management';
+import { createQueue, uniqueName } from '../support/emulators';
 import { id } from '../support/fixtures';
 import { resourcesFromEnv } from '../support/resources';
-import { createTestQueue, uniqueName } from './helpers/sqs';
 
 const sqs = new SQSClient({});
 const doc = documentClient();
@@ -26,7 +26,7 @@ let retryQueueUrl: string;
 
 beforeAll(async () => {
   // A queue of its own for "retry": no dispatcher of another test file consumes it.
-  retryQueueUrl = (await createTestQueue(sqs, uniqueName('parked-retry'))).url;
+  retryQueueUrl = (await createQueue(sqs, uniqueName('parked-retry'))).url;
   management = new WebhookManagement({
     resources: resourcesFromEnv({ retryQueueUrl, eventsTopicArn: process.env[ENV.eventsTopicArn]! }),
     allowLoopback: true,

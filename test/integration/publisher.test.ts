@@ -6,13 +6,13 @@
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { parseMessage } from '../../lambdas/core/envelope';
 import { BufferedPublisher } from '../../lambdas/publisher';
+import { createQueue, uniqueName } from '../support/emulators';
 import { messagesLeft } from '../support/queries';
-import { createTestQueue, uniqueName } from './helpers/sqs';
 
 describe('BufferedPublisher on a real queue', () => {
   it('enqueues every event once, in batches', async () => {
     const sqs = new SQSClient({});
-    const queue = await createTestQueue(sqs, uniqueName('buffered'));
+    const queue = await createQueue(sqs, uniqueName('buffered'));
     let batches = 0;
     sqs.middlewareStack.add(
       (next, context) => async (args) => {

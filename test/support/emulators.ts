@@ -6,11 +6,17 @@
  * - {@link startServices}: fauxqs in one process, dynalite and the local Secrets Manager in
  *   another (so a load run uses both cores), with the shared tables; queues are per scenario
  *   ({@link createQueues}), so runs never steal each other's messages (the faults project,
- *   `npm run load`).
+ *   `npm run load`); {@link createQueue}: one queue of a test's own, with the attributes it gives.
  */
 import { randomBytes } from 'node:crypto';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  type QueueAttributeName,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { ENV } from '../../lambdas/config';
-import { bootstrapResources, type LocalResources, localEnv } from '../../local/bootstrap';
+import { bootstrapResources, type LocalResources, localEnv, localQueueUrl } from '../../local/bootstrap';
 import { LOCAL_REGION } from '../../local/constants';
 import type { LocalEndpoints } from '../../local/emulators';
 import { type ReadyChild, spawnReady } from './child';
@@ -139,27 +145,52 @@ export function servicesFromEnv(env: NodeJS.ProcessEnv = process.env): ServicesI
   };
 }
 
+/** A name of this run's own, e.g. `t-runner-1a2b3c4d`: queues of two runs never meet. */
+export const uniqueName = (label: string, prefix = 't') =>
+  `${prefix}-${label}-${randomBytes(4).toString('hex')}`;
+
 /** A fresh delivery queue and DLQ (redrive after `maxReceiveCount`) beside the shared tables. */
 export async function createQueues(
   services: ServicesInfo,
   options: { visibilityTimeoutSeconds: number; maxReceiveCount?: number; label?: string },
 ): Promise<LocalResources> {
-  const suffix = `${options.label ?? 'r'}-${randomBytes(4).toString('hex')}`;
+  const name = uniqueName(options.label ?? 'r', 'rel');
   return bootstrapResources(
     { endpoints: services.endpoints, region: services.region },
     {
       names: {
-        queue: `rel-${suffix}`,
-        dlq: `rel-${suffix}-dlq`,
+        queue: name,
+        dlq: `${name}-dlq`,
         connectionsTable: services.connectionsTable,
         attemptsTable: services.attemptsTable,
         parkedTable: services.parkedTable,
         // A topic (and its local queue) per run: no run reads another's events.
-        eventsTopic: `rel-${suffix}-events`,
+        eventsTopic: `${name}-events`,
         secretPrefix: services.secretPrefix,
       },
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
       maxReceiveCount: options.maxReceiveCount,
     },
   );
+}
+
+/**
+ * One queue of a test's own (no dispatcher of another test file consumes it), with the given
+ * attributes, on the emulator named by `AWS_ENDPOINT_URL_SQS` (the integration project's):
+ * its URL on that origin and its ARN.
+ */
+export async function createQueue(
+  sqs: SQSClient,
+  name: string,
+  attributes: Partial<Record<QueueAttributeName, string>> = {},
+): Promise<{ readonly url: string; readonly arn: string }> {
+  const endpoint = process.env.AWS_ENDPOINT_URL_SQS;
+  if (!endpoint)
+    throw new Error('AWS_ENDPOINT_URL_SQS is not set: run through the integration project (global-setup)');
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+  const url = localQueueUrl(endpoint, QueueUrl!);
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+  );
+  return { url, arn: Attributes!.QueueArn! };
 }
