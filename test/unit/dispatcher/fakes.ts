@@ -13,8 +13,11 @@ import type {
   DeliveryMessage,
   OutboundRequest,
 } from '../../../lambdas/core/types';
+import { SECRET } from '../../support/fixtures';
 
-export const SECRET = 'whsec_dGVzdC1zZWNyZXQtdGhhdC1tdXN0LW5ldmVyLWxlYWs=';
+/** The signing secret of every fake connection: the harness's one test secret. */
+export { SECRET };
+
 export const HEADER_VALUE = 'Bearer receiver-credential-xyz';
 
 export function connection(id: string, overrides: Partial<Connection> = {}): Connection {
