@@ -18,11 +18,10 @@ import { createServer as createHttpServer, request as httpRequest } from 'node:h
 import { type AddressInfo, connect, createServer as createTcpServer } from 'node:net';
 import { ENV, type SecretStore } from '../lambdas/config';
 import { WebhookManagement } from '../lambdas/management';
-import type { PublishInput } from '../lambdas/publisher';
 import { localKeyArn } from '../local/kms-store';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { dispatcherSettings, startDispatcher } from '../test/support/dispatcher';
-import { servicesFromEnv, startLocalAws } from '../test/support/emulators';
+import { servicesFromEnv, startLocalAws, useEnv } from '../test/support/emulators';
 import { user } from '../test/support/fixtures';
 import { testPki } from '../test/support/pki';
 import { startReceiverProcess } from '../test/support/receivers';
@@ -263,8 +262,7 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
     ]),
   ) as unknown as typeof resources;
 
-  const saved = Object.fromEntries(Object.keys(proxiedEnv).map((key) => [key, process.env[key]]));
-  Object.assign(process.env, proxiedEnv);
+  const restoreEnv = useEnv(proxiedEnv);
   const origin = `https://127.0.0.1:${wire.port}`;
   const capture = capturedPowertoolsLog('INFO');
   const management = new WebhookManagement({
@@ -377,10 +375,7 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
   } finally {
     await running.stop();
     capture.stop();
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
+    restoreEnv();
     await Promise.all([wire.close(), ...proxies.map((p) => p.proxy.close())]);
     await Promise.all([receiver.stop(), emulators.stop()]);
   }

@@ -14,10 +14,9 @@
 import { cpuUsage } from 'node:process';
 import { RETRY_DELAYS_S } from '../lambdas/core/constants';
 import { WebhookManagement } from '../lambdas/management';
-import type { PublishInput } from '../lambdas/publisher';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { dispatcherSettings, startDispatcher } from '../test/support/dispatcher';
-import { startLocalAws } from '../test/support/emulators';
+import { startLocalAws, useEnv } from '../test/support/emulators';
 import { user } from '../test/support/fixtures';
 import { testPki } from '../test/support/pki';
 import { startReceiverProcess } from '../test/support/receivers';
@@ -85,8 +84,7 @@ export async function measureEndToEnd(options: EndToEndOptions): Promise<EndToEn
     }
   };
 
-  const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
-  Object.assign(process.env, env);
+  const restoreEnv = useEnv(env);
   const port = receiver.port;
   const origin = `https://127.0.0.1:${port}`;
   const capture = capturedPowertoolsLog('INFO');
@@ -249,10 +247,7 @@ export async function measureEndToEnd(options: EndToEndOptions): Promise<EndToEn
   } finally {
     await running.stop();
     capture.stop();
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
+    restoreEnv();
     await Promise.all([receiver.stop(), emulators.stop()]);
   }
 }

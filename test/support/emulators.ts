@@ -78,6 +78,21 @@ export async function startLocalAws(options: { visibilityTimeoutSeconds?: number
   }
 }
 
+/**
+ * Sets `vars` in `process.env` (a {@link LocalAws}'s `env`: unchanged SDK clients and
+ * `loadConfig` then find the emulators); the function it returns puts back what was there.
+ */
+export function useEnv(vars: Readonly<Record<string, string>>): () => void {
+  const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, vars);
+  return () => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  };
+}
+
 /** Where the services are and the names of the shared resources: JSON-safe (Jest passes it through env). */
 export interface ServicesInfo {
   readonly region: string;
