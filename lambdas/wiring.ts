@@ -1,7 +1,8 @@
 /**
- * Builds the delivery core from configuration: production adapters around it. Shared by the
- * dispatcher Lambda (once at module scope), the management library's test sends, local mode
- * and the test harness, so none of them reaches into another's folder. Tests pass their own
+ * Builds the delivery core from configuration: production adapters around it. The dispatcher
+ * Lambda (once at module scope), local mode and the test harness wire the whole dispatcher
+ * (`wireDispatcher`); the management library wires only what a test send uses
+ * (`wireTestSends`), so none of them reaches into another's folder. Tests pass their own
  * config and, where they must, an extra trusted CA or a stub resolver.
  */
 
@@ -27,7 +28,7 @@ import { cachedConnections } from './core/cached-connections';
 import { createDispatcher, type Dispatcher, type DispatcherDeps } from './core/dispatch';
 import { createHealthTracker } from './core/health-tracker';
 import type { OperationalEvents } from './core/parking';
-import type { Clock, Log, SigningSecrets } from './core/types';
+import type { AttemptRecord, Clock, Connection, DeliveryMessage, Log, SigningSecrets } from './core/types';
 
 export interface WiringOptions {
   clients?: {
@@ -51,16 +52,26 @@ export interface Wired {
   close(): Promise<void>;
 }
 
-export function wireDispatcher(config: DispatcherConfig, options: WiringOptions = {}): Wired {
+/** The adapters every wiring shares: the clock, the document client, the sender and its egress policy, the queues, the secret store. */
+function sharedAdapters(config: TestSendConfig, options: WiringOptions) {
   const clock = options.clock ?? { now: () => Date.now() };
-  const doc = documentClient(options.clients?.dynamodb);
   const egress = { allowedPorts: config.allowedPorts, allowLoopback: config.allowLoopback };
-  const sender = new UndiciSender({ egress, ca: options.ca, resolver: options.resolver });
-  const queues = new SqsQueues({
-    retryQueueUrl: config.retryQueueUrl,
-    dlqUrl: config.dlqUrl,
-    client: options.clients?.sqs,
-  });
+  return {
+    clock,
+    egress,
+    doc: documentClient(options.clients?.dynamodb),
+    sender: new UndiciSender({ egress, ca: options.ca, resolver: options.resolver }),
+    queues: new SqsQueues({
+      retryQueueUrl: config.retryQueueUrl,
+      dlqUrl: config.dlqUrl,
+      client: options.clients?.sqs,
+    }),
+    secrets: signingSecrets(config, options, clock),
+  };
+}
+
+export function wireDispatcher(config: DispatcherConfig, options: WiringOptions = {}): Wired {
+  const { clock, egress, doc, sender, queues, secrets } = sharedAdapters(config, options);
   const log = options.deps?.log ?? powertoolsLog();
   const events: OperationalEvents = config.eventsTopicArn
     ? new SnsOperationalEvents({ topicArn: config.eventsTopicArn, client: options.clients?.sns })
@@ -71,7 +82,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
       config.connectionCacheTtlMs,
       clock,
     ),
-    secrets: signingSecrets(config, options, clock),
+    secrets,
     sender,
     scheduler: queues,
     deadLetters: queues,
@@ -103,8 +114,77 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
   return { dispatcher, deps, close: () => sender.close() };
 }
 
+/** What a test send needs to know: where its record goes, how it signs and where it may send. */
+export type TestSendConfig = Pick<
+  DispatcherConfig,
+  | 'retryQueueUrl'
+  | 'dlqUrl'
+  | 'attemptsTable'
+  | 'secretStore'
+  | 'headerPrefix'
+  | 'attemptTimeoutMs'
+  | 'attemptTtlDays'
+  | 'allowedPorts'
+  | 'allowLoopback'
+>;
+
+export interface TestSends {
+  /** One attempt of a test delivery to the connection as it is: the record it logged. */
+  send(delivery: DeliveryMessage, connection: Connection): Promise<AttemptRecord>;
+  close(): Promise<void>;
+}
+
+/**
+ * Test sends ("Send Test", spec §1) for the management library: the core's one attempt with
+ * the real sender, secret store and attempt log (its fallback, the retry queue, included), and
+ * nothing else. A test send is never retried, parked, dead-lettered or counted for health
+ * (outcome.ts decides `report` for it), so those ports are left out: each refuses by name if
+ * anything ever called it.
+ */
+export function wireTestSends(config: TestSendConfig, options: WiringOptions = {}): TestSends {
+  const { clock, egress, doc, sender, queues, secrets } = sharedAdapters(config, options);
+  const unused = (port: string) => () => {
+    throw new Error(`a test send never uses ${port}`);
+  };
+  const dispatcher = createDispatcher(
+    {
+      connections: { get: unused('the connection store'), listByApplication: unused('the connection store') },
+      secrets,
+      sender,
+      scheduler: { schedule: unused('the retry scheduler') },
+      deadLetters: { put: unused('the dead-letter queue') },
+      parked: { park: unused('the parked table') } as unknown as DispatcherDeps['parked'],
+      health: {
+        delivered: unused('health'),
+        exhausted: unused('health'),
+      } as unknown as DispatcherDeps['health'],
+      attemptLog: new DynamoAttemptLog({ tableName: config.attemptsTable, client: doc }),
+      attemptLogFallback: queues,
+      clock,
+      log: options.deps?.log ?? powertoolsLog(),
+      ...options.deps,
+    },
+    {
+      headerPrefix: config.headerPrefix,
+      attemptTimeoutMs: config.attemptTimeoutMs,
+      attemptTtlDays: config.attemptTtlDays,
+      concurrency: 1,
+      egress,
+    },
+  );
+  return {
+    send: (delivery, connection) =>
+      dispatcher.attemptOnce(delivery, connection, { remainingMs: () => Number.POSITIVE_INFINITY }),
+    close: () => sender.close(),
+  };
+}
+
 /** The adapter of the configured secret store (D28). */
-function signingSecrets(config: DispatcherConfig, options: WiringOptions, clock: Clock): SigningSecrets {
+function signingSecrets(
+  config: Pick<DispatcherConfig, 'secretStore'>,
+  options: WiringOptions,
+  clock: Clock,
+): SigningSecrets {
   const store = config.secretStore ?? { kind: 'secrets-manager' };
   return store.kind === 'kms'
     ? new KmsSigningSecrets({ keyId: store.keyArn, client: options.clients?.kms, clock })

@@ -2,11 +2,10 @@
 
 import { randomBytes } from 'node:crypto';
 import { CONFIG_DEFAULTS } from '../config';
-import { DEFAULT_FAILING_AFTER } from '../core/health';
 import { deliveryIdFor, ulid } from '../core/ids';
 import { buildPayload, serialiseBody } from '../core/payload';
 import type { AttemptRecord, Connection, DeliveryMessage, Log } from '../core/types';
-import { wireDispatcher } from '../wiring';
+import { wireTestSends } from '../wiring';
 import type { ManagementOptions } from './types';
 
 const silent: Log = { debug() {}, info() {}, warn() {}, error() {} };
@@ -34,24 +33,16 @@ export function testPayloadBody(connection: Connection, now = new Date()): strin
 
 export async function sendTest(options: ManagementOptions, connection: Connection): Promise<AttemptRecord> {
   const { resources } = options;
-  const wired = wireDispatcher(
+  const sends = wireTestSends(
     {
       retryQueueUrl: resources.retryQueueUrl,
       dlqUrl: resources.dlqUrl,
-      connectionsTable: resources.connectionsTable,
       attemptsTable: resources.attemptsTable,
-      // A test send is never parked and never counts towards health (its failures are reported).
-      parkedTable: resources.parkedTable ?? '',
-      health: { failingAfter: DEFAULT_FAILING_AFTER },
-      secretPrefix: resources.secretPrefix,
       secretStore: resources.secretStore,
       headerPrefix: resources.headerPrefix ?? CONFIG_DEFAULTS.headerPrefix,
       attemptTimeoutMs: options.attemptTimeoutMs ?? CONFIG_DEFAULTS.attemptTimeoutMs,
-      attemptTtlDays: options.attemptTtlDays ?? CONFIG_DEFAULTS.attemptTtlDays,
       // A test send's record is kept as long as any failure: people look for it right after.
-      deliveredTtlDays: options.attemptTtlDays ?? CONFIG_DEFAULTS.attemptTtlDays,
-      batchConcurrency: 1,
-      connectionCacheTtlMs: 0,
+      attemptTtlDays: options.attemptTtlDays ?? CONFIG_DEFAULTS.attemptTtlDays,
       allowedPorts: options.allowedPorts ?? resources.allowedPorts ?? CONFIG_DEFAULTS.allowedPorts,
       allowLoopback: options.allowLoopback ?? false,
     },
@@ -72,10 +63,8 @@ export async function sendTest(options: ManagementOptions, connection: Connectio
       firstAttemptAt: now.toISOString(),
       test: true,
     };
-    return await wired.dispatcher.attemptOnce(delivery, connection, {
-      remainingMs: () => Number.POSITIVE_INFINITY,
-    });
+    return await sends.send(delivery, connection);
   } finally {
-    await wired.close();
+    await sends.close();
   }
 }
