@@ -123,38 +123,27 @@ describe('attempt items', () => {
 });
 
 /**
- * DynamoDB's item size computed independently of the adapter, from the marshalled item
- * (the attribute types the SDK sends), by the rules DynamoDB documents
+ * The oracle: dynalite's own item size (dynalite/db `itemSize`, what the DynamoDB emulator the
+ * project runs counts ConsumedCapacity with), an implementation written independently of the
+ * adapter, numbers sized from their decimal digits with big.js. dynalite counts a string in
+ * UTF-16 units where DynamoDB counts UTF-8 bytes
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html):
- * name bytes + value bytes; strings are UTF-8; booleans and nulls 1 byte; a number takes one
- * byte per two significant digits plus one (digits are stored in base-100 pairs aligned on
- * the decimal point, so an odd alignment costs a byte more: dynalite's reading of the same
- * rule), negative numbers one more.
+ * the oracle hands it each string and name as one character per UTF-8 byte, so it counts bytes.
  */
+const dynalite = require('dynalite/db') as {
+  itemSize(item: Record<string, Record<string, unknown>>): number;
+};
+const asBytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
 function dynamoItemSize(item: Record<string, unknown>): number {
-  let size = 0;
-  for (const [name, value] of Object.entries(marshall(item, { removeUndefinedValues: true }))) {
-    size += Buffer.byteLength(name, 'utf8');
-    if ('S' in value) size += Buffer.byteLength(value.S!, 'utf8');
-    else if ('N' in value) size += numberSize(value.N!);
-    else if ('BOOL' in value || 'NULL' in value) size += 1;
-    else throw new Error(`no rule for attribute ${name} in this oracle`);
+  const marshalled = marshall(item, { removeUndefinedValues: true });
+  const bytewise: Record<string, Record<string, unknown>> = {};
+  for (const [name, value] of Object.entries(marshalled)) {
+    if (!('S' in value || 'N' in value || 'BOOL' in value || 'NULL' in value)) {
+      throw new Error(`attribute ${name}: the attempt item holds only strings, numbers and booleans`);
+    }
+    bytewise[asBytes(name)] = 'S' in value ? { S: asBytes(value.S!) } : (value as Record<string, unknown>);
   }
-  return size;
-}
-
-function numberSize(text: string): number {
-  const negative = text.startsWith('-');
-  const [whole = '', fraction = ''] = text.replace('-', '').split('.');
-  const digits = `${whole}${fraction}`;
-  const first = digits.search(/[1-9]/);
-  if (first < 0) return 1;
-  const significant = digits.slice(first).replace(/0+$/, '');
-  // Exponent of the first significant digit, as in d.ddd × 10^e.
-  const exponent = whole.length - 1 - first;
-  const n = significant.length;
-  const pairAligned = n % 2 === 1 || Math.abs(exponent) % 2 === 1;
-  return 1 + Math.ceil(n / 2) + (pairAligned ? 0 : 1) + (negative ? 1 : 0);
+  return dynalite.itemSize(bytewise);
 }
 
 describe('attempt item size against DynamoDB’s rules', () => {
@@ -201,14 +190,18 @@ describe('attempt item size against DynamoDB’s rules', () => {
     expect(dynamoItemSize(item)).toBe(2 + 9 + 2 + 10 + 2 + 1);
   });
 
-  it('sizes numbers in base-100 digit pairs plus one byte (the oracle’s own check)', () => {
-    expect(numberSize('0')).toBe(1);
-    expect(numberSize('7')).toBe(2); // 07
-    expect(numberSize('12')).toBe(2); // 12
-    expect(numberSize('1000')).toBe(2); // 10 00: trailing zeros are not stored
-    expect(numberSize('1.2')).toBe(3); // 01 . 20
-    expect(numberSize('12345')).toBe(4); // 01 23 45
-    expect(numberSize('-12')).toBe(3);
+  it('sizes numbers as DynamoDB does: base-100 digit pairs plus one byte (the oracle agrees)', () => {
+    const numberAlone = (n: number) => dynamoItemSize({ n }) - 1;
+    expect(numberAlone(0)).toBe(1);
+    expect(numberAlone(7)).toBe(2); // 07
+    expect(numberAlone(12)).toBe(2); // 12
+    expect(numberAlone(1000)).toBe(2); // 10 00: trailing zeros are not stored
+    expect(numberAlone(1.2)).toBe(3); // 01 . 20
+    expect(numberAlone(12345)).toBe(4); // 01 23 45
+    expect(numberAlone(-12)).toBe(3);
+    for (const n of [0, 7, 12, 1000, 1.2, 12345, 1_700_000_000, 29_999]) {
+      expect(itemSize({ n })).toBeGreaterThanOrEqual(dynamoItemSize({ n }));
+    }
   });
 
   it('keeps every fitted success within one write unit by DynamoDB’s count', () => {
