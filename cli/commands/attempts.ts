@@ -1,6 +1,7 @@
 /** `webhooks attempts …`: the operator's questions of the attempt log (README "Operate"). */
 
 import type { Command } from 'commander';
+import { RESPONSE_SNIPPET_BYTES } from '../../lambdas/core/constants';
 import type { AttemptRecord } from '../../lambdas/core/types';
 import { CliError } from '../errors';
 import { keyValues, plural, table, truncate, visible } from '../format';
@@ -88,7 +89,7 @@ function get(): Command {
     ctx.print(`\n${table(attempts, attemptColumns(ctx.now(), { delivery: false }))}`);
     if (last.responseSnippet)
       ctx.print(
-        `\nLast response (attempt ${last.attempt}):\n  ${visible(truncate(last.responseSnippet, 1024) ?? '')}`,
+        `\nLast response (attempt ${last.attempt}):\n  ${visible(truncate(last.responseSnippet, RESPONSE_SNIPPET_BYTES) ?? '')}`,
       );
     const advice = failureAdvice(last, { local: ctx.globals.local, suggest: ctx.suggest });
     if (advice) ctx.print(`\nWhat to do: ${advice}`);

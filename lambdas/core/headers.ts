@@ -48,13 +48,6 @@ export function serviceHeaderNames(prefix: string) {
   } as const;
 }
 
-/** The names of the last prefix asked for: a deployment has exactly one. */
-let lastNames: { prefix: string; names: ReturnType<typeof serviceHeaderNames> } | undefined;
-function namesFor(prefix: string): ReturnType<typeof serviceHeaderNames> {
-  if (lastNames?.prefix !== prefix) lastNames = { prefix, names: serviceHeaderNames(prefix) };
-  return lastNames.names;
-}
-
 /**
  * Checks a connection's custom headers (at save time and again at dispatch).
  * @throws ValidationError naming the header and the rule it breaks.
@@ -136,7 +129,7 @@ export interface SignedHeadersInput {
 
 /** Builds the complete header set of one attempt: ours first, then the connection's. */
 export function buildHeaders(input: SignedHeadersInput): Record<string, string> {
-  const names = namesFor(input.prefix);
+  const names = serviceHeaderNames(input.prefix);
   const timestamp = String(input.timestampMs);
   return {
     'Content-Type': 'application/json',

@@ -1,8 +1,10 @@
 /** The operator's three questions of the attempt log (DESIGN.md §5), each a Query. */
 
 import { type DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { deliveryKeyPrefix } from '../adapters/dynamodb/attempt-item';
 import { documentClient } from '../adapters/dynamodb/client';
 import { ATTEMPTS_TABLE } from '../adapters/dynamodb/tables';
+import { MAX_ATTEMPT } from '../core/constants';
 import { ValidationError } from '../core/errors';
 import { connectionIdOf, isConnectionId } from '../core/ids';
 import type { AttemptRecord } from '../core/types';
@@ -112,10 +114,11 @@ export class Attempts {
         TableName: this.table,
         KeyConditionExpression: '#c = :c AND begins_with(#sk, :prefix)',
         ExpressionAttributeNames: { '#c': ATTEMPTS_TABLE.partitionKey, '#sk': ATTEMPTS_TABLE.sortKey },
-        ExpressionAttributeValues: { ':c': connectionId, ':prefix': `${deliveryId}#` },
+        ExpressionAttributeValues: { ':c': connectionId, ':prefix': deliveryKeyPrefix(deliveryId) },
         ScanIndexForward: true,
       },
-      10_000,
+      // Attempt numbers never exceed MAX_ATTEMPT (envelope.ts), so this reads every one.
+      MAX_ATTEMPT,
     );
   }
 

@@ -14,7 +14,12 @@ export const WRITE_UNIT_BYTES = 1024;
 
 /** Sort key of an attempt: delivery id, then the attempt number zero-padded so it sorts. */
 export function attemptSortKey(deliveryId: string, attempt: number): string {
-  return `${deliveryId}#${String(attempt).padStart(4, '0')}`;
+  return `${deliveryKeyPrefix(deliveryId)}${String(attempt).padStart(4, '0')}`;
+}
+
+/** What every attempt of one delivery's sort key begins with (a `begins_with` query reads them all). */
+export function deliveryKeyPrefix(deliveryId: string): string {
+  return `${deliveryId}#`;
 }
 
 /** The DynamoDB item of a record: keys added, the sparse failure index only on final failures. */
