@@ -16,7 +16,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../adapters/dynamodb/client';
+import { documentClient, isConditionFailed } from '../adapters/dynamodb/client';
 import { DynamoConnectionStore } from '../adapters/dynamodb/connection-store';
 import { CONNECTIONS_TABLE } from '../adapters/dynamodb/tables';
 import { KmsSecretSealer } from '../adapters/secrets/kms-sealed';
@@ -43,10 +43,6 @@ export function generateSecret(): string {
 
 export function newConnectionId(): string {
   return newId('con', Date.now());
-}
-
-function isConditionFailed(error: unknown): boolean {
-  return (error as { name?: string })?.name === 'ConditionalCheckFailedException';
 }
 
 /** Health as the management API shows it: always present, without the write version. */

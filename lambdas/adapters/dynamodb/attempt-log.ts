@@ -8,11 +8,10 @@
  * where the item's size is known (attempt-item.ts).
  */
 
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AppendOutcome, AttemptLog, AttemptRecord } from '../../core/types';
 import { attemptItem, fitRecord } from './attempt-item';
-import { documentClient } from './client';
+import { documentClient, isConditionFailed } from './client';
 import { ATTEMPTS_TABLE } from './tables';
 
 export interface DynamoAttemptLogOptions {
@@ -67,14 +66,6 @@ export class DynamoAttemptLog implements AttemptLog {
     );
     return Item;
   }
-}
-
-/** The SDK names the error by class; some emulators only by name. */
-function isConditionFailed(error: unknown): boolean {
-  return (
-    error instanceof ConditionalCheckFailedException ||
-    (error as Error | undefined)?.name === 'ConditionalCheckFailedException'
-  );
 }
 
 /** An attribute as DynamoDB returns it in an error (not unmarshalled by the document client). */

@@ -12,3 +12,11 @@ export function documentClient(client?: DynamoDBClient): DynamoDBDocumentClient 
     marshallOptions: { removeUndefinedValues: true },
   });
 }
+
+/**
+ * Whether a write was refused by its condition. By name, not class: the SDK's error classes
+ * differ between client copies (a caller's own client), and some emulators set only the name.
+ */
+export function isConditionFailed(error: unknown): boolean {
+  return (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
+}

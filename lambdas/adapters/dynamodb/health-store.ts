@@ -9,16 +9,12 @@
 
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ConnectionHealth, HealthStore, HealthWrite } from '../../core/health';
-import { documentClient } from './client';
+import { documentClient, isConditionFailed } from './client';
 import { CONNECTIONS_TABLE } from './tables';
 
 export interface DynamoHealthStoreOptions {
   tableName: string;
   client?: DynamoDBDocumentClient;
-}
-
-export function isConditionFailed(error: unknown): boolean {
-  return (error as { name?: string })?.name === 'ConditionalCheckFailedException';
 }
 
 export class DynamoHealthStore implements HealthStore {

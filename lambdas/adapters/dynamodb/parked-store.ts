@@ -15,8 +15,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { ParkedDeliveries, ParkedDelivery, ParkedItem } from '../../core/parking';
-import { documentClient } from './client';
-import { isConditionFailed } from './health-store';
+import { documentClient, isConditionFailed } from './client';
 import { PARKED_TABLE } from './tables';
 
 export interface DynamoParkedStoreOptions {
