@@ -11,6 +11,7 @@
  * polling) are apart, per 1,000 connections.
  */
 
+import { RETRY_BATCH_SIZE_MAX } from '../lib/webhook-delivery-props';
 import type { Prices } from './prices';
 
 /** SQS bills each 64 KB chunk of a request's payload as one request. */
@@ -306,36 +307,67 @@ function invocationMs(fill: number, hangShare: number, figures: Figures, a: Assu
 }
 
 /**
- * Invocations and GB-s for `deliveries` deliveries of a mix at the assumed traffic. With a slow
- * lane, messages of hanging receivers after the first attempt are batched among themselves
- * (full batches of hanging retries, each the deadline long) and leave the healthy batches.
+ * One event source at the assumed traffic: invocations per delivery and their length. The fill
+ * depends on the invocation's length, which depends on the fill: a fixed point.
+ */
+function sourceUsage(
+  messagesPerDelivery: number,
+  hangShare: number,
+  batchSize: number,
+  windowS: number,
+  figures: Figures,
+  a: Assumptions,
+) {
+  if (messagesPerDelivery <= 0) return { invocationsPerDelivery: 0, ms: 0, hanging: 0 };
+  const rate = a.eventsPerSecond * messagesPerDelivery;
+  let fill = 1;
+  let inv = invocationMs(fill, hangShare, figures, a);
+  for (let i = 0; i < 30; i++) {
+    fill = batchFill(rate, windowS + inv.ms / 1000, batchSize);
+    inv = invocationMs(fill, hangShare, figures, a);
+  }
+  return { invocationsPerDelivery: messagesPerDelivery / fill, ms: inv.ms, hanging: inv.hanging };
+}
+
+/**
+ * Invocations and GB-s for `deliveries` deliveries of a mix at the assumed traffic. The two
+ * event sources batch on their own: the ingress queue's first attempts with the stack's batch
+ * size and window, the retry queue's retries in batches of at most 10 with no window (so 1, 2
+ * and 4 s stay 1, 2 and 4 s). With a slow lane, retries of hanging receivers are batched among
+ * themselves (full batches of hanging retries, each the deadline long) and leave the others.
  */
 export function lambdaUsage(mix: Mix, deliveries: number, figures: Figures, a: Assumptions): LambdaUsage {
   const messages = weighted(mix, (k) => figures.kinds[k].messages);
   const hangingMessages = mix.hanging * figures.kinds.hanging.messages;
   const slowMessages = a.slowLane ? mix.hanging * (figures.kinds.hanging.messages - 1) : 0;
-  const mainMessages = messages - slowMessages;
-  const hangShare = (hangingMessages - slowMessages) / mainMessages;
-  const rate = a.eventsPerSecond * mainMessages;
-  // Fill depends on the invocation's length, which depends on the fill: a fixed point.
-  let fill = 1;
-  let inv = invocationMs(fill, hangShare, figures, a);
-  for (let i = 0; i < 30; i++) {
-    fill = batchFill(rate, a.batchingWindowS + inv.ms / 1000, a.batchSize);
-    inv = invocationMs(fill, hangShare, figures, a);
-  }
-  const mainInvocations = (mainMessages * deliveries) / fill;
-  const slowFill = a.slowLane ? batchFill(a.eventsPerSecond * slowMessages, 30, a.batchSize) : 1;
+  // Every delivery's first attempt comes from the ingress queue (one event, one connection).
+  const ingress = sourceUsage(1, mix.hanging, a.batchSize, a.batchingWindowS, figures, a);
+  const retryMessages = messages - 1 - slowMessages;
+  const retry = sourceUsage(
+    retryMessages,
+    retryMessages > 0 ? (hangingMessages - mix.hanging - slowMessages) / retryMessages : 0,
+    Math.min(a.batchSize, RETRY_BATCH_SIZE_MAX),
+    0,
+    figures,
+    a,
+  );
+  const slowFill = a.slowLane
+    ? batchFill(a.eventsPerSecond * slowMessages, 30, Math.min(a.batchSize, RETRY_BATCH_SIZE_MAX))
+    : 1;
   const slowInvocations = (slowMessages * deliveries) / slowFill;
   const slowMs = a.attemptTimeoutMs + a.awsCallMs;
-  const invocations = mainInvocations + slowInvocations;
-  const totalMs = mainInvocations * inv.ms + slowInvocations * slowMs;
+  const ingressInvocations = ingress.invocationsPerDelivery * deliveries;
+  const retryInvocations = retry.invocationsPerDelivery * deliveries;
+  const invocations = ingressInvocations + retryInvocations + slowInvocations;
+  const totalMs = ingressInvocations * ingress.ms + retryInvocations * retry.ms + slowInvocations * slowMs;
   return {
     fill: (messages * deliveries) / invocations,
     invocations,
     durationMs: totalMs / invocations,
     gbSeconds: (totalMs / 1000) * (a.memoryMb / 1024),
-    hangingBatchShare: (mainInvocations * inv.hanging + slowInvocations) / invocations,
+    hangingBatchShare:
+      (ingressInvocations * ingress.hanging + retryInvocations * retry.hanging + slowInvocations) /
+      invocations,
     containers: Math.max(1, (a.eventsPerSecond * (invocations / deliveries) * totalMs) / invocations / 1000),
   };
 }

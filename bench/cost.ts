@@ -260,7 +260,11 @@ export function levers(): Array<{ name: string; how: string; a: Assumptions; fix
       how: 'construct prop `attemptLogCapacity` (auto-scaled, 70 % target)',
       a: provisioned,
     },
-    { name: 'slow lane for timed-out retries', how: 'not built: a queue of their own', a: slow },
+    {
+      name: 'slow lane for timed-out retries',
+      how: 'not built: retries of timed-out attempts on a queue apart from other retries (the retry queue already keeps every retry apart from first attempts)',
+      a: slow,
+    },
     {
       name: 'every construct prop above',
       how: 'window 1 s, batch 100, 128 MB, 3-day successes, no PITR, provisioned (no slow lane)',

@@ -62,7 +62,7 @@ describe('cost options of the construct', () => {
     );
   });
 
-  it('batches up to 100 records with a window on both queues, and refuses a large batch without one', () => {
+  it('batches up to 100 records with a window on the ingress queue (retries: at most 10, no window), and refuses a large batch without one', () => {
     const template = templateWith({
       batchSize: 100,
       maxBatchingWindow: Duration.seconds(1),
@@ -70,9 +70,10 @@ describe('cost options of the construct', () => {
     });
     const sources = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as any[];
     expect(sources.map((s) => [s.Properties.BatchSize, s.Properties.MaximumBatchingWindowInSeconds])).toEqual(
+      // The retry queue keeps the spec's 1/2/4 s: a window would hold each retry up to its length.
       [
         [100, 1],
-        [100, 1],
+        [10, undefined],
       ],
     );
     expect(() => stackWith({ batchSize: 50 })).toThrow(

@@ -126,16 +126,32 @@ describe('Lambda usage', () => {
     expect(u.gbSeconds).toBeCloseTo((100_000 * expected * 256) / 1024 / 1000, 3);
   });
 
-  it('holds a batch for the deadline when one of its messages hangs', () => {
+  it('holds a batch for the deadline when one of its messages hangs; retries batch on their own queue', () => {
     const u = lambdaUsage(hanging1.mix, 1_000_000, figures, a);
-    const share = (0.01 * 4) / (0.99 + 0.01 * 4);
-    expect(u.hangingBatchShare).toBeCloseTo(batchHitProbability(share, 10), 9);
+    // Ingress: every delivery's first attempt, 1 % hanging, full batches of 10. Retry queue: only
+    // the hanging deliveries' 3 retries (3 a second at 100 events/s), full batches after 30 s.
+    const ingressInvocations = 1_000_000 / 10;
+    const retryInvocations = (0.01 * 3 * 1_000_000) / 10;
+    const expected =
+      (ingressInvocations * batchHitProbability(0.01, 10) + retryInvocations) /
+      (ingressInvocations + retryInvocations);
+    expect(u.invocations).toBeCloseTo(ingressInvocations + retryInvocations, 3);
+    expect(u.hangingBatchShare).toBeCloseTo(expected, 9);
   });
 
-  it('takes hanging retries out of healthy batches with a slow lane', () => {
+  it('batches retries at most 10 at a time and with no window, whatever the ingress batching', () => {
+    const big = { ...a, batchSize: 100, batchingWindowS: 1 };
+    const u = lambdaUsage(failing10.mix, 1_000_000, figures, big);
+    // 30 retries a second, each invocation well under a second: the retry batches stay small,
+    // so there are more invocations than the 100-record ingress batches alone would give.
+    expect(u.invocations).toBeGreaterThan((1_000_000 + 300_000) / 100);
+    expect(u.invocations).toBeGreaterThan(300_000 / 10);
+  });
+
+  it('a slow lane adds nothing once hanging retries are on the retry queue alone', () => {
     const without = lambdaUsage(hanging1.mix, 1_000_000, figures, a);
     const withLane = lambdaUsage(hanging1.mix, 1_000_000, figures, { ...a, slowLane: true });
-    expect(withLane.gbSeconds).toBeLessThan(without.gbSeconds);
+    expect(Math.abs(withLane.gbSeconds - without.gbSeconds) / without.gbSeconds).toBeLessThan(0.001);
   });
 });
 

@@ -141,7 +141,8 @@ function dynamoItemSize(item: Record<string, unknown>): number {
     if (!('S' in value || 'N' in value || 'BOOL' in value || 'NULL' in value)) {
       throw new Error(`attribute ${name}: the attempt item holds only strings, numbers and booleans`);
     }
-    bytewise[asBytes(name)] = 'S' in value ? { S: asBytes(value.S!) } : (value as unknown as Record<string, unknown>);
+    bytewise[asBytes(name)] =
+      'S' in value ? { S: asBytes(value.S!) } : (value as unknown as Record<string, unknown>);
   }
   return dynalite.itemSize(bytewise);
 }
