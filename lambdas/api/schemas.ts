@@ -7,16 +7,13 @@
 
 import { z } from '@hono/zod-openapi';
 import { ALLOWED_METHODS } from '../core/constants';
+import { HEALTH_STATES } from '../core/health';
 import { APPLICATION_ID, CONNECTION_ID, DELIVERY_ID } from '../core/ids';
+import { PARK_REASONS } from '../core/parking';
+import { OUTCOMES } from '../core/types';
 
-export const OUTCOMES = [
-  'delivered',
-  'http_error',
-  'timeout',
-  'network_error',
-  'blocked',
-  'rejected',
-] as const;
+export { OUTCOMES };
+
 /** Shown instead of every custom header value: they often hold credentials. */
 export const HIDDEN_HEADER_VALUE = '[hidden]';
 export const DEFAULT_PAGE_SIZE = 50;
@@ -164,9 +161,6 @@ export const UpdateConnectionBody = z
   })
   .strict()
   .openapi('UpdateConnection');
-
-export const HEALTH_STATES = ['healthy', 'failing', 'disabled'] as const;
-export const PARK_REASONS = ['exhausted', 'connection_disabled', 'blocked'] as const;
 
 export const HealthSchema = z
   .object({

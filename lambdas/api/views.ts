@@ -1,6 +1,6 @@
 /** What the API returns: no secret ARN, no custom header value, no table keys. */
 
-import type { AttemptRecord, Connection } from '../core/types';
+import { ATTEMPT_RECORD_FIELDS, type AttemptRecord, type Connection } from '../core/types';
 import { type HealthView, healthView } from '../management/connections';
 import { HIDDEN_HEADER_VALUE } from './schemas';
 
@@ -36,30 +36,8 @@ export function connectionView(c: Connection): ConnectionView {
   };
 }
 
-const ATTEMPT_FIELDS = [
-  'deliveryId',
-  'attempt',
-  'eventId',
-  'connectionId',
-  'applicationId',
-  'userId',
-  'event',
-  'method',
-  'target',
-  'requestedAt',
-  'durationMs',
-  'outcome',
-  'statusCode',
-  'responseSnippet',
-  'error',
-  'nextAttemptAt',
-  'final',
-  'test',
-  'expiresAt',
-] as const satisfies readonly (keyof AttemptRecord)[];
-
 export function attemptView(record: AttemptRecord): AttemptRecord {
   const out: Record<string, unknown> = {};
-  for (const field of ATTEMPT_FIELDS) if (record[field] !== undefined) out[field] = record[field];
+  for (const field of ATTEMPT_RECORD_FIELDS) if (record[field] !== undefined) out[field] = record[field];
   return out as unknown as AttemptRecord;
 }

@@ -17,6 +17,7 @@ import type {
   Outcome,
   QueueMessage,
 } from './types';
+import { ATTEMPT_RECORD_FIELDS, OUTCOMES } from './types';
 import { describe, jsonDepth, MAX_JSON_DEPTH } from './untrusted';
 
 /**
@@ -138,14 +139,6 @@ export function factsOfBody(body: string): EventFacts {
   return factsOf(checkBody(body));
 }
 
-const OUTCOMES: readonly Outcome[] = [
-  'delivered',
-  'http_error',
-  'timeout',
-  'network_error',
-  'blocked',
-  'rejected',
-];
 /** Longest free text an attempt record holds: the 1 KiB snippet or error, with room for escapes. */
 const MAX_RECORD_TEXT = 4096;
 /** Latest `expiresAt` a record may carry: ten years, the longest attempt TTL a stack allows. */
@@ -199,27 +192,7 @@ function parseAttemptLog(m: Record<string, unknown>): AttemptLogMessage {
   if (!wholeNumber(record.expiresAt, requestedAtS, requestedAtS + MAX_TTL_SECONDS)) {
     fail('record.expiresAt', 'must be epoch seconds within the attempt TTL of requestedAt');
   }
-  const known = new Set([
-    'deliveryId',
-    'attempt',
-    'eventId',
-    'connectionId',
-    'applicationId',
-    'userId',
-    'event',
-    'method',
-    'target',
-    'requestedAt',
-    'durationMs',
-    'outcome',
-    'statusCode',
-    'responseSnippet',
-    'error',
-    'nextAttemptAt',
-    'final',
-    'test',
-    'expiresAt',
-  ]);
+  const known: ReadonlySet<string> = new Set(ATTEMPT_RECORD_FIELDS);
   for (const key of Object.keys(record)) {
     if (!known.has(key)) fail(`record.${describe(key)}`, 'is not an attempt record field');
   }

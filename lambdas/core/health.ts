@@ -10,7 +10,9 @@
 
 import { WebhookError } from './errors';
 
-export type HealthState = 'healthy' | 'failing' | 'disabled';
+/** A connection's health states (DESIGN.md §9), in order of decline. */
+export const HEALTH_STATES = ['healthy', 'failing', 'disabled'] as const;
+export type HealthState = (typeof HEALTH_STATES)[number];
 
 /** Health of one connection, as stored beside it and shown by `connections get`. */
 export interface ConnectionHealth {

@@ -8,14 +8,9 @@
 import type { ConnectionHealth, HealthState, HealthTransition } from './health';
 import type { DeliveryMessage, Outcome } from './types';
 
-/** Why a delivery was parked. */
-export type ParkReason = 'exhausted' | 'connection_disabled' | 'blocked';
-
-export const PARK_REASONS: readonly ParkReason[] = Object.freeze([
-  'exhausted',
-  'connection_disabled',
-  'blocked',
-]);
+/** Why a delivery is parked (the API's and the CLI's listings use this list). */
+export const PARK_REASONS = ['exhausted', 'connection_disabled', 'blocked'] as const;
+export type ParkReason = (typeof PARK_REASONS)[number];
 
 /** A parked delivery as listings show it: never the body, a secret or a custom header value. */
 export interface ParkedDelivery {

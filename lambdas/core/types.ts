@@ -117,7 +117,16 @@ export type RefusalReason = Extract<
   'blocked' | 'connection_missing' | 'connection_disabled' | 'connection_invalid'
 >;
 
-export type Outcome = 'delivered' | 'http_error' | 'timeout' | 'network_error' | 'blocked' | 'rejected';
+/** Every outcome an attempt can have (the attempt log, the API and the console use this list). */
+export const OUTCOMES = [
+  'delivered',
+  'http_error',
+  'timeout',
+  'network_error',
+  'blocked',
+  'rejected',
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
 
 /** Why a delivery or message ended in the dead-letter queue. */
 export type DeadLetterReason =
@@ -182,6 +191,29 @@ export interface AttemptRecord {
   /** Epoch seconds; DynamoDB TTL. */
   expiresAt: number;
 }
+
+/** Every field an attempt record may hold: what the retry queue's attempt-log messages are checked against and what views show. */
+export const ATTEMPT_RECORD_FIELDS = [
+  'deliveryId',
+  'attempt',
+  'eventId',
+  'connectionId',
+  'applicationId',
+  'userId',
+  'event',
+  'method',
+  'target',
+  'requestedAt',
+  'durationMs',
+  'outcome',
+  'statusCode',
+  'responseSnippet',
+  'error',
+  'nextAttemptAt',
+  'final',
+  'test',
+  'expiresAt',
+] as const satisfies readonly (keyof AttemptRecord)[];
 
 /** A request ready to send. */
 export interface OutboundRequest {
