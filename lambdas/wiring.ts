@@ -30,14 +30,18 @@ import { createHealthTracker } from './core/health-tracker';
 import type { OperationalEvents } from './core/parking';
 import type { AttemptRecord, Clock, Connection, DeliveryMessage, Log, SigningSecrets } from './core/types';
 
+/** The AWS SDK clients a caller may pass; each absent one is built from the default credential chain. */
+export interface AwsClients {
+  dynamodb?: DynamoDBClient;
+  sqs?: SQSClient;
+  secretsManager?: SecretsManagerClient;
+  /** Used with the `kms` secret store only. */
+  kms?: KMSClient;
+  sns?: SNSClient;
+}
+
 export interface WiringOptions {
-  clients?: {
-    dynamodb?: DynamoDBClient;
-    sqs?: SQSClient;
-    secretsManager?: SecretsManagerClient;
-    kms?: KMSClient;
-    sns?: SNSClient;
-  };
+  clients?: AwsClients;
   /** Replace individual ports (tests). */
   deps?: Partial<DispatcherDeps>;
   /** Trusted CAs instead of Node's defaults: tests only. */

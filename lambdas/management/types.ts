@@ -1,10 +1,6 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { KMSClient } from '@aws-sdk/client-kms';
-import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { SNSClient } from '@aws-sdk/client-sns';
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SecretStore } from '../config';
 import type { Connection, HttpMethod } from '../core/types';
+import type { AwsClients } from '../wiring';
 
 /** Where a deployment's resources are: the stack outputs, or local mode's state file. */
 export interface WebhookResources {
@@ -38,14 +34,7 @@ export interface WebhookResources {
 export interface ManagementOptions {
   resources: WebhookResources;
   /** SDK clients; built from the default credential chain when absent. */
-  clients?: {
-    dynamodb?: DynamoDBClient;
-    sqs?: SQSClient;
-    secretsManager?: SecretsManagerClient;
-    /** Used with the `kms` secret store only. */
-    kms?: KMSClient;
-    sns?: SNSClient;
-  };
+  clients?: AwsClients;
   /** Told when an operational event could not be published (the change itself stands). @default ignore */
   onEventError?: (error: unknown) => void;
   /**
