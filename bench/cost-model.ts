@@ -554,7 +554,7 @@ export interface FixedInputs {
    * connection, or to a new version), counted by the bench (`apiCallsKms`). @default 1
    */
   kmsDecryptsPerSecretRead?: number;
-  /** Long polls of an idle event source a month (5 pollers, 20 s each, when nothing arrives). */
+  /** Pollers of the idle event sources (5 per source, each a 20 s long poll when nothing arrives). */
   idlePollers: number;
 }
 
@@ -607,7 +607,7 @@ export function fixedCost(f: FixedInputs, prices: Prices): FixedCost {
       perMonth: f.customMetrics * prices.cloudWatchCustomMetricPerMonth,
     },
     {
-      item: `Idle long polling of the delivery queue (${f.idlePollers} pollers, 20 s polls)`,
+      item: `Idle long polling of the ingress and retry queues (${f.idlePollers} pollers, 20 s polls)`,
       perMonth: (idleReceives / MILLION) * prices.sqsPerMillionRequests,
     },
   );

@@ -64,7 +64,8 @@ export const FIXED: FixedInputs = {
   alarms: 2,
   customMetrics: 1,
   secretStore: 'secrets-manager',
-  idlePollers: SQS_EVENT_SOURCE_POLLERS,
+  // Two event source mappings (the ingress and the retry queue), each with its own pollers.
+  idlePollers: 2 * SQS_EVENT_SOURCE_POLLERS,
 };
 
 const complete = (r: BenchResults) =>
