@@ -17,6 +17,7 @@
 
 import { parseArgs } from 'node:util';
 import { RETRY_DELAYS_S } from '../lambdas/core/constants';
+import { RETRY_BATCH_SIZE_MAX } from '../lib/webhook-delivery-props';
 import { seeded } from './batch-time';
 import { DEFAULT_LATENCY, expectedSlowestMs, MB_PER_VCPU } from './cost-model';
 
@@ -142,13 +143,22 @@ export function accountConcurrency(
   return { durationS, concurrency: (deliveriesPerSecond / batchSize) * durationS };
 }
 
-/** The highest steady deliveries/s of the account before concurrency runs out. */
+/**
+ * The highest steady deliveries/s of the account before concurrency runs out. First attempts
+ * come from the ingress queue in batches of `batchSize`: a batch lasts the 30 s deadline when
+ * any of its first attempts hangs. A hanging delivery's 3 retries come from the retry queue in
+ * batches of at most 10 (no window, D29), which never hold first attempts: at this traffic they
+ * are full, and each lasts the deadline.
+ */
 export function accountMaxRate(batchSize: number, cpuMicros: number, memoryMb: number, hangingShare = 0) {
   const { durationS } = accountConcurrency(1, batchSize, cpuMicros, memoryMb);
-  const hangingBatch = 1 - (1 - hangingShare * 4) ** batchSize;
-  const d = hangingBatch * 30 + (1 - hangingBatch) * durationS;
+  const hangingBatch = 1 - (1 - hangingShare) ** batchSize;
+  const ingressS = hangingBatch * 30 + (1 - hangingBatch) * durationS;
+  const retryBatch = Math.min(batchSize, RETRY_BATCH_SIZE_MAX);
+  // Concurrency-seconds one delivery takes: its share of an ingress batch, and of retry batches.
+  const perDelivery = ingressS / batchSize + (hangingShare * (RETRY_DELAYS_S.length * 30)) / retryBatch;
   const limit = Math.min(ACCOUNT_CONCURRENCY, EVENT_SOURCE_MAX_BATCHES);
-  return Math.floor((limit * batchSize) / d / (1 + hangingShare * 3));
+  return Math.floor(limit / perDelivery);
 }
 
 export const WCU = { success: 1, failed: 1, finalItem: 1, finalIndex: 1 };
