@@ -55,13 +55,8 @@ interface Destination {
   redacted?: { secret: string; list: readonly string[] };
 }
 
-/** The secret and the destination's own values, as one list that keeps its redaction pattern. */
-function redactedValues(destination: Destination, secret: string): readonly string[] {
-  if (destination.redacted?.secret !== secret) {
-    destination.redacted = { secret, list: sensitiveList([secret, ...destination.sensitive]) };
-  }
-  return destination.redacted.list;
-}
+/** Connections whose last signing secret is remembered (as many as the connection cache holds). */
+const MAX_REMEMBERED_SECRETS = 10_000;
 
 export function createAttempter(
   deps: Pick<DispatcherDeps, 'secrets' | 'sender' | 'clock'>,
@@ -78,6 +73,27 @@ export function createAttempter(
    * that passes is kept: a refused one is checked, and refused, every time.
    */
   const checked = new WeakMap<Connection, Destination>();
+
+  /**
+   * The secret each connection was last signed with here, so that the one before a rotation is
+   * redacted too: receivers keep accepting it during the overlap, and one that echoes its own
+   * configuration may still print it. Bounded; the least recently changed goes first.
+   */
+  const lastSecret = new Map<string, string>();
+  /** The secret, the one before it and the destination's own values: one list per secret, which keeps its redaction pattern. */
+  function redactedValues(connectionId: string, destination: Destination, secret: string): readonly string[] {
+    if (destination.redacted?.secret !== secret) {
+      const before = lastSecret.get(connectionId);
+      const previous = before !== undefined && before !== secret ? [before] : [];
+      destination.redacted = { secret, list: sensitiveList([secret, ...previous, ...destination.sensitive]) };
+      lastSecret.delete(connectionId);
+      lastSecret.set(connectionId, secret);
+      if (lastSecret.size > MAX_REMEMBERED_SECRETS) lastSecret.delete(lastSecret.keys().next().value!);
+      // The secret before a rotation stays in the list of the first record that carries the new
+      // one, so until the connection cache next refreshes the record: the rotation overlap.
+    }
+    return destination.redacted.list;
+  }
   function destinationOf(connection: Connection): Destination {
     let entry = checked.get(connection);
     if (!entry) {
@@ -165,7 +181,7 @@ export function createAttempter(
         facts,
         request: { method: connection.method, target: destination.target, requestedAtMs },
         result,
-        sensitive: redactedValues(destination, secret),
+        sensitive: redactedValues(connection.connectionId, destination, secret),
         connection,
         debugLines: run.debugLines,
       });
