@@ -11,7 +11,7 @@
  * polling) are apart, per 1,000 connections.
  */
 
-import { RETRY_BATCH_SIZE_MAX } from '../lib/webhook-delivery-props';
+import { MAX_BATCH_SIZE_WITHOUT_WINDOW } from '../lib/webhook-delivery-props';
 import type { Prices } from './prices';
 
 /** SQS bills each 64 KB chunk of a request's payload as one request. */
@@ -346,13 +346,13 @@ export function lambdaUsage(mix: Mix, deliveries: number, figures: Figures, a: A
   const retry = sourceUsage(
     retryMessages,
     retryMessages > 0 ? (hangingMessages - mix.hanging - slowMessages) / retryMessages : 0,
-    Math.min(a.batchSize, RETRY_BATCH_SIZE_MAX),
+    Math.min(a.batchSize, MAX_BATCH_SIZE_WITHOUT_WINDOW),
     0,
     figures,
     a,
   );
   const slowFill = a.slowLane
-    ? batchFill(a.eventsPerSecond * slowMessages, 30, Math.min(a.batchSize, RETRY_BATCH_SIZE_MAX))
+    ? batchFill(a.eventsPerSecond * slowMessages, 30, Math.min(a.batchSize, MAX_BATCH_SIZE_WITHOUT_WINDOW))
     : 1;
   const slowInvocations = (slowMessages * deliveries) / slowFill;
   const slowMs = a.attemptTimeoutMs + a.awsCallMs;

@@ -298,25 +298,28 @@ async function main(): Promise<void> {
   await step('coldStart', () => measureColdStart(quick ? 3 : 9));
   await step('consoleBundle', () => measureConsoleBundle());
   const bundled = only.includes('overhead') || only.includes('batchTime') ? bundledProcess() : undefined;
-  await step('overhead', () => overhead(bundled!.file, quick));
-  await step('endToEnd', () =>
-    measureEndToEnd({
-      latencyEvents: quick ? 20 : 60,
-      throughputEvents: quick ? 100 : 600,
-      retryDeliveries: quick ? 2 : 4,
-    }),
-  );
-  await step('apiCalls', () => measureApiCalls({ healthy: quick ? 10 : 30, failing: quick ? 1 : 3 }));
-  // The kms secret store: only its KMS calls matter (the rest is the same code), so a short run.
-  await step('apiCallsKms', () => measureApiCalls({ healthy: 10, failing: 0, secretStore: 'kms' }));
-  await step('batchTime', async () => ({
-    ...(await measureBatchTime({ batches10: quick ? 5 : 20, batches100: quick ? 1 : 3 })),
-    core: runBundled<CoreFloorFigures>(bundled!.file, 'coreFloor', {
-      deliveries: quick ? 500 : 2_000,
-      rounds: quick ? 5 : 9,
-    } satisfies CoreFloorOptions),
-  }));
-  bundled?.dispose();
+  try {
+    await step('overhead', () => overhead(bundled!.file, quick));
+    await step('endToEnd', () =>
+      measureEndToEnd({
+        latencyEvents: quick ? 20 : 60,
+        throughputEvents: quick ? 100 : 600,
+        retryDeliveries: quick ? 2 : 4,
+      }),
+    );
+    await step('apiCalls', () => measureApiCalls({ healthy: quick ? 10 : 30, failing: quick ? 1 : 3 }));
+    // The kms secret store: only its KMS calls matter (the rest is the same code), so a short run.
+    await step('apiCallsKms', () => measureApiCalls({ healthy: 10, failing: 0, secretStore: 'kms' }));
+    await step('batchTime', async () => ({
+      ...(await measureBatchTime({ batches10: quick ? 5 : 20, batches100: quick ? 1 : 3 })),
+      core: runBundled<CoreFloorFigures>(bundled!.file, 'coreFloor', {
+        deliveries: quick ? 500 : 2_000,
+        rounds: quick ? 5 : 9,
+      } satisfies CoreFloorOptions),
+    }));
+  } finally {
+    bundled?.dispose();
+  }
   results.durationSeconds = Math.round((Date.now() - started.getTime()) / 1000);
 
   console.log();

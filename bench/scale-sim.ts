@@ -17,7 +17,7 @@
 
 import { parseArgs } from 'node:util';
 import { RETRY_DELAYS_S } from '../lambdas/core/constants';
-import { RETRY_BATCH_SIZE_MAX } from '../lib/webhook-delivery-props';
+import { MAX_BATCH_SIZE_WITHOUT_WINDOW } from '../lib/webhook-delivery-props';
 import { seeded } from './batch-time';
 import { DEFAULT_LATENCY, expectedSlowestMs, MB_PER_VCPU } from './cost-model';
 
@@ -154,7 +154,7 @@ export function accountMaxRate(batchSize: number, cpuMicros: number, memoryMb: n
   const { durationS } = accountConcurrency(1, batchSize, cpuMicros, memoryMb);
   const hangingBatch = 1 - (1 - hangingShare) ** batchSize;
   const ingressS = hangingBatch * 30 + (1 - hangingBatch) * durationS;
-  const retryBatch = Math.min(batchSize, RETRY_BATCH_SIZE_MAX);
+  const retryBatch = Math.min(batchSize, MAX_BATCH_SIZE_WITHOUT_WINDOW);
   // Concurrency-seconds one delivery takes: its share of an ingress batch, and of retry batches.
   const perDelivery = ingressS / batchSize + (hangingShare * (RETRY_DELAYS_S.length * 30)) / retryBatch;
   const limit = Math.min(ACCOUNT_CONCURRENCY, EVENT_SOURCE_MAX_BATCHES);

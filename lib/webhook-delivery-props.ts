@@ -29,15 +29,16 @@ const MAX_VISIBILITY_TIMEOUT = Duration.hours(12);
  * so 256 KiB would not always do.
  */
 export const MAX_MESSAGE_SIZE_BYTES = 1_048_576;
+/**
+ * The most records an SQS event source takes without a batching window (an SQS rule). The
+ * retry queue's source never has a window (retries keep the spec's 1, 2 and 4 s), so this is
+ * also its largest batch.
+ */
+export const MAX_BATCH_SIZE_WITHOUT_WINDOW = 10;
 /** Records per invocation by default: the SQS maximum without a batching window. */
-export const BATCH_SIZE = 10;
+export const BATCH_SIZE = MAX_BATCH_SIZE_WITHOUT_WINDOW;
 /** The largest batch this construct allows (SQS allows 10 000; one invocation delivers them all). */
 export const MAX_BATCH_SIZE = 100;
-/**
- * Records per batch from the retry queue at most: that source has no batching window, so that
- * retries keep the spec's 1, 2 and 4 s, and SQS takes more than 10 only with a window.
- */
-export const RETRY_BATCH_SIZE_MAX = 10;
 /**
  * Retention of the delivery queue (the SQS default). A standard queue's dead letter keeps
  * its original enqueue time, so the DLQ must keep messages longer than this.
@@ -567,10 +568,10 @@ function checkBatching(props: WebhookDeliveryProps): { batchSize: number; maxBat
       unitMs: SECOND_MS,
     });
   }
-  if (batchSize > BATCH_SIZE && (window === undefined || window.toSeconds() < 1)) {
+  if (batchSize > MAX_BATCH_SIZE_WITHOUT_WINDOW && (window === undefined || window.toSeconds() < 1)) {
     throw new WebhookDeliveryPropsError(
       'maxBatchingWindow',
-      `must be at least 1 second when batchSize is above ${BATCH_SIZE} (an SQS rule), got ${window ? human(window) : 'none'}`,
+      `must be at least 1 second when batchSize is above ${MAX_BATCH_SIZE_WITHOUT_WINDOW} (an SQS rule), got ${window ? human(window) : 'none'}`,
     );
   }
   return { batchSize, maxBatchingWindow: window };

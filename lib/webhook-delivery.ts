@@ -17,8 +17,8 @@ import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
 import { WebhookManagementApi } from './management-api';
 import { ConnectionSecretStore } from './secret-store';
 import {
+  MAX_BATCH_SIZE_WITHOUT_WINDOW,
   MAX_MESSAGE_SIZE_BYTES,
-  RETRY_BATCH_SIZE_MAX,
   type ResolvedWebhookDeliveryProps,
   resolveProps,
   type WebhookDeliveryProps,
@@ -216,7 +216,7 @@ export class WebhookDelivery extends Construct {
     // would hold each retry up to its length), and so at most 10 records a batch (SQS needs a
     // window above 10). Retries never share a batch with first attempts either way.
     this.retryEventSource = new SqsEventSource(this.retryQueue, {
-      batchSize: Math.min(p.batchSize, RETRY_BATCH_SIZE_MAX),
+      batchSize: Math.min(p.batchSize, MAX_BATCH_SIZE_WITHOUT_WINDOW),
       reportBatchItemFailures: true,
       maxConcurrency: p.maxConcurrency,
     });

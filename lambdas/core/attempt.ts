@@ -80,7 +80,12 @@ export function createAttempter(
    * configuration may still print it. Bounded; the least recently changed goes first.
    */
   const lastSecret = new Map<string, string>();
-  /** The secret, the one before it and the destination's own values: one list per secret, which keeps its redaction pattern. */
+  /**
+   * The secret, the one before it and the destination's own values: one list per secret, which
+   * keeps its redaction pattern. The secret before a rotation stays in the list of the first
+   * record that carries the new one, so until the connection cache next replaces the record:
+   * the rotation overlap.
+   */
   function redactedValues(connectionId: string, destination: Destination, secret: string): readonly string[] {
     if (destination.redacted?.secret !== secret) {
       const before = lastSecret.get(connectionId);
@@ -89,8 +94,6 @@ export function createAttempter(
       lastSecret.delete(connectionId);
       lastSecret.set(connectionId, secret);
       if (lastSecret.size > MAX_REMEMBERED_SECRETS) lastSecret.delete(lastSecret.keys().next().value!);
-      // The secret before a rotation stays in the list of the first record that carries the new
-      // one, so until the connection cache next refreshes the record: the rotation overlap.
     }
     return destination.redacted.list;
   }

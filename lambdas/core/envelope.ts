@@ -18,6 +18,9 @@ import type {
   QueueMessage,
 } from './types';
 import { ATTEMPT_RECORD_FIELDS, OUTCOMES } from './types';
+
+const ATTEMPT_RECORD_FIELD_SET: ReadonlySet<string> = new Set(ATTEMPT_RECORD_FIELDS);
+
 import { describe, jsonDepth, MAX_JSON_DEPTH } from './untrusted';
 
 /**
@@ -192,9 +195,8 @@ function parseAttemptLog(m: Record<string, unknown>): AttemptLogMessage {
   if (!wholeNumber(record.expiresAt, requestedAtS, requestedAtS + MAX_TTL_SECONDS)) {
     fail('record.expiresAt', 'must be epoch seconds within the attempt TTL of requestedAt');
   }
-  const known: ReadonlySet<string> = new Set(ATTEMPT_RECORD_FIELDS);
   for (const key of Object.keys(record)) {
-    if (!known.has(key)) fail(`record.${describe(key)}`, 'is not an attempt record field');
+    if (!ATTEMPT_RECORD_FIELD_SET.has(key)) fail(`record.${describe(key)}`, 'is not an attempt record field');
   }
   return { v: 1, type: 'attempt-log', record: record as unknown as AttemptRecord };
 }
