@@ -4,7 +4,7 @@
  * - Batch time against its physical limit: batches of deliveries, each to its own loopback
  *   HTTPS receiver that answers after a latency drawn from the documented distribution
  *   (bench/cost-model.ts DEFAULT_LATENCY: log-normal, median 100 ms, p99 1 s; seeded), through
- *   the real dispatcher core and UndiciSender. A batch cannot end before its slowest receiver
+ *   the real dispatcher core and HttpsSender. A batch cannot end before its slowest receiver
  *   answers: the ratio is batch wall time ÷ that receiver's latency (target ≤ 1.05).
  * - Deliveries per Lambda GB-second at that distribution, for batches of 10 and of 100 (a
  *   larger batch, as a batching window gathers at traffic; the window itself is not billed),
@@ -13,7 +13,7 @@
  *   a process of its own; bench/index.ts adds its figures to these.
  */
 
-import { type Resolver, UndiciSender } from '../lambdas/adapters/http/sender';
+import { HttpsSender, type Resolver } from '../lambdas/adapters/http/sender';
 import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
 import type { Connection } from '../lambdas/core/types';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
@@ -76,7 +76,7 @@ export async function measureBatchTime(options: {
   const { port } = served;
   const egress = { allowLoopback: true, allowedPorts: [port] };
   const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
-  const sender = new UndiciSender({ egress, ca: [pki.caPem], resolver });
+  const sender = new HttpsSender({ egress, ca: [pki.caPem], resolver });
   const capture = capturedPowertoolsLog('INFO');
   const random = seeded(SEED);
   const gb = DEFAULT_MEMORY_MB / 1024;

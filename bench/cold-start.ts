@@ -50,15 +50,9 @@ export interface ColdStartFigures {
 }
 
 /** Bundles any entry with the options of the deployed Lambda functions. */
-export function bundleLikeLambda(
-  entry: string,
-  outfile: string,
-  options: { metafile?: string; fullUndici?: boolean } = {},
-): void {
+export function bundleLikeLambda(entry: string, outfile: string, options: { metafile?: string } = {}): void {
   const args = [BUNDLE_SCRIPT, '--entry', entry, '--outfile', outfile];
   if (options.metafile) args.push('--metafile', options.metafile);
-  // A bench that measures undici.request too needs all of undici, not the Lambda's two files (D27).
-  if (options.fullUndici) args.push('--full-undici');
   execFileSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 

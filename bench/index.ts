@@ -48,8 +48,7 @@ const OUT_DIR = resolve(__dirname, '..', 'bench-results');
 function bundledProcess(): { file: string; dispose(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'webhooks-bench-bundled-'));
   const file = join(dir, 'bundled', 'index.mjs');
-  // All of undici: the overhead's bare side is undici.request. The dispatcher's Agent is the same code either way (D27).
-  bundleLikeLambda(join(__dirname, 'bundled-process.ts'), file, { fullUndici: true });
+  bundleLikeLambda(join(__dirname, 'bundled-process.ts'), file);
   return { file, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -101,7 +100,7 @@ function printTable(results: BenchResults): void {
     ]);
     if (o.sender) {
       rows.push([
-        '  HTTP part alone: UndiciSender, full headers (deliveries/s)',
+        '  HTTP part alone: HttpsSender, full headers (deliveries/s)',
         fmt(o.sender.deliveriesPerSecond),
         fmt(o.bare.deliveriesPerSecond),
         `${o.senderThroughputRatio}`,

@@ -7,9 +7,9 @@
  * loops, each sending a batch of 10 at once and starting the next batch when the last one is
  * done, as an invocation handles an SQS batch (`npm run bench` uses one lane: one
  * invocation's batch, batchConcurrency 10). The dispatcher side is `createDispatcher` with
- * in-memory ports, the real UndiciSender, real signing and classification, and the real
+ * in-memory ports, the real HttpsSender, real signing and classification, and the real
  * Powertools log (its output counted, not printed). A third side splits the difference: the
- * same UndiciSender alone, sending each delivery's full signed header set (built before the
+ * same HttpsSender alone, sending each delivery's full signed header set (built before the
  * round, not timed), so the gap shows how much is HTTP and how much is the core's own work
  * (parsing and validating the event, the delivery id, signing, the attempt record). Rounds
  * rotate the sides; the figures are the medians.
@@ -18,7 +18,7 @@
 import { cpuUsage } from 'node:process';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { Agent, request } from 'undici';
-import { egressLookup, type Resolver, UndiciSender } from '../lambdas/adapters/http/sender';
+import { egressLookup, HttpsSender, type Resolver } from '../lambdas/adapters/http/sender';
 import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
 import { buildHeaders } from '../lambdas/core/headers';
 import type { AttemptRecord } from '../lambdas/core/types';
@@ -52,7 +52,7 @@ export interface OverheadFigures {
   deliveriesPerRound: number;
   rounds: number;
   dispatcher: SideFigures;
-  /** UndiciSender alone with the full header set: the HTTP part of the dispatcher side. */
+  /** HttpsSender alone with the full header set: the HTTP part of the dispatcher side. */
   sender: SideFigures;
   bare: SideFigures;
   /** dispatcher deliveries/s ÷ bare deliveries/s (target ≥ 0.90). */
@@ -116,7 +116,7 @@ export async function measureOverhead(options: OverheadOptions): Promise<Overhea
   const capture = capturedPowertoolsLog('INFO');
   const egress = { allowLoopback: true, allowedPorts: [options.port] };
   const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
-  const sender = new UndiciSender({ egress, ca: [options.caPem], resolver });
+  const sender = new HttpsSender({ egress, ca: [options.caPem], resolver });
   const ports = memoryPorts([connection], sender, capture.log);
   // The attempt log counts and lets go, as the DynamoDB one does: a round keeping 3,000
   // records alive would have the GC copying them, a cost the Lambda does not have.

@@ -16,7 +16,7 @@ import { documentClient } from './adapters/dynamodb/client';
 import { DynamoConnectionStore } from './adapters/dynamodb/connection-store';
 import { DynamoHealthStore } from './adapters/dynamodb/health-store';
 import { DynamoParkedStore } from './adapters/dynamodb/parked-store';
-import { type Resolver, UndiciSender } from './adapters/http/sender';
+import { HttpsSender, type Resolver } from './adapters/http/sender';
 import { powertoolsLog } from './adapters/logger';
 import { emfMetrics } from './adapters/metrics/emf';
 import { KmsSigningSecrets } from './adapters/secrets/kms-sealed';
@@ -64,7 +64,7 @@ function sharedAdapters(config: TestSendConfig, options: WiringOptions) {
     clock,
     egress,
     doc: documentClient(options.clients?.dynamodb),
-    sender: new UndiciSender({ egress, ca: options.ca, resolver: options.resolver }),
+    sender: new HttpsSender({ egress, ca: options.ca, resolver: options.resolver }),
     queues: new SqsQueues({
       retryQueueUrl: config.retryQueueUrl,
       dlqUrl: config.dlqUrl,

@@ -1,2 +1,2 @@
-// Bundled by test/infra/undici-lambda.test.ts with the Lambda options, to run the sender as deployed.
-export { UndiciSender } from '../../lambdas/adapters/http/sender';
+// Bundled by test/infra/bundled-sender.test.ts with the Lambda options, to run the sender as deployed.
+export { HttpsSender } from '../../lambdas/adapters/http/sender';

@@ -1,12 +1,13 @@
-import { UndiciSender } from '../../lambdas/adapters/http/sender';
+import { HttpsSender } from '../../lambdas/adapters/http/sender';
 import { SNIPPET_READ_BYTES } from '../../lambdas/core/constants';
 import type { OutboundRequest } from '../../lambdas/core/types';
+import { startTripwire } from '../security/helpers';
 import { testPki } from '../support/pki';
 import { type Receiver, respond, startReceiver } from '../support/receivers';
 
 const local = { allowedPorts: [443], allowLoopback: true };
 let receiver: Receiver;
-let sender: UndiciSender;
+let sender: HttpsSender;
 
 function request(url: string, overrides: Partial<OutboundRequest> = {}): OutboundRequest {
   return {
@@ -21,14 +22,14 @@ function request(url: string, overrides: Partial<OutboundRequest> = {}): Outboun
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  sender = new UndiciSender({ egress: { ...local, allowedPorts: [receiver.port] }, ca: [testPki().caPem] });
+  sender = new HttpsSender({ egress: { ...local, allowedPorts: [receiver.port] }, ca: [testPki().caPem] });
 });
 afterAll(async () => {
   await sender.close();
   await receiver.close();
 });
 
-describe('UndiciSender against a real HTTPS receiver', () => {
+describe('HttpsSender against a real HTTPS receiver', () => {
   it('sends the method, headers and exact body, and reports a 2xx with the response snippet', async () => {
     receiver.behave(respond(200, '{"received":true}'));
     const result = await sender.send(request(receiver.url, { method: 'PUT' }));
@@ -98,7 +99,7 @@ describe('UndiciSender against a real HTTPS receiver', () => {
 
   it('reports an untrusted certificate as a network error (TLS is verified)', async () => {
     receiver.behave(respond(200));
-    const strict = new UndiciSender({ egress: { ...local, allowedPorts: [receiver.port] } });
+    const strict = new HttpsSender({ egress: { ...local, allowedPorts: [receiver.port] } });
     const result = await strict.send(request(receiver.url));
     await strict.close();
     expect(result.kind).toBe('network');
@@ -111,7 +112,7 @@ describe('UndiciSender against a real HTTPS receiver', () => {
     const closed = await startReceiver();
     const url = closed.url;
     await closed.close();
-    const s = new UndiciSender({ egress: { ...local, allowedPorts: [closed.port] }, ca: [testPki().caPem] });
+    const s = new HttpsSender({ egress: { ...local, allowedPorts: [closed.port] }, ca: [testPki().caPem] });
     const result = await s.send(request(url));
     await s.close();
     expect(result).toMatchObject({ kind: 'network', error: expect.stringContaining('ECONNREFUSED') });
@@ -119,7 +120,7 @@ describe('UndiciSender against a real HTTPS receiver', () => {
 
   it('connects to the address its own lookup checked (a stub resolver name reaches the receiver)', async () => {
     receiver.behave(respond(204, ''));
-    const s = new UndiciSender({
+    const s = new HttpsSender({
       egress: { ...local, allowedPorts: [receiver.port] },
       ca: [testPki().caPem],
       resolver: async () => [{ address: '127.0.0.1', family: 4 }],
@@ -127,5 +128,34 @@ describe('UndiciSender against a real HTTPS receiver', () => {
     const result = await s.send(request(`https://localhost:${receiver.port}/hooks`));
     await s.close();
     expect(result).toMatchObject({ kind: 'response', status: 204 });
+  });
+
+  it('keeps the connection to a receiver for the next delivery (keep-alive pool)', async () => {
+    const ports: number[] = [];
+    receiver.behave((_req, res) => {
+      ports.push(res.socket!.remotePort!);
+      res.writeHead(200).end('ok');
+    });
+    for (let i = 0; i < 3; i++)
+      expect(await sender.send(request(receiver.url))).toMatchObject({ kind: 'response', status: 200 });
+    expect(new Set(ports).size).toBe(1);
+  });
+
+  it('gives up on a connection whose TLS set-up outlasts the connect timeout, before the attempt deadline', async () => {
+    const silent = await startTripwire();
+    const s = new HttpsSender({
+      egress: { ...local, allowedPorts: [silent.port] },
+      ca: [testPki().caPem],
+      connectTimeoutMs: 300,
+    });
+    try {
+      const result = await s.send(request(`https://127.0.0.1:${silent.port}/hooks`, { timeoutMs: 5_000 }));
+      expect(result).toMatchObject({ kind: 'network', error: expect.stringContaining('ETIMEDOUT') });
+      expect(result.durationMs).toBeLessThan(2_000);
+      expect(silent.connections).toBe(1);
+    } finally {
+      await s.close();
+      await silent.close();
+    }
   });
 });

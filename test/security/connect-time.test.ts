@@ -1,5 +1,5 @@
 /**
- * Adversarial suite, connect time: the UndiciSender resolves a name once, refuses the whole
+ * Adversarial suite, connect time: the HttpsSender resolves a name once, refuses the whole
  * destination if any address is refused, and connects to the address it checked. IP
  * literals never reach `lookup`: the sender's connector checks them, with the scheme and
  * port, as it opens the socket, so nothing reaches the wire. Redirects are not
@@ -11,7 +11,7 @@
  */
 
 import { createServer } from 'node:https';
-import { egressLookup, UndiciSender } from '../../lambdas/adapters/http/sender';
+import { egressLookup, HttpsSender } from '../../lambdas/adapters/http/sender';
 import { validateUrl } from '../../lambdas/core/connection';
 import type { EgressPolicy } from '../../lambdas/core/egress';
 import { testPki } from '../support/pki';
@@ -20,10 +20,10 @@ import { AWS_POLICY, outbound, senderFor, startTripwire, stubResolver, type Trip
 
 let receiver: Receiver;
 let tripwire: Tripwire;
-const senders: UndiciSender[] = [];
+const senders: HttpsSender[] = [];
 
 /** A sender that the suite closes after each test. */
-function sender(...args: Parameters<typeof senderFor>): UndiciSender {
+function sender(...args: Parameters<typeof senderFor>): HttpsSender {
   const s = senderFor(...args);
   senders.push(s);
   return s;
@@ -234,7 +234,7 @@ describe('redirects to a private address', () => {
 
 describe('TLS', () => {
   it('refuses a certificate from an untrusted authority: network error, no request', async () => {
-    const strict = new UndiciSender({ egress: local(receiver.port) });
+    const strict = new HttpsSender({ egress: local(receiver.port) });
     senders.push(strict);
     const result = await strict.send(outbound(receiver.url));
     expect(result.kind).toBe('network');

@@ -1,6 +1,6 @@
 /**
  * Adversarial suite, dispatcher level: what a refused destination, a redirect or a broken
- * stored connection becomes. The real dispatcher core and the real UndiciSender (stub DNS,
+ * stored connection becomes. The real dispatcher core and the real HttpsSender (stub DNS,
  * HTTPS receivers on 127.0.0.1) run against in-memory fakes of the queues and tables. Every
  * refused destination here is this machine, so even a broken check stays on loopback.
  *
@@ -8,7 +8,7 @@
  * delivery dead-lettered with reason `blocked`, and one `BlockedDestinations` metric.
  */
 
-import type { Resolver, UndiciSender } from '../../lambdas/adapters/http/sender';
+import type { HttpsSender, Resolver } from '../../lambdas/adapters/http/sender';
 import { createDispatcher } from '../../lambdas/core/dispatch';
 import type { EgressPolicy } from '../../lambdas/core/egress';
 import type { Connection } from '../../lambdas/core/types';
@@ -29,7 +29,7 @@ const event = {
 };
 
 let receiver: Receiver;
-const senders: UndiciSender[] = [];
+const senders: HttpsSender[] = [];
 
 beforeEach(async () => {
   receiver = await startReceiver(respond(200));

@@ -4,7 +4,7 @@
  */
 
 import { isIP, type Server, type Socket, createServer as tcpServer } from 'node:net';
-import { type Resolver, UndiciSender } from '../../lambdas/adapters/http/sender';
+import { HttpsSender, type Resolver } from '../../lambdas/adapters/http/sender';
 import type { EgressPolicy } from '../../lambdas/core/egress';
 import type { OutboundRequest } from '../../lambdas/core/types';
 import { testPki } from '../support/pki';
@@ -25,13 +25,9 @@ export function stubResolver(...answers: string[][]): StubResolver {
   return Object.assign(resolver, { calls });
 }
 
-/** An UndiciSender that trusts the test CA: TLS is verified exactly as in AWS, against that CA. */
-export function senderFor(
-  egress: EgressPolicy,
-  resolver?: Resolver,
-  connectTimeoutMs?: number,
-): UndiciSender {
-  return new UndiciSender({ egress, resolver, ca: [testPki().caPem], connectTimeoutMs });
+/** An HttpsSender that trusts the test CA: TLS is verified exactly as in AWS, against that CA. */
+export function senderFor(egress: EgressPolicy, resolver?: Resolver, connectTimeoutMs?: number): HttpsSender {
+  return new HttpsSender({ egress, resolver, ca: [testPki().caPem], connectTimeoutMs });
 }
 
 /** One delivery request as the dispatcher builds it. */

@@ -8,7 +8,7 @@
 
 import type { LookupAddress } from 'node:dns';
 import type { ServerResponse } from 'node:http';
-import type { UndiciSender } from '../../lambdas/adapters/http/sender';
+import type { HttpsSender } from '../../lambdas/adapters/http/sender';
 import { SNIPPET_READ_BYTES } from '../../lambdas/core/constants';
 import { type Receiver, startReceiver } from '../support/receivers';
 import { MiB, outbound, peakMemoryGrowth, senderFor, startTripwire } from './helpers';
@@ -18,7 +18,7 @@ const GiB = 1024 * MiB;
 const MEMORY_BOUND = 50 * MiB;
 
 let receiver: Receiver;
-let sender: UndiciSender;
+let sender: HttpsSender;
 /** Timers a misbehaving receiver runs; cleared after each test so nothing outlives it. */
 const timers: NodeJS.Timeout[] = [];
 

@@ -5,13 +5,13 @@
  * dispatcher does (deliver, retry, block, reject, fail on infrastructure).
  *
  * The log is the real Powertools-backed adapter at DEBUG; every byte it writes to stdout and
- * stderr is captured. Deliveries go through the real dispatcher core and UndiciSender to
+ * stderr is captured. Deliveries go through the real dispatcher core and HttpsSender to
  * HTTPS receivers on loopback; the queues and tables are in-memory fakes.
  */
 
 import type { LookupAddress } from 'node:dns';
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { UndiciSender } from '../../lambdas/adapters/http/sender';
+import type { HttpsSender } from '../../lambdas/adapters/http/sender';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
 import { createDispatcher } from '../../lambdas/core/dispatch';
 import type { Connection } from '../../lambdas/core/types';
@@ -36,7 +36,7 @@ const event = (eventId: string) => ({
 
 let receiver: Receiver;
 let closedPort: number;
-let sender: UndiciSender;
+let sender: HttpsSender;
 let lines: string[];
 const restore: Array<() => void> = [];
 

@@ -1,18 +1,23 @@
 /**
- * HttpSender on undici. One keep-alive pool per origin, reused across invocations.
+ * HttpSender on Node's own `node:https`. One keep-alive pool per origin, reused across
+ * invocations. Node's HTTP client is already in every Lambda (the AWS SDK sends through it),
+ * so the sender adds no HTTP library to the cold start (decision D30).
  *
  * Egress (DESIGN.md §4, docs/security.md): the host is resolved once, every address is
  * checked against the policy, and the socket connects to the checked address: the check
  * and the connection use the same lookup, so DNS rebinding has no window. IP-literal hosts
- * never reach `lookup`: the connector checks them, with the scheme and port, as it opens the
- * socket, so every refusal the sender makes happens at connect time. Redirects are never
- * followed (undici follows none unless told to). The whole exchange has one deadline, and
- * at most 1 KiB of the response is read: a larger body is cut off, never buffered.
+ * never reach `lookup`: the agent checks them, with the port, as it opens the socket, so every
+ * address and port refusal happens at connect time (a scheme other than https: never gets
+ * that far). Redirects are never followed (Node's client follows none). The whole exchange
+ * has one deadline, and at most 1 KiB of the response is read: a larger body is cut off,
+ * never buffered.
  */
 
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { ClientRequest, ClientRequestArgs, IncomingMessage } from 'node:http';
+import { Agent, type AgentOptions, request } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { Duplex } from 'node:stream';
 import { SNIPPET_READ_BYTES } from '../../core/constants';
 import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
 import type { AttemptResult, HttpSender, OutboundRequest } from '../../core/types';
@@ -21,11 +26,6 @@ import type { AttemptResult, HttpSender, OutboundRequest } from '../../core/type
 export const CONNECT_TIMEOUT_MS = 10_000;
 /** How long an idle pooled connection to a receiver is kept for the next delivery. */
 const KEEP_ALIVE_TIMEOUT_MS = 10_000;
-/**
- * How far undici's own header and body timers trail the exchange's deadline: the exchange's
- * timer decides, undici's only back it up should that timer ever fail to fire.
- */
-const UNDICI_TIMEOUT_SLACK_MS = 1_000;
 
 /** Resolves a host name to all its addresses (injectable for tests: a stub resolver). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -46,7 +46,7 @@ export class EgressRefusedError extends Error {
   }
 }
 
-export interface UndiciSenderOptions {
+export interface HttpsSenderOptions {
   egress: EgressPolicy;
   resolver?: Resolver;
   /**
@@ -89,72 +89,91 @@ export function egressLookup(policy: EgressPolicy, resolver: Resolver): LookupFu
 }
 
 /**
- * A connector that applies the egress policy as it opens each socket: scheme, port and IP
- * literal here, resolved addresses in {@link egressLookup}. Nothing is refused earlier, so the
- * sender's only checks are the ones that must see the connection (docs/security.md).
+ * Node's https Agent with the egress policy applied as it opens each socket: the port and an
+ * IP-literal host here, resolved addresses in {@link egressLookup}, and a deadline for TCP +
+ * TLS set-up. Nothing is refused earlier, so the sender's address checks are the ones that
+ * see the connection (docs/security.md).
  */
-export function egressConnector(
-  policy: EgressPolicy,
-  options: buildConnector.BuildOptions & { lookup: LookupFunction },
-): buildConnector.connector {
-  const connect = buildConnector(options);
-  return (opts, callback) => {
-    const refusal = connectRefusal(opts, policy);
-    if (refusal) callback(new EgressRefusedError(refusal), null);
-    else connect(opts, callback);
-  };
+export class EgressAgent extends Agent {
+  constructor(
+    private readonly policy: EgressPolicy,
+    private readonly connectTimeoutMs: number,
+    options: AgentOptions,
+  ) {
+    super(options);
+  }
+
+  override createConnection(
+    options: ClientRequestArgs,
+    callback?: (err: Error | null, stream: Duplex) => void,
+  ): Duplex | null | undefined {
+    const host = options.host ?? options.hostname ?? '';
+    const refusal =
+      portRefusal(Number(options.port ?? 443), this.policy, host) ??
+      (isIpLiteral(host) ? refusalOf(host, this.policy) : undefined);
+    if (refusal) {
+      callback?.(new EgressRefusedError(refusal), undefined as unknown as Duplex);
+      return undefined;
+    }
+    const socket = super.createConnection(options, callback);
+    if (socket) {
+      const timer = setTimeout(
+        () =>
+          socket.destroy(
+            Object.assign(new Error(`no TLS connection within ${this.connectTimeoutMs} ms`), {
+              code: 'ETIMEDOUT',
+            }),
+          ),
+        this.connectTimeoutMs,
+      );
+      const done = () => clearTimeout(timer);
+      socket.once('secureConnect', done);
+      socket.once('close', done);
+    }
+    return socket;
+  }
 }
 
-function connectRefusal(opts: buildConnector.Options, policy: EgressPolicy): string | undefined {
-  if (opts.protocol !== 'https:') return `scheme ${opts.protocol} is refused; only https: is delivered`;
-  const port = opts.port ? Number(opts.port) : 443;
-  const badPort = portRefusal(port, policy, opts.hostname);
-  if (badPort) return badPort;
-  if (isIpLiteral(opts.hostname)) return refusalOf(opts.hostname, policy);
-  return undefined;
-}
+export class HttpsSender implements HttpSender {
+  private readonly agent: EgressAgent;
 
-export class UndiciSender implements HttpSender {
-  private readonly agent: Agent;
-
-  constructor(options: UndiciSenderOptions) {
-    this.agent = new Agent({
-      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      connect: egressConnector(options.egress, {
-        timeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-        lookup: egressLookup(options.egress, options.resolver ?? systemResolver),
-        rejectUnauthorized: true,
-        minVersion: 'TLSv1.2',
-        ...(options.ca ? { ca: options.ca } : {}),
-      }),
+  constructor(options: HttpsSenderOptions) {
+    this.agent = new EgressAgent(options.egress, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, {
+      keepAlive: true,
+      // An idle pooled socket is closed after this (or the receiver's own Keep-Alive hint).
+      timeout: KEEP_ALIVE_TIMEOUT_MS,
+      lookup: egressLookup(options.egress, options.resolver ?? systemResolver),
+      rejectUnauthorized: true,
+      minVersion: 'TLSv1.2',
+      // Never through a proxy from the environment: the policy judges the receiver's own address.
+      proxyEnv: {},
+      ...(options.ca ? { ca: options.ca } : {}),
     });
   }
 
   /** Closes pooled connections (tests, local mode shutdown). */
   close(): Promise<void> {
-    return this.agent.close();
+    this.agent.destroy();
+    return Promise.resolve();
   }
 
   send(req: OutboundRequest): Promise<AttemptResult> {
     const { url } = req;
+    if (url.protocol !== 'https:')
+      return Promise.resolve({
+        kind: 'blocked',
+        durationMs: 0,
+        error: `scheme ${url.protocol} is refused; only https: is delivered`,
+      });
     return new Promise((resolve) => {
       const exchange = new Exchange(url, req.timeoutMs, resolve);
       try {
-        this.agent.dispatch(
-          {
-            origin: url.origin,
-            path: `${url.pathname}${url.search}`,
-            method: req.method,
-            headers: req.headers,
-            body: req.body,
-            headersTimeout: req.timeoutMs + UNDICI_TIMEOUT_SLACK_MS,
-            bodyTimeout: req.timeoutMs + UNDICI_TIMEOUT_SLACK_MS,
-          },
-          exchange,
-        );
+        const outgoing = request(url, { method: req.method, headers: req.headers, agent: this.agent });
+        exchange.start(outgoing);
+        outgoing.end(req.body);
       } catch (error) {
-        // undici refuses some requests before dispatching them (a header value it cannot send).
-        exchange.onResponseError(undefined, error as Error);
+        // Node refuses some requests before sending them (a header value it cannot send).
+        exchange.fail(error);
       }
     });
   }
@@ -169,20 +188,14 @@ class ExchangeEndedError extends Error {
 }
 
 /**
- * One attempt on the wire, as an undici dispatch handler: the status, at most 1 KiB of the
- * body, and one deadline for the whole exchange. No response stream is made: the body is
- * read from the parser's chunks directly (a stream per response was a third of the sender's
- * CPU, docs/performance.md).
- *
- * The deadline covers connecting too. undici hands a request its controller only once it has
- * a connection, so a receiver that accepts TCP and never finishes TLS would otherwise hold
- * the attempt until the connect timeout: the attempt ends when the timer fires, and the
- * request left behind is aborted as soon as undici starts it (or fails on its own).
+ * One attempt on the wire: the status, at most 1 KiB of the body, and one deadline for the
+ * whole exchange, connecting included. When the deadline fires or the snippet is complete,
+ * the request and its socket are destroyed: nothing more is read or buffered.
  */
-class Exchange implements Dispatcher.DispatchHandler {
+class Exchange {
   private readonly started = performance.now();
   private readonly timer: NodeJS.Timeout;
-  private controller: Dispatcher.DispatchController | undefined;
+  private outgoing: ClientRequest | undefined;
   private settled = false;
   private status = 0;
   private chunks: Buffer[] = [];
@@ -196,18 +209,28 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.timer = setTimeout(() => this.onDeadline(), timeoutMs);
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    // Started after the deadline (it waited for a connection): it goes no further.
-    if (this.settled) controller.abort(new ExchangeEndedError('the attempt already ended'));
+  start(outgoing: ClientRequest): void {
+    this.outgoing = outgoing;
+    outgoing.on('response', (res) => this.onResponse(res));
+    outgoing.on('error', (error) => this.fail(error));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
-    // 1xx responses are interim: the final status follows.
-    if (statusCode >= 200) this.status = statusCode;
+  private onResponse(res: IncomingMessage): void {
+    this.status = res.statusCode ?? 0;
+    res.on('data', (chunk: Buffer) => this.onData(chunk));
+    res.on('end', () => {
+      if (!this.settled) this.finish();
+    });
+    res.on('error', (error) => this.fail(error));
+    res.on('close', () => {
+      if (!this.settled)
+        this.fail(
+          Object.assign(new Error('the receiver closed the connection mid-response'), { code: 'ECONNRESET' }),
+        );
+    });
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  private onData(chunk: Buffer): void {
     if (this.settled) return;
     // Beyond the kept 1 KiB: redaction must see a value that crosses the cut (core/redact.ts).
     const room = SNIPPET_READ_BYTES - this.size;
@@ -216,14 +239,10 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.size < SNIPPET_READ_BYTES) return;
     // Enough to keep: drop the connection rather than read (or buffer) the rest.
     this.finish();
-    controller.abort(new ExchangeEndedError('response snippet complete'));
+    this.outgoing?.destroy(new ExchangeEndedError('response snippet complete'));
   }
 
-  onResponseEnd(): void {
-    if (!this.settled) this.finish();
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+  fail(error: unknown): void {
     if (this.settled) return;
     const refused = findRefusal(error);
     if (refused) this.settle({ kind: 'blocked', durationMs: this.elapsed(), error: refused.message });
@@ -242,7 +261,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       durationMs: this.elapsed(),
       error: `no complete response within ${this.timeoutMs} ms`,
     });
-    this.controller?.abort(new ExchangeEndedError(`deadline of ${this.timeoutMs} ms reached`));
+    this.outgoing?.destroy(new ExchangeEndedError(`deadline of ${this.timeoutMs} ms reached`));
   }
 
   private finish(): void {
@@ -273,7 +292,6 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.resolve(result);
   }
 }
-
 function findRefusal(error: unknown): EgressRefusedError | undefined {
   let current = error;
   for (let depth = 0; current && depth < 5; depth++) {
