@@ -10,10 +10,13 @@
  * next to a control showing the same set-up does reach them when the policy allows it.
  */
 
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:https';
+import * as path from 'node:path';
 import { egressLookup, HttpsSender } from '../../lambdas/adapters/http/sender';
 import { validateUrl } from '../../lambdas/core/connection';
 import type { EgressPolicy } from '../../lambdas/core/egress';
+import { ROOT_DIR } from '../support/child';
 import { testPki } from '../support/pki';
 import { type Receiver, respond, startReceiver } from '../support/receivers';
 import { AWS_POLICY, outbound, senderFor, startTripwire, stubResolver, type Tripwire } from './helpers';
@@ -276,5 +279,87 @@ describe('TLS', () => {
       old.closeAllConnections();
       await new Promise<void>((resolve) => old.close(() => resolve()));
     }
+  });
+});
+
+describe('header values the sender itself cannot send', () => {
+  // Refused at save time and at dispatch (save-time-headers, dispatcher); the sender is the last line.
+  it.each([
+    ['CR/LF in a value', { 'X-Tenant': 'a\r\nX-Injected: 1' }],
+    ['CR/LF in a name', { 'X-A\r\nX-Injected': '1' }],
+  ])('%s is refused before any connection: nothing reaches the wire', async (_, headers) => {
+    const s = sender(local(tripwire.port));
+    const result = await s.send(outbound(`https://127.0.0.1:${tripwire.port}/hooks`, { headers }));
+    expect(result).toMatchObject({
+      kind: 'network',
+      error: expect.stringMatching(/ERR_INVALID_(CHAR|HTTP_TOKEN)/),
+    });
+    expect(tripwire.connections).toBe(0);
+  });
+});
+
+describe('TLS and pooled connections', () => {
+  it('verifies each host name: a pooled connection to the same address is not reused for another name', async () => {
+    // Both names resolve to the receiver; its certificate covers receiver.test only.
+    const s = sender(local(receiver.port), stubResolver(['127.0.0.1']));
+    const good = await s.send(outbound(`https://receiver.test:${receiver.port}/hooks`));
+    expect(good).toMatchObject({ kind: 'response', status: 200 });
+    const other = await s.send(outbound(`https://other.example:${receiver.port}/hooks`));
+    expect(other.kind).toBe('network');
+    expect(other.kind === 'network' && other.error).toMatch(/ERR_TLS_CERT_ALTNAME_INVALID/);
+    expect(receiver.requests).toHaveLength(1);
+  });
+});
+
+describe('the environment', () => {
+  it('cannot route the sender through a proxy or turn off TLS verification, and an open sender lets its process exit', async () => {
+    // The tripwire plays the proxy: any connection through it would be counted. Jest's
+    // process.env is a copy Node never reads, so this runs in a process of its own.
+    const proxy = `http://127.0.0.1:${tripwire.port}`;
+    const urls = [
+      `https://127.0.0.1:${receiver.port}/hooks`,
+      `https://receiver.test:${receiver.port}/hooks`,
+      `https://blocked.test:${receiver.port}/hooks`,
+      `strict:https://127.0.0.1:${receiver.port}/hooks`,
+    ];
+    const started = Date.now();
+    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', path.join(__dirname, 'sender-process.ts'), String(receiver.port), ...urls],
+        {
+          cwd: ROOT_DIR,
+          // Killed only if it hangs: exiting on its own is part of what is checked.
+          timeout: 20_000,
+          env: {
+            ...process.env,
+            TEST_CA_PEM: testPki().caPem,
+            NODE_USE_ENV_PROXY: '1',
+            HTTPS_PROXY: proxy,
+            https_proxy: proxy,
+            HTTP_PROXY: proxy,
+            http_proxy: proxy,
+            NO_PROXY: '',
+            no_proxy: '',
+            NODE_TLS_REJECT_UNAUTHORIZED: '0',
+          },
+        },
+        (error, out) => (error ? reject(error) : resolve({ stdout: out })),
+      ),
+    );
+    const results = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(results).toEqual([
+      expect.objectContaining({ kind: 'response', status: 200 }),
+      expect.objectContaining({ kind: 'response', status: 200 }),
+      expect.objectContaining({ kind: 'blocked' }),
+      expect.objectContaining({ kind: 'network', error: expect.stringMatching(/certificate|CERT/i) }),
+    ]);
+    expect(receiver.requests).toHaveLength(2);
+    expect(tripwire.connections).toBe(0);
+    // Well within the 10 s connect limit: no pooled socket or connect timer held the process.
+    expect(Date.now() - started).toBeLessThan(8_000);
   });
 });
