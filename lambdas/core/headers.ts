@@ -15,10 +15,12 @@ export const MAX_HEADER_NAME_LENGTH = 256;
 
 /** RFC 9110 token: the grammar of a header name. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Framing, hop-by-hop and platform headers a connection may never set (case-insensitive). */
-const RESERVED = new Set([
+/**
+ * Headers that frame the message or the connection (lower case): only the HTTP client sets
+ * them. The sender refuses them too, whoever its caller (adapters/http/sender.ts).
+ */
+export const FRAMING_HEADERS: ReadonlySet<string> = new Set([
   'host',
-  'content-type',
   'content-length',
   'transfer-encoding',
   'connection',
@@ -27,9 +29,12 @@ const RESERVED = new Set([
   'expect',
   'te',
   'trailer',
-  'user-agent',
 ]);
-const RESERVED_PREFIXES = ['proxy-', 'x-amz-', 'x-amzn-'];
+/** Framing, hop-by-hop and platform headers a connection may never set (case-insensitive). */
+const RESERVED = new Set([...FRAMING_HEADERS, 'content-type', 'user-agent']);
+/** Prefixes of headers meant for a proxy, never for the receiver. */
+export const PROXY_HEADER_PREFIX = 'proxy-';
+const RESERVED_PREFIXES = [PROXY_HEADER_PREFIX, 'x-amz-', 'x-amzn-'];
 /**
  * Characters a field value may not hold (RFC 9110 field-value: HTAB, SP, VCHAR, obs-text).
  * The HTTP client refuses the same set when sending, so a value saved with one of them

@@ -158,4 +158,25 @@ describe('HttpsSender against a real HTTPS receiver', () => {
       await silent.close();
     }
   });
+
+  it.each(['Content-Length', 'transfer-encoding', 'Host', 'Connection', 'Proxy-Authorization'])(
+    'refuses a framing header (%s) without sending anything, whoever its caller',
+    async (name) => {
+      const before = receiver.requests.length;
+      const result = await sender.send(
+        request(receiver.url, { headers: { 'Content-Type': 'application/json', [name]: '1' } }),
+      );
+      expect(result).toMatchObject({ kind: 'network', error: expect.stringContaining(`header ${name}`) });
+      expect(receiver.requests.length).toBe(before);
+    },
+  );
+
+  it('ends an attempt answered with an unasked-for 101 at once, as a network error', async () => {
+    receiver.behave((_req, res) => {
+      res.socket!.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\n');
+    });
+    const result = await sender.send(request(receiver.url, { timeoutMs: 5_000 }));
+    expect(result.kind).toBe('network');
+    expect(result.durationMs).toBeLessThan(2_000);
+  });
 });

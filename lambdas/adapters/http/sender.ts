@@ -20,6 +20,7 @@ import type { LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { SNIPPET_READ_BYTES } from '../../core/constants';
 import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
+import { FRAMING_HEADERS, PROXY_HEADER_PREFIX } from '../../core/headers';
 import type { AttemptResult, HttpSender, OutboundRequest } from '../../core/types';
 
 /** Time allowed for TCP + TLS set-up, unless the options say otherwise. */
@@ -165,6 +166,13 @@ export class HttpsSender implements HttpSender {
         durationMs: 0,
         error: `scheme ${url.protocol} is refused; only https: is delivered`,
       });
+    const framing = framingHeader(req.headers);
+    if (framing)
+      return Promise.resolve({
+        kind: 'network',
+        durationMs: 0,
+        error: `header ${framing} is the HTTP client's to set; the request was not sent`,
+      });
     return new Promise((resolve) => {
       const exchange = new Exchange(url, req.timeoutMs, resolve);
       try {
@@ -177,6 +185,19 @@ export class HttpsSender implements HttpSender {
       }
     });
   }
+}
+
+/**
+ * A header that frames the message or the connection, if the request sets one. Node sends
+ * what it is given (undici refused these): the core never passes one (it refuses them in a
+ * connection's custom headers), and the sender does not rely on that.
+ */
+function framingHeader(headers: Record<string, string>): string | undefined {
+  for (const name in headers) {
+    const lower = name.toLowerCase();
+    if (FRAMING_HEADERS.has(lower) || lower.startsWith(PROXY_HEADER_PREFIX)) return name;
+  }
+  return undefined;
 }
 
 /** Why an exchange was cut short by the sender itself (never reported as a network error). */
@@ -198,6 +219,7 @@ class Exchange {
   private outgoing: ClientRequest | undefined;
   private settled = false;
   private status = 0;
+  private responded = false;
   private chunks: Buffer[] = [];
   private size = 0;
 
@@ -213,9 +235,17 @@ class Exchange {
     this.outgoing = outgoing;
     outgoing.on('response', (res) => this.onResponse(res));
     outgoing.on('error', (error) => this.fail(error));
+    // Closed with neither a response nor an error: Node drops an unasked-for 101 (upgrade) so.
+    outgoing.on('close', () => {
+      if (!this.settled && !this.responded)
+        this.fail(
+          Object.assign(new Error('the connection closed before a final response'), { code: 'ECONNRESET' }),
+        );
+    });
   }
 
   private onResponse(res: IncomingMessage): void {
+    this.responded = true;
     this.status = res.statusCode ?? 0;
     res.on('data', (chunk: Buffer) => this.onData(chunk));
     res.on('end', () => {
