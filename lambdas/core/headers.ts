@@ -53,6 +53,19 @@ export function serviceHeaderNames(prefix: string) {
   } as const;
 }
 
+type ServiceHeaderNames = ReturnType<typeof serviceHeaderNames>;
+/** Header names by prefix: a deployment has one prefix, so this holds one entry. */
+const namesByPrefix = new Map<string, ServiceHeaderNames>();
+
+function namesOf(prefix: string): ServiceHeaderNames {
+  let names = namesByPrefix.get(prefix);
+  if (!names) {
+    names = serviceHeaderNames(prefix);
+    namesByPrefix.set(prefix, names);
+  }
+  return names;
+}
+
 /**
  * Checks a connection's custom headers (at save time and again at dispatch).
  * @throws ValidationError naming the header and the rule it breaks.
@@ -134,16 +147,21 @@ export interface SignedHeadersInput {
 
 /** Builds the complete header set of one attempt: ours first, then the connection's. */
 export function buildHeaders(input: SignedHeadersInput): Record<string, string> {
-  const names = serviceHeaderNames(input.prefix);
+  const names = namesOf(input.prefix);
   const timestamp = String(input.timestampMs);
-  return {
+  // Assigned one by one: an object literal with computed names and a spread costs twice the
+  // time of the rest of the header set (docs/performance.md).
+  const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,
-    [names.event]: EVENT_KIND,
-    [names.timestamp]: timestamp,
-    [names.signature]: sign(input.secret, timestamp, input.body),
-    [names.delivery]: input.deliveryId,
-    [names.attempt]: String(input.attempt),
-    ...input.custom,
   };
+  headers[names.event] = EVENT_KIND;
+  headers[names.timestamp] = timestamp;
+  headers[names.signature] = sign(input.secret, timestamp, input.body);
+  headers[names.delivery] = input.deliveryId;
+  headers[names.attempt] = String(input.attempt);
+  // validateCustomHeaders refused any name that could collide with ours or act on the
+  // prototype (`__proto__`) before an attempt gets here.
+  for (const name of Object.keys(input.custom)) headers[name] = input.custom[name]!;
+  return headers;
 }
