@@ -21,7 +21,7 @@ import { ATTEMPT_RECORD_FIELDS, OUTCOMES } from './types';
 
 const ATTEMPT_RECORD_FIELD_SET: ReadonlySet<string> = new Set(ATTEMPT_RECORD_FIELDS);
 
-import { describe, jsonDepth, MAX_JSON_DEPTH } from './untrusted';
+import { describe, MAX_JSON_DEPTH, nestsDeeperThan } from './untrusted';
 
 /**
  * The queue a message arrived on (DESIGN.md §3). Publishers can write the ingress queue, so
@@ -230,7 +230,7 @@ export function parseMessage(text: string, source?: QueueSource): QueueMessage {
 export function readMessage(text: string, source?: QueueSource): ReadMessage {
   // Decided before parsing: JSON.parse copes with deep nesting, but every later step that
   // walks the value (validation, error texts) would not, and no valid message nests deeply.
-  if (jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new PoisonMessageError(`message nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
   let raw: unknown;

@@ -8,7 +8,7 @@ import { EVENT_KIND, MAX_BODY_BYTES } from './constants';
 import { ValidationError } from './errors';
 import { APPLICATION_ID, USER_ID } from './ids';
 import type { Application, Metadata, User, UserIdentifiedPayload } from './types';
-import { describe, jsonDepth, MAX_JSON_DEPTH } from './untrusted';
+import { describe, MAX_JSON_DEPTH, nestsDeeperThan } from './untrusted';
 
 /** ISO 8601 UTC with milliseconds, the shape of the payload `timestamp` (spec §2). */
 export const ISO_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -233,7 +233,7 @@ export function checkBody(body: string): UserIdentifiedPayload {
   if (Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES) {
     throw new ValidationError('body', `is larger than ${MAX_BODY_BYTES} bytes`);
   }
-  if (jsonDepth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
     throw new ValidationError('body', `nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
   let parsed: unknown;

@@ -62,6 +62,22 @@ export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): numbe
 }
 
 /**
+ * Whether a JSON text nests deeper than `limit` ({@link jsonDepth} > limit). Nesting can never
+ * exceed the number of opening brackets, so a text with at most `limit` of them (every valid
+ * message) is answered by counting them with `indexOf`, a native search, and is not walked
+ * character by character: 0.05 against 0.8 µs for an event (docs/performance.md).
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let opening = 0;
+  for (const bracket of ['{', '[']) {
+    for (let i = text.indexOf(bracket); i !== -1; i = text.indexOf(bracket, i + 1)) {
+      if (++opening > limit) return jsonDepth(text, limit) > limit;
+    }
+  }
+  return false;
+}
+
+/**
  * Characters JSON.stringify leaves raw but SQS refuses in a message body (it allows #x9,
  * #xA, #xD, #x20-#xD7FF, #xE000-#xFFFD and #x10000-#x10FFFF). JSON.stringify already
  * escapes C0 controls and lone surrogates; U+FFFE and U+FFFF are left.

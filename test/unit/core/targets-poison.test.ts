@@ -1,7 +1,7 @@
 import { deadLetterSource, errorText, MAX_DEAD_LETTER_SOURCE_BYTES } from '../../../lambdas/core/poison';
 import { judgeTarget } from '../../../lambdas/core/targets';
 import type { Connection } from '../../../lambdas/core/types';
-import { queueJson } from '../../../lambdas/core/untrusted';
+import { jsonDepth, nestsDeeperThan, queueJson } from '../../../lambdas/core/untrusted';
 
 const connection = (fields: Partial<Connection> = {}) =>
   ({ connectionId: 'con_a', applicationId: 'app_1', enabled: true, ...fields }) as Connection;
@@ -55,5 +55,22 @@ describe('poison dead letters', () => {
       MAX_DEAD_LETTER_SOURCE_BYTES,
     );
     expect(cut.sourceBytes).toBe(MAX_DEAD_LETTER_SOURCE_BYTES);
+  });
+});
+
+describe('nestsDeeperThan', () => {
+  const nested = (depth: number, open = '{"a":', close = '}') =>
+    `${open.repeat(depth)}1${close.repeat(depth)}`;
+
+  it.each([
+    ['as deep as the limit', nested(3), false],
+    ['one level deeper', nested(4), true],
+    ['arrays and objects mixed, deeper', `[${nested(3)}]`, true],
+    ['shallow, with more brackets than the limit inside strings', `{"a":"${'{['.repeat(10)}"}`, false],
+    ['shallow, with more sibling objects than the limit', `[${'{},'.repeat(10)}{}]`, false],
+    ['deep after many shallow siblings', `[${'{},'.repeat(10)}${nested(3)}]`, true],
+  ])('is %s: the same answer as walking the whole text', (_label, text, deeper) => {
+    expect(nestsDeeperThan(text, 3)).toBe(deeper);
+    expect(jsonDepth(text, 3) > 3).toBe(deeper);
   });
 });
