@@ -6,6 +6,7 @@
 
 import { RESPONSE_SNIPPET_BYTES } from './constants';
 import { redact, truncateUtf8 } from './redact';
+import { isoTime } from './time';
 import type { AttemptRecord, AttemptResult, Decision, DeliveryMessage, EventFacts } from './types';
 
 /** Longest error text an attempt record or a log line keeps, bytes. */
@@ -35,7 +36,6 @@ export interface BuiltRecord {
 
 export function attemptRecordOf(input: AttemptRecordInput): BuiltRecord {
   const { delivery, facts, request, result, decision, sensitive } = input;
-  const iso = (ms: number) => new Date(ms).toISOString();
   const error =
     'error' in result ? truncateUtf8(redact(result.error, sensitive), MAX_ERROR_LENGTH) : undefined;
   const statusCode = result.kind === 'response' ? result.status : undefined;
@@ -49,7 +49,7 @@ export function attemptRecordOf(input: AttemptRecordInput): BuiltRecord {
     event: facts.event,
     method: request.method,
     target: request.target,
-    requestedAt: iso(request.requestedAtMs),
+    requestedAt: isoTime(request.requestedAtMs),
     durationMs: result.durationMs,
     outcome: decision.outcome,
     final: decision.action !== 'retry',
@@ -62,6 +62,6 @@ export function attemptRecordOf(input: AttemptRecordInput): BuiltRecord {
   const lastError = error ?? (statusCode !== undefined ? `receiver answered HTTP ${statusCode}` : undefined);
   if (decision.action !== 'done' && lastError) record.error = lastError;
   if (delivery.test) record.test = true;
-  if (decision.action === 'retry') record.nextAttemptAt = iso(input.nowMs + decision.delaySeconds * 1000);
+  if (decision.action === 'retry') record.nextAttemptAt = isoTime(input.nowMs + decision.delaySeconds * 1000);
   return { record, statusCode, lastError };
 }

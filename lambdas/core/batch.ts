@@ -15,6 +15,7 @@ import { deadLetterSource, errorText } from './poison';
 import { truncateUtf8 } from './redact';
 import type { Settler } from './settle';
 import { judgeTarget } from './targets';
+import { isoTime } from './time';
 import type { DeadLetter } from './types';
 
 export type ProcessBatch = (records: readonly InputRecord[], run: Run) => Promise<BatchResult>;
@@ -45,7 +46,7 @@ export function createBatch(
         type: 'dead-letter',
         reason: error.reason,
         error: text,
-        failedAt: new Date(clock.now()).toISOString(),
+        failedAt: isoTime(clock.now()),
         sourceQueue: source,
         ...deadLetterSource(record.body),
       };

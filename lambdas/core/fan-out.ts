@@ -10,6 +10,7 @@ import { infra } from './errors';
 import { deliveryIdFor } from './ids';
 import { errorText } from './poison';
 import { judgeTarget, type Target } from './targets';
+import { isoTime } from './time';
 import type { DeliveryMessage, EventFacts, EventMessage } from './types';
 
 export type FanOut = (event: EventMessage, body: string, facts: EventFacts, run: Run) => Promise<void>;
@@ -57,7 +58,7 @@ export function createFanOut(
       return;
     }
     const occurredAtMs = Date.parse(event.occurredAt);
-    const firstAttemptAt = new Date(clock.now()).toISOString();
+    const firstAttemptAt = isoTime(clock.now());
     const outcomes = await Promise.allSettled(
       targets.map(async (target) => {
         const delivery: DeliveryMessage = {

@@ -17,6 +17,7 @@ import {
   needsHealthWrite,
 } from './health';
 import { type OperationalEvents, operationalEvent } from './parking';
+import { isoTime } from './time';
 import type { Clock, Connection, Log } from './types';
 
 /** Connections remembered as "recorded a failure here"; beyond it the memory starts afresh. */
@@ -55,7 +56,7 @@ export function createHealthTracker(deps: HealthTrackerDeps, thresholds: HealthT
 
   async function apply(connection: Connection, kind: HealthEvent['kind']): Promise<void> {
     const id = connection.connectionId;
-    const at = new Date(deps.clock.now()).toISOString();
+    const at = isoTime(deps.clock.now());
     try {
       const step = await applyHealthEvent(deps.health, id, { kind, at } as HealthEvent, thresholds);
       if (kind === 'exhausted') {

@@ -6,6 +6,7 @@
  */
 
 import type { ConnectionHealth, HealthState, HealthTransition } from './health';
+import { isoTime } from './time';
 import type { DeliveryMessage, Outcome } from './types';
 
 /** Why a delivery is parked (the API's and the CLI's listings use this list). */
@@ -126,7 +127,7 @@ export function parkedItemOf(input: {
     eventId: delivery.eventId,
     reason: input.reason,
     attempts: input.attempts,
-    parkedAt: new Date(input.parkedAtMs).toISOString(),
+    parkedAt: isoTime(input.parkedAtMs),
     body: delivery.body,
     firstAttemptAt: delivery.firstAttemptAt,
     expiresAt: Math.floor(input.parkedAtMs / 1000) + input.ttlDays * 86_400,

@@ -10,6 +10,7 @@ import { infra } from './errors';
 import { decide } from './outcome';
 import { isParkReason, type ParkReason, parkedItemOf } from './parking';
 import { errorText } from './poison';
+import { isoTime } from './time';
 import type {
   AppendOutcome,
   AttemptRecord,
@@ -140,7 +141,7 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
         type: 'dead-letter',
         reason: decision.reason,
         error: lastError ?? decision.reason,
-        failedAt: new Date(clock.now()).toISOString(),
+        failedAt: isoTime(clock.now()),
         delivery,
       };
       if (isParkReason(decision.reason)) await park(s, decision.reason, rec, letter);
