@@ -59,34 +59,38 @@ export function createFanOut(
     }
     const occurredAtMs = Date.parse(event.occurredAt);
     const firstAttemptAt = isoTime(clock.now());
-    const outcomes = await Promise.allSettled(
-      targets.map(async (target) => {
-        const delivery: DeliveryMessage = {
-          v: 1,
-          type: 'delivery',
-          deliveryId: deliveryIdFor(event.eventId, target.id, occurredAtMs),
-          eventId: event.eventId,
-          connectionId: target.id,
-          attempt: 1,
-          chainStart: 1,
-          body,
-          firstAttemptAt,
-        };
-        try {
-          await attempter.deliverTo(delivery, target, facts, run);
-        } catch (error) {
-          log.warn('delivery handed back to the queue', {
-            deliveryId: delivery.deliveryId,
-            connectionId: delivery.connectionId,
-            attempt: delivery.attempt,
-            error: errorText(error),
-          });
-          await infra('scheduler.schedule', { deliveryId: delivery.deliveryId }, () =>
-            deps.scheduler.schedule(delivery, 0),
-          );
-        }
-      }),
-    );
+    const deliver = async (target: Target) => {
+      const delivery: DeliveryMessage = {
+        v: 1,
+        type: 'delivery',
+        deliveryId: deliveryIdFor(event.eventId, target.id, occurredAtMs),
+        eventId: event.eventId,
+        connectionId: target.id,
+        attempt: 1,
+        chainStart: 1,
+        body,
+        firstAttemptAt,
+      };
+      try {
+        await attempter.deliverTo(delivery, target, facts, run);
+      } catch (error) {
+        log.warn('delivery handed back to the queue', {
+          deliveryId: delivery.deliveryId,
+          connectionId: delivery.connectionId,
+          attempt: delivery.attempt,
+          error: errorText(error),
+        });
+        await infra('scheduler.schedule', { deliveryId: delivery.deliveryId }, () =>
+          deps.scheduler.schedule(delivery, 0),
+        );
+      }
+    };
+    // Most events have one target: its delivery is awaited as it is, with no settled list.
+    if (targets.length === 1) {
+      await deliver(targets[0]!);
+      return;
+    }
+    const outcomes = await Promise.allSettled(targets.map(deliver));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failed) throw failed.reason;
   };
