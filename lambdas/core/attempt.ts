@@ -64,7 +64,7 @@ export function createAttempter(
   options: AttemptOptions,
 ): Attempter {
   const { clock } = deps;
-  const limit = createLimiter(options.concurrency);
+  const limiter = createLimiter(options.concurrency);
   /**
    * Each connection record's check, kept for as long as the record object lives (the
    * connection cache hands out the same object until its TTL). URL parsing and the egress and
@@ -158,7 +158,9 @@ export function createAttempter(
       attempt: delivery.attempt,
     };
     const secret = await infra('secrets.current', ids, () => deps.secrets.current(connection));
-    return limit(async () => {
+    const slot = limiter.acquire();
+    if (slot) await slot;
+    try {
       // Checked once the attempt may start: waiting for a slot also spends the invocation's time.
       const remaining = run.remainingMs();
       if (remaining < options.timeoutMs + DEADLINE_MARGIN_MS) throw new DeadlineError(remaining);
@@ -179,7 +181,7 @@ export function createAttempter(
         body: delivery.body,
         timeoutMs: options.timeoutMs,
       });
-      return settler.settle({
+      return await settler.settle({
         delivery,
         facts,
         request: { method: connection.method, target: destination.target, requestedAtMs },
@@ -188,7 +190,9 @@ export function createAttempter(
         connection,
         debugLines: run.debugLines,
       });
-    });
+    } finally {
+      limiter.release();
+    }
   }
 
   return {

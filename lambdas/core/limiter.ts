@@ -1,31 +1,34 @@
-/** A counting semaphore: at most `limit` tasks run at once; the rest wait in order. */
-export function createLimiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+/**
+ * A counting semaphore: at most `limit` holders at once; the rest wait in order. The holder
+ * takes and gives back its slot itself (`try … finally`), so a delivery that finds a slot free,
+ * nearly every one, waits on no promise and wraps its work in no closure.
+ */
+export interface Limiter {
+  /** Takes a slot: nothing to wait for when one is free, else a promise of the next one given back. */
+  acquire(): Promise<void> | undefined;
+  /** Gives a slot back, to the first waiter if there is one. */
+  release(): void;
+}
+
+export function createLimiter(limit: number): Limiter {
   if (!Number.isInteger(limit) || limit < 1)
     throw new RangeError(`limit must be a whole number >= 1, got ${limit}`);
   let active = 0;
   const waiting: Array<() => void> = [];
-  // A finished task hands its slot straight to the first waiter, so a newcomer arriving
-  // in between can never take it and push the count over the limit.
-  const release = () => {
-    const next = waiting.shift();
-    if (next) next();
-    else active--;
-  };
-  /** Runs a task that holds a slot; the slot is released however the task ends. */
-  const holding = <T>(task: () => Promise<T>): Promise<T> => {
-    let pending: Promise<T>;
-    try {
-      pending = task();
-    } catch (error) {
-      pending = Promise.reject(error);
-    }
-    return pending.finally(release);
-  };
-  return <T>(task: () => Promise<T>): Promise<T> => {
-    if (active < limit) {
-      active++;
-      return holding(task);
-    }
-    return new Promise<void>((resolve) => waiting.push(resolve)).then(() => holding(task));
+  return {
+    acquire() {
+      if (active < limit) {
+        active++;
+        return undefined;
+      }
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    // A slot given back goes straight to the first waiter, so a newcomer arriving in between
+    // can never take it and push the count over the limit.
+    release() {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    },
   };
 }

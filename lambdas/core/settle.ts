@@ -86,10 +86,10 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
   }
 
   async function record(rec: AttemptRecord): Promise<void> {
-    const ids = { connectionId: rec.connectionId, deliveryId: rec.deliveryId, attempt: rec.attempt };
     try {
       noteAppend(rec, await deps.attemptLog.append(rec), 'attempt');
     } catch (cause) {
+      const ids = { connectionId: rec.connectionId, deliveryId: rec.deliveryId, attempt: rec.attempt };
       log.warn('attempt log write failed; the record is queued for a later write', {
         ...ids,
         error: errorText(cause),
@@ -149,23 +149,26 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
     }
   }
 
-  /** Counts the attempt for its connection's health, after the record: health never holds up a delivery. */
-  async function countHealth(s: Settlement, decision: Decision) {
-    if (!s.connection || s.delivery.test) return;
-    if (decision.action === 'done') await deps.health.delivered(s.connection);
-    else if (decision.action === 'dead-letter' && decision.reason === 'exhausted') {
-      await deps.health.exhausted(s.connection);
+  /**
+   * Counts the attempt for its connection's health, after the record: health never holds up a
+   * delivery. Returns the port's promise, or nothing when there is nothing to count.
+   */
+  function countHealth(s: Settlement, decision: Decision): Promise<void> | undefined {
+    if (!s.connection || s.delivery.test) return undefined;
+    if (decision.action === 'done') return deps.health.delivered(s.connection);
+    if (decision.action === 'dead-letter' && decision.reason === 'exhausted') {
+      return deps.health.exhausted(s.connection);
     }
+    return undefined;
   }
 
   function logOutcome(s: Settlement, decision: Decision, rec: AttemptRecord, statusCode?: number) {
-    const ids = idsOf(s.delivery);
     if (decision.action === 'done') {
       // Nearly every delivery ends here, and its attempt record already holds all of it: the
       // line is written at DEBUG only (docs/performance.md, log bytes per delivery).
       if (s.debugLines) {
         log.debug('delivered', {
-          ...ids,
+          ...idsOf(s.delivery),
           outcome: rec.outcome,
           statusCode,
           durationMs: rec.durationMs,
@@ -175,7 +178,7 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
       return;
     }
     const fields = {
-      ...ids,
+      ...idsOf(s.delivery),
       eventId: s.delivery.eventId,
       outcome: rec.outcome,
       statusCode,
@@ -213,7 +216,8 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
       // A delivery (nearly every attempt) has nothing to act on: no await for it.
       if (decision.action !== 'done') await act(s, decision, built.record, built.lastError);
       await record(built.record);
-      await countHealth(s, decision);
+      const counting = countHealth(s, decision);
+      if (counting) await counting;
       logOutcome(s, decision, built.record, built.statusCode);
       return built.record;
     },

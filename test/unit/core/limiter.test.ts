@@ -1,10 +1,21 @@
-import { createLimiter } from '../../../lambdas/core/limiter';
+import { createLimiter, type Limiter } from '../../../lambdas/core/limiter';
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** A task holding a slot, as the attempter holds one. */
+async function holding<T>(limiter: Limiter, task: () => Promise<T>): Promise<T> {
+  const slot = limiter.acquire();
+  if (slot) await slot;
+  try {
+    return await task();
+  } finally {
+    limiter.release();
+  }
+}
+
 describe('createLimiter', () => {
-  it('never runs more than the limit at once, even when newcomers arrive as tasks finish', async () => {
-    const limit = createLimiter(3);
+  it('never lets more than the limit hold a slot, even when newcomers arrive as slots are given back', async () => {
+    const limiter = createLimiter(3);
     let running = 0;
     let most = 0;
     const task = async () => {
@@ -15,7 +26,7 @@ describe('createLimiter', () => {
     };
     const all: Promise<void>[] = [];
     for (let i = 0; i < 20; i++) {
-      all.push(limit(task));
+      all.push(holding(limiter, task));
       // Newcomers in the middle of releases: the moment a slot frees, one more arrives.
       if (i % 4 === 3) await tick();
     }
@@ -24,12 +35,12 @@ describe('createLimiter', () => {
     expect(running).toBe(0);
   });
 
-  it('starts waiting tasks in the order they came', async () => {
-    const limit = createLimiter(1);
+  it('hands slots to waiters in the order they came', async () => {
+    const limiter = createLimiter(1);
     const order: number[] = [];
     await Promise.all(
       [1, 2, 3, 4].map((n) =>
-        limit(async () => {
+        holding(limiter, async () => {
           order.push(n);
           await tick();
         }),
@@ -38,15 +49,15 @@ describe('createLimiter', () => {
     expect(order).toEqual([1, 2, 3, 4]);
   });
 
-  it('frees the slot of a task that fails, synchronously or not', async () => {
-    const limit = createLimiter(1);
-    await expect(
-      limit(() => {
-        throw new Error('sync');
-      }),
-    ).rejects.toThrow('sync');
-    await expect(limit(() => Promise.reject(new Error('async')))).rejects.toThrow('async');
-    await expect(limit(async () => 'ran')).resolves.toBe('ran');
+  it('gives a free slot at once, and one given back to the next asker', async () => {
+    const limiter = createLimiter(1);
+    expect(limiter.acquire()).toBeUndefined();
+    const waiter = limiter.acquire();
+    expect(waiter).toBeInstanceOf(Promise);
+    limiter.release();
+    await expect(waiter).resolves.toBeUndefined();
+    limiter.release();
+    expect(limiter.acquire()).toBeUndefined();
   });
 
   it('refuses a limit that is not a whole number of at least 1', () => {
