@@ -53,19 +53,6 @@ export function serviceHeaderNames(prefix: string) {
   } as const;
 }
 
-type ServiceHeaderNames = ReturnType<typeof serviceHeaderNames>;
-/** Header names by prefix: a deployment has one prefix, so this holds one entry. */
-const namesByPrefix = new Map<string, ServiceHeaderNames>();
-
-function namesOf(prefix: string): ServiceHeaderNames {
-  let names = namesByPrefix.get(prefix);
-  if (!names) {
-    names = serviceHeaderNames(prefix);
-    namesByPrefix.set(prefix, names);
-  }
-  return names;
-}
-
 /**
  * Checks a connection's custom headers (at save time and again at dispatch).
  * @throws ValidationError naming the header and the rule it breaks.
@@ -147,10 +134,10 @@ export interface SignedHeadersInput {
 
 /** Builds the complete header set of one attempt: ours first, then the connection's. */
 export function buildHeaders(input: SignedHeadersInput): Record<string, string> {
-  const names = namesOf(input.prefix);
+  const names = serviceHeaderNames(input.prefix);
   const timestamp = String(input.timestampMs);
-  // Assigned one by one: an object literal with computed names and a spread costs twice the
-  // time of the rest of the header set (docs/performance.md).
+  // Assigned one by one: an object literal with computed names and a spread took three times
+  // as long (0.55 against 0.18 µs without the signature, docs/performance.md).
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,
