@@ -254,6 +254,12 @@ function printTable(results: BenchResults): void {
         fmt(bt.core.floorCpuMicros),
         `${bt.core.ratio}`,
       ]);
+      rows.push([
+        "the core's outputs alone (envelope, delivery id, signed headers, record; one synchronous loop) vs the same floor: floor ÷ outputs, the ceiling of floor ÷ core",
+        fmt(bt.core.outputsCpuMicros),
+        fmt(bt.core.floorCpuMicros),
+        `${bt.core.outputsRatio}`,
+      ]);
     }
   }
   const widths = [0, 1, 2, 3].map((i) =>
