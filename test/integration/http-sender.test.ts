@@ -1,4 +1,4 @@
-import { HttpsSender } from '../../lambdas/adapters/http/sender';
+import { HttpsSender, MAX_STALE_SOCKET_RETRIES } from '../../lambdas/adapters/http/sender';
 import { SNIPPET_READ_BYTES } from '../../lambdas/core/constants';
 import type { OutboundRequest } from '../../lambdas/core/types';
 import { startTripwire } from '../security/helpers';
@@ -139,6 +139,104 @@ describe('HttpsSender against a real HTTPS receiver', () => {
     for (let i = 0; i < 3; i++)
       expect(await sender.send(request(receiver.url))).toMatchObject({ kind: 'response', status: 200 });
     expect(new Set(ports).size).toBe(1);
+  });
+
+  describe('a pooled socket the receiver has closed (decisions.md D31)', () => {
+    /** A sender of its own, so the pool holds only what each test put in it. */
+    const fresh = () =>
+      new HttpsSender({ egress: { ...local, allowedPorts: [receiver.port] }, ca: [testPki().caPem] });
+
+    it('sends the request again on another connection, within the attempt, when its pooled socket is dead', async () => {
+      const s = fresh();
+      const ports: number[] = [];
+      const answered = new WeakSet<object>();
+      // A receiver whose idle timeout closed each connection after one response, just as the
+      // next request arrived on it (what a Lambda container frozen past that timeout meets).
+      receiver.behave((_req, res) => {
+        const socket = res.socket!;
+        ports.push(socket.remotePort!);
+        if (answered.has(socket)) {
+          socket.destroy();
+          return;
+        }
+        answered.add(socket);
+        res.writeHead(200).end('ok');
+      });
+      try {
+        expect(await s.send(request(receiver.url))).toMatchObject({ kind: 'response', status: 200 });
+        expect(await s.send(request(receiver.url))).toMatchObject({
+          kind: 'response',
+          status: 200,
+          snippet: 'ok',
+        });
+        // The second delivery: its pooled connection (dead), then a new one.
+        expect(ports).toHaveLength(3);
+        expect(ports[1]).toBe(ports[0]);
+        expect(ports[2]).not.toBe(ports[0]);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('does not send again a request that failed on a new connection', async () => {
+      const s = fresh();
+      let requests = 0;
+      receiver.behave((_req, res) => {
+        requests++;
+        res.socket!.destroy();
+      });
+      try {
+        expect((await s.send(request(receiver.url))).kind).toBe('network');
+        expect(requests).toBe(1);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('stops at the first new connection: a receiver that resets everything gets two requests, not more', async () => {
+      const s = fresh();
+      receiver.behave(respond(200, 'ok'));
+      try {
+        expect(await s.send(request(receiver.url))).toMatchObject({ kind: 'response', status: 200 });
+        let requests = 0;
+        receiver.behave((_req, res) => {
+          requests++;
+          res.socket!.destroy();
+        });
+        const result = await s.send(request(receiver.url));
+        expect(result.kind).toBe('network');
+        expect(result.kind === 'network' && result.error).toMatch(/ECONNRESET|socket hang up/);
+        expect(requests).toBe(2);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('sends again at most MAX_STALE_SOCKET_RETRIES times, however many dead sockets the pool holds', async () => {
+      const s = fresh();
+      const n = MAX_STALE_SOCKET_RETRIES + 3;
+      const sockets = new Set<object>();
+      // n requests at once: n connections, all kept in the pool afterwards.
+      receiver.behave((_req, res) => {
+        sockets.add(res.socket!);
+        setTimeout(() => res.writeHead(200).end('ok'), 50);
+      });
+      try {
+        const first = await Promise.all(Array.from({ length: n }, () => s.send(request(receiver.url))));
+        expect(first.every((r) => r.kind === 'response' && r.status === 200)).toBe(true);
+        expect(sockets.size).toBe(n);
+        let requests = 0;
+        receiver.behave((_req, res) => {
+          requests++;
+          res.socket!.destroy();
+        });
+        expect((await s.send(request(receiver.url))).kind).toBe('network');
+        // The first try and MAX_STALE_SOCKET_RETRIES more, each on a pooled socket: never a loop.
+        expect(requests).toBe(MAX_STALE_SOCKET_RETRIES + 1);
+      } finally {
+        await s.close();
+      }
+    });
   });
 
   it('gives up on a connection whose TLS set-up outlasts the connect timeout, before the attempt deadline', async () => {

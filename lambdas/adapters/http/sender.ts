@@ -174,15 +174,8 @@ export class HttpsSender implements HttpSender {
         error: `header ${framing} is the HTTP client's to set; the request was not sent`,
       });
     return new Promise((resolve) => {
-      const exchange = new Exchange(url, req.timeoutMs, resolve);
-      try {
-        const outgoing = request(url, { method: req.method, headers: req.headers, agent: this.agent });
-        exchange.start(outgoing);
-        outgoing.end(req.body);
-      } catch (error) {
-        // Node refuses some requests before sending them (a header value it cannot send).
-        exchange.fail(error);
-      }
+      const open = () => request(url, { method: req.method, headers: req.headers, agent: this.agent });
+      new Exchange(url, req.timeoutMs, resolve, open, req.body).begin();
     });
   }
 }
@@ -209,9 +202,27 @@ class ExchangeEndedError extends Error {
 }
 
 /**
+ * Times a request that went out on a pooled socket is sent again when that socket turns out to
+ * be dead (closed or reset by the receiver before any response): each try takes another pooled
+ * socket or opens a new one, and a new one ends the retries.
+ */
+export const MAX_STALE_SOCKET_RETRIES = 10;
+
+/** What a pooled socket the receiver had already closed fails with when a request is written to it. */
+const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/**
  * One attempt on the wire: the status, at most 1 KiB of the body, and one deadline for the
  * whole exchange, connecting included. When the deadline fires or the snippet is complete,
  * the request and its socket are destroyed: nothing more is read or buffered.
+ *
+ * A request written to a pooled socket that the receiver had already closed (its keep-alive
+ * timeout passed while a Lambda container was frozen, so our idle timer never fired) fails
+ * before any response. The exchange then sends it again on another socket within the same
+ * deadline, as Node's documentation advises (`request.reusedSocket`): the receiver never got
+ * it, and if it did, duplicates are allowed (spec §6; receivers de-duplicate on the delivery
+ * id). Only a request on a reused socket is sent again: a new connection that fails is the
+ * attempt's result (decisions.md D31).
  */
 class Exchange {
   private readonly started = performance.now();
@@ -220,6 +231,7 @@ class Exchange {
   private settled = false;
   private status = 0;
   private responded = false;
+  private staleRetries = 0;
   private chunks: Buffer[] = [];
   private size = 0;
 
@@ -227,21 +239,59 @@ class Exchange {
     private readonly url: URL,
     private readonly timeoutMs: number,
     private readonly resolve: (result: AttemptResult) => void,
+    private readonly open: () => ClientRequest,
+    private readonly body: string,
   ) {
     this.timer = setTimeout(() => this.onDeadline(), timeoutMs);
   }
 
-  start(outgoing: ClientRequest): void {
+  /** Sends the request, on a pooled socket or a new one. */
+  begin(): void {
+    let outgoing: ClientRequest;
+    try {
+      outgoing = this.open();
+    } catch (error) {
+      // Node refuses some requests before sending them (a header value it cannot send).
+      this.fail(error);
+      return;
+    }
     this.outgoing = outgoing;
-    outgoing.on('response', (res) => this.onResponse(res));
-    outgoing.on('error', (error) => this.fail(error));
-    // Closed with neither a response nor an error: Node drops an unasked-for 101 (upgrade) so.
-    outgoing.on('close', () => {
-      if (!this.settled && !this.responded)
-        this.fail(
-          Object.assign(new Error('the connection closed before a final response'), { code: 'ECONNRESET' }),
-        );
+    outgoing.on('response', (res) => {
+      if (outgoing === this.outgoing) this.onResponse(res);
     });
+    outgoing.on('error', (error) => this.lost(outgoing, error));
+    // Closed with neither a response nor an error: Node drops an unasked-for 101 (upgrade) so.
+    // Once a response has begun, its own handlers see the end (the request's close can come first).
+    outgoing.on('close', () => {
+      if (this.responded) return;
+      this.lost(
+        outgoing,
+        Object.assign(new Error('the connection closed before a final response'), { code: 'ECONNRESET' }),
+      );
+    });
+    outgoing.end(this.body);
+  }
+
+  /** The request failed: sent again if it went out on a dead pooled socket, else the attempt's result. */
+  private lost(outgoing: ClientRequest, error: unknown): void {
+    if (outgoing !== this.outgoing || this.settled) return;
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (
+      !this.responded &&
+      outgoing.reusedSocket &&
+      typeof code === 'string' &&
+      STALE_SOCKET_CODES.has(code) &&
+      this.staleRetries < MAX_STALE_SOCKET_RETRIES
+    ) {
+      this.staleRetries++;
+      this.outgoing = undefined;
+      // After this turn, so the agent has let go of the dead socket.
+      setImmediate(() => {
+        if (!this.settled) this.begin();
+      });
+      return;
+    }
+    this.fail(error);
   }
 
   private onResponse(res: IncomingMessage): void {
@@ -272,7 +322,7 @@ class Exchange {
     this.outgoing?.destroy(new ExchangeEndedError('response snippet complete'));
   }
 
-  fail(error: unknown): void {
+  private fail(error: unknown): void {
     if (this.settled) return;
     const refused = findRefusal(error);
     if (refused) this.settle({ kind: 'blocked', durationMs: this.elapsed(), error: refused.message });
