@@ -212,6 +212,23 @@ describe('HttpsSender against a real HTTPS receiver', () => {
       }
     });
 
+    it('does not send again a request the receiver answered, even with a 101 that closes the pooled socket', async () => {
+      const s = fresh();
+      receiver.behave(respond(200, 'ok'));
+      try {
+        expect(await s.send(request(receiver.url))).toMatchObject({ kind: 'response', status: 200 });
+        let requests = 0;
+        receiver.behave((_req, res) => {
+          requests++;
+          res.socket!.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\n');
+        });
+        expect((await s.send(request(receiver.url, { timeoutMs: 5_000 }))).kind).toBe('network');
+        expect(requests).toBe(1);
+      } finally {
+        await s.close();
+      }
+    });
+
     it('sends again at most MAX_STALE_SOCKET_RETRIES times, however many dead sockets the pool holds', async () => {
       const s = fresh();
       const n = MAX_STALE_SOCKET_RETRIES + 3;

@@ -259,24 +259,30 @@ class Exchange {
     outgoing.on('response', (res) => {
       if (outgoing === this.outgoing) this.onResponse(res);
     });
-    outgoing.on('error', (error) => this.lost(outgoing, error));
+    outgoing.on('error', (error) => this.lost(outgoing, error, true));
     // Closed with neither a response nor an error: Node drops an unasked-for 101 (upgrade) so.
-    // Once a response has begun, its own handlers see the end (the request's close can come first).
+    // The receiver answered: never sent again. Once a response has begun, its own handlers see
+    // the end (the request's close can come first).
     outgoing.on('close', () => {
       if (this.responded) return;
       this.lost(
         outgoing,
         Object.assign(new Error('the connection closed before a final response'), { code: 'ECONNRESET' }),
+        false,
       );
     });
     outgoing.end(this.body);
   }
 
-  /** The request failed: sent again if it went out on a dead pooled socket, else the attempt's result. */
-  private lost(outgoing: ClientRequest, error: unknown): void {
+  /**
+   * The request ended without a complete exchange: sent again if it failed on a dead pooled
+   * socket (`mayResend`: an error event, not a close after an answer), else the attempt's result.
+   */
+  private lost(outgoing: ClientRequest, error: unknown, mayResend: boolean): void {
     if (outgoing !== this.outgoing || this.settled) return;
     const code = (error as { code?: unknown } | undefined)?.code;
     if (
+      mayResend &&
       !this.responded &&
       outgoing.reusedSocket &&
       typeof code === 'string' &&
