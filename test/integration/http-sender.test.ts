@@ -151,7 +151,7 @@ describe('HttpsSender against a real HTTPS receiver', () => {
       const ports: number[] = [];
       const answered = new WeakSet<object>();
       // A receiver whose idle timeout closed each connection after one response, just as the
-      // next request arrived on it (what a Lambda container frozen past that timeout meets).
+      // next request arrived on it (the race of D31).
       receiver.behave((_req, res) => {
         const socket = res.socket!;
         ports.push(socket.remotePort!);

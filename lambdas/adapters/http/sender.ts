@@ -216,9 +216,9 @@ const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 
  * whole exchange, connecting included. When the deadline fires or the snippet is complete,
  * the request and its socket are destroyed: nothing more is read or buffered.
  *
- * A request written to a pooled socket that the receiver had already closed (its keep-alive
- * timeout passed while a Lambda container was frozen, so our idle timer never fired) fails
- * before any response. The exchange then sends it again on another socket within the same
+ * A request written to a pooled socket just as the receiver closes it (its idle timeout ran
+ * out and it did not announce it), or through a NAT that forgot the connection, fails before
+ * any response. The exchange then sends it again on another socket within the same
  * deadline, as Node's documentation advises (`request.reusedSocket`): the receiver never got
  * it, and if it did, duplicates are allowed (spec §6; receivers de-duplicate on the delivery
  * id). Only a request on a reused socket is sent again: a new connection that fails is the
