@@ -57,14 +57,20 @@ export interface Wired {
 }
 
 /** The adapters every wiring shares: the clock, the document client, the sender and its egress policy, the queues, the secret store. */
-function sharedAdapters(config: TestSendConfig, options: WiringOptions) {
+function sharedAdapters(config: TestSendConfig, options: WiringOptions, inFlight?: number) {
   const clock = options.clock ?? { now: () => Date.now() };
   const egress = { allowedPorts: config.allowedPorts, allowLoopback: config.allowLoopback };
   return {
     clock,
     egress,
     doc: documentClient(options.clients?.dynamodb),
-    sender: new HttpsSender({ egress, ca: options.ca, resolver: options.resolver }),
+    // The pool keeps as many idle connections per receiver as requests can be in flight (D31).
+    sender: new HttpsSender({
+      egress,
+      ca: options.ca,
+      resolver: options.resolver,
+      ...(inFlight ? { maxIdlePerOrigin: inFlight } : {}),
+    }),
     queues: new SqsQueues({
       retryQueueUrl: config.retryQueueUrl,
       dlqUrl: config.dlqUrl,
@@ -75,7 +81,11 @@ function sharedAdapters(config: TestSendConfig, options: WiringOptions) {
 }
 
 export function wireDispatcher(config: DispatcherConfig, options: WiringOptions = {}): Wired {
-  const { clock, egress, doc, sender, queues, secrets } = sharedAdapters(config, options);
+  const { clock, egress, doc, sender, queues, secrets } = sharedAdapters(
+    config,
+    options,
+    config.batchConcurrency,
+  );
   const log = options.deps?.log ?? powertoolsLog();
   const events: OperationalEvents = config.eventsTopicArn
     ? new SnsOperationalEvents({ topicArn: config.eventsTopicArn, client: options.clients?.sns })

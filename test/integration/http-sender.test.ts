@@ -1,4 +1,4 @@
-import { HttpsSender, MAX_STALE_SOCKET_RETRIES } from '../../lambdas/adapters/http/sender';
+import { DEFAULT_IDLE_PER_ORIGIN, HttpsSender } from '../../lambdas/adapters/http/sender';
 import { SNIPPET_READ_BYTES } from '../../lambdas/core/constants';
 import type { OutboundRequest } from '../../lambdas/core/types';
 import { startTripwire } from '../security/helpers';
@@ -229,11 +229,11 @@ describe('HttpsSender against a real HTTPS receiver', () => {
       }
     });
 
-    it('sends again at most MAX_STALE_SOCKET_RETRIES times, however many dead sockets the pool holds', async () => {
+    it('sends again at most as many times as the pool keeps idle connections, then the try on a new one is final', async () => {
       const s = fresh();
-      const n = MAX_STALE_SOCKET_RETRIES + 3;
+      const n = DEFAULT_IDLE_PER_ORIGIN + 3;
       const sockets = new Set<object>();
-      // n requests at once: n connections, all kept in the pool afterwards.
+      // n requests at once: n connections, of which the pool keeps DEFAULT_IDLE_PER_ORIGIN.
       receiver.behave((_req, res) => {
         sockets.add(res.socket!);
         setTimeout(() => res.writeHead(200).end('ok'), 50);
@@ -242,14 +242,42 @@ describe('HttpsSender against a real HTTPS receiver', () => {
         const first = await Promise.all(Array.from({ length: n }, () => s.send(request(receiver.url))));
         expect(first.every((r) => r.kind === 'response' && r.status === 200)).toBe(true);
         expect(sockets.size).toBe(n);
-        let requests = 0;
+        const onPooled: boolean[] = [];
         receiver.behave((_req, res) => {
-          requests++;
+          onPooled.push(sockets.has(res.socket!));
           res.socket!.destroy();
         });
         expect((await s.send(request(receiver.url))).kind).toBe('network');
-        // The first try and MAX_STALE_SOCKET_RETRIES more, each on a pooled socket: never a loop.
-        expect(requests).toBe(MAX_STALE_SOCKET_RETRIES + 1);
+        // Every pooled connection once, then one new connection: never a loop.
+        expect(onPooled).toEqual([...Array(DEFAULT_IDLE_PER_ORIGIN).fill(true), false]);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('reaches a new connection when every pooled one is dead, however many requests ran at once (maxIdlePerOrigin)', async () => {
+      const s = new HttpsSender({
+        egress: { ...local, allowedPorts: [receiver.port] },
+        ca: [testPki().caPem],
+        maxIdlePerOrigin: 3,
+      });
+      const old = new Set<object>();
+      receiver.behave((_req, res) => {
+        old.add(res.socket!);
+        setTimeout(() => res.writeHead(200).end('ok'), 50);
+      });
+      try {
+        await Promise.all(Array.from({ length: 8 }, () => s.send(request(receiver.url))));
+        expect(old.size).toBe(8);
+        // A NAT forgot every connection: each old one is reset, a new one is answered.
+        const onOld: boolean[] = [];
+        receiver.behave((_req, res) => {
+          onOld.push(old.has(res.socket!));
+          if (old.has(res.socket!)) res.socket!.destroy();
+          else res.writeHead(200).end('ok');
+        });
+        expect(await s.send(request(receiver.url))).toMatchObject({ kind: 'response', status: 200 });
+        expect(onOld).toEqual([true, true, true, false]);
       } finally {
         await s.close();
       }

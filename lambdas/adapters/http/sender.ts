@@ -27,6 +27,8 @@ import type { AttemptResult, HttpSender, OutboundRequest } from '../../core/type
 export const CONNECT_TIMEOUT_MS = 10_000;
 /** How long an idle pooled connection to a receiver is kept for the next delivery. */
 const KEEP_ALIVE_TIMEOUT_MS = 10_000;
+/** Idle connections kept per receiver unless the options say otherwise: the dispatcher's default concurrency. */
+export const DEFAULT_IDLE_PER_ORIGIN = 10;
 
 /** Resolves a host name to all its addresses (injectable for tests: a stub resolver). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -57,6 +59,13 @@ export interface HttpsSenderOptions {
   ca?: string[];
   /** Time allowed for TCP + TLS set-up. @default {@link CONNECT_TIMEOUT_MS} */
   connectTimeoutMs?: number;
+  /**
+   * Idle connections kept per receiver, and so the most dead pooled sockets a request can meet
+   * before a new connection (D31): give the most requests in flight at once (the dispatcher's
+   * concurrency), and the pool never closes a connection it could have reused.
+   * @default {@link DEFAULT_IDLE_PER_ORIGIN}
+   */
+  maxIdlePerOrigin?: number;
 }
 
 /** A `net.connect` lookup that refuses the whole destination if any address is refused. */
@@ -137,12 +146,18 @@ export class EgressAgent extends Agent {
 
 export class HttpsSender implements HttpSender {
   private readonly agent: EgressAgent;
+  /** Idle connections kept per receiver (and resends a request may need to reach a new one). */
+  readonly maxIdlePerOrigin: number;
 
   constructor(options: HttpsSenderOptions) {
+    this.maxIdlePerOrigin = options.maxIdlePerOrigin ?? DEFAULT_IDLE_PER_ORIGIN;
     this.agent = new EgressAgent(options.egress, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, {
       keepAlive: true,
       // An idle pooled socket is closed after this (or the receiver's own Keep-Alive hint).
       timeout: KEEP_ALIVE_TIMEOUT_MS,
+      // At most this many per receiver, so a request that meets only dead pooled sockets reaches
+      // a new connection within its resends (D31).
+      maxFreeSockets: this.maxIdlePerOrigin,
       lookup: egressLookup(options.egress, options.resolver ?? systemResolver),
       rejectUnauthorized: true,
       minVersion: 'TLSv1.2',
@@ -175,7 +190,7 @@ export class HttpsSender implements HttpSender {
       });
     return new Promise((resolve) => {
       const open = () => request(url, { method: req.method, headers: req.headers, agent: this.agent });
-      new Exchange(url, req.timeoutMs, resolve, open, req.body).begin();
+      new Exchange(url, req.timeoutMs, resolve, open, req.body, this.maxIdlePerOrigin).begin();
     });
   }
 }
@@ -201,13 +216,6 @@ class ExchangeEndedError extends Error {
   }
 }
 
-/**
- * Times a request that went out on a pooled socket is sent again when that socket turns out to
- * be dead (closed or reset by the receiver before any response): each try takes another pooled
- * socket or opens a new one, and a new one ends the retries.
- */
-export const MAX_STALE_SOCKET_RETRIES = 10;
-
 /** What a pooled socket the receiver had already closed fails with when a request is written to it. */
 const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
@@ -221,8 +229,9 @@ const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 
  * any response. The exchange then sends it again on another socket within the same
  * deadline, as Node's documentation advises (`request.reusedSocket`): the receiver never got
  * it, and if it did, duplicates are allowed (spec §6; receivers de-duplicate on the delivery
- * id). Only a request on a reused socket is sent again: a new connection that fails is the
- * attempt's result (decisions.md D31).
+ * id). Only a request on a reused socket is sent again, at most `maxResends` times (the idle
+ * sockets the pool keeps per receiver, so the last try is a new connection at the latest): a new
+ * connection that fails is the attempt's result (decisions.md D31).
  */
 class Exchange {
   private readonly started = performance.now();
@@ -241,6 +250,7 @@ class Exchange {
     private readonly resolve: (result: AttemptResult) => void,
     private readonly open: () => ClientRequest,
     private readonly body: string,
+    private readonly maxResends: number,
   ) {
     this.timer = setTimeout(() => this.onDeadline(), timeoutMs);
   }
@@ -271,7 +281,12 @@ class Exchange {
         false,
       );
     });
-    outgoing.end(this.body);
+    try {
+      outgoing.end(this.body);
+    } catch (error) {
+      this.fail(error);
+      outgoing.destroy();
+    }
   }
 
   /**
@@ -287,7 +302,7 @@ class Exchange {
       outgoing.reusedSocket &&
       typeof code === 'string' &&
       STALE_SOCKET_CODES.has(code) &&
-      this.staleRetries < MAX_STALE_SOCKET_RETRIES
+      this.staleRetries < this.maxResends
     ) {
       this.staleRetries++;
       this.outgoing = undefined;

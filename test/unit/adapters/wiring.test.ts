@@ -1,0 +1,32 @@
+import { HttpsSender } from '../../../lambdas/adapters/http/sender';
+import { ENV, loadConfig } from '../../../lambdas/config';
+import { wireDispatcher } from '../../../lambdas/wiring';
+
+const minimal = {
+  [ENV.retryQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/1/q-retry',
+  [ENV.dlqUrl]: 'https://sqs.us-east-1.amazonaws.com/1/dlq',
+  [ENV.connectionsTable]: 'connections',
+  [ENV.attemptsTable]: 'attempts',
+  [ENV.parkedTable]: 'parked',
+  [ENV.secretPrefix]: 'webhooks/prod/',
+};
+
+describe('wireDispatcher', () => {
+  it.each([
+    [undefined, 10],
+    ['25', 25],
+  ])(
+    'keeps as many idle connections per receiver as attempts may be in flight (batch concurrency %s): a request that meets only dead pooled sockets reaches a new one (D31)',
+    async (concurrency, idle) => {
+      const wired = wireDispatcher(
+        loadConfig({ ...minimal, ...(concurrency ? { [ENV.batchConcurrency]: concurrency } : {}) }),
+      );
+      try {
+        expect(wired.deps.sender).toBeInstanceOf(HttpsSender);
+        expect((wired.deps.sender as HttpsSender).maxIdlePerOrigin).toBe(idle);
+      } finally {
+        await wired.close();
+      }
+    },
+  );
+});
