@@ -41,6 +41,25 @@ import { createLocalPki } from './tls';
 const DEMO_APPLICATION = { id: 'app_demo', name: 'Demo Extension' };
 /** Local function timeout: one 30 s attempt plus the dispatcher's margin must fit. */
 const FUNCTION_TIMEOUT_MS = 60_000;
+/** What `npm run demo` says instead of the commands to try: it stops by itself when the tour ends. */
+const DEMO_NEXT = `The scripted tour follows, then everything stops by itself: it runs in memory, so nothing
+it made is kept. For a pipeline to try the CLI and the web console against, run: npm start`;
+
+/** The commands to try next, against the pipeline `npm start` keeps running. */
+function tryNext(cli: string, connectionId: string, examplePort: number): string {
+  return `Try, in another terminal:
+  ${cli} connections send-test ${connectionId}
+  ${cli} publish --application ${DEMO_APPLICATION.id} --user-json '{"id":"usr_123","email":"ada@example.com","name":"Ada Lovelace"}'
+  ${cli} attempts tail
+  ${cli} console --application ${DEMO_APPLICATION.id}      (a new console link)
+Your own HTTPS receiver on this machine, any port, no restart:
+  ${cli} certs issue --out ./certs
+      (certs/localhost.pem + certs/localhost-key.pem, from local mode's CA, which local mode trusts)
+  ${cli} connections create --application ${DEMO_APPLICATION.id} --name "My endpoint" --url https://localhost:${examplePort}/webhooks
+
+Press Ctrl-C to stop.`;
+}
+
 /** The demo application's console link lasts a working day, the longest a session may. */
 const DEMO_CONSOLE_TTL_SECONDS = 86_400;
 
@@ -314,8 +333,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
-  // The demo's own state file is not the one the CLI reads by default: say which.
-  const cli = `${values.demo && statePath !== join(LOCAL_DIR, 'state.json') ? `WEBHOOKS_STATE_FILE=${statePath} ` : ''}npx webhooks --local`;
+  // A state file other than the one the CLI reads by default: say which.
+  const cli = `${statePath !== join(LOCAL_DIR, 'state.json') ? `WEBHOOKS_STATE_FILE=${statePath} ` : ''}npx webhooks --local`;
   const examplePort = extraPorts[0] ?? 8443;
   out(`
 Local webhook pipeline is ready.
@@ -345,17 +364,7 @@ Demo connection
   url      ${demoUrl}   (demo receiver, verifies every signature)
   secret   ${secret}
 
-Try, in another terminal:
-  ${cli} connections send-test ${demo.connectionId}
-  ${cli} publish --application ${DEMO_APPLICATION.id} --user-json '{"id":"usr_123","email":"ada@example.com","name":"Ada Lovelace"}'
-  ${cli} attempts tail
-  ${cli} console --application ${DEMO_APPLICATION.id}      (a new console link)
-Your own HTTPS receiver on this machine, any port, no restart:
-  ${cli} certs issue --out ./certs
-      (certs/localhost.pem + certs/localhost-key.pem, from local mode's CA, which local mode trusts)
-  ${cli} connections create --application ${DEMO_APPLICATION.id} --name "My endpoint" --url https://localhost:${examplePort}/webhooks
-
-Press Ctrl-C to stop.
+${values.demo ? DEMO_NEXT : tryNext(cli, demo.connectionId, examplePort)}
 `);
 
   // A first event, so there is something to see straight away.

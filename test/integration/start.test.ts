@@ -72,3 +72,26 @@ it('refuses an unknown --secret-store by name', async () => {
   expect(code).not.toBe(0);
   expect(output).toContain('--secret-store: "vault" is not one of secrets-manager, kms');
 });
+
+it('npm run demo plays the tour and stops by itself, without telling anyone to press Ctrl-C', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wh-demo-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts', '--demo'], {
+    cwd: ROOT_DIR,
+    env: { ...process.env, WEBHOOKS_STATE_FILE: join(dir, 'state.json'), NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  clearTimeout(timer);
+  expect(code).toBe(0);
+  expect(output).toContain('then everything stops by itself');
+  expect(output).not.toContain('Press Ctrl-C');
+  expect(output).not.toContain('in another terminal');
+  expect(output).toMatch(/Flaky receiver: two 503s, then delivered on the 2nd retry\./);
+  expect(output).toMatch(/3\. Parked for con_\w+: dlv_\w+ reason=exhausted/);
+  expect(output).toContain('Tour complete');
+  expect(output).toContain('Stopped.');
+}, 100_000);
