@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { DEFAULT_IDLE_PER_ORIGIN, HttpsSender } from '../../lambdas/adapters/http/sender';
 import { SNIPPET_READ_BYTES } from '../../lambdas/core/constants';
 import type { OutboundRequest } from '../../lambdas/core/types';
@@ -193,37 +194,38 @@ describe('HttpsSender against a real HTTPS receiver', () => {
       }
     });
 
-    it('stops at the first new connection: a receiver that resets everything gets two requests, not more', async () => {
+    /** A sender of its own with one connection pooled, then the receiver's next behaviour, its requests counted. */
+    async function pooledThen(next: (res: ServerResponse) => void) {
       const s = fresh();
       receiver.behave(respond(200, 'ok'));
+      expect(await s.send(request(receiver.url))).toMatchObject({ kind: 'response', status: 200 });
+      const seen = { requests: 0 };
+      receiver.behave((_req, res) => {
+        seen.requests++;
+        next(res);
+      });
+      return { s, seen };
+    }
+
+    it('stops at the first new connection: a receiver that resets everything gets two requests, not more', async () => {
+      const { s, seen } = await pooledThen((res) => res.socket!.destroy());
       try {
-        expect(await s.send(request(receiver.url))).toMatchObject({ kind: 'response', status: 200 });
-        let requests = 0;
-        receiver.behave((_req, res) => {
-          requests++;
-          res.socket!.destroy();
-        });
         const result = await s.send(request(receiver.url));
         expect(result.kind).toBe('network');
         expect(result.kind === 'network' && result.error).toMatch(/ECONNRESET|socket hang up/);
-        expect(requests).toBe(2);
+        expect(seen.requests).toBe(2);
       } finally {
         await s.close();
       }
     });
 
     it('does not send again a request the receiver answered, even with a 101 that closes the pooled socket', async () => {
-      const s = fresh();
-      receiver.behave(respond(200, 'ok'));
+      const { s, seen } = await pooledThen((res) =>
+        res.socket!.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\n'),
+      );
       try {
-        expect(await s.send(request(receiver.url))).toMatchObject({ kind: 'response', status: 200 });
-        let requests = 0;
-        receiver.behave((_req, res) => {
-          requests++;
-          res.socket!.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\n');
-        });
         expect((await s.send(request(receiver.url, { timeoutMs: 5_000 }))).kind).toBe('network');
-        expect(requests).toBe(1);
+        expect(seen.requests).toBe(1);
       } finally {
         await s.close();
       }

@@ -5,6 +5,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { ENV } from '../../lambdas/config';
 import type { InputRecord } from '../../lambdas/core/dispatch';
 import { buildEventMessage } from '../../lambdas/core/envelope';
 import { ulid } from '../../lambdas/core/ids';
@@ -81,3 +82,13 @@ export function bodyOf(record: InputRecord): string {
     buildPayload({ timestamp: event.occurredAt, user: event.user, application: event.application }),
   );
 }
+
+/** The least environment a dispatcher's configuration loads from (lambdas/config.ts). */
+export const MINIMAL_DISPATCHER_ENV: Readonly<Record<string, string>> = {
+  [ENV.retryQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/1/q-retry',
+  [ENV.dlqUrl]: 'https://sqs.us-east-1.amazonaws.com/1/dlq',
+  [ENV.connectionsTable]: 'connections',
+  [ENV.attemptsTable]: 'attempts',
+  [ENV.parkedTable]: 'parked',
+  [ENV.secretPrefix]: 'webhooks/prod/',
+};

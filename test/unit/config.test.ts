@@ -1,13 +1,7 @@
 import { ConfigError, ENV, loadConfig } from '../../lambdas/config';
+import { MINIMAL_DISPATCHER_ENV } from '../support/fixtures';
 
-const minimal = {
-  [ENV.retryQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/1/q-retry',
-  [ENV.dlqUrl]: 'https://sqs.us-east-1.amazonaws.com/1/dlq',
-  [ENV.connectionsTable]: 'connections',
-  [ENV.attemptsTable]: 'attempts',
-  [ENV.parkedTable]: 'parked',
-  [ENV.secretPrefix]: 'webhooks/prod/',
-};
+const minimal = MINIMAL_DISPATCHER_ENV;
 
 function keyOf(env: Record<string, string>): string {
   try {

@@ -1,15 +1,9 @@
 import { HttpsSender } from '../../../lambdas/adapters/http/sender';
 import { ENV, loadConfig } from '../../../lambdas/config';
 import { wireDispatcher } from '../../../lambdas/wiring';
+import { MINIMAL_DISPATCHER_ENV } from '../../support/fixtures';
 
-const minimal = {
-  [ENV.retryQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/1/q-retry',
-  [ENV.dlqUrl]: 'https://sqs.us-east-1.amazonaws.com/1/dlq',
-  [ENV.connectionsTable]: 'connections',
-  [ENV.attemptsTable]: 'attempts',
-  [ENV.parkedTable]: 'parked',
-  [ENV.secretPrefix]: 'webhooks/prod/',
-};
+const minimal = MINIMAL_DISPATCHER_ENV;
 
 describe('wireDispatcher', () => {
   it.each([
