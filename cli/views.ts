@@ -194,8 +194,15 @@ export function attemptColumns(now: Date, options: { delivery: boolean }): Colum
   ];
 }
 
-/** Where a delivery stands, from its attempts (oldest first). */
-export function deliveryState(attempts: readonly AttemptRecord[]): string {
+/**
+ * Where a delivery that failed for good is now, as far as the parked table tells: `parked`
+ * (`attempts retry` sends it again), `not-parked` (sent again since, or in the DLQ because
+ * parking failed), or `connection-gone` (nothing left to send it to).
+ */
+export type FinalPlace = 'parked' | 'not-parked' | 'connection-gone';
+
+/** Where a delivery stands, from its attempts (oldest first) and, after a final failure, where it is. */
+export function deliveryState(attempts: readonly AttemptRecord[], place?: FinalPlace): string {
   const last = attempts[attempts.length - 1];
   if (!last) return 'no attempts yet';
   if (last.test)
@@ -203,7 +210,17 @@ export function deliveryState(attempts: readonly AttemptRecord[]): string {
   if (last.outcome === 'delivered') return `delivered on attempt ${last.attempt}`;
   if (last.nextAttemptAt) return `retrying: attempt ${last.attempt + 1} due ${when(last.nextAttemptAt)}`;
   if (last.final) {
-    return `failed after ${attempts.length} attempts; parked for its connection (webhooks connections parked ${last.connectionId}; retry it: webhooks attempts retry ${last.deliveryId}), or in the DLQ if the connection is gone`;
+    const failed = `failed after ${attempts.length} attempts`;
+    switch (place) {
+      case 'parked':
+        return `${failed}; parked for its connection (webhooks connections parked ${last.connectionId}; retry it: webhooks attempts retry ${last.deliveryId})`;
+      case 'not-parked':
+        return `${failed}; not parked (any more): sent again since (its next attempts appear here), or in the DLQ if parking failed (webhooks dlq list)`;
+      case 'connection-gone':
+        return `${failed}; its connection ${last.connectionId} no longer exists, so there is nothing to send it to`;
+      default:
+        return `${failed}; parked for its connection (webhooks connections parked ${last.connectionId}; retry it: webhooks attempts retry ${last.deliveryId}), or in the DLQ if the connection is gone`;
+    }
   }
   return `last attempt ${last.attempt}: ${last.outcome}`;
 }

@@ -3,11 +3,12 @@
 import type { Command } from 'commander';
 import { RESPONSE_SNIPPET_BYTES } from '../../lambdas/core/constants';
 import type { AttemptRecord } from '../../lambdas/core/types';
+import { NotFoundError, type WebhookManagement } from '../../lambdas/management';
 import { CliError } from '../errors';
 import { keyValues, plural, table, truncate, visible } from '../format';
 import { group, handle, leaf } from '../program';
 import { parseSince, parseWholeNumber } from '../values';
-import { attemptColumns, attemptJson, deliveryState, failureAdvice } from '../views';
+import { attemptColumns, attemptJson, deliveryState, type FinalPlace, failureAdvice } from '../views';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1_000;
@@ -66,7 +67,8 @@ function get(): Command {
   }).argument('<delivery-id>');
   return handle(cmd, async (ctx, { positionals }) => {
     const deliveryId = positionals[0]!;
-    const attempts = await (await ctx.management()).attempts.ofDelivery(deliveryId);
+    const webhooks = await ctx.management();
+    const attempts = await webhooks.attempts.ofDelivery(deliveryId);
     const first = attempts[0];
     if (!first) {
       throw new CliError(
@@ -75,10 +77,12 @@ function get(): Command {
     }
     ctx.printJson(attempts.map(attemptJson));
     const last = attempts[attempts.length - 1]!;
+    const failedForGood = last.final && last.outcome !== 'delivered' && !last.test;
+    const place = failedForGood ? await finalPlace(webhooks, deliveryId) : undefined;
     ctx.print(`Delivery ${deliveryId}\n`);
     ctx.print(
       keyValues([
-        ['state', deliveryState(attempts)],
+        ['state', deliveryState(attempts, place)],
         ['connection', first.connectionId],
         ['event', `${first.eventId} (${first.event})`],
         ['user', first.userId],
@@ -93,12 +97,27 @@ function get(): Command {
       );
     const advice = failureAdvice(last, { local: ctx.globals.local, suggest: ctx.suggest });
     if (advice) ctx.print(`\nWhat to do: ${advice}`);
-    if (last.final && last.outcome !== 'delivered' && !last.test) {
+    if (place === 'parked') {
       ctx.print(
-        `\nSend it again, once the receiver is fixed:\n  ${ctx.suggest(`dlq redrive ${deliveryId}`)}`,
+        `\nSend it again, once the receiver is fixed:\n  ${ctx.suggest(`attempts retry ${deliveryId}`)}`,
+      );
+    } else if (place === 'not-parked') {
+      ctx.print(
+        `\nIf it is in the dead-letter queue (${ctx.suggest('dlq list')}), send it again, once the receiver is fixed:\n  ${ctx.suggest(`dlq redrive ${deliveryId}`)}`,
       );
     }
   });
+}
+
+/** Where a delivery that failed for good is: the parked table says, without touching the DLQ. */
+async function finalPlace(webhooks: WebhookManagement, deliveryId: string): Promise<FinalPlace> {
+  try {
+    return (await webhooks.parked.get(deliveryId)) ? 'parked' : 'not-parked';
+  } catch (error) {
+    // Without a scope, a delivery is not found only when its connection no longer exists.
+    if (error instanceof NotFoundError) return 'connection-gone';
+    throw error;
+  }
 }
 
 function failures(): Command {

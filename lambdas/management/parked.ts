@@ -134,17 +134,33 @@ export class ParkedDeliveriesAdmin {
     return withCursor(page.items, page.nextKey);
   }
 
-  /** Re-queues one parked delivery now. */
-  async retry(deliveryId: string, scope: Scope = {}): Promise<{ requeued: true; connectionId: string }> {
-    this.requireTable();
+  /** The connection of a delivery, in scope; a delivery whose connection is gone or another application's is not found. */
+  private async deliveryScoped(deliveryId: string, scope: Scope): Promise<string> {
     const connectionId = connectionIdOf(deliveryId);
     try {
       await this.scoped(connectionId, scope);
     } catch (error) {
-      // The delivery's connection is gone or another application's: the delivery is not found.
       if (error instanceof NotFoundError) throw new NotFoundError('delivery', deliveryId);
       throw error;
     }
+    return connectionId;
+  }
+
+  /**
+   * One parked delivery (never its body); undefined when it is not parked (never was, or was
+   * sent again since), and on a deployment that predates parking, which parks nothing.
+   * NotFoundError when its connection no longer exists (or is another application's).
+   */
+  async get(deliveryId: string, scope: Scope = {}): Promise<ParkedDelivery | undefined> {
+    const connectionId = await this.deliveryScoped(deliveryId, scope);
+    if (!this.hasTable) return undefined;
+    return this.store.find(connectionId, deliveryId);
+  }
+
+  /** Re-queues one parked delivery now. */
+  async retry(deliveryId: string, scope: Scope = {}): Promise<{ requeued: true; connectionId: string }> {
+    this.requireTable();
+    const connectionId = await this.deliveryScoped(deliveryId, scope);
     const now = this.clock.now();
     const item = await this.store.claim(connectionId, deliveryId, now, now + RECOVERY_LEASE_MS);
     if (!item) throw new NotFoundError('delivery', deliveryId);

@@ -185,6 +185,21 @@ describe('parked deliveries through the management library', () => {
     await expect(management.retryDelivery(item!.deliveryId)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('finds one parked delivery without its body, undefined once retried, NotFound once its connection is gone', async () => {
+    const con = await newConnection();
+    const [item] = await park(con.connectionId, con.applicationId, 1);
+    const { body: _body, firstAttemptAt: _first, expiresAt: _expires, ...listed } = item!;
+    expect(await management.parked.get(item!.deliveryId)).toEqual(listed);
+    await expect(
+      management.parked.get(item!.deliveryId, { applicationId: 'app_other' }),
+    ).rejects.toBeInstanceOf(NotFoundError);
+    await management.retryDelivery(item!.deliveryId);
+    await drain(retryQueueUrl, 1);
+    expect(await management.parked.get(item!.deliveryId)).toBeUndefined();
+    await management.connections.delete(con.connectionId);
+    await expect(management.parked.get(item!.deliveryId)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   it('scopes listing and recovery to the caller’s application: another application’s connection is 404', async () => {
     const con = await newConnection();
     await expect(

@@ -67,6 +67,21 @@ export class DynamoParkedStore implements ParkedDeliveries {
     return out.Item ? stripClaim(out.Item) : undefined;
   }
 
+  /** One parked delivery as listings show it (never the body), or undefined when it is not parked. */
+  async find(connectionId: string, deliveryId: string): Promise<ParkedDelivery | undefined> {
+    const names = projectionNames();
+    const out = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [PARKED_TABLE.partitionKey]: connectionId, [PARKED_TABLE.sortKey]: deliveryId },
+        ProjectionExpression: names.expression,
+        ExpressionAttributeNames: names.names,
+        ConsistentRead: true,
+      }),
+    );
+    return out.Item ? listed(out.Item) : undefined;
+  }
+
   /** A connection's parked deliveries, newest first, from `fromDeliveryId` (exclusive lower bound) on. */
   async listByConnection(
     connectionId: string,

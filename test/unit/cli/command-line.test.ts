@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { GlobalFlags } from '../../../cli/context';
 import { type Io, packageVersion, run } from '../../../cli/main';
-import type { WebhookManagement } from '../../../lambdas/management';
+import { NotFoundError, type WebhookManagement } from '../../../lambdas/management';
 
 interface Call {
   method: string;
@@ -354,5 +354,56 @@ describe('attempts failures', () => {
       '2 final failures today (UTC) (1 failed delivery, 1 failed test send; test sends are never retried)',
     );
     expect(result.stdout).toContain('test, not retried');
+  });
+});
+
+describe('attempts get, after a final failure', () => {
+  const deliveryId = 'dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B';
+  const final = {
+    deliveryId,
+    connectionId: 'con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B',
+    eventId: 'evt_1',
+    event: 'user.identified',
+    attempt: 4,
+    outcome: 'http_error',
+    statusCode: 503,
+    durationMs: 5,
+    requestedAt: '2026-11-21T15:00:00.000Z',
+    final: true,
+  };
+  const getDelivery = (parkedGet: () => Promise<unknown>) =>
+    cli(['--local', 'attempts', 'get', deliveryId], {
+      open: async () =>
+        ({
+          attempts: { ofDelivery: async () => [final] },
+          parked: { get: parkedGet },
+        }) as unknown as WebhookManagement,
+    });
+
+  it('suggests attempts retry, not dlq redrive, for a parked delivery', async () => {
+    const result = await getDelivery(async () => ({ deliveryId, reason: 'exhausted' }));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      `Send it again, once the receiver is fixed:\n  npx webhooks --local attempts retry ${deliveryId}`,
+    );
+    expect(result.stdout).not.toContain('dlq redrive');
+  });
+
+  it('points at the DLQ only as a maybe when the delivery is not parked', async () => {
+    const result = await getDelivery(async () => undefined);
+    expect(result.stdout).toContain('not parked (any more)');
+    expect(result.stdout).toContain(
+      `If it is in the dead-letter queue (npx webhooks --local dlq list), send it again, once the receiver is fixed:\n  npx webhooks --local dlq redrive ${deliveryId}`,
+    );
+    expect(result.stdout).not.toContain('attempts retry');
+  });
+
+  it('suggests nothing to send again when its connection is gone', async () => {
+    const result = await getDelivery(async () => {
+      throw new NotFoundError('delivery', deliveryId);
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('no longer exists, so there is nothing to send it to');
+    expect(result.stdout).not.toContain('Send it again');
   });
 });
