@@ -4,12 +4,11 @@
  * back in an error, since they often hold credentials.
  */
 
+import { ISO_DATE_TIME } from '../lambdas/management/since';
 import { UsageError } from './errors';
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 const DURATION = /^(\d+)\s*([smhdw])$/;
-/** A date, or a date-time with an explicit zone, e.g. 2026-11-21 or 2026-11-21T14:53:00Z. */
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i;
 
 /**
  * `--since`: a duration back from now (`45s`, `30m`, `1h`, `2d`, `1w`) or an ISO 8601 date

@@ -11,6 +11,7 @@ import { HEALTH_STATES } from '../core/health';
 import { APPLICATION_ID, CONNECTION_ID, DELIVERY_ID } from '../core/ids';
 import { PARK_REASONS } from '../core/parking';
 import { OUTCOMES } from '../core/types';
+import { isSince, SINCE_RULE } from '../management/since';
 
 export { OUTCOMES };
 
@@ -75,12 +76,27 @@ const isoTime = (name: string, description: string) =>
     .optional()
     .openapi({ param: { name, in: 'query' }, description, example: '2026-11-22T10:00:00Z' });
 
+/** How every `since` reads, in the OpenAPI document. */
+const SINCE_FORMS = 'an ISO 8601 time with a zone, or a duration back from now (30m, 24h, 7d)';
+
+/** A `since`, checked by the rule the management library reads it with (the same on every route). */
+const sinceText = () => z.string().max(40).refine(isSince, { message: SINCE_RULE });
+
+const sinceQuery = (description: string) =>
+  sinceText()
+    .optional()
+    .openapi({
+      param: { name: 'since', in: 'query' },
+      description: `${description}: ${SINCE_FORMS}`,
+      example: '24h',
+    });
+
 export const AttemptQuery = PageQuery.extend({
   outcome: z
     .enum(OUTCOMES)
     .optional()
     .openapi({ param: { name: 'outcome', in: 'query' } }),
-  since: isoTime('since', 'only attempts requested at or after this time'),
+  since: sinceQuery('only attempts requested at or after this time'),
   until: isoTime('until', 'only attempts requested before this time'),
   final: z
     .enum(['true', 'false'])
@@ -95,7 +111,7 @@ export const STATS_BUCKETS = { '1m': 60, '5m': 300, '15m': 900, '1h': 3_600, '1d
 export const MAX_STATS_BUCKETS = 1_500;
 
 export const StatsQuery = z.object({
-  since: isoTime('since', 'start of the window; default 24 h before until'),
+  since: sinceQuery('start of the window; default 24 h before until'),
   until: isoTime('until', 'end of the window; default now'),
   bucket: z
     .enum(Object.keys(STATS_BUCKETS) as [keyof typeof STATS_BUCKETS, ...(keyof typeof STATS_BUCKETS)[]])
@@ -104,25 +120,17 @@ export const StatsQuery = z.object({
 });
 
 export const ParkedQuery = PageQuery.extend({
-  since: z
-    .string()
-    .max(40)
-    .optional()
-    .openapi({
-      param: { name: 'since', in: 'query' },
-      description:
-        'only deliveries of events since then: an ISO 8601 time, or a duration back from now (30m, 24h, 7d)',
-      example: '24h',
-    }),
+  since: sinceQuery('only deliveries of events since then'),
 });
 
 export const RecoverBody = z
   .object({
-    since: z.string().max(40).optional().openapi({
-      description:
-        'recover deliveries of events since then (ISO 8601 time, or 30m, 24h, 7d back from now); all parked deliveries when absent',
-      example: '24h',
-    }),
+    since: sinceText()
+      .optional()
+      .openapi({
+        description: `recover deliveries of events since then: ${SINCE_FORMS}; all parked deliveries when absent`,
+        example: '24h',
+      }),
   })
   .strict()
   .openapi('Recover');

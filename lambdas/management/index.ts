@@ -51,11 +51,11 @@ export {
   DEFAULT_RECOVERY_RATE_PER_SECOND,
   ParkedDeliveriesAdmin,
   type ParkedPageResult,
-  parseSince,
   RECOVERY_LEASE_MS,
   type RecoverResult,
   type Scope,
 } from './parked';
+export { isSince, parseSince } from './since';
 export { resourcesFromStack } from './stack';
 export type * from './types';
 

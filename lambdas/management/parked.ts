@@ -20,6 +20,7 @@ import { ValidationError } from '../core/errors';
 import { connectionIdOf, deliveryIdTimePrefix, isConnectionId } from '../core/ids';
 import { type ParkedDelivery, type ParkedItem, recoveryMessage } from '../core/parking';
 import { ConflictError, NotFoundError } from './errors';
+import { parseSince } from './since';
 import type { ManagementOptions } from './types';
 
 /** Re-queued deliveries per second a recovery aims at, unless told otherwise. */
@@ -46,21 +47,6 @@ export interface RecoverResult {
 /** Scope of a call: an API caller names its application and gets 404 for another's ids. */
 export interface Scope {
   applicationId?: string;
-}
-
-/** A `since` option: an ISO time, or a duration back from now (`30m`, `24h`, `7d`). */
-export function parseSince(since: string | undefined, nowMs: number): number | undefined {
-  if (since === undefined || since === '') return undefined;
-  const relative = /^(\d{1,6})([smhd])$/.exec(since.trim());
-  if (relative) {
-    const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
-    return nowMs - Number(relative[1]) * unit;
-  }
-  const ms = Date.parse(since);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(ms)) {
-    throw new ValidationError('since', 'must be an ISO 8601 time or a duration like 30m, 24h or 7d');
-  }
-  return ms;
 }
 
 export class ParkedDeliveriesAdmin {

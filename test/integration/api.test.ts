@@ -372,6 +372,32 @@ describe('management API: errors', () => {
     expect(stats).toMatchObject({ status: 400, body: { error: { field: 'bucket' } } });
   });
 
+  it('takes since as an ISO time or a duration on every route that takes it, and refuses the rest alike', async () => {
+    const queries = ['attempts?since=', 'stats?bucket=1d&since=', 'parked?since='];
+    const path = (query: string, since: string) =>
+      appPath(app, `/connections/${connectionId}/${query}${encodeURIComponent(since)}`);
+    for (const query of queries) {
+      for (const since of ['1h', '30m', '2026-01-01T00:00:00Z', '2026-01-01T01:00:00+01:00', '2026-01-01']) {
+        expect({ query, since, status: (await call('GET', path(query, since), { token })).status }).toEqual({
+          query,
+          since,
+          status: 200,
+        });
+      }
+      for (const since of ['yesterday', '2026-01-01T00:00', '1y']) {
+        expect(await call('GET', path(query, since), { token })).toMatchObject({
+          status: 400,
+          body: { error: { code: 'invalid_parameter', field: 'since' } },
+        });
+      }
+    }
+    const before = Date.now();
+    const stats = await call('GET', path('stats?bucket=5m&since=', '1h'), { token });
+    expect(Date.parse(stats.body.since)).toBeGreaterThanOrEqual(before - 3_600_000 - 1_000);
+    expect(Date.parse(stats.body.since)).toBeLessThanOrEqual(Date.now() - 3_600_000);
+    expect(stats.body.bucketSeconds).toBe(300);
+  });
+
   it('refuses to keep (null) a header the connection does not have', async () => {
     const res = await call('PATCH', appPath(app, `/connections/${connectionId}`), {
       token,
@@ -556,7 +582,7 @@ describe('management API: parked deliveries, retry and recover', () => {
     expect(foreign.status).toBe(422);
     expect(foreign.body.error).toMatchObject({ field: 'cursor' });
     const badSince = await call('GET', appPath(app, `/connections/${a}/parked?since=yesterday`), { token });
-    expect(badSince.status).toBe(422);
+    expect(badSince.status).toBe(400);
     expect(badSince.body.error.field).toBe('since');
   });
 

@@ -3,6 +3,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { ATTEMPTS_TABLE } from '../../adapters/dynamodb/tables';
 import { connectionIdOf } from '../../core/ids';
+import { parseSince } from '../../management/since';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { ApiError, ERROR_CODES, notFound } from '../errors';
 import {
@@ -54,7 +55,7 @@ export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       const page = await management.attempts.page({
         connectionId,
         outcome: q.outcome,
-        since: q.since ? new Date(q.since) : undefined,
+        since: q.since ? new Date(parseSince(q.since, now().getTime())!) : undefined,
         until: q.until ? new Date(q.until) : undefined,
         final: q.final === undefined ? undefined : q.final === 'true',
         limit: q.limit ?? DEFAULT_PAGE_SIZE,
@@ -79,8 +80,11 @@ export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       const { connectionId } = c.req.valid('param');
       const q = c.req.valid('query');
       await ownedConnection(deps, c.get('applicationId'), connectionId);
-      const until = q.until ? new Date(q.until) : now();
-      const since = q.since ? new Date(q.since) : new Date(until.getTime() - DAY_MS);
+      const at = now();
+      const until = q.until ? new Date(q.until) : at;
+      const since = q.since
+        ? new Date(parseSince(q.since, at.getTime())!)
+        : new Date(until.getTime() - DAY_MS);
       if (since.getTime() >= until.getTime()) throw badParameter('since', 'must be before until');
       const bucketSeconds = STATS_BUCKETS[q.bucket ?? '1h'];
       if ((until.getTime() - since.getTime()) / (bucketSeconds * 1000) > MAX_STATS_BUCKETS) {
