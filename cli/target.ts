@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { getCACertificates } from 'node:tls';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { type ManagementOptions, resourcesFromStack, WebhookManagement } from '../lambdas/management';
+import { LOCAL_CONNECTION_CACHE_TTL_MS } from '../local/constants';
 import { type LocalState, localManagementEnv, readState } from '../local/state';
 import { DEFAULT_STACK, type GlobalFlags } from './context';
 import { CliError } from './errors';
@@ -30,6 +31,7 @@ export function localOptions(state: LocalState, env: NodeJS.ProcessEnv = process
     resources: state.resources,
     allowLoopback: true,
     allowedPorts: state.allowedPorts,
+    connectionCacheTtlMs: state.connectionCacheTtlMs ?? LOCAL_CONNECTION_CACHE_TTL_MS,
     // Node's defaults (with NODE_EXTRA_CA_CERTS), local mode's CA, and the extra one if any.
     ca: [
       ...getCACertificates('default'),

@@ -2,6 +2,12 @@ import type { LocalEndpoints } from './emulators';
 
 /** Identity of local mode's emulated AWS account. */
 
+/**
+ * How long local mode's dispatcher caches a connection unless WEBHOOKS_CONNECTION_CACHE_TTL_MS
+ * says otherwise: short, so a change made with the CLI shows at once on a laptop.
+ */
+export const LOCAL_CONNECTION_CACHE_TTL_MS = 1_000;
+
 /** Region of local mode unless told otherwise. */
 export const LOCAL_REGION = 'us-east-1';
 

@@ -28,6 +28,7 @@ import { WebhookManagement } from '../lambdas/management';
 import { wireDispatcher } from '../lambdas/wiring';
 import { DEFAULT_API_PORT, ensureConsoleKey, prepareConsole, startLocalApi } from './api-server';
 import { bootstrapResources, localEnv } from './bootstrap';
+import { LOCAL_CONNECTION_CACHE_TTL_MS } from './constants';
 import { startDemoReceiver } from './demo-receiver';
 import { runDemoTour } from './demo-tour';
 import { startEmulators } from './emulators';
@@ -230,8 +231,8 @@ async function main(): Promise<void> {
     [ENV.allowLoopback]: 'true',
     [ENV.allowedPorts]: allowedPorts.join(','),
     ...health,
-    // Short, so a change made with the CLI shows at once on a laptop.
-    [ENV.connectionCacheTtlMs]: process.env[ENV.connectionCacheTtlMs] ?? '1000',
+    [ENV.connectionCacheTtlMs]:
+      process.env[ENV.connectionCacheTtlMs] ?? String(LOCAL_CONNECTION_CACHE_TTL_MS),
   });
   // On a laptop every delivery is worth a line: the log runs at DEBUG, where the dispatcher
   // writes its per-delivery success line (at the deployed default, INFO, it writes none).
@@ -307,6 +308,7 @@ async function main(): Promise<void> {
       extraCaFiles,
       allowedPorts,
       demoReceiverUrl: demoUrl,
+      connectionCacheTtlMs: config.connectionCacheTtlMs,
     },
     statePath,
   );

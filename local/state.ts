@@ -27,6 +27,8 @@ export interface LocalState {
   allowedPorts: number[];
   /** Demo receiver URL, for examples. */
   demoReceiverUrl?: string;
+  /** How long its dispatcher caches a connection (absent in the state file of an older local mode). */
+  connectionCacheTtlMs?: number;
 }
 
 /** `.local/` in the project directory: local mode's state file, CA and (by default) data. */

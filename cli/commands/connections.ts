@@ -1,7 +1,9 @@
 /** `webhooks connections …`: the "CRM Connections" actions of spec §1, and rotation. */
 
 import { type Command, Option } from 'commander';
+import { CONFIG_DEFAULTS } from '../../lambdas/config';
 import type { Connection } from '../../lambdas/core/types';
+import type { WebhookManagement } from '../../lambdas/management';
 import { DEFAULT_RECOVERY_RATE_PER_SECOND } from '../../lambdas/management/parked';
 import type { Context } from '../context';
 import { CliError, UsageError } from '../errors';
@@ -19,8 +21,18 @@ import {
 
 const ID = '<connection-id>';
 const MAX_PARKED_LIMIT = 200;
+
+/** How long the dispatcher caches a connection, as far as this target tells: local mode says. */
+function cacheTime(ctx: Context, webhooks: WebhookManagement): string {
+  const ttlMs = webhooks.connectionCacheTtlMs;
+  if (ttlMs === undefined) return `${CONFIG_DEFAULTS.connectionCacheTtlMs / 1000} s by default`;
+  return `${ttlMs / 1000} s${ctx.globals.local ? ' in local mode' : ''}`;
+}
+
 /** What the operator should expect after a change (the dispatcher caches connections). */
-const CACHE_NOTE = 'the dispatcher picks the change up within its connection cache time (30 s by default)';
+function cacheNote(ctx: Context, webhooks: WebhookManagement): string {
+  return `the dispatcher picks the change up within its connection cache time (${cacheTime(ctx, webhooks)})`;
+}
 
 /** --name, --url, --method, --header, --headers-json: shared by create and update. */
 function urlOptions(): Option[] {
@@ -148,8 +160,13 @@ function update(): Command {
         'webhooks connections update --help',
       );
     }
-    const connection = await (await ctx.management()).connections.update(positionals[0]!, patch);
-    printConnection(ctx, `Updated connection ${connection.connectionId}; ${CACHE_NOTE}.`, connection);
+    const webhooks = await ctx.management();
+    const connection = await webhooks.connections.update(positionals[0]!, patch);
+    printConnection(
+      ctx,
+      `Updated connection ${connection.connectionId}; ${cacheNote(ctx, webhooks)}.`,
+      connection,
+    );
   });
 }
 
@@ -175,12 +192,12 @@ function toggle(enabled: boolean): Command {
     ctx.printJson(connectionJson(connection));
     if (!enabled) {
       ctx.print(
-        `Disabled connection ${id} (${visible(connection.name)}); ${CACHE_NOTE}.\nNew events skip it; deliveries already queued for it are parked as connection_disabled.`,
+        `Disabled connection ${id} (${visible(connection.name)}); ${cacheNote(ctx, webhooks)}.\nNew events skip it; deliveries already queued for it are parked as connection_disabled.`,
       );
       return;
     }
     ctx.print(
-      `Enabled connection ${id} (${visible(connection.name)}); its health is reset to healthy; ${CACHE_NOTE}.`,
+      `Enabled connection ${id} (${visible(connection.name)}); its health is reset to healthy; ${cacheNote(ctx, webhooks)}.`,
     );
     const parked = await webhooks.listParked(id, { limit: 1 });
     if (parked.data.length > 0) {
@@ -356,18 +373,19 @@ function rotateSecret(): Command {
     summary: 'replace the signing secret with a new one and print it',
     usage: ID,
     details:
-      'Deliveries are signed with the new secret once the dispatcher sees the change (about 30 s).\nUntil then, the receiver should accept both: verifyWebhook({ rawBody, headers, secret: [newSecret, oldSecret] }).',
+      'Deliveries are signed with the new secret once the dispatcher sees the change (its connection cache\ntime: 30 s by default, 1 s in local mode). Until then, the receiver should accept both:\nverifyWebhook({ rawBody, headers, secret: [newSecret, oldSecret] }).',
     examples: ['webhooks connections rotate-secret con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
   }).argument(ID);
   return handle(cmd, async (ctx, { positionals }) => {
     const connectionId = positionals[0]!;
-    const rotated = await (await ctx.management()).connections.rotateSecret(connectionId);
+    const webhooks = await ctx.management();
+    const rotated = await webhooks.connections.rotateSecret(connectionId);
     ctx.printJson({ connectionId, ...rotated });
     ctx.print(`New signing secret of ${connectionId}:
 
   ${rotated.secret}
 
-Deliveries switch to it within about 30 s (the dispatcher's connection cache time). For that
+Deliveries switch to it within the dispatcher's connection cache time (${cacheTime(ctx, webhooks)}). For that
 long, have the receiver accept both the old and the new secret:
   verifyWebhook({ rawBody, headers, secret: [newSecret, oldSecret] })`);
   });

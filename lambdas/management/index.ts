@@ -69,6 +69,8 @@ export class WebhookManagement {
   readonly publisher: WebhookPublisher;
   /** Parked deliveries: list, retry, recover (DESIGN.md §9). */
   readonly parked: ParkedDeliveriesAdmin;
+  /** How long the dispatchers cache a connection, when known (ManagementOptions.connectionCacheTtlMs). */
+  readonly connectionCacheTtlMs?: number;
 
   /** The options with one client per service, shared by every part and every test send. */
   private readonly shared: ManagementOptions;
@@ -85,6 +87,7 @@ export class WebhookManagement {
         : {}),
     };
     this.shared = { ...options, clients };
+    this.connectionCacheTtlMs = options.connectionCacheTtlMs;
     const { eventsTopicArn } = options.resources;
     const events = eventsTopicArn
       ? new SnsOperationalEvents({ topicArn: eventsTopicArn, client: clients.sns })

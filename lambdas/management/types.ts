@@ -44,6 +44,11 @@ export interface ManagementOptions {
   allowLoopback?: boolean;
   /** Destination ports a connection URL may use. @default resources.allowedPorts, else [443] */
   allowedPorts?: number[];
+  /**
+   * How long the dispatchers cache a connection, when the caller knows it (local mode does): a
+   * change reaches deliveries within it. Unknown for a deployed stack (30 s by default).
+   */
+  connectionCacheTtlMs?: number;
   /** CAs to trust for test sends instead of Node's defaults (local mode). */
   ca?: string[];
   /** Deadline of a test send. @default 30 000 */

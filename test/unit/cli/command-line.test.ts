@@ -407,3 +407,47 @@ describe('attempts get, after a final failure', () => {
     expect(result.stdout).not.toContain('Send it again');
   });
 });
+
+describe('the connection cache time a change waits for', () => {
+  const change = (argv: string[], connectionCacheTtlMs?: number, current = CONNECTION) =>
+    cli(argv, {
+      open: async () =>
+        ({
+          connectionCacheTtlMs,
+          connections: {
+            get: async () => current,
+            update: async () => CONNECTION,
+            setEnabled: async (_id: string, enabled: boolean) => ({ ...CONNECTION, enabled }),
+            rotateSecret: async () => ({ secret: 'whsec_x', secretVersion: 'v2' }),
+          },
+          listParked: async () => ({ data: [] }),
+        }) as unknown as WebhookManagement,
+    });
+
+  it('is the one local mode runs with, in local mode', async () => {
+    for (const argv of [
+      ['connections', 'update', 'con_1', '--name', 'New'],
+      ['connections', 'disable', 'con_1'],
+    ]) {
+      const { code, stdout } = await change(['--local', ...argv], 1_000);
+      expect(code).toBe(0);
+      expect(stdout).toContain('within its connection cache time (1 s in local mode)');
+      expect(stdout).not.toContain('30 s');
+    }
+    const rotated = await change(['--local', 'connections', 'rotate-secret', 'con_1'], 1_000);
+    expect(rotated.stdout).toContain("within the dispatcher's connection cache time (1 s in local mode)");
+  });
+
+  it('is the default against a deployed stack, whose own setting the CLI does not know', async () => {
+    const { stdout } = await change(['connections', 'update', 'con_1', '--name', 'New']);
+    expect(stdout).toContain('within its connection cache time (30 s by default)');
+  });
+
+  it('says enable waits for it too', async () => {
+    const { stdout } = await change(['--local', 'connections', 'enable', 'con_1'], 1_000, {
+      ...CONNECTION,
+      enabled: false,
+    });
+    expect(stdout).toContain('within its connection cache time (1 s in local mode)');
+  });
+});
