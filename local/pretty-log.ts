@@ -4,17 +4,35 @@
  * either (the core redacts before it logs).
  */
 
+import type { HealthTransition } from '../lambdas/core/health';
+import { healthLogMessage } from '../lambdas/core/health-tracker';
 import type { Log } from '../lambdas/core/types';
 
 const COLOURS = { dim: '\x1b[2m', red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', reset: '\x1b[0m' };
+type Colour = Exclude<keyof typeof COLOURS, 'reset'>;
+
+/**
+ * Health transitions are all logged at warn, so CloudWatch shows them at the default level;
+ * here each gets the mark of the way it went: a recovery is good news, not a ✗.
+ */
+const HEALTH_MARKS: Record<HealthTransition, { mark: string; colour: Colour }> = {
+  'connection.failing': { mark: '!', colour: 'yellow' },
+  'connection.disabled': { mark: '✗', colour: 'red' },
+  'connection.recovered': { mark: '✓', colour: 'green' },
+};
+const HEALTH_LINES = new Map(
+  Object.entries(HEALTH_MARKS).map(([transition, mark]) => [
+    healthLogMessage(transition as HealthTransition),
+    mark,
+  ]),
+);
 
 export function prettyLog(
   write: (line: string) => void,
   colour: boolean,
   minLevel: 'debug' | 'info' = 'info',
 ): Log {
-  const c = (name: keyof typeof COLOURS, text: string) =>
-    colour ? `${COLOURS[name]}${text}${COLOURS.reset}` : text;
+  const c = (name: Colour, text: string) => (colour ? `${COLOURS[name]}${text}${COLOURS.reset}` : text);
   const time = () => new Date().toISOString().slice(11, 23);
   const line = (level: string, message: string, fields: Record<string, unknown> = {}) => {
     const {
@@ -30,7 +48,9 @@ export function prettyLog(
       ...rest
     } = fields;
     const parts = [c('dim', time())];
+    const health = HEALTH_LINES.get(message);
     if (outcome === 'delivered') parts.push(c('green', '✓ delivered'));
+    else if (health) parts.push(c(health.colour, `${health.mark} ${message}`));
     else if (level === 'warn' || level === 'error')
       parts.push(c(level === 'error' ? 'red' : 'yellow', `✗ ${message}`));
     else parts.push(message);

@@ -14,11 +14,17 @@ import {
   type HealthEvent,
   type HealthStore,
   type HealthThresholds,
+  type HealthTransition,
   needsHealthWrite,
 } from './health';
 import { type OperationalEvents, operationalEvent } from './parking';
 import { isoTime } from './time';
 import type { Clock, Connection, Log } from './types';
+
+/** The log message of a health transition, logged at warn (local mode's log marks each by it). */
+export function healthLogMessage(transition: HealthTransition): string {
+  return `connection health: ${transition}`;
+}
 
 /** Connections remembered as "recorded a failure here"; beyond it the memory starts afresh. */
 const MAX_REMEMBERED = 10_000;
@@ -67,7 +73,7 @@ export function createHealthTracker(deps: HealthTrackerDeps, thresholds: HealthT
       }
       for (const transition of step.transitions) {
         const event = operationalEvent(transition, connection, step.health, at);
-        log.warn(`connection health: ${transition}`, {
+        log.warn(healthLogMessage(transition), {
           connectionId: id,
           applicationId: connection.applicationId,
           state: step.health.state,
