@@ -2,8 +2,10 @@
 
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { WebhookManagement } from '../../lambdas/management';
+import type { Connection } from '../../lambdas/core/types';
+import { NotFoundError, type WebhookManagement } from '../../lambdas/management';
 import type { PublishInput } from '../../lambdas/publisher';
+import type { Context } from '../context';
 import { CliError, UsageError } from '../errors';
 import { handle, leaf } from '../program';
 import { parseJsonObject } from '../values';
@@ -66,16 +68,74 @@ export function publishInput(flags: {
   };
 }
 
-/** The connections an event of this application fans out to; undefined if they cannot be read. */
-async function enabledConnections(
+/** Where an event's deliveries go, as the dispatcher will judge its connections (core/fan-out.ts, core/targets.ts). */
+export interface Destinations {
+  /** Enabled: sent. */
+  sent: string[];
+  /** Disabled (by health, or by hand when the event names it): parked as connection_disabled. */
+  parked: string[];
+  /** Named by the event but missing or another application's: dead-lettered. */
+  refused: { connectionId: string; why: string }[];
+}
+
+function sentOrParked(into: Destinations, c: Connection): void {
+  (c.enabled === true ? into.sent : into.parked).push(c.connectionId);
+}
+
+/**
+ * Where an event's deliveries go: the application's enabled webhook connections and those health
+ * disabled (parked), or each connection the event names. Undefined if they cannot be read.
+ */
+export async function destinations(
   webhooks: WebhookManagement,
   applicationId: string,
-): Promise<string[] | undefined> {
+  connectionIds: readonly string[] | undefined,
+): Promise<Destinations | undefined> {
+  const found: Destinations = { sent: [], parked: [], refused: [] };
   try {
-    const all = await webhooks.connections.list({ applicationId });
-    return all.filter((c) => c.enabled).map((c) => c.connectionId);
+    if (!connectionIds) {
+      for (const c of await webhooks.connections.list({ applicationId })) {
+        // As the fan-out does: a connection disabled by hand is skipped; by health, parked.
+        if (c.type === 'webhook' && (c.enabled === true || c.health?.state === 'disabled'))
+          sentOrParked(found, c);
+      }
+      return found;
+    }
+    for (const connectionId of connectionIds) {
+      try {
+        const c = await webhooks.connections.get(connectionId);
+        if (c.applicationId !== applicationId) {
+          found.refused.push({ connectionId, why: `belongs to another application, not ${applicationId}` });
+        } else sentOrParked(found, c);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        found.refused.push({ connectionId, why: 'does not exist' });
+      }
+    }
+    return found;
   } catch {
     return undefined; // Only a hint: the event is published either way.
+  }
+}
+
+/** What the operator should know about where the event goes, and how to follow it. */
+function printDestinations(ctx: Context, app: string, to: Destinations): void {
+  if (to.sent.length + to.parked.length + to.refused.length === 0) {
+    ctx.print(`Note: ${app} has no enabled webhook connection, so this event goes nowhere. Add one with:
+  ${ctx.suggest(`connections create --application ${app} --name … --url https://…`)}`);
+    return;
+  }
+  if (to.sent.length) {
+    ctx.print(`It goes to ${to.sent.join(', ')}. Follow it with:
+  ${ctx.suggest(`attempts list --connection ${to.sent[0]} --since 5m`)}`);
+  }
+  for (const id of to.parked) {
+    ctx.print(`${id} is disabled: its delivery will be parked, not sent. Enable it, then send what was parked:
+  ${ctx.suggest(`connections enable ${id}`)}
+  ${ctx.suggest(`connections recover ${id}`)}`);
+  }
+  for (const { connectionId, why } of to.refused) {
+    ctx.print(`${connectionId} ${why}: its delivery will go to the dead-letter queue, not to a receiver.`);
   }
 }
 
@@ -84,7 +144,7 @@ export function publishCommand(): Command {
     summary: 'validate and enqueue a user.identified event; prints its event id',
     usage: "--application <app_id> [--application-name <name>] --user-json '<json>' | --file <event.json>",
     details:
-      'The event is checked exactly as the dispatcher will check it (an error names the field), then goes to\nevery enabled webhook connection of the application, or only to connectionIds when the file lists them.',
+      'The event is checked exactly as the dispatcher will check it (an error names the field), then goes to\nevery enabled webhook connection of the application, or only to connectionIds when the file lists them.\nA delivery to a disabled connection is parked until it is enabled and recovered; the output says so.',
     examples: [
       'webhooks publish --application app_42 --application-name \'Acme Extension\' --user-json \'{"id":"usr_123","email":"ada@example.com"}\'',
       'webhooks publish --file event.json',
@@ -111,21 +171,15 @@ export function publishCommand(): Command {
     const { eventId, messageId } = await webhooks.publisher.publishUserIdentified(input);
     const app = String((input.application as { id?: unknown }).id);
     const user = String((input.user as { id?: unknown }).id);
-    const targets = input.connectionIds ?? (await enabledConnections(webhooks, app));
     ctx.printJson({
       eventId,
       messageId,
       applicationId: app,
-      ...(input.connectionIds ? { connectionIds: targets } : {}),
+      ...(input.connectionIds ? { connectionIds: input.connectionIds } : {}),
     });
     ctx.print(`Published event ${eventId} (user ${user}, application ${app}).`);
-    if (targets === undefined) return;
-    if (targets.length === 0) {
-      ctx.print(`Note: ${app} has no enabled webhook connection, so this event goes nowhere. Add one with:
-  ${ctx.suggest(`connections create --application ${app} --name … --url https://…`)}`);
-      return;
-    }
-    ctx.print(`It goes to ${targets.join(', ')}. Follow it with:
-  ${ctx.suggest(`attempts list --connection ${targets[0]} --since 5m`)}`);
+    if (ctx.globals.json) return;
+    const to = await destinations(webhooks, app, input.connectionIds);
+    if (to) printDestinations(ctx, app, to);
   });
 }

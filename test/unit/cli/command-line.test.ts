@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { GlobalFlags } from '../../../cli/context';
 import { type Io, packageVersion, run } from '../../../cli/main';
@@ -449,5 +452,76 @@ describe('the connection cache time a change waits for', () => {
       enabled: false,
     });
     expect(stdout).toContain('within its connection cache time (1 s in local mode)');
+  });
+});
+
+describe('publish, where the event goes', () => {
+  const disabledByHand = { ...CONNECTION, connectionId: 'con_off', enabled: false };
+  const disabledByHealth = {
+    ...CONNECTION,
+    connectionId: 'con_sick',
+    enabled: false,
+    health: { state: 'disabled', consecutiveFailures: 5, version: 3 },
+  };
+  const known = [CONNECTION, disabledByHand, disabledByHealth];
+  const publish = (argv: string[], files: Record<string, unknown> = {}) =>
+    cli(['--local', 'publish', ...argv], {
+      open: async () =>
+        ({
+          publisher: { publishUserIdentified: async () => ({ eventId: 'evt_1', messageId: 'm1' }) },
+          connections: {
+            list: async () => known,
+            get: async (id: string) => {
+              const found = known.find((c) => c.connectionId === id) ?? files[id];
+              if (!found) throw new NotFoundError('connection', id);
+              return found;
+            },
+          },
+        }) as unknown as WebhookManagement,
+    });
+  const withFile = async (connectionIds: string[], files?: Record<string, unknown>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'wh-publish-'));
+    const file = join(dir, 'event.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ user: { id: 'usr_1' }, application: { id: 'app_1', name: 'A' }, connectionIds }),
+    );
+    try {
+      return await publish(['--file', file], files);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('says a named disabled connection parks its delivery, and publishes it all the same', async () => {
+    const result = await withFile(['con_off']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Published event evt_1');
+    expect(result.stdout).toContain(
+      'con_off is disabled: its delivery will be parked, not sent. Enable it, then send what was parked:\n' +
+        '  npx webhooks --local connections enable con_off\n' +
+        '  npx webhooks --local connections recover con_off',
+    );
+    expect(result.stdout).not.toContain('It goes to con_off');
+  });
+
+  it('says a named connection that does not exist, or is another application’s, dead-letters its delivery', async () => {
+    const result = await withFile(['con_1', 'con_gone', 'con_theirs'], {
+      con_theirs: { ...CONNECTION, connectionId: 'con_theirs', applicationId: 'app_2' },
+    });
+    expect(result.stdout).toContain('It goes to con_1.');
+    expect(result.stdout).toContain(
+      'con_gone does not exist: its delivery will go to the dead-letter queue, not to a receiver.',
+    );
+    expect(result.stdout).toContain(
+      'con_theirs belongs to another application, not app_1: its delivery will go',
+    );
+  });
+
+  it("lists the application's connections as the fan-out does: a health-disabled one parks, a hand-disabled one is skipped", async () => {
+    const result = await publish(['--application', 'app_1', '--user-json', '{"id":"usr_1"}']);
+    expect(result.stdout).toContain('It goes to con_1.');
+    expect(result.stdout).toContain('con_sick is disabled: its delivery will be parked, not sent.');
+    expect(result.stdout).not.toContain('con_off');
   });
 });
