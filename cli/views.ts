@@ -210,14 +210,14 @@ export function deliveryState(attempts: readonly AttemptRecord[], place?: FinalP
   if (last.outcome === 'delivered') return `delivered on attempt ${last.attempt}`;
   if (last.nextAttemptAt) return `retrying: attempt ${last.attempt + 1} due ${when(last.nextAttemptAt)}`;
   if (last.final) {
-    const failed = `failed after ${attempts.length} attempts`;
+    const failed = `failed after ${plural(attempts.length, 'attempt')}`;
     switch (place) {
       case 'parked':
         return `${failed}; parked for its connection (webhooks connections parked ${last.connectionId}; retry it: webhooks attempts retry ${last.deliveryId})`;
       case 'not-parked':
         return `${failed}; not parked (any more): sent again since (its next attempts appear here), or in the DLQ if parking failed (webhooks dlq list)`;
       case 'connection-gone':
-        return `${failed}; its connection ${last.connectionId} no longer exists, so there is nothing to send it to`;
+        return `${failed}; its connection ${last.connectionId} does not exist (any more), so there is nothing to send it to`;
       default:
         return `${failed}; parked for its connection (webhooks connections parked ${last.connectionId}; retry it: webhooks attempts retry ${last.deliveryId}), or in the DLQ if the connection is gone`;
     }

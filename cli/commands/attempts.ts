@@ -109,14 +109,16 @@ function get(): Command {
   });
 }
 
-/** Where a delivery that failed for good is: the parked table says, without touching the DLQ. */
-async function finalPlace(webhooks: WebhookManagement, deliveryId: string): Promise<FinalPlace> {
+/**
+ * Where a delivery that failed for good is: the parked table says, without touching the DLQ.
+ * Undefined when it cannot be read (the attempts are shown either way).
+ */
+async function finalPlace(webhooks: WebhookManagement, deliveryId: string): Promise<FinalPlace | undefined> {
   try {
     return (await webhooks.parked.get(deliveryId)) ? 'parked' : 'not-parked';
   } catch (error) {
-    // Without a scope, a delivery is not found only when its connection no longer exists.
-    if (error instanceof NotFoundError) return 'connection-gone';
-    throw error;
+    // Without a scope, a delivery is not found only when its connection does not exist.
+    return error instanceof NotFoundError ? 'connection-gone' : undefined;
   }
 }
 

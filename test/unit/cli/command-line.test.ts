@@ -401,12 +401,22 @@ describe('attempts get, after a final failure', () => {
     expect(result.stdout).not.toContain('attempts retry');
   });
 
+  it('still shows the attempts when the parked table cannot be read, with no suggestion it cannot back', async () => {
+    const result = await getDelivery(async () => {
+      throw new Error('ResourceNotFoundException: Requested resource not found');
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('failed after 1 attempt; parked for its connection');
+    expect(result.stdout).toContain('final');
+    expect(result.stdout).not.toContain('Send it again');
+  });
+
   it('suggests nothing to send again when its connection is gone', async () => {
     const result = await getDelivery(async () => {
       throw new NotFoundError('delivery', deliveryId);
     });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('no longer exists, so there is nothing to send it to');
+    expect(result.stdout).toContain('does not exist (any more), so there is nothing to send it to');
     expect(result.stdout).not.toContain('Send it again');
   });
 });
