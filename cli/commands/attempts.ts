@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { RESPONSE_SNIPPET_BYTES } from '../../lambdas/core/constants';
 import type { AttemptRecord } from '../../lambdas/core/types';
-import { NotFoundError, type WebhookManagement } from '../../lambdas/management';
+import { NotFoundError, type ParkReason, type WebhookManagement } from '../../lambdas/management';
 import { CliError } from '../errors';
 import { keyValues, plural, table, truncate, visible } from '../format';
 import { group, handle, leaf } from '../program';
@@ -78,7 +78,8 @@ function get(): Command {
     ctx.printJson(attempts.map(attemptJson));
     const last = attempts[attempts.length - 1]!;
     const failedForGood = last.final && last.outcome !== 'delivered' && !last.test;
-    const place = failedForGood ? await finalPlace(webhooks, deliveryId) : undefined;
+    const found = failedForGood ? await finalPlace(webhooks, deliveryId) : undefined;
+    const place = found?.place;
     ctx.print(`Delivery ${deliveryId}\n`);
     ctx.print(
       keyValues([
@@ -98,9 +99,12 @@ function get(): Command {
     const advice = failureAdvice(last, { local: ctx.globals.local, suggest: ctx.suggest });
     if (advice) ctx.print(`\nWhat to do: ${advice}`);
     if (place === 'parked') {
-      ctx.print(
-        `\nSend it again, once the receiver is fixed:\n  ${ctx.suggest(`attempts retry ${deliveryId}`)}`,
-      );
+      // A retry while the connection is still disabled would only park it again.
+      const once =
+        found?.reason === 'connection_disabled'
+          ? `once ${first.connectionId} is enabled (${ctx.suggest(`connections enable ${first.connectionId}`)})`
+          : 'once the receiver is fixed';
+      ctx.print(`\nSend it again, ${once}:\n  ${ctx.suggest(`attempts retry ${deliveryId}`)}`);
     } else if (place === 'not-parked') {
       ctx.print(
         `\nIf it is in the dead-letter queue (${ctx.suggest('dlq list')}), send it again, once the receiver is fixed:\n  ${ctx.suggest(`dlq redrive ${deliveryId}`)}`,
@@ -113,12 +117,16 @@ function get(): Command {
  * Where a delivery that failed for good is: the parked table says, without touching the DLQ.
  * Undefined when it cannot be read (the attempts are shown either way).
  */
-async function finalPlace(webhooks: WebhookManagement, deliveryId: string): Promise<FinalPlace | undefined> {
+async function finalPlace(
+  webhooks: WebhookManagement,
+  deliveryId: string,
+): Promise<{ place: FinalPlace; reason?: ParkReason } | undefined> {
   try {
-    return (await webhooks.parked.get(deliveryId)) ? 'parked' : 'not-parked';
+    const parked = await webhooks.parked.get(deliveryId);
+    return parked ? { place: 'parked', reason: parked.reason } : { place: 'not-parked' };
   } catch (error) {
     // Without a scope, a delivery is not found only when its connection does not exist.
-    return error instanceof NotFoundError ? 'connection-gone' : undefined;
+    return error instanceof NotFoundError ? { place: 'connection-gone' } : undefined;
   }
 }
 

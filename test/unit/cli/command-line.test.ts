@@ -392,6 +392,13 @@ describe('attempts get, after a final failure', () => {
     expect(result.stdout).not.toContain('dlq redrive');
   });
 
+  it('says to enable the connection first when it was parked for the connection being disabled', async () => {
+    const result = await getDelivery(async () => ({ deliveryId, reason: 'connection_disabled' }));
+    expect(result.stdout).toContain(
+      `Send it again, once ${final.connectionId} is enabled (npx webhooks --local connections enable ${final.connectionId}):\n  npx webhooks --local attempts retry ${deliveryId}`,
+    );
+  });
+
   it('points at the DLQ only as a maybe when the delivery is not parked', async () => {
     const result = await getDelivery(async () => undefined);
     expect(result.stdout).toContain('not parked (any more)');
