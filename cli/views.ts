@@ -219,7 +219,7 @@ export function deliveryState(attempts: readonly AttemptRecord[], place?: FinalP
       case 'connection-gone':
         return `${failed}; its connection ${last.connectionId} does not exist (any more), so there is nothing to send it to`;
       default:
-        return `${failed}; parked for its connection (webhooks connections parked ${last.connectionId}; retry it: webhooks attempts retry ${last.deliveryId}), or in the DLQ if the connection is gone`;
+        return `${failed}; parked for its connection (webhooks connections parked ${last.connectionId}; retry it: webhooks attempts retry ${last.deliveryId}), or in the DLQ (webhooks dlq list) if parking failed or the connection is gone`;
     }
   }
   return `last attempt ${last.attempt}: ${last.outcome}`;
