@@ -104,7 +104,12 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
    * (DynamoDB down), the dead-letter queue does, as for any infrastructure failure: nothing is
    * lost, and `dlq redrive` sends it again (decisions.md D23).
    */
-  async function park(s: Settlement, reason: ParkReason, rec: AttemptRecord, letter: DeadLetter) {
+  async function park(
+    s: Settlement,
+    reason: ParkReason,
+    rec: AttemptRecord,
+    letter: DeadLetter,
+  ): Promise<'parked' | 'dead-lettered'> {
     const ids = idsOf(s.delivery);
     const item = parkedItemOf({
       delivery: s.delivery,
@@ -119,17 +124,27 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
     });
     try {
       await deps.parked.park(item);
+      return 'parked';
     } catch (cause) {
       log.warn('parking failed; the delivery goes to the dead-letter queue instead', {
         ...ids,
         error: errorText(cause),
       });
       await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+      return 'dead-lettered';
     }
   }
 
-  /** Carries out a decision: a retry scheduled, or a final failure parked or dead-lettered. */
-  async function act(s: Settlement, decision: Decision, rec: AttemptRecord, lastError?: string) {
+  /**
+   * Carries out a decision: a retry scheduled, or a final failure parked or dead-lettered.
+   * Returns where a final failure went (a delivery to park goes to the DLQ when parking fails).
+   */
+  async function act(
+    s: Settlement,
+    decision: Decision,
+    rec: AttemptRecord,
+    lastError?: string,
+  ): Promise<'parked' | 'dead-lettered' | undefined> {
     const { delivery } = s;
     const ids = idsOf(delivery);
     if (decision.action === 'retry') {
@@ -144,9 +159,11 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
         failedAt: isoTime(clock.now()),
         delivery,
       };
-      if (isParkReason(decision.reason)) await park(s, decision.reason, rec, letter);
-      else await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+      if (isParkReason(decision.reason)) return park(s, decision.reason, rec, letter);
+      await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+      return 'dead-lettered';
     }
+    return undefined;
   }
 
   /**
@@ -162,7 +179,13 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
     return undefined;
   }
 
-  function logOutcome(s: Settlement, decision: Decision, rec: AttemptRecord, statusCode?: number) {
+  function logOutcome(
+    s: Settlement,
+    decision: Decision,
+    rec: AttemptRecord,
+    statusCode?: number,
+    went?: 'parked' | 'dead-lettered',
+  ) {
     if (decision.action === 'done') {
       // Nearly every delivery ends here, and its attempt record already holds all of it: the
       // line is written at DEBUG only (docs/performance.md, log bytes per delivery).
@@ -191,8 +214,7 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
     };
     if (decision.action === 'retry') log.warn('attempt failed; retry scheduled', fields);
     else if (s.delivery.test) log.warn('test send failed', fields);
-    else if (decision.action === 'dead-letter' && isParkReason(decision.reason))
-      log.warn('delivery parked', fields);
+    else if (went === 'parked') log.warn('delivery parked', fields);
     else log.warn('delivery dead-lettered', fields);
   }
 
@@ -214,11 +236,12 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
         nowMs: clock.now(),
       });
       // A delivery (nearly every attempt) has nothing to act on: no await for it.
-      if (decision.action !== 'done') await act(s, decision, built.record, built.lastError);
+      const went =
+        decision.action !== 'done' ? await act(s, decision, built.record, built.lastError) : undefined;
       await record(built.record);
       const counting = countHealth(s, decision);
       if (counting) await counting;
-      logOutcome(s, decision, built.record, built.statusCode);
+      logOutcome(s, decision, built.record, built.statusCode, went);
       return built.record;
     },
   };

@@ -137,11 +137,15 @@ describe('an exhausted delivery', () => {
     expect(healthCalls).toEqual([['exhausted', 'con_a']]);
   });
 
-  it('goes to the dead-letter port, with the delivery, when parking throws', async () => {
+  it('goes to the dead-letter port, with the delivery, when parking throws, and is logged as dead-lettered', async () => {
     const { settle, state } = setup();
     state.fail.add('parked');
     await settle(delivery(4), http503);
     expect(state.parked).toEqual([]);
+    const messages = state.logs.map((l) => l.message);
+    expect(messages).toContain('parking failed; the delivery goes to the dead-letter queue instead');
+    expect(messages).toContain('delivery dead-lettered');
+    expect(messages).not.toContain('delivery parked');
     expect(state.deadLetters).toEqual([
       {
         v: 1,
