@@ -192,7 +192,7 @@ function toggle(enabled: boolean): Command {
     ctx.printJson(connectionJson(connection));
     if (!enabled) {
       ctx.print(
-        `Disabled connection ${id} (${visible(connection.name)}); ${cacheNote(ctx, webhooks)}.\nNew events skip it; deliveries already queued for it are parked as connection_disabled.`,
+        `Disabled connection ${id} (${visible(connection.name)}); ${cacheNote(ctx, webhooks)}.\nNew events of its application skip it; an event that names it, and deliveries already queued for it, are parked as connection_disabled.`,
       );
       return;
     }
