@@ -338,6 +338,13 @@ async function main(): Promise<void> {
   // A state file other than the one the CLI reads by default: say which.
   const cli = `${statePath !== join(LOCAL_DIR, 'state.json') ? `WEBHOOKS_STATE_FILE=${statePath} ` : ''}npx webhooks --local`;
   const examplePort = extraPorts[0] ?? 8443;
+  // The demo's console link would stop working when the tour ends and the demo exits.
+  const consoleBlock = values.demo
+    ? ''
+    : `Web console (${DEMO_APPLICATION.id}, valid ${DEMO_CONSOLE_TTL_SECONDS / 3600} h)
+  ${demoConsole.consoleUrl}
+
+`;
   out(`
 Local webhook pipeline is ready.
 
@@ -357,10 +364,7 @@ Local webhook pipeline is ready.
   allowed ports            ${allowedPorts.join(', ')}, and any port on localhost, 127.0.0.1 and [::1] (local mode only)
   management API           ${api.origin}/api/v1 (OpenAPI: ${api.origin}/api/v1/openapi.json)${api.movedFrom ? `\n                           (port ${api.movedFrom} was taken)` : ''}
 
-Web console (${DEMO_APPLICATION.id}, valid ${DEMO_CONSOLE_TTL_SECONDS / 3600} h)
-  ${demoConsole.consoleUrl}
-
-Demo connection
+${consoleBlock}Demo connection
   id       ${demo.connectionId}
   app      ${DEMO_APPLICATION.id}
   url      ${demoUrl}   (demo receiver, verifies every signature)
