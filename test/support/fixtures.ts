@@ -12,6 +12,7 @@ import { ulid } from '../../lambdas/core/ids';
 import { buildPayload, serialiseBody } from '../../lambdas/core/payload';
 import type { Connection, EventMessage } from '../../lambdas/core/types';
 import type { PublishInput } from '../../lambdas/publisher';
+import type { LocalState } from '../../local/state';
 
 export const HEADER_PREFIX = 'X-Service';
 export const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
@@ -92,3 +93,22 @@ export const MINIMAL_DISPATCHER_ENV: Readonly<Record<string, string>> = {
   [ENV.parkedTable]: 'parked',
   [ENV.secretPrefix]: 'webhooks/prod/',
 };
+
+/** A local mode state file's contents (local/state.ts), with loopback endpoints that answer nothing. */
+export function localStateFixture(extra: Partial<LocalState> = {}): LocalState {
+  return {
+    pid: 1,
+    startedAt: '2026-11-22T14:00:00.000Z',
+    region: 'us-east-1',
+    endpoints: {
+      sqs: 'http://127.0.0.1:1',
+      dynamodb: 'http://127.0.0.1:2',
+      secretsManager: 'http://127.0.0.1:3',
+      kms: 'http://127.0.0.1:4',
+    },
+    resources: {} as LocalState['resources'],
+    caFile: '/x/local-ca.pem',
+    allowedPorts: [443],
+    ...extra,
+  };
+}

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localOptions } from '../../../cli/target';
 import type { LocalState } from '../../../local/state';
+import { localStateFixture } from '../../support/fixtures';
 
 let dir: string;
 beforeEach(() => {
@@ -13,21 +14,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 function state(extra: Partial<LocalState> = {}): LocalState {
   const caFile = join(dir, 'local-ca.pem');
   writeFileSync(caFile, '-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n');
-  return {
-    pid: 1,
-    startedAt: '2026-11-22T14:00:00.000Z',
-    region: 'us-east-1',
-    endpoints: {
-      sqs: 'http://127.0.0.1:1',
-      dynamodb: 'http://127.0.0.1:2',
-      secretsManager: 'http://127.0.0.1:3',
-      kms: 'http://127.0.0.1:4',
-    },
-    resources: {} as LocalState['resources'],
-    caFile,
-    allowedPorts: [443],
-    ...extra,
-  };
+  return localStateFixture({ caFile, ...extra });
 }
 
 describe('local mode as a target', () => {

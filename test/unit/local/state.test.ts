@@ -2,22 +2,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertStateFileFree, type LocalState, removeState, writeState } from '../../../local/state';
+import { localStateFixture } from '../../support/fixtures';
 
 function state(pid: number): LocalState {
-  return {
-    pid,
-    startedAt: '2026-11-22T14:00:00.000Z',
-    region: 'us-east-1',
-    endpoints: {
-      sqs: 'http://127.0.0.1:1',
-      dynamodb: 'http://127.0.0.1:2',
-      secretsManager: 'http://127.0.0.1:3',
-      kms: 'http://127.0.0.1:4',
-    },
-    resources: {} as LocalState['resources'],
-    caFile: '/x/local-ca.pem',
-    allowedPorts: [443],
-  };
+  return localStateFixture({ pid });
 }
 
 let dir: string;
