@@ -2,6 +2,8 @@
 
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { isParkReason } from '../../lambdas/core/parking';
+import { fansOutTo, judgeTarget, type Target } from '../../lambdas/core/targets';
 import type { Connection } from '../../lambdas/core/types';
 import { NotFoundError, type WebhookManagement } from '../../lambdas/management';
 import type { PublishInput } from '../../lambdas/publisher';
@@ -78,43 +80,50 @@ export interface Destinations {
   refused: { connectionId: string; why: string }[];
 }
 
-function sentOrParked(into: Destinations, c: Connection): void {
-  (c.enabled === true ? into.sent : into.parked).push(c.connectionId);
-}
-
 /**
- * Where an event's deliveries go: the application's enabled webhook connections and those health
- * disabled (parked), or each connection the event names. Undefined if they cannot be read.
+ * Where an event's deliveries go: the application's connections its events fan out to, or each
+ * connection the event names, judged as the dispatcher judges them (core/targets.ts) and sorted
+ * by what settling does with each refusal. Undefined if they cannot be read.
  */
 export async function destinations(
   webhooks: WebhookManagement,
   applicationId: string,
   connectionIds: readonly string[] | undefined,
 ): Promise<Destinations | undefined> {
-  const found: Destinations = { sent: [], parked: [], refused: [] };
+  let targets: Target[];
   try {
     if (!connectionIds) {
-      for (const c of await webhooks.connections.list({ applicationId })) {
-        // As the fan-out does: a connection disabled by hand is skipped; by health, parked.
-        if (c.type === 'webhook' && (c.enabled === true || c.health?.state === 'disabled'))
-          sentOrParked(found, c);
-      }
-      return found;
+      const all = await webhooks.connections.list({ applicationId });
+      targets = all.filter(fansOutTo).map((c) => judgeTarget(c.connectionId, c));
+    } else {
+      targets = [];
+      for (const id of connectionIds) targets.push(judgeTarget(id, await found(webhooks, id), applicationId));
     }
-    for (const connectionId of connectionIds) {
-      try {
-        const c = await webhooks.connections.get(connectionId);
-        if (c.applicationId !== applicationId) {
-          found.refused.push({ connectionId, why: `belongs to another application, not ${applicationId}` });
-        } else sentOrParked(found, c);
-      } catch (error) {
-        if (!(error instanceof NotFoundError)) throw error;
-        found.refused.push({ connectionId, why: 'does not exist' });
-      }
-    }
-    return found;
   } catch {
     return undefined; // Only a hint: the event is published either way.
+  }
+  const to: Destinations = { sent: [], parked: [], refused: [] };
+  for (const { id, refusal } of targets) {
+    if (!refusal) to.sent.push(id);
+    else if (isParkReason(refusal[0])) to.parked.push(id);
+    else {
+      const why =
+        refusal[0] === 'connection_missing'
+          ? 'does not exist'
+          : `belongs to another application, not ${applicationId}`;
+      to.refused.push({ connectionId: id, why });
+    }
+  }
+  return to;
+}
+
+/** A connection, or undefined when it does not exist. */
+async function found(webhooks: WebhookManagement, connectionId: string): Promise<Connection | undefined> {
+  try {
+    return await webhooks.connections.get(connectionId);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
   }
 }
 

@@ -9,7 +9,7 @@ import type { DispatcherDeps } from './dispatch';
 import { infra } from './errors';
 import { deliveryIdFor } from './ids';
 import { errorText } from './poison';
-import { judgeTarget, type Target } from './targets';
+import { fansOutTo, judgeTarget, type Target } from './targets';
 import { isoTime } from './time';
 import type { DeliveryMessage, EventFacts, EventMessage } from './types';
 
@@ -28,14 +28,7 @@ export function createFanOut(
       const all = await infra('connections.listByApplication', {}, () =>
         deps.connections.listByApplication(appId),
       );
-      return (
-        all
-          // Strictly true: a stored `"false"` (a string) must not read as enabled. A connection
-          // health disabled stays a target: its deliveries are parked (connection_disabled),
-          // not sent and not lost, until it is enabled (DESIGN.md §9).
-          .filter((c) => c.type === 'webhook' && (c.enabled === true || c.health?.state === 'disabled'))
-          .map((c) => judgeTarget(c.connectionId, c))
-      );
+      return all.filter(fansOutTo).map((c) => judgeTarget(c.connectionId, c));
     }
     return Promise.all(
       event.connectionIds.map(async (id) => {

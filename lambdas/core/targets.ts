@@ -11,6 +11,18 @@ export interface Target {
 }
 
 /**
+ * Whether an event without explicit targets fans out to this connection of its application:
+ * a webhook, enabled, or disabled by health, whose deliveries are parked (connection_disabled),
+ * not lost, until it is enabled (DESIGN.md §9). Strictly true: a stored `"false"` (a string)
+ * must not read as enabled.
+ */
+export function fansOutTo(connection: Connection): boolean {
+  return (
+    connection.type === 'webhook' && (connection.enabled === true || connection.health?.state === 'disabled')
+  );
+}
+
+/**
  * Judges a looked-up connection: missing, disabled, or (when the event named it explicitly,
  * `applicationId` given) another application's, is refused with its dead-letter reason.
  */
