@@ -1,5 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import { DEFAULT_IDLE_PER_ORIGIN, HttpsSender } from '../../lambdas/adapters/http/sender';
+import {
+  DEFAULT_IDLE_PER_ORIGIN,
+  HttpsSender,
+  type HttpsSenderOptions,
+} from '../../lambdas/adapters/http/sender';
 import { SNIPPET_READ_BYTES } from '../../lambdas/core/constants';
 import type { OutboundRequest } from '../../lambdas/core/types';
 import { startTripwire } from '../security/helpers';
@@ -144,8 +148,12 @@ describe('HttpsSender against a real HTTPS receiver', () => {
 
   describe('a pooled socket the receiver has closed (decisions.md D31)', () => {
     /** A sender of its own, so the pool holds only what each test put in it. */
-    const fresh = () =>
-      new HttpsSender({ egress: { ...local, allowedPorts: [receiver.port] }, ca: [testPki().caPem] });
+    const fresh = (options: Partial<HttpsSenderOptions> = {}) =>
+      new HttpsSender({
+        egress: { ...local, allowedPorts: [receiver.port] },
+        ca: [testPki().caPem],
+        ...options,
+      });
 
     it('sends the request again on another connection, within the attempt, when its pooled socket is dead', async () => {
       const s = fresh();
@@ -231,19 +239,27 @@ describe('HttpsSender against a real HTTPS receiver', () => {
       }
     });
 
-    it('sends again at most as many times as the pool keeps idle connections, then the try on a new one is final', async () => {
-      const s = fresh();
-      const n = DEFAULT_IDLE_PER_ORIGIN + 3;
+    /**
+     * `n` requests at once, each answered after 50 ms: `n` connections, every one of them 200,
+     * of which the pool then keeps its idle limit. The connections the receiver saw.
+     */
+    async function openAtOnce(s: HttpsSender, n: number): Promise<Set<object>> {
       const sockets = new Set<object>();
-      // n requests at once: n connections, of which the pool keeps DEFAULT_IDLE_PER_ORIGIN.
       receiver.behave((_req, res) => {
         sockets.add(res.socket!);
         setTimeout(() => res.writeHead(200).end('ok'), 50);
       });
+      const first = await Promise.all(Array.from({ length: n }, () => s.send(request(receiver.url))));
+      expect(first.every((r) => r.kind === 'response' && r.status === 200)).toBe(true);
+      expect(sockets.size).toBe(n);
+      return sockets;
+    }
+
+    it('sends again at most as many times as the pool keeps idle connections, then the try on a new one is final', async () => {
+      const s = fresh();
       try {
-        const first = await Promise.all(Array.from({ length: n }, () => s.send(request(receiver.url))));
-        expect(first.every((r) => r.kind === 'response' && r.status === 200)).toBe(true);
-        expect(sockets.size).toBe(n);
+        // More connections than the pool keeps (DEFAULT_IDLE_PER_ORIGIN).
+        const sockets = await openAtOnce(s, DEFAULT_IDLE_PER_ORIGIN + 3);
         const onPooled: boolean[] = [];
         receiver.behave((_req, res) => {
           onPooled.push(sockets.has(res.socket!));
@@ -258,19 +274,9 @@ describe('HttpsSender against a real HTTPS receiver', () => {
     });
 
     it('reaches a new connection when every pooled one is dead, however many requests ran at once (maxIdlePerOrigin)', async () => {
-      const s = new HttpsSender({
-        egress: { ...local, allowedPorts: [receiver.port] },
-        ca: [testPki().caPem],
-        maxIdlePerOrigin: 3,
-      });
-      const old = new Set<object>();
-      receiver.behave((_req, res) => {
-        old.add(res.socket!);
-        setTimeout(() => res.writeHead(200).end('ok'), 50);
-      });
+      const s = fresh({ maxIdlePerOrigin: 3 });
       try {
-        await Promise.all(Array.from({ length: 8 }, () => s.send(request(receiver.url))));
-        expect(old.size).toBe(8);
+        const old = await openAtOnce(s, 8);
         // A NAT forgot every connection: each old one is reset, a new one is answered.
         const onOld: boolean[] = [];
         receiver.behave((_req, res) => {
