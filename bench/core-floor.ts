@@ -3,7 +3,7 @@
  * sender that answers at once and in-memory ports, against the work the spec makes
  * unavoidable for the same delivery, in the same process, alternating rounds:
  *
- * - parse the event (one `JSON.parse`) and check it (spec §2's fields: the same validation
+ * - parse the event (one `JSON.parse`) and check it (docs/protocol.md §2's fields: the same validation
  *   the core runs, `buildPayload`),
  * - serialise the payload (the request body),
  * - hash the delivery id (SHA-256 of event id and connection id, with the one-shot `hash` the

@@ -480,7 +480,7 @@ being a Secrets Manager secret of its own.
 ${SCENARIOS.map((s) => `- **${s.name}** (\`${s.key}\`): ${s.description}.`).join('\n')}
 
 A delivery is one event for one connection (no fan-out). A failing or hanging receiver gets
-the whole chain: ${ATTEMPTS_PER_CHAIN} attempts (after 1 s, 2 s, 4 s), then it is parked (DESIGN.md §9).
+the whole chain: ${ATTEMPTS_PER_CHAIN} attempts (after 1 s, 2 s, 4 s), then it is parked (docs/design.md §9).
 Parking is in the figures: the bench parks for real (the production parked store on dynalite)
 and sizes what it stored, ${parkedLine}; the connection's health update
 and the dispatcher's other writes are counted at the emulators (below).
@@ -609,7 +609,7 @@ ${table(
       `${a.awsCallMs} ms`,
       'attempt-log PutItem (and a retry SendMessage) in region',
     ],
-    ['a hanging attempt', `${a.attemptTimeoutMs / 1000} s`, 'the attempt deadline (spec §6)'],
+    ['a hanging attempt', `${a.attemptTimeoutMs / 1000} s`, 'the attempt deadline (docs/protocol.md §6)'],
     [
       'Lambda platform log lines',
       `${a.platformLogBytesPerInvocation} B per invocation`,
@@ -663,7 +663,7 @@ ${table(
   [
     [
       'this pipeline',
-      'HMAC-SHA256 of timestamp + body, per attempt (spec §5)',
+      'HMAC-SHA256 of timestamp + body, per attempt (docs/protocol.md §4)',
       '1 s, 2 s, 4 s, then DLQ',
       'every attempt, DynamoDB, queryable',
       'SQS DLQ with reason, redrive',

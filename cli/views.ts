@@ -43,7 +43,7 @@ export function healthLine(health: Connection['health'], now: Date): string {
 
 /**
  * Whether events reach it. Disabled by health, its events are parked until it is enabled again;
- * disabled by hand, new events are not delivered to it at all (DESIGN.md §9).
+ * disabled by hand, new events are not delivered to it at all (docs/design.md §9).
  */
 function enabledLine(c: Connection): string {
   if (c.enabled) return 'yes';

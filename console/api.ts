@@ -1,5 +1,5 @@
 /**
- * The one typed client of the management API (DESIGN.md §8). Every page fetches through it;
+ * The one typed client of the management API (docs/design.md §8). Every page fetches through it;
  * it knows the routes, the JSON shapes (console/types.ts) and the error shape, and turns a 401
  * into one event the app answers with the "session expired" page.
  */

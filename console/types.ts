@@ -1,5 +1,5 @@
 /**
- * The management API's shapes as the console reads them (DESIGN.md §8). Kept by hand next to
+ * The management API's shapes as the console reads them (docs/design.md §8). Kept by hand next to
  * the API's route definitions; test/unit/console-types.test.ts checks every field named here
  * against docs/openapi.json so the two cannot drift apart silently.
  */
@@ -20,7 +20,7 @@ export type Outcome = (typeof OUTCOMES)[number];
 export const HEALTH_STATES = ['healthy', 'failing', 'disabled'] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
 
-/** Endpoint health (DESIGN.md §9): written by the dispatcher on failures and state changes. */
+/** Endpoint health (docs/design.md §9): written by the dispatcher on failures and state changes. */
 export interface Health {
   state: HealthState;
   /** Exhausted deliveries in a row. */
@@ -87,7 +87,7 @@ export interface ConnectionInput {
   enabled?: boolean;
 }
 
-/** One attempt of one delivery (the attempt log, DESIGN.md §5). */
+/** One attempt of one delivery (the attempt log, docs/design.md §5). */
 export interface Attempt {
   deliveryId: string;
   attempt: number;

@@ -19,7 +19,7 @@ export const ENV = {
   dlqUrl: 'WEBHOOKS_DLQ_URL',
   connectionsTable: 'WEBHOOKS_CONNECTIONS_TABLE',
   attemptsTable: 'WEBHOOKS_ATTEMPTS_TABLE',
-  /** Parked deliveries (DESIGN.md §9). */
+  /** Parked deliveries (docs/design.md §9). */
   parkedTable: 'WEBHOOKS_PARKED_TABLE',
   /** SNS topic of operational events (connection.failing, .disabled, .recovered). */
   eventsTopicArn: 'WEBHOOKS_EVENTS_TOPIC_ARN',
@@ -55,7 +55,7 @@ export const SECRET_STORES = ['secrets-manager', 'kms'] as const;
 
 export interface DispatcherConfig {
   /**
-   * The internal retry queue (DESIGN.md §3). The dispatcher writes retries there, and reads
+   * The internal retry queue (docs/design.md §3). The dispatcher writes retries there, and reads
    * records whose `eventSourceARN` is this queue's as retry records; every other record is
    * read as coming from the ingress queue, which carries events only.
    */
@@ -74,7 +74,7 @@ export interface DispatcherConfig {
   readonly secretStore?: SecretStore;
   /** Prefix of the service headers, e.g. `X-Service` → `X-Service-Signature`. */
   readonly headerPrefix: string;
-  /** Deadline of one attempt, whole exchange. Spec §6: 30 s; shorter only for tests. */
+  /** Deadline of one attempt, whole exchange. docs/protocol.md §6: 30 s; shorter only for tests. */
   readonly attemptTimeoutMs: number;
   readonly attemptTtlDays: number;
   /**
@@ -103,7 +103,7 @@ export const CONFIG_DEFAULTS = {
  * checks and the CDK construct's props (lib/webhook-delivery-props.ts) read the same table.
  */
 export const CONFIG_LIMITS = {
-  /** Spec §6: at most 30 s; shorter deadlines are for tests. */
+  /** docs/protocol.md §6: at most 30 s; shorter deadlines are for tests. */
   attemptTimeoutMs: { min: 100, max: ATTEMPT_TIMEOUT_MS },
   attemptTtlDays: { min: 1, max: 3650 },
   batchConcurrency: { min: 1, max: 100 },

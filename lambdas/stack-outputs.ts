@@ -28,7 +28,7 @@ export const STACK_OUTPUTS = {
   headerPrefix: 'HeaderPrefix',
   /** Destination ports connections may use, comma-separated (e.g. `443`). */
   allowedPorts: 'AllowedPorts',
-  /** Name of the DynamoDB table of parked deliveries (DESIGN.md §9). */
+  /** Name of the DynamoDB table of parked deliveries (docs/design.md §9). */
   parkedTableName: 'ParkedTableName',
   /** ARN of the SNS topic of operational events (connection.failing, .disabled, .recovered). */
   eventsTopicArn: 'EventsTopicArn',

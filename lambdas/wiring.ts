@@ -149,7 +149,7 @@ export interface TestSends {
 }
 
 /**
- * Test sends ("Send Test", spec §1) for the management library: the core's one attempt with
+ * Test sends ("Send Test", docs/protocol.md §1) for the management library: the core's one attempt with
  * the real sender, secret store and attempt log (its fallback, the retry queue, included), and
  * nothing else. A test send is never retried, parked, dead-lettered or counted for health
  * (outcome.ts decides `report` for it), so those ports are left out: each refuses by name if

@@ -29,7 +29,7 @@ const SESSION_KEY_LENGTH = 64;
 
 export interface ManagementApiOptions {
   /**
-   * Serve the web console at `/console/` (DESIGN.md §8). Turned off, the API still answers.
+   * Serve the web console at `/console/` (docs/design.md §8). Turned off, the API still answers.
    * @default true
    */
   readonly console?: boolean;
@@ -57,7 +57,7 @@ export interface ManagedResources {
   readonly connectionsTableArn: string;
   readonly attemptsTableName: string;
   readonly attemptsTableArn: string;
-  /** Parked deliveries: listed, retried and recovered through the API (DESIGN.md §9). */
+  /** Parked deliveries: listed, retried and recovered through the API (docs/design.md §9). */
   readonly parkedTableName: string;
   readonly parkedTableArn: string;
   /** Where enabling a disabled connection publishes `connection.recovered`. */
@@ -102,7 +102,7 @@ function positiveLimit(
 }
 
 /**
- * The management HTTP API and web console (DESIGN.md §8): an API Gateway HTTP API with one
+ * The management HTTP API and web console (docs/design.md §8): an API Gateway HTTP API with one
  * catch-all route to one management Lambda, throttled, with access logs; the key that signs
  * console sessions in Secrets Manager. The Lambda checks every session itself (Bearer tokens),
  * so the routes carry no API Gateway authorizer.

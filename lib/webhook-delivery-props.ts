@@ -6,7 +6,7 @@ import { HealthSettingsError, type HealthThresholds, validateThresholds } from '
 import type { ManagementApiOptions } from './management-api';
 import type { SecretStoreName } from './secret-store';
 
-/** Spec §6 and §8: one delivery attempt gets at most 30 seconds. */
+/** docs/protocol.md §6, §8: one delivery attempt gets at most 30 seconds. */
 export const MAX_ATTEMPT_TIMEOUT = Duration.millis(CONFIG_LIMITS.attemptTimeoutMs.max);
 /** The dispatcher's own floor for an attempt (config.ts); shorter deadlines are for tests. */
 const MIN_ATTEMPT_TIMEOUT = Duration.millis(CONFIG_LIMITS.attemptTimeoutMs.min);
@@ -24,7 +24,7 @@ export const VISIBILITY_TIMEOUT_FACTOR = 6;
 const MAX_VISIBILITY_TIMEOUT = Duration.hours(12);
 /**
  * SQS maximum message size. A delivery message embeds a body of up to 256 KiB
- * (DESIGN.md §3) JSON-escaped inside its envelope: escaping at most doubles it (a JSON
+ * (docs/design.md §3) JSON-escaped inside its envelope: escaping at most doubles it (a JSON
  * text has no raw control characters or lone surrogates, so only `"` and `\` get escaped),
  * so 256 KiB would not always do.
  */
@@ -82,7 +82,7 @@ export interface WebhookDeliveryProps {
 
   /**
    * Deadline of one delivery attempt, connection to last response byte.
-   * At most 30 seconds (spec §6); at least 100 ms.
+   * At most 30 seconds (docs/protocol.md §6); at least 100 ms.
    * @default Duration.seconds(30)
    */
   readonly attemptTimeout?: Duration;
@@ -253,7 +253,7 @@ export interface WebhookDeliveryProps {
   readonly alarmTopic?: ITopic;
   /**
    * Exhausted deliveries in a row (each one's 4th attempt failed) after which a connection's
-   * health turns `failing` and `connection.failing` is published (DESIGN.md §9).
+   * health turns `failing` and `connection.failing` is published (docs/design.md §9).
    * @default 3
    */
   readonly failingAfter?: number;
@@ -271,7 +271,7 @@ export interface WebhookDeliveryProps {
    */
   readonly eventsTopic?: ITopic;
   /**
-   * The management HTTP API and web console (DESIGN.md §8): `false` leaves them out, an
+   * The management HTTP API and web console (docs/design.md §8): `false` leaves them out, an
    * object sets the console and throttling.
    * @default - deployed, with the console, 25 requests/s and bursts of 50
    */

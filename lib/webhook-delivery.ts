@@ -70,7 +70,7 @@ const DEAD_LETTER_OPERATE_ACTIONS = [
 ];
 
 /**
- * Outbound webhook delivery (DESIGN.md §1): a delivery queue with its dead-letter queue,
+ * Outbound webhook delivery (docs/design.md §1): a delivery queue with its dead-letter queue,
  * the dispatcher function consuming it in batches, the connections and attempt log tables,
  * read access to the connection secrets, and two alarms.
  *
@@ -80,7 +80,7 @@ const DEAD_LETTER_OPERATE_ACTIONS = [
 export class WebhookDelivery extends Construct {
   /**
    * The ingress queue: upstream services publish events here, and it carries `event` messages
-   * only; anything else arriving on it is dead-lettered as poison (DESIGN.md §3).
+   * only; anything else arriving on it is dead-lettered as poison (docs/design.md §3).
    */
   public readonly queue: sqs.Queue;
   /**
@@ -100,7 +100,7 @@ export class WebhookDelivery extends Construct {
   /** One item per delivery attempt, expired by TTL, with the sparse `finalFailures` index. */
   public readonly attemptsTable: dynamodb.Table;
   /**
-   * Parked deliveries (DESIGN.md §9): exhausted, disabled-connection and blocked deliveries
+   * Parked deliveries (docs/design.md §9): exhausted, disabled-connection and blocked deliveries
    * with their exact bodies, per connection, expired with the attempt log's TTL.
    */
   public readonly parkedTable: dynamodb.Table;
@@ -347,7 +347,7 @@ export class WebhookDelivery extends Construct {
     });
   }
 
-  /** A successful attempt writes one item and no index entry: one write unit (DESIGN.md §5). */
+  /** A successful attempt writes one item and no index entry: one write unit (docs/design.md §5). */
   private createAttemptsTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
     const table = this.createTable('AttemptsTable', p, {
       partitionKey: ATTEMPTS_TABLE.partitionKey,
@@ -499,7 +499,7 @@ export class WebhookDelivery extends Construct {
     });
   }
 
-  /** Least privilege: each action on the one resource that needs it (DESIGN.md §4). */
+  /** Least privilege: each action on the one resource that needs it (docs/design.md §4). */
   private grantDispatcher(role: iam.IGrantable): void {
     grantOn(role, CONNECTION_READ_ACTIONS, this.connectionsTableArns());
     grantOn(role, ['dynamodb:PutItem'], [this.attemptsTable.tableArn]);

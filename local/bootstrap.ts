@@ -56,7 +56,7 @@ export const DEFAULT_RESOURCE_NAMES: ResourceNames = {
   secretPrefix: 'webhooks/local/',
 };
 
-/** Receives before SQS moves a record to the DLQ (DESIGN.md §4, infrastructure errors). */
+/** Receives before SQS moves a record to the DLQ (docs/design.md §4, infrastructure errors). */
 export const MAX_RECEIVE_COUNT = 5;
 /** Local default; a deployed stack derives it from the function timeout. */
 export const DEFAULT_VISIBILITY_TIMEOUT_S = 30;
@@ -83,7 +83,7 @@ export interface LocalResources {
   /** Queue URLs use the emulator's origin, so SDK clients call it directly (see {@link localQueueUrl}). */
   readonly queueUrl: string;
   readonly queueArn: string;
-  /** The internal retry queue (DESIGN.md §3). */
+  /** The internal retry queue (docs/design.md §3). */
   readonly retryQueueUrl: string;
   readonly retryQueueArn: string;
   readonly dlqUrl: string;

@@ -1,5 +1,5 @@
 /**
- * The local AWS endpoints of local mode (DESIGN.md §6), on loopback and free ports: fauxqs
+ * The local AWS endpoints of local mode (docs/design.md §6), on loopback and free ports: fauxqs
  * (SQS, SNS), dynalite (DynamoDB), the local Secrets Manager and the local KMS (the `kms`
  * secret store, D28). Runs under tsx or plain
  * Node (fauxqs is ESM-only), never inside Jest's sandbox.

@@ -1,5 +1,5 @@
 /**
- * Operational events in local mode (DESIGN.md §9): the dispatcher and the management library
+ * Operational events in local mode (docs/design.md §9): the dispatcher and the management library
  * publish to the local SNS topic (fauxqs) exactly as deployed; a queue subscribed to it is
  * read here, and each event is printed and appended, one JSON line, to a file under .local/
  * (`events.jsonl` beside the state file), so what happened is kept after the terminal scrolls.

@@ -1,5 +1,5 @@
 /**
- * Lambda's SQS event source mapping, played locally (DESIGN.md §6): long-poll the queue,
+ * Lambda's SQS event source mapping, played locally (docs/design.md §6): long-poll the queue,
  * hand batches of up to 10 records to the same handler Lambda runs, delete what succeeded
  * and leave `batchItemFailures` to reappear after the visibility timeout. Redrive to the
  * DLQ after `maxReceiveCount` is the queue's job (fauxqs applies the RedrivePolicy on
@@ -277,7 +277,7 @@ export interface EventSourceQueue {
 
 /**
  * Several event source mappings on one function, as the stack has (the ingress queue and the
- * retry queue, DESIGN.md §3): one runner per queue, the same handler. Each record carries its
+ * retry queue, docs/design.md §3): one runner per queue, the same handler. Each record carries its
  * own queue's `eventSourceARN`, which is how the dispatcher tells them apart.
  */
 export function startEventSources(

@@ -3,7 +3,7 @@
  * `@aws-sdk/client-secrets-manager` (pointed at it with `AWS_ENDPOINT_URL_SECRETS_MANAGER`)
  * works unchanged. It serves exactly the actions the product calls: CreateSecret,
  * GetSecretValue, PutSecretValue, DeleteSecret (forced).
- * No emulator for Secrets Manager is in reach (DESIGN.md §6), hence this one.
+ * No emulator for Secrets Manager is in reach (docs/design.md §6), hence this one.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';

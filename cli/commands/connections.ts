@@ -1,4 +1,4 @@
-/** `webhooks connections …`: the "CRM Connections" actions of spec §1, and rotation. */
+/** `webhooks connections …`: the "CRM Connections" actions of docs/protocol.md §1, and rotation. */
 
 import { type Command, Option } from 'commander';
 import { CONFIG_DEFAULTS } from '../../lambdas/config';

@@ -1,5 +1,5 @@
 /**
- * "Parked deliveries" (DESIGN.md §9): what failed for good, or met a disabled connection or a
+ * "Parked deliveries" (docs/design.md §9): what failed for good, or met a disabled connection or a
  * refused destination, with its reason and last error; Retry sends one again, Recover sends
  * them all (or those since a time) again, oldest first, at a bounded rate. Same delivery ids
  * and bodies: receivers that de-duplicate on the delivery id see each at most once more.

@@ -1,5 +1,5 @@
 /**
- * The management HTTP API (DESIGN.md §8) as one Hono app: the same app runs in the
+ * The management HTTP API (docs/design.md §8) as one Hono app: the same app runs in the
  * management Lambda (behind API Gateway) and in local mode (on 127.0.0.1). Routes are
  * defined once with @hono/zod-openapi: the definitions validate requests and generate
  * `GET /api/v1/openapi.json`.

@@ -1,5 +1,5 @@
 /**
- * The API's one error shape (DESIGN.md §8): `{ "error": { "code", "message", "field"? } }`.
+ * The API's one error shape (docs/design.md §8): `{ "error": { "code", "message", "field"? } }`.
  * Every failure becomes an {@link ApiError}; {@link toApiError} is the single place that maps
  * the management library's errors to HTTP. Messages name the field and never echo a secret
  * or a custom header value (the library's messages already follow that rule).

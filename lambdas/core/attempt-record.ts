@@ -1,5 +1,5 @@
 /**
- * The attempt record of one attempt (DESIGN.md §5): what was sent, what came back, what was
+ * The attempt record of one attempt (docs/design.md §5): what was sent, what came back, what was
  * decided, with secrets and custom header values redacted and every text bounded. Pure: the
  * dispatcher writes it (adapters/dynamodb/attempt-log.ts) and acts on the decision.
  */

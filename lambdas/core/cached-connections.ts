@@ -1,5 +1,5 @@
 /**
- * Caches connection lookups in the warm Lambda (DESIGN.md §5): steady traffic reads
+ * Caches connection lookups in the warm Lambda (docs/design.md §5): steady traffic reads
  * DynamoDB at most once per connection and per application every `ttlMs` (≤ 30 s), and a
  * change (disable, rotation that bumps `secretVersion`) is seen within that time.
  */

@@ -1,5 +1,5 @@
 /**
- * Connection rules (spec §1, DESIGN.md §4): checked when a connection is saved and again
+ * Connection rules (docs/protocol.md §1, docs/design.md §4): checked when a connection is saved and again
  * at dispatch, where a broken record is a permanent `rejected` outcome.
  */
 

@@ -1,12 +1,12 @@
 /** Numbers and names fixed by the product contract (spec) and the design. */
 
-/** Spec §6: the only event kind. */
+/** docs/protocol.md §6: the only event kind. */
 export const EVENT_KIND = 'user.identified';
 
-/** Spec §6/§8: one attempt, whole exchange, must finish within 30 s. */
+/** docs/protocol.md §6, §8: one attempt, whole exchange, must finish within 30 s. */
 export const ATTEMPT_TIMEOUT_MS = 30_000;
 
-/** Spec §6: 3 retries after 1 s, 2 s and 4 s (4 attempts in a chain). */
+/** docs/protocol.md §6: 3 retries after 1 s, 2 s and 4 s (4 attempts in a chain). */
 export const RETRY_DELAYS_S: readonly number[] = Object.freeze([1, 2, 4]);
 
 /** Attempts in one chain: the first plus one per retry delay. */
@@ -19,16 +19,16 @@ export const ATTEMPTS_PER_CHAIN = RETRY_DELAYS_S.length + 1;
  */
 export const MAX_ATTEMPT = 1000;
 
-/** Spec §5/§8: receivers reject timestamps older than 5 minutes. */
+/** docs/protocol.md §4, §8: receivers reject timestamps older than 5 minutes. */
 export const REPLAY_WINDOW_MS = 300_000;
 
-/** Spec §4: connection methods. */
+/** docs/protocol.md §3: connection methods. */
 export const ALLOWED_METHODS = ['POST', 'PUT', 'PATCH'] as const;
 
-/** DESIGN.md §3: a serialised body is at most 256 KiB. */
+/** docs/design.md §3: a serialised body is at most 256 KiB. */
 export const MAX_BODY_BYTES = 256 * 1024;
 
-/** DESIGN.md §4: at most 1 KiB of a response is kept for the attempt log. */
+/** docs/design.md §4: at most 1 KiB of a response is kept for the attempt log. */
 export const RESPONSE_SNIPPET_BYTES = 1024;
 
 /**
@@ -43,11 +43,11 @@ export const REDACTION_MARGIN_BYTES = 8 * 4096;
  */
 export const SNIPPET_READ_BYTES = RESPONSE_SNIPPET_BYTES + REDACTION_MARGIN_BYTES;
 
-/** DESIGN.md §3: the message envelope version this code reads and writes. */
+/** docs/design.md §3: the message envelope version this code reads and writes. */
 export const ENVELOPE_VERSION = 1;
 
-/** Default prefix of the service headers (spec §4), a stack setting. */
+/** Default prefix of the service headers (docs/protocol.md §3), a stack setting. */
 export const DEFAULT_HEADER_PREFIX = 'X-Service';
 
-/** Sent as User-Agent on every delivery (DESIGN.md §4 extension). */
+/** Sent as User-Agent on every delivery (docs/design.md §4 extension). */
 export const USER_AGENT = 'serverless-webhooks/0.1 (+https://github.com/serverless-webhooks)';

@@ -47,7 +47,7 @@ export interface DispatcherDeps {
   sender: HttpSender;
   scheduler: RetryScheduler;
   deadLetters: DeadLetters;
-  /** Where exhausted, disabled-connection and blocked deliveries wait for a retry or recovery (DESIGN.md §9). */
+  /** Where exhausted, disabled-connection and blocked deliveries wait for a retry or recovery (docs/design.md §9). */
   parked: ParkedDeliveries;
   /** Endpoint health: counts exhausted deliveries, resets on a delivery, announces transitions. */
   health: HealthTracker;
@@ -61,7 +61,7 @@ export interface DispatcherDeps {
 
 export interface DispatcherOptions {
   headerPrefix: string;
-  /** @default 30 000 (spec §6) */
+  /** @default 30 000 (docs/protocol.md §6) */
   attemptTimeoutMs?: number;
   attemptTtlDays: number;
   /**

@@ -1,5 +1,5 @@
 /**
- * The versioned queue envelope (DESIGN.md §3). `parseMessage` turns the text of an SQS
+ * The versioned queue envelope (docs/design.md §3). `parseMessage` turns the text of an SQS
  * message into a typed message or throws a {@link PoisonMessageError} saying why, so the
  * dispatcher can dead-letter it with that reason.
  */
@@ -24,7 +24,7 @@ const ATTEMPT_RECORD_FIELD_SET: ReadonlySet<string> = new Set(ATTEMPT_RECORD_FIE
 import { describe, MAX_JSON_DEPTH, nestsDeeperThan } from './untrusted';
 
 /**
- * The queue a message arrived on (DESIGN.md §3). Publishers can write the ingress queue, so
+ * The queue a message arrived on (docs/design.md §3). Publishers can write the ingress queue, so
  * it carries `event` messages only; the retry queue is written by the dispatcher and the
  * operator tools alone and carries `delivery` and `attempt-log` messages.
  */
@@ -84,7 +84,7 @@ function parseEvent(m: Record<string, unknown>): ReadMessage & { type: 'event' }
 }
 
 /**
- * The exact request body of an event (spec §2 field order), the same bytes for every attempt.
+ * The exact request body of an event (docs/protocol.md §2 field order), the same bytes for every attempt.
  * The dispatcher takes it from {@link readMessage}, which serialises it once while checking.
  */
 export function bodyOfEvent(event: EventMessage): string {

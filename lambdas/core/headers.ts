@@ -1,5 +1,5 @@
 /**
- * Delivery headers (spec §4, DESIGN.md §4) and the rules for a connection's custom headers.
+ * Delivery headers (docs/protocol.md §3, docs/design.md §4) and the rules for a connection's custom headers.
  * Custom headers come last and can never replace ours nor touch framing.
  */
 

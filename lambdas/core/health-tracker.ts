@@ -1,5 +1,5 @@
 /**
- * What the dispatcher does about endpoint health after an attempt (DESIGN.md §9): counts an
+ * What the dispatcher does about endpoint health after an attempt (docs/design.md §9): counts an
  * exhausted delivery, resets the count on a delivery, and announces each transition once.
  *
  * A delivered attempt to a healthy connection costs nothing: whether health needs a write is

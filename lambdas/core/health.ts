@@ -1,5 +1,5 @@
 /**
- * Endpoint health (DESIGN.md §9): a pure state machine over the outcomes of a connection's
+ * Endpoint health (docs/design.md §9): a pure state machine over the outcomes of a connection's
  * deliveries, and the one loop that applies it to a store with conditional writes, so that
  * concurrent dispatchers neither lose counts nor announce a transition twice.
  *
@@ -10,7 +10,7 @@
 
 import { WebhookError } from './errors';
 
-/** A connection's health states (DESIGN.md §9), in order of decline. */
+/** A connection's health states (docs/design.md §9), in order of decline. */
 export const HEALTH_STATES = ['healthy', 'failing', 'disabled'] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
 
@@ -26,7 +26,7 @@ export interface ConnectionHealth {
   version: number;
 }
 
-/** The operational events (DESIGN.md §9), one per transition. */
+/** The operational events (docs/design.md §9), one per transition. */
 export type HealthTransition = 'connection.failing' | 'connection.disabled' | 'connection.recovered';
 
 /** What happened to a connection that health reacts to. */
@@ -45,7 +45,7 @@ export interface HealthThresholds {
   disableAfter?: number;
 }
 
-/** DESIGN.md §9: `failing` after 3 exhausted deliveries in a row by default. */
+/** docs/design.md §9: `failing` after 3 exhausted deliveries in a row by default. */
 export const DEFAULT_FAILING_AFTER = 3;
 /** Highest threshold accepted: beyond it a connection would effectively never change state. */
 export const MAX_HEALTH_THRESHOLD = 10_000;

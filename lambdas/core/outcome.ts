@@ -7,7 +7,7 @@
 import { ATTEMPTS_PER_CHAIN, RETRY_DELAYS_S } from './constants';
 import type { AttemptResult, Decision, Outcome } from './types';
 
-/** Classifies an attempt's result (spec §7): only a 2xx within the deadline is a delivery. */
+/** Classifies an attempt's result (docs/protocol.md §7): only a 2xx within the deadline is a delivery. */
 export function outcomeOf(result: AttemptResult): Outcome {
   switch (result.kind) {
     case 'response':

@@ -1,5 +1,5 @@
 /**
- * The delivery payload (spec §2) and the rules DESIGN.md §3 adds where the spec is silent.
+ * The delivery payload (docs/protocol.md §2) and the rules docs/design.md §3 adds where the spec is silent.
  * Validation throws a {@link ValidationError} naming the field; serialisation happens once
  * per event, in the spec's field order, so every attempt sends the same bytes.
  */
@@ -10,7 +10,7 @@ import { APPLICATION_ID, USER_ID } from './ids';
 import type { Application, Metadata, User, UserIdentifiedPayload } from './types';
 import { describe, MAX_JSON_DEPTH, nestsDeeperThan } from './untrusted';
 
-/** ISO 8601 UTC with milliseconds, the shape of the payload `timestamp` (spec §2). */
+/** ISO 8601 UTC with milliseconds, the shape of the payload `timestamp` (docs/protocol.md §2). */
 export const ISO_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** ISO 8601 UTC date-time, milliseconds optional (user.createdAt / updatedAt). */
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;

@@ -13,7 +13,7 @@ export interface Target {
 /**
  * Whether an event without explicit targets fans out to this connection of its application:
  * a webhook, enabled, or disabled by health, whose deliveries are parked (connection_disabled),
- * not lost, until it is enabled (DESIGN.md §9). Strictly true: a stored `"false"` (a string)
+ * not lost, until it is enabled (docs/design.md §9). Strictly true: a stored `"false"` (a string)
  * must not read as enabled.
  */
 export function fansOutTo(connection: Connection): boolean {

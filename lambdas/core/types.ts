@@ -5,10 +5,10 @@ import type { ConnectionHealth } from './health';
 
 export type HttpMethod = (typeof ALLOWED_METHODS)[number];
 
-/** Free-form user metadata: string keys to scalar values (DESIGN.md §3). */
+/** Free-form user metadata: string keys to scalar values (docs/design.md §3). */
 export type Metadata = Record<string, string | number | boolean | null>;
 
-/** Spec §2 user object. Unknown fields are omitted, never null. */
+/** docs/protocol.md §2 user object. Unknown fields are omitted, never null. */
 export interface User {
   id: string;
   email?: string;
@@ -26,7 +26,7 @@ export interface Application {
   name: string;
 }
 
-/** Spec §2 delivery payload, serialised once in this field order. */
+/** docs/protocol.md §2 delivery payload, serialised once in this field order. */
 export interface UserIdentifiedPayload {
   event: 'user.identified';
   timestamp: string;
@@ -34,7 +34,7 @@ export interface UserIdentifiedPayload {
   application: Application;
 }
 
-/** Published by upstream services; fanned out by the dispatcher (DESIGN.md §3). */
+/** Published by upstream services; fanned out by the dispatcher (docs/design.md §3). */
 export interface EventMessage {
   v: 1;
   type: 'event';
@@ -84,7 +84,7 @@ export interface AttemptLogMessage {
 
 export type QueueMessage = EventMessage | DeliveryMessage | AttemptLogMessage;
 
-/** A webhook connection (DESIGN.md §5). */
+/** A webhook connection (docs/design.md §5). */
 export interface Connection {
   connectionId: string;
   applicationId: string;
@@ -98,7 +98,7 @@ export interface Connection {
   secretVersion?: string;
   createdAt: string;
   updatedAt: string;
-  /** Endpoint health (DESIGN.md §9), written by dispatchers; absent until the first failure. */
+  /** Endpoint health (docs/design.md §9), written by dispatchers; absent until the first failure. */
   health?: ConnectionHealth;
 }
 
@@ -167,7 +167,7 @@ export interface DeadLetter {
   sourceQueue?: 'ingress' | 'retry';
 }
 
-/** One item of the attempt log (DESIGN.md §5). */
+/** One item of the attempt log (docs/design.md §5). */
 export interface AttemptRecord {
   deliveryId: string;
   attempt: number;

@@ -1,5 +1,5 @@
 /**
- * The receiver side of spec §5: verify a delivery's signature and timestamp. Pure (node:crypto
+ * The receiver side of docs/protocol.md §4: verify a delivery's signature and timestamp. Pure (node:crypto
  * only), exported to receiver developers as `verifyWebhook`.
  */
 
@@ -38,7 +38,7 @@ export interface VerifyOptions {
   headers: HeaderBag;
   /** The connection's webhook secret; several during a rotation (any may match). */
   secret: string | readonly string[];
-  /** Oldest acceptable timestamp, ms. Spec §5: 300 000 (5 minutes). */
+  /** Oldest acceptable timestamp, ms. docs/protocol.md §4: 300 000 (5 minutes). */
   toleranceMs?: number;
   /** Current time, Unix ms (injectable for tests). */
   now?: number;

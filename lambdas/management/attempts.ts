@@ -1,4 +1,4 @@
-/** The operator's three questions of the attempt log (DESIGN.md §5), each a Query. */
+/** The operator's three questions of the attempt log (docs/design.md §5), each a Query. */
 
 import { type DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { deliveryKeyPrefix } from '../adapters/dynamodb/attempt-item';

@@ -1,5 +1,5 @@
 /**
- * Webhook connections and their secrets (spec §1 "CRM Connections": add, Show Secret,
+ * Webhook connections and their secrets (docs/protocol.md §1 "CRM Connections": add, Show Secret,
  * rotate, enable/disable, delete). Every rule is checked here, at save time, with the same
  * code the dispatcher re-checks at delivery time.
  */
@@ -36,7 +36,7 @@ import type { CreateConnectionInput, ManagementOptions, UpdateConnectionInput } 
 
 const MAX_NAME_LENGTH = 200;
 
-/** A new webhook secret: `whsec_` + base64 of 32 bytes from the CSPRNG (DESIGN.md §5). */
+/** A new webhook secret: `whsec_` + base64 of 32 bytes from the CSPRNG (docs/design.md §5). */
 export function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
@@ -201,7 +201,7 @@ export class Connections {
    * Changes name, URL, method, headers or enabled; every rule is checked again. Only the fields
    * given are written (an UpdateItem), so health that dispatchers write meanwhile is kept.
    * Enabling a connection resets its health to healthy; when health had disabled it, the
-   * `connection.recovered` event is published (DESIGN.md §9).
+   * `connection.recovered` event is published (docs/design.md §9).
    */
   async update(connectionId: string, patch: UpdateConnectionInput): Promise<Connection> {
     const current = await this.get(connectionId);

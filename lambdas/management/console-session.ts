@@ -1,5 +1,5 @@
 /**
- * Console sessions (DESIGN.md §8): short-lived tokens that open the web console and the
+ * Console sessions (docs/design.md §8): short-lived tokens that open the web console and the
  * management HTTP API for exactly one application. A token is an HS256 JWT signed with a
  * stack-owned key kept in Secrets Manager; whoever holds IAM rights on the stack mints them
  * (the management library, the CLI), the API verifies them. No long-lived credential

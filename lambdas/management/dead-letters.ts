@@ -7,7 +7,7 @@
  * A redriven delivery starts a fresh chain of 4 attempts with the same delivery id and body,
  * its attempt numbers continuing from the last one; a moved original is sent back as it was.
  *
- * One DLQ serves both queues (DESIGN.md §3), and a redrive returns each message to the queue
+ * One DLQ serves both queues (docs/design.md §3), and a redrive returns each message to the queue
  * it belongs to: a dead letter's delivery to the retry queue; a moved original to the queue
  * SQS took it from (its `DeadLetterQueueSourceArn`), or, where that attribute is missing (the
  * local emulator), by its type: events to the ingress queue, everything else to the retry

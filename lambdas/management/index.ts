@@ -1,5 +1,5 @@
 /**
- * The management API: everything the "CRM Connections" dashboard of spec §1 does (add,
+ * The management API: everything the "CRM Connections" dashboard of docs/protocol.md §1 does (add,
  * Show Secret, Send Test, logs), plus rotation, the attempt log and the DLQ. The `webhooks`
  * CLI is a thin layer over it; a customer's own dashboard backend can call it directly.
  *
@@ -67,7 +67,7 @@ export class WebhookManagement {
   readonly attempts: Attempts;
   readonly deadLetters: DeadLetterQueue;
   readonly publisher: WebhookPublisher;
-  /** Parked deliveries: list, retry, recover (DESIGN.md §9). */
+  /** Parked deliveries: list, retry, recover (docs/design.md §9). */
   readonly parked: ParkedDeliveriesAdmin;
   /** How long the dispatchers cache a connection, when known (ManagementOptions.connectionCacheTtlMs). */
   readonly connectionCacheTtlMs?: number;
@@ -99,7 +99,7 @@ export class WebhookManagement {
     this.publisher = new WebhookPublisher({ queueUrl: options.resources.queueUrl, sqsClient: clients.sqs });
   }
 
-  /** A connection with its health (DESIGN.md §9); 404 (NotFoundError) for another application's id. */
+  /** A connection with its health (docs/design.md §9); 404 (NotFoundError) for another application's id. */
   async getConnection(connectionId: string, scope: Scope = {}): Promise<ConnectionWithHealth> {
     const connection = await this.connections.get(connectionId);
     if (scope.applicationId !== undefined && connection.applicationId !== scope.applicationId) {
@@ -162,7 +162,7 @@ export class WebhookManagement {
   }
 
   /**
-   * A console link for one application (DESIGN.md §8): a session token valid for `ttlSeconds`
+   * A console link for one application (docs/design.md §8): a session token valid for `ttlSeconds`
    * (default 1 h, at most 24 h) and `<api>/console/#token=…`. Give the link to a signed-in
    * user of your product; it opens the console on that application's connections only.
    */

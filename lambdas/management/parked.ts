@@ -1,5 +1,5 @@
 /**
- * Parked deliveries for operators and dashboards (DESIGN.md §9): list them, retry one, and
+ * Parked deliveries for operators and dashboards (docs/design.md §9): list them, retry one, and
  * recover a connection's since a time. A recovered delivery goes back on the internal retry
  * queue as a new chain: same delivery id, byte-identical body, attempt numbers continuing,
  * oldest first, spread in time by SQS message delays so a recovering endpoint is not flooded.
@@ -9,7 +9,7 @@
  * between a claim and the send leaves the claim to expire (RECOVERY_LEASE_MS), after which
  * the next recovery picks the delivery up; one interrupted between the send and the removal
  * may re-queue those deliveries (at most one batch of 10) once more: receivers de-duplicate
- * on the delivery id (spec §4). docs/reliability.md.
+ * on the delivery id (docs/protocol.md §3). docs/reliability.md.
  */
 
 import { documentClient } from '../adapters/dynamodb/client';

@@ -1,4 +1,4 @@
-/** "Send Test" (spec §1): one immediate, signed test delivery to a connection; no retries. */
+/** "Send Test" (docs/protocol.md §1): one immediate, signed test delivery to a connection; no retries. */
 
 import { randomBytes } from 'node:crypto';
 import { CONFIG_DEFAULTS } from '../config';

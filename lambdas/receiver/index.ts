@@ -1,4 +1,4 @@
-/** Public entry for receiver developers: verify what the service sends (spec §5). */
+/** Public entry for receiver developers: verify what the service sends (docs/protocol.md §4). */
 
 export type { Application, Metadata, User, UserIdentifiedPayload } from '../core/types';
 export {

@@ -1,6 +1,6 @@
 /**
  * A customer whose endpoint was down sees it in the console and gets the parked deliveries
- * back (DESIGN.md §9), in a real Chromium against local mode's management API: a health badge
+ * back (docs/design.md §9), in a real Chromium against local mode's management API: a health badge
  * per connection on the list, the parked deliveries with reason and last error, Retry of one,
  * Recover of the rest, and, after enabling a connection health had disabled, the offer to
  * recover what was parked meanwhile. Whatever comes from outside (a last error) shows as text.

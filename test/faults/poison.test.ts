@@ -89,7 +89,7 @@ it(
         }),
       ),
       { text: text(toDeleted.message), event: toDeleted },
-      // Publishers can write only the ingress queue, which carries events only (DESIGN.md §3).
+      // Publishers can write only the ingress queue, which carries events only (docs/design.md §3).
       poison('a delivery on the ingress queue', 'invalid_message', text(retryOf(retryToDeleted))),
       { text: text(g2.message), event: g2 },
     ]);

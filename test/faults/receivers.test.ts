@@ -68,7 +68,7 @@ it(
 
     expectNoLoss(ledger);
     const failing = CASES.filter(([, outcome]) => outcome !== 'delivered').length;
-    // Exhausted deliveries are parked per connection (DESIGN.md §9); the DLQ stays empty.
+    // Exhausted deliveries are parked per connection (docs/design.md §9); the DLQ stays empty.
     expect(ledger.parkedByReason).toEqual({ exhausted: EVENTS * failing });
     expect(ledger.inDlq).toBe(0);
     expect(ledger.checks.redirectsFollowed).toBe(0);

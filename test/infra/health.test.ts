@@ -15,7 +15,7 @@ function build(props: WebhookDeliveryProps) {
   return { stack, delivery, template: Template.fromStack(stack) };
 }
 
-describe('endpoint health settings and events (DESIGN.md §9)', () => {
+describe('endpoint health settings and events (docs/design.md §9)', () => {
   it('tells the dispatcher failingAfter 3 and no disableAfter by default', () => {
     const { template } = build({});
     template.hasResourceProperties('AWS::Lambda::Function', {

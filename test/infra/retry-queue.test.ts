@@ -1,5 +1,5 @@
 /**
- * The internal retry queue (DESIGN.md §3, docs/security.md): only the dispatcher and the
+ * The internal retry queue (docs/design.md §3, docs/security.md): only the dispatcher and the
  * operator roles may send to it, by IAM (what each role is granted) and by the queue's own
  * policy (what the queue refuses whatever an account's identity policies say).
  */

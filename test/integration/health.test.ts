@@ -1,5 +1,5 @@
 /**
- * Endpoint health end to end (DESIGN.md §9), on the local pipeline with a real HTTPS receiver:
+ * Endpoint health end to end (docs/design.md §9), on the local pipeline with a real HTTPS receiver:
  * a receiver that is down turns its connection failing, then disabled; nothing is sent while
  * it is disabled and what arrives meanwhile is parked; once the receiver is back, enabling and
  * recovering delivers every parked delivery exactly once with its byte-identical body; a retry

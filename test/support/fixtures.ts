@@ -20,7 +20,7 @@ export const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 /** A unique id with a prefix, e.g. `con_01JD…` (a ULID: sortable, 26 characters). */
 export const id = (prefix: string) => `${prefix}_${ulid(Date.now(), randomBytes(10))}`;
 
-/** A user as upstream services typically publish it (spec §2 fields, small metadata). */
+/** A user as upstream services typically publish it (docs/protocol.md §2 fields, small metadata). */
 export const user = (userId: string = id('usr')) =>
   ({
     id: userId,

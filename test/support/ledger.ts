@@ -6,7 +6,7 @@
  * - An expected delivery is one (event, connection) pair the publisher targeted.
  * - `delivered` = the receiver answered 2xx to a verified request of that delivery.
  * - `parked` = expected deliveries in the parked-deliveries table (exhausted, disabled
- *   connection, blocked destination: DESIGN.md §9), by reason.
+ *   connection, blocked destination: docs/design.md §9), by reason.
  * - `lost` = expected deliveries neither delivered nor parked nor in the DLQ, plus poison
  *   messages not in the DLQ. It must be 0.
  * - A duplicate send is a request the pipeline did not need to make: a second copy of an

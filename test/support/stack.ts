@@ -50,7 +50,7 @@ export interface StackOptions {
   readonly runnerConcurrency?: number;
   /** @default 0 (every record reads the connection: faults in DynamoDB bite at once) */
   readonly connectionCacheTtlMs?: number;
-  /** Health thresholds of the dispatcher (DESIGN.md §9). @default 3 and never */
+  /** Health thresholds of the dispatcher (docs/design.md §9). @default 3 and never */
   readonly failingAfter?: number;
   readonly disableAfter?: number;
   /** @default 2 */

@@ -1,5 +1,5 @@
 /**
- * The attempt log's storage format (DESIGN.md §5): an attempt record as a DynamoDB item, and
+ * The attempt log's storage format (docs/design.md §5): an attempt record as a DynamoDB item, and
  * a successful attempt kept within one DynamoDB write unit (the item, keys included, stays at
  * or under 1 KB). DynamoDB's sizing rules live here, beside the item they measure, not in the
  * core: another attempt log (or another store) would have its own.
@@ -9,7 +9,7 @@ import { truncateUtf8 } from '../../core/redact';
 import type { AttemptRecord } from '../../core/types';
 import { ATTEMPTS_TABLE } from './tables';
 
-/** DESIGN.md §5: a successful attempt is one DynamoDB write unit (items up to 1 KB). */
+/** docs/design.md §5: a successful attempt is one DynamoDB write unit (items up to 1 KB). */
 export const WRITE_UNIT_BYTES = 1024;
 
 /** Sort key of an attempt: delivery id, then the attempt number zero-padded so it sorts. */

@@ -1,4 +1,4 @@
-/** ConnectionStore on the DynamoDB connections table (DESIGN.md §5). */
+/** ConnectionStore on the DynamoDB connections table (docs/design.md §5). */
 
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { Connection, ConnectionStore } from '../../core/types';

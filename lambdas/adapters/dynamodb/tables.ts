@@ -4,7 +4,7 @@
  * Pure constants: no SDK imports.
  */
 
-/** Connections table (DESIGN.md §5). */
+/** Connections table (docs/design.md §5). */
 export const CONNECTIONS_TABLE = {
   partitionKey: 'connectionId',
   /** GSI used by fan-out: every connection of an application. */
@@ -16,7 +16,7 @@ export const CONNECTIONS_TABLE = {
 } as const;
 
 /**
- * Attempt log table (DESIGN.md §5).
+ * Attempt log table (docs/design.md §5).
  *
  * - Partition key `connectionId`, sort key `sk` = `<deliveryId>#<attempt, 4 digits>`:
  *   "recent attempts of a connection" is a Query on the partition, newest first because
@@ -40,7 +40,7 @@ export const ATTEMPTS_TABLE = {
 } as const;
 
 /**
- * Parked deliveries (DESIGN.md §9, decisions.md D23).
+ * Parked deliveries (docs/design.md §9, decisions.md D23).
  *
  * - Partition key `connectionId`, sort key `deliveryId`: one item per delivery (parking it
  *   again after a recovery replaces it). Delivery ids are time-ordered, so "since a time,

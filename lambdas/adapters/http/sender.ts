@@ -3,7 +3,7 @@
  * invocations. Node's HTTP client is already in every Lambda (the AWS SDK sends through it),
  * so the sender adds no HTTP library to the cold start (decision D30).
  *
- * Egress (DESIGN.md §4, docs/security.md): the host is resolved once, every address is
+ * Egress (docs/design.md §4, docs/security.md): the host is resolved once, every address is
  * checked against the policy, and the socket connects to the checked address: the check
  * and the connection use the same lookup, so DNS rebinding has no window. IP-literal hosts
  * never reach `lookup`: the agent checks them, with the port, as it opens the socket, so every
@@ -228,7 +228,7 @@ const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 
  * out and it did not announce it), or through a NAT that forgot the connection, fails before
  * any response. The exchange then sends it again on another socket within the same
  * deadline, as Node's documentation advises (`request.reusedSocket`): the receiver never got
- * it, and if it did, duplicates are allowed (spec §6; receivers de-duplicate on the delivery
+ * it, and if it did, duplicates are allowed (docs/protocol.md §6; receivers de-duplicate on the delivery
  * id). Only a request on a reused socket is sent again, at most `maxResends` times (the idle
  * sockets the pool keeps per receiver, so the last try is a new connection at the latest): a new
  * connection that fails is the attempt's result (decisions.md D31).

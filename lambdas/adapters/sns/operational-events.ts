@@ -1,5 +1,5 @@
 /**
- * OperationalEvents on an SNS topic (DESIGN.md §9): one message per transition, the event as
+ * OperationalEvents on an SNS topic (docs/design.md §9): one message per transition, the event as
  * JSON, with a `type` message attribute so subscribers can filter (`connection.disabled`
  * only, say) without parsing. Nothing secret is in an event (core/parking.ts).
  */

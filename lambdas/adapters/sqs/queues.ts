@@ -1,6 +1,6 @@
 /**
  * The SQS side of the core's ports: retries are delayed messages on the internal retry
- * queue (DESIGN.md §3, §4), dead letters go to the DLQ with their reason as a message
+ * queue (docs/design.md §3, §4), dead letters go to the DLQ with their reason as a message
  * attribute, and attempt records that could not be written wait on the retry queue. Nothing
  * here writes to the ingress queue: that is the publishers' door. Every body is written with
  * `queueJson`, so text from outside (a receiver's answer, a user's name) never holds a

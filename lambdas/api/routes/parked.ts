@@ -1,5 +1,5 @@
 /**
- * Parked deliveries (DESIGN.md §9): what failed for good, or met a disabled connection or a
+ * Parked deliveries (docs/design.md §9): what failed for good, or met a disabled connection or a
  * refused destination, kept with its body so the customer can send it again once the endpoint
  * is fixed: list them (per connection, and the application's recent ones), retry one, recover
  * a connection's since a time. Sending again goes through the management library, which

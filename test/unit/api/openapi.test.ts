@@ -13,7 +13,7 @@ describe('OpenAPI document', () => {
     expect(JSON.parse(readFileSync(CHECKED_COPY, 'utf8'))).toEqual(JSON.parse(JSON.stringify(live)));
   });
 
-  it('is OpenAPI 3.1 with every route of DESIGN.md §8 (the §9 ones included), each behind the session scheme', () => {
+  it('is OpenAPI 3.1 with every route of docs/design.md §8 (the §9 ones included), each behind the session scheme', () => {
     expect(live.openapi).toBe('3.1.0');
     const base = '/api/v1/applications/{applicationId}';
     const operations = Object.entries(live.paths ?? {}).flatMap(([path, item]) =>

@@ -52,7 +52,7 @@ function setup(thresholds = { failingAfter: 3, disableAfter: 4 }) {
   return { store, events, tracker };
 }
 
-describe('health tracker (the dispatcher side of DESIGN.md §9)', () => {
+describe('health tracker (the dispatcher side of docs/design.md §9)', () => {
   it('spends no read and no write on deliveries to a healthy connection', async () => {
     const { store, tracker } = setup();
     for (let i = 0; i < 5; i++) await tracker.delivered(connection);

@@ -38,7 +38,7 @@ describe('buildPayload + serialiseBody', () => {
     );
   });
 
-  it('keeps every user field of spec §2', () => {
+  it('keeps every user field of docs/protocol.md §2', () => {
     const payload = buildPayload({ timestamp, user, application });
     expect(payload.user).toEqual(user);
     expect(Object.keys(payload.user)).toEqual(Object.keys(user));

@@ -556,7 +556,7 @@ describe('query-string hygiene', () => {
   });
 });
 
-describe('endpoint health (DESIGN.md §9)', () => {
+describe('endpoint health (docs/design.md §9)', () => {
   it('turns a connection failing after 3 exhausted deliveries and publishes connection.failing once', async () => {
     const { dispatcher, state } = setup([connection('con_a')], () => ok(503));
     for (let i = 0; i < 4; i++) await dispatcher.processBatch([record(retryOf(4))], plenty);
