@@ -14,7 +14,8 @@
  */
 
 import { HttpsSender, type Resolver } from '../lambdas/adapters/http/sender';
-import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
+import { createDispatcher } from '../lambdas/core/dispatch';
+import type { InputRecord } from '../lambdas/core/ports';
 import type { Connection } from '../lambdas/core/types';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { connectionFor, HEADER_PREFIX, userIdentified } from '../test/support/fixtures';

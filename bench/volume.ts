@@ -25,8 +25,9 @@ import {
 import { documentClient } from '../lambdas/adapters/dynamodb/client';
 import { DynamoParkedStore } from '../lambdas/adapters/dynamodb/parked-store';
 import { PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
-import { createDispatcher, type InputRecord } from '../lambdas/core/dispatch';
+import { createDispatcher } from '../lambdas/core/dispatch';
 import type { ParkedItem } from '../lambdas/core/parking';
+import type { InputRecord } from '../lambdas/core/ports';
 import type { AttemptRecord, AttemptResult, DeliveryMessage } from '../lambdas/core/types';
 import { localClientConfig } from '../local/bootstrap';
 import { capturedPowertoolsLog } from '../test/support/captured-log';

@@ -25,10 +25,10 @@ import { SnsOperationalEvents } from './adapters/sns/operational-events';
 import { SqsQueues } from './adapters/sqs/queues';
 import type { DispatcherConfig } from './config';
 import { cachedConnections } from './core/cached-connections';
-import { createDispatcher, type Dispatcher, type DispatcherDeps } from './core/dispatch';
+import { createDispatcher } from './core/dispatch';
 import { createHealthTracker } from './core/health-tracker';
-import type { OperationalEvents } from './core/parking';
-import type { AttemptRecord, Clock, Connection, DeliveryMessage, Log, SigningSecrets } from './core/types';
+import type { Clock, Dispatcher, DispatcherDeps, Log, OperationalEvents, SigningSecrets } from './core/ports';
+import type { AttemptRecord, Connection, DeliveryMessage } from './core/types';
 
 /** The AWS SDK clients a caller may pass; each absent one is built from the default credential chain. */
 export interface AwsClients {

@@ -6,7 +6,7 @@
 
 import type { HealthTransition } from '../lambdas/core/health';
 import { healthLogMessage } from '../lambdas/core/health-tracker';
-import type { Log } from '../lambdas/core/types';
+import type { Log } from '../lambdas/core/ports';
 
 const COLOURS = { dim: '\x1b[2m', red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', reset: '\x1b[0m' };
 type Colour = Exclude<keyof typeof COLOURS, 'reset'>;

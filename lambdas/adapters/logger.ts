@@ -1,7 +1,7 @@
 /** The core's Log port on Powertools Logger: one JSON line per call, fields merged in. */
 
 import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
-import type { Log } from '../core/types';
+import type { Log } from '../core/ports';
 
 export function powertoolsLog(
   logger: Logger = new Logger({ serviceName: 'webhook-dispatcher' }),

@@ -6,18 +6,16 @@
  */
 
 import { checkConnection, targetOf } from './connection';
-import type { DispatcherDeps } from './dispatch';
+import { DEADLINE_MARGIN_MS } from './constants';
 import type { EgressPolicy } from './egress';
 import { DeadlineError, DestinationRefusedError, infra, ValidationError } from './errors';
 import { buildHeaders } from './headers';
 import { createLimiter } from './limiter';
+import type { DispatcherDeps } from './ports';
 import { MIN_ANYWHERE_LENGTH, sensitiveList } from './redact';
 import type { Settler } from './settle';
 import type { Target } from './targets';
 import type { AttemptRecord, Connection, DeliveryMessage, EventFacts, RefusalReason } from './types';
-
-/** Time an attempt needs beyond its own timeout to reschedule and log before Lambda stops. */
-export const DEADLINE_MARGIN_MS = 5_000;
 
 /** An invocation as the core carries it: its time left, and whether success lines are written. */
 export interface Run {

@@ -7,11 +7,11 @@
 
 import type { Attempter, Run } from './attempt';
 import { MAX_ERROR_LENGTH } from './attempt-record';
-import type { BatchResult, DispatcherDeps, InputRecord } from './dispatch';
 import { type QueueSource, type ReadMessage, readMessage } from './envelope';
 import { DeadlineError, infra, PoisonMessageError } from './errors';
 import type { FanOut } from './fan-out';
 import { deadLetterSource, errorText } from './poison';
+import type { BatchResult, DispatcherDeps, InputRecord } from './ports';
 import { truncateUtf8 } from './redact';
 import type { Settler } from './settle';
 import { judgeTarget } from './targets';

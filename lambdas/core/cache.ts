@@ -1,6 +1,6 @@
 /** A small TTL + LRU cache with an injectable clock, for connection and secret lookups. */
 
-import type { Clock } from './types';
+import type { Clock } from './ports';
 
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();

@@ -5,7 +5,8 @@
  */
 
 import { TtlCache } from './cache';
-import type { Clock, Connection, ConnectionStore } from './types';
+import type { Clock, ConnectionStore } from './ports';
+import type { Connection } from './types';
 
 const MAX_ENTRIES = 5_000;
 

@@ -6,6 +6,9 @@ export const EVENT_KIND = 'user.identified';
 /** docs/protocol.md §6, §8: one attempt, whole exchange, must finish within 30 s. */
 export const ATTEMPT_TIMEOUT_MS = 30_000;
 
+/** Time an attempt needs beyond its own timeout to reschedule and log before Lambda stops. */
+export const DEADLINE_MARGIN_MS = 5_000;
+
 /** docs/protocol.md §6: 3 retries after 1 s, 2 s and 4 s (4 attempts in a chain). */
 export const RETRY_DELAYS_S: readonly number[] = Object.freeze([1, 2, 4]);
 

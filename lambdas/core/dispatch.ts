@@ -1,111 +1,29 @@
 /**
  * The delivery core: turns a batch of queue records into signed attempts, decisions and
- * attempt-log records, through the ports it declares. No AWS, no environment, no clock of
+ * attempt-log records, through the ports of ports.ts. No AWS, no environment, no clock of
  * its own: everything arrives in {@link DispatcherDeps}, so every rule is testable.
  *
- * One record's path, a file per step (docs/architecture.md):
- * batch.ts (read, poison, route) → fan-out.ts (an event's deliveries) → attempt.ts (one
- * attempt, or a refusal) → settle.ts (the one decision of outcome.ts, acted on: retry,
- * park or dead-letter; the record of attempt-record.ts written; health counted; logged).
- * A record fails (and SQS redelivers it) only for infrastructure errors or a too-close
- * deadline; every other problem ends in a logged outcome.
+ * A record's stages, in order, each in a file of its own (docs/architecture.md):
+ *   1. batch.ts    read the message (envelope.ts); poison is dead-lettered, a delivery or an
+ *                  attempt-log record is routed on, an event goes to the fan-out;
+ *   2. fan-out.ts  an event's deliveries: one per target connection (targets.ts), ids from ids.ts;
+ *   3. attempt.ts  one attempt: connection and egress checks, signed headers (headers.ts), the
+ *                  send through the HttpSender port, or a refusal without a send;
+ *   4. settle.ts   the one decision (outcome.ts) acted on: retry, park or dead-letter; the
+ *                  record of attempt-record.ts written; health counted (health-tracker.ts); logged.
+ * Built below from the last stage to the first, since each stage calls the next. A record
+ * fails (and SQS redelivers it) only for infrastructure errors or a too-close deadline; every
+ * other problem ends in a logged outcome.
  */
 
 import { createAttempter, type Run } from './attempt';
 import { createBatch } from './batch';
 import { ATTEMPT_TIMEOUT_MS } from './constants';
-import type { EgressPolicy } from './egress';
 import { factsOfBody } from './envelope';
 import { createFanOut } from './fan-out';
-import type { HealthTracker } from './health-tracker';
-import type { ParkedDeliveries } from './parking';
+import type { Dispatcher, DispatcherDeps, DispatcherOptions, Invocation } from './ports';
 import { createSettler } from './settle';
 import { otherApplication } from './targets';
-import type {
-  AttemptLog,
-  AttemptLogFallback,
-  AttemptRecord,
-  Clock,
-  Connection,
-  ConnectionStore,
-  DeadLetters,
-  DeliveryMessage,
-  HttpSender,
-  Log,
-  Metrics,
-  RetryScheduler,
-  SigningSecrets,
-} from './types';
-
-export { DEADLINE_MARGIN_MS } from './attempt';
-
-import type { QueueSource } from './envelope';
-
-export interface DispatcherDeps {
-  connections: ConnectionStore;
-  secrets: SigningSecrets;
-  sender: HttpSender;
-  scheduler: RetryScheduler;
-  deadLetters: DeadLetters;
-  /** Where exhausted, disabled-connection and blocked deliveries wait for a retry or recovery (docs/design.md §9). */
-  parked: ParkedDeliveries;
-  /** Endpoint health: counts exhausted deliveries, resets on a delivery, announces transitions. */
-  health: HealthTracker;
-  attemptLog: AttemptLog;
-  attemptLogFallback: AttemptLogFallback;
-  clock: Clock;
-  log: Log;
-  /** What the dispatcher counts (adapters/metrics/emf.ts in Lambda). Absent: nothing is counted. */
-  metrics?: Metrics;
-}
-
-export interface DispatcherOptions {
-  headerPrefix: string;
-  /** @default 30 000 (docs/protocol.md §6) */
-  attemptTimeoutMs?: number;
-  attemptTtlDays: number;
-  /**
-   * TTL of a delivery's record when its first attempt delivered it: its only record, which
-   * nobody needs for long (the cost lever of docs/cost.md). Any delivery with a failed attempt
-   * keeps every record for attemptTtlDays, so its history is never cut short.
-   * @default attemptTtlDays
-   */
-  deliveredTtlDays?: number;
-  /** Attempts in flight at once across the batch. */
-  concurrency: number;
-  egress: EgressPolicy;
-}
-
-/** One SQS record as the core sees it. */
-export interface InputRecord {
-  messageId: string;
-  body: string;
-  /**
-   * The queue the record came from (the handler tells it by the record's `eventSourceARN`).
-   * Absent is read as `ingress`, the queue publishers can write: it carries events only.
-   */
-  source?: QueueSource;
-}
-
-/** What the core needs to know about the running invocation. */
-export interface Invocation {
-  remainingMs(): number;
-}
-
-export interface BatchResult {
-  /** Message ids SQS must redeliver (`batchItemFailures`). */
-  failures: string[];
-}
-
-export interface Dispatcher {
-  processBatch(records: readonly InputRecord[], invocation: Invocation): Promise<BatchResult>;
-  /** One attempt of a delivery, outside the queue (test sends): the record it logged. */
-  attemptOnce(
-    delivery: DeliveryMessage,
-    connection: Connection,
-    invocation: Invocation,
-  ): Promise<AttemptRecord>;
-}
 
 export function createDispatcher(deps: DispatcherDeps, options: DispatcherOptions): Dispatcher {
   const settler = createSettler(deps, {

@@ -5,10 +5,10 @@
  */
 
 import type { Attempter, Run } from './attempt';
-import type { DispatcherDeps } from './dispatch';
 import { infra } from './errors';
 import { deliveryIdFor } from './ids';
 import { errorText } from './poison';
+import type { DispatcherDeps } from './ports';
 import { fansOutTo, judgeTarget, type Target } from './targets';
 import { isoTime } from './time';
 import type { DeliveryMessage, EventFacts, EventMessage } from './types';

@@ -9,17 +9,59 @@
  * is logged, and the delivery goes on (docs/reliability.md).
  */
 
+import { WebhookError } from './errors';
 import {
-  applyHealthEvent,
   type HealthEvent,
-  type HealthStore,
+  type HealthStep,
   type HealthThresholds,
   type HealthTransition,
   needsHealthWrite,
+  nextHealth,
 } from './health';
-import { type OperationalEvents, operationalEvent } from './parking';
+import { operationalEvent } from './parking';
+import type { HealthStore, HealthTracker, HealthTrackerDeps } from './ports';
 import { isoTime } from './time';
-import type { Clock, Connection, Log } from './types';
+import type { Connection } from './types';
+
+/**
+ * Tries before giving up on a contended connection (each try is one read and one write). Each
+ * round of a race has one winner, so this many dispatchers may record at the same moment;
+ * within one dispatcher the core queues its own updates per connection (no self-contention).
+ */
+export const HEALTH_WRITE_TRIES = 16;
+
+export class HealthContentionError extends WebhookError {
+  constructor(readonly connectionId: string) {
+    super(`health of ${connectionId} kept changing under ${HEALTH_WRITE_TRIES} writers; not recorded`);
+    this.name = 'HealthContentionError';
+  }
+}
+
+/**
+ * Applies an event to a connection's stored health: read, decide with {@link nextHealth},
+ * write conditionally on the version read, and on a lost race read again. A count is never
+ * lost (every winner saw the count before it) and a transition is returned only to the one
+ * writer that made it, so it is announced once.
+ */
+export async function applyHealthEvent(
+  store: HealthStore,
+  connectionId: string,
+  event: HealthEvent,
+  thresholds: HealthThresholds,
+): Promise<HealthStep> {
+  for (let tries = 0; tries < HEALTH_WRITE_TRIES; tries++) {
+    const current = await store.read(connectionId);
+    const step = nextHealth(current, event, thresholds);
+    if (!step.write) return step;
+    const version = current?.version ?? 0;
+    const next = { ...step.health, version: version + 1 };
+    const written = await store.write(connectionId, next, version);
+    if (written === 'written') return { ...step, health: next };
+    // A deleted connection has no health to keep, and nothing to announce.
+    if (written === 'missing') return { health: next, write: false, transitions: [] };
+  }
+  throw new HealthContentionError(connectionId);
+}
 
 /** The log message of a health transition, logged at warn (local mode's log marks each by it). */
 export function healthLogMessage(transition: HealthTransition): string {
@@ -28,20 +70,6 @@ export function healthLogMessage(transition: HealthTransition): string {
 
 /** Connections remembered as "recorded a failure here"; beyond it the memory starts afresh. */
 const MAX_REMEMBERED = 10_000;
-
-export interface HealthTrackerDeps {
-  health: HealthStore;
-  events: OperationalEvents;
-  clock: Clock;
-  log: Log;
-}
-
-export interface HealthTracker {
-  /** A delivery of this connection exhausted its chain (its last attempt failed). */
-  exhausted(connection: Connection): Promise<void>;
-  /** An attempt to this connection was delivered. */
-  delivered(connection: Connection): Promise<void>;
-}
 
 export function createHealthTracker(deps: HealthTrackerDeps, thresholds: HealthThresholds): HealthTracker {
   const { log } = deps;

@@ -172,59 +172,6 @@ function withoutFailing(health: ConnectionHealth): ConnectionHealth {
   return rest;
 }
 
-/**
- * What a conditional health write did: `conflict` when another writer changed the health
- * since it was read (nothing written), `missing` when the connection no longer exists.
- */
-export type HealthWrite = 'written' | 'conflict' | 'missing';
-
-/** Where health is kept. `write` is conditional on the version read. */
-export interface HealthStore {
-  read(connectionId: string): Promise<ConnectionHealth | undefined>;
-  /** Writes `next` if the stored version is still `expectedVersion` (0: none stored yet). */
-  write(connectionId: string, next: ConnectionHealth, expectedVersion: number): Promise<HealthWrite>;
-}
-
-/**
- * Tries before giving up on a contended connection (each try is one read and one write). Each
- * round of a race has one winner, so this many dispatchers may record at the same moment;
- * within one dispatcher the core queues its own updates per connection (no self-contention).
- */
-export const HEALTH_WRITE_TRIES = 16;
-
-export class HealthContentionError extends WebhookError {
-  constructor(readonly connectionId: string) {
-    super(`health of ${connectionId} kept changing under ${HEALTH_WRITE_TRIES} writers; not recorded`);
-    this.name = 'HealthContentionError';
-  }
-}
-
-/**
- * Applies an event to a connection's stored health: read, decide with {@link nextHealth},
- * write conditionally on the version read, and on a lost race read again. A count is never
- * lost (every winner saw the count before it) and a transition is returned only to the one
- * writer that made it, so it is announced once.
- */
-export async function applyHealthEvent(
-  store: HealthStore,
-  connectionId: string,
-  event: HealthEvent,
-  thresholds: HealthThresholds,
-): Promise<HealthStep> {
-  for (let tries = 0; tries < HEALTH_WRITE_TRIES; tries++) {
-    const current = await store.read(connectionId);
-    const step = nextHealth(current, event, thresholds);
-    if (!step.write) return step;
-    const version = current?.version ?? 0;
-    const next = { ...step.health, version: version + 1 };
-    const written = await store.write(connectionId, next, version);
-    if (written === 'written') return { ...step, health: next };
-    // A deleted connection has no health to keep, and nothing to announce.
-    if (written === 'missing') return { health: next, write: false, transitions: [] };
-  }
-  throw new HealthContentionError(connectionId);
-}
-
 /** Whether a delivered attempt needs to touch stored health at all (judged on a cached copy). */
 export function needsHealthWrite(health: ConnectionHealth | undefined): boolean {
   return health !== undefined && (health.state !== 'healthy' || health.consecutiveFailures > 0);

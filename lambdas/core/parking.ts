@@ -54,12 +54,6 @@ export function recoveryMessage(item: ParkedItem): DeliveryMessage {
   };
 }
 
-/** Port: the parked-deliveries store, as the dispatcher writes it. */
-export interface ParkedDeliveries {
-  /** Stores (or replaces, for a delivery parked again after a recovery) one parked delivery. */
-  park(item: ParkedItem): Promise<void>;
-}
-
 /** One operational event: what an on-call person needs, never a secret, URL query or header value. */
 export interface OperationalEvent {
   type: HealthTransition;
@@ -74,11 +68,6 @@ export interface OperationalEvent {
   lastSuccessAt?: string;
   /** When the transition was recorded. */
   at: string;
-}
-
-/** Port: where operational events go (SNS deployed; local mode prints and keeps them too). */
-export interface OperationalEvents {
-  publish(event: OperationalEvent): Promise<void>;
 }
 
 /** The event announcing one transition. */

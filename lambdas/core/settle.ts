@@ -5,14 +5,13 @@
  */
 
 import { attemptRecordOf } from './attempt-record';
-import type { DispatcherDeps } from './dispatch';
 import { infra } from './errors';
 import { decide } from './outcome';
 import { isParkReason, type ParkReason, parkedItemOf } from './parking';
 import { errorText } from './poison';
+import type { AppendOutcome, DispatcherDeps } from './ports';
 import { isoTime } from './time';
 import type {
-  AppendOutcome,
   AttemptRecord,
   AttemptResult,
   Connection,

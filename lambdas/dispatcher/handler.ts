@@ -2,8 +2,8 @@
 
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { queueArnSuffix } from '../adapters/sqs/queue-arn';
-import type { Dispatcher } from '../core/dispatch';
 import type { QueueSource } from '../core/envelope';
+import type { Dispatcher } from '../core/ports';
 
 export type SqsBatchHandler = (
   event: SQSEvent,

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { CONFIG_DEFAULTS } from '../config';
 import { deliveryIdFor, ulid } from '../core/ids';
 import { buildPayload, serialiseBody } from '../core/payload';
-import type { AttemptRecord, Connection, DeliveryMessage, Log } from '../core/types';
+import type { Log } from '../core/ports';
+import type { AttemptRecord, Connection, DeliveryMessage } from '../core/types';
 import { wireTestSends } from '../wiring';
 import type { ManagementOptions } from './types';
 

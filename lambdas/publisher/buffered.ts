@@ -19,8 +19,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { PublishInput } from '../core/envelope';
 import { ValidationError } from '../core/errors';
 import type { EventMessage } from '../core/types';
-import type { WebhookPublisherOptions } from './index';
-import { build, type Published, sendMessages } from './send';
+import { build, type Published, sendMessages, type WebhookPublisherOptions } from './send';
 
 /** SQS takes at most 10 entries per SendMessageBatch. */
 const BATCH = 10;

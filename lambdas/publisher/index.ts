@@ -13,20 +13,19 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { PublishInput } from '../core/envelope';
 import { ValidationError } from '../core/errors';
 import { queueJson } from '../core/untrusted';
-import { type BatchPublishResult, build, type Published, sendMessages } from './send';
+import {
+  type BatchPublishResult,
+  build,
+  type Published,
+  sendMessages,
+  type WebhookPublisherOptions,
+} from './send';
 
 export type { PublishInput } from '../core/envelope';
 export { ValidationError } from '../core/errors';
 export type { Application, EventMessage, Metadata, User } from '../core/types';
 export { BufferedPublisher, type BufferedPublisherOptions, PublishError } from './buffered';
-export { type BatchPublishResult, newEventId, type Published } from './send';
-
-export interface WebhookPublisherOptions {
-  /** URL of the stack's delivery queue (stack output `QueueUrl`). */
-  queueUrl: string;
-  /** An SQS client; one is built from the default credential chain when absent. */
-  sqsClient?: SQSClient;
-}
+export { type BatchPublishResult, newEventId, type Published, type WebhookPublisherOptions } from './send';
 
 export class WebhookPublisher {
   private readonly sqs: SQSClient;

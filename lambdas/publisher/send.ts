@@ -9,6 +9,13 @@ import { queueJson } from '../core/untrusted';
 /** SQS takes at most 10 entries per SendMessageBatch. */
 const SQS_BATCH_LIMIT = 10;
 
+export interface WebhookPublisherOptions {
+  /** URL of the stack's delivery queue (stack output `QueueUrl`). */
+  queueUrl: string;
+  /** An SQS client; one is built from the default credential chain when absent. */
+  sqsClient?: SQSClient;
+}
+
 export interface Published {
   eventId: string;
   messageId: string;

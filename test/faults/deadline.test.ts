@@ -5,7 +5,7 @@
  * redelivers them; no invocation is cut off mid-send, and nothing is sent twice.
  */
 
-import { DEADLINE_MARGIN_MS } from '../../lambdas/core/dispatch';
+import { DEADLINE_MARGIN_MS } from '../../lambdas/core/constants';
 import { type Stack, startStack } from '../support/stack';
 import { expectNoLoss, report, servicesInfo, size } from './helpers';
 

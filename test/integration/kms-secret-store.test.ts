@@ -17,7 +17,7 @@ import {
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { KmsSigningSecrets, type SealedConnection } from '../../lambdas/adapters/secrets/kms-sealed';
 import { ENV } from '../../lambdas/config';
-import type { Log } from '../../lambdas/core/types';
+import type { Log } from '../../lambdas/core/ports';
 import { WebhookManagement } from '../../lambdas/management';
 import { verifyWebhook } from '../../lambdas/receiver';
 import { localKeyArn } from '../../local/kms-store';

@@ -9,7 +9,7 @@ import { documentClient } from '../../lambdas/adapters/dynamodb/client';
 import { DynamoHealthStore } from '../../lambdas/adapters/dynamodb/health-store';
 import { DynamoParkedStore } from '../../lambdas/adapters/dynamodb/parked-store';
 import { ENV } from '../../lambdas/config';
-import { applyHealthEvent } from '../../lambdas/core/health';
+import { applyHealthEvent } from '../../lambdas/core/health-tracker';
 import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { DeliveryMessage } from '../../lambdas/core/types';

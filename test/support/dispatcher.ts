@@ -11,7 +11,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, loadConfig } from '../../lambdas/config';
-import type { Log } from '../../lambdas/core/types';
+import type { Log } from '../../lambdas/core/ports';
 import { createHandler } from '../../lambdas/dispatcher/handler';
 import { type Wired, wireDispatcher } from '../../lambdas/wiring';
 import { type LocalResources, localClientConfig, localQueueUrl } from '../../local/bootstrap';

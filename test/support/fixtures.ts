@@ -6,10 +6,10 @@
 
 import { randomBytes } from 'node:crypto';
 import { ENV } from '../../lambdas/config';
-import type { InputRecord } from '../../lambdas/core/dispatch';
 import { buildEventMessage } from '../../lambdas/core/envelope';
 import { ulid } from '../../lambdas/core/ids';
 import { buildPayload, serialiseBody } from '../../lambdas/core/payload';
+import type { InputRecord } from '../../lambdas/core/ports';
 import type { Connection, EventMessage } from '../../lambdas/core/types';
 import type { PublishInput } from '../../lambdas/publisher';
 import type { LocalState } from '../../local/state';

@@ -5,16 +5,9 @@
  * the cost model counts what parking writes).
  */
 
-import type { DispatcherDeps } from '../../lambdas/core/dispatch';
-import type { ParkedDeliveries, ParkedItem } from '../../lambdas/core/parking';
-import type {
-  AttemptRecord,
-  Connection,
-  DeadLetter,
-  DeliveryMessage,
-  HttpSender,
-  Log,
-} from '../../lambdas/core/types';
+import type { ParkedItem } from '../../lambdas/core/parking';
+import type { DispatcherDeps, HttpSender, Log, ParkedDeliveries } from '../../lambdas/core/ports';
+import type { AttemptRecord, Connection, DeadLetter, DeliveryMessage } from '../../lambdas/core/types';
 import { SECRET } from './fixtures';
 
 export interface MemoryPorts {

@@ -9,7 +9,8 @@
  */
 
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { AppendOutcome, AttemptLog, AttemptRecord } from '../../core/types';
+import type { AppendOutcome, AttemptLog } from '../../core/ports';
+import type { AttemptRecord } from '../../core/types';
 import { attemptItem, fitRecord } from './attempt-item';
 import { documentClient, isConditionFailed } from './client';
 import { ATTEMPTS_TABLE } from './tables';

@@ -1,7 +1,8 @@
 /** ConnectionStore on the DynamoDB connections table (docs/design.md §5). */
 
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import type { Connection, ConnectionStore } from '../../core/types';
+import type { ConnectionStore } from '../../core/ports';
+import type { Connection } from '../../core/types';
 import { documentClient } from './client';
 import { CONNECTIONS_TABLE } from './tables';
 

@@ -8,7 +8,8 @@
  */
 
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ConnectionHealth, HealthStore, HealthWrite } from '../../core/health';
+import type { ConnectionHealth } from '../../core/health';
+import type { HealthStore, HealthWrite } from '../../core/ports';
 import { documentClient, isConditionFailed } from './client';
 import { CONNECTIONS_TABLE } from './tables';
 

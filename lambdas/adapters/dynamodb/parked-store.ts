@@ -14,7 +14,8 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ParkedDeliveries, ParkedDelivery, ParkedItem } from '../../core/parking';
+import type { ParkedDelivery, ParkedItem } from '../../core/parking';
+import type { ParkedDeliveries } from '../../core/ports';
 import { documentClient, isConditionFailed } from './client';
 import { PARKED_TABLE } from './tables';
 

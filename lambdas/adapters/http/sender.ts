@@ -21,7 +21,8 @@ import type { Duplex } from 'node:stream';
 import { SNIPPET_READ_BYTES } from '../../core/constants';
 import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
 import { FRAMING_HEADERS, PROXY_HEADER_PREFIX } from '../../core/headers';
-import type { AttemptResult, HttpSender, OutboundRequest } from '../../core/types';
+import type { HttpSender } from '../../core/ports';
+import type { AttemptResult, OutboundRequest } from '../../core/types';
 
 /** Time allowed for TCP + TLS set-up, unless the options say otherwise. */
 export const CONNECT_TIMEOUT_MS = 10_000;

@@ -4,7 +4,7 @@
  * (docs/security.md, "BlockedDestinations").
  */
 
-import type { Metrics } from '../../core/types';
+import type { Metrics } from '../../core/ports';
 
 /** CloudWatch namespace of the dispatcher's metrics. */
 export const METRICS_NAMESPACE = 'Webhooks';

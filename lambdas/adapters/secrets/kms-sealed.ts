@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { TtlCache } from '../../core/cache';
 import { WebhookError } from '../../core/errors';
-import type { Clock, Connection, SigningSecrets } from '../../core/types';
+import type { Clock, SigningSecrets } from '../../core/ports';
+import type { Connection } from '../../core/types';
 import { encryptionContext } from './kms-context';
 
 export { encryptionContext, KMS_CONTEXT_KEYS } from './kms-context';

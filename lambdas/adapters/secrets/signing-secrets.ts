@@ -8,7 +8,8 @@
 
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { TtlCache } from '../../core/cache';
-import type { Clock, Connection, SigningSecrets } from '../../core/types';
+import type { Clock, SigningSecrets } from '../../core/ports';
+import type { Connection } from '../../core/types';
 
 const MAX_ENTRIES = 10_000;
 const VERSIONED_TTL_MS = 24 * 60 * 60 * 1000;

@@ -5,7 +5,8 @@
  */
 
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import type { OperationalEvent, OperationalEvents } from '../../core/parking';
+import type { OperationalEvent } from '../../core/parking';
+import type { OperationalEvents } from '../../core/ports';
 
 export interface SnsOperationalEventsOptions {
   topicArn: string;

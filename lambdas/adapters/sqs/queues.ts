@@ -8,14 +8,8 @@
  */
 
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type {
-  AttemptLogFallback,
-  AttemptRecord,
-  DeadLetter,
-  DeadLetters,
-  DeliveryMessage,
-  RetryScheduler,
-} from '../../core/types';
+import type { AttemptLogFallback, DeadLetters, RetryScheduler } from '../../core/ports';
+import type { AttemptRecord, DeadLetter, DeliveryMessage } from '../../core/types';
 import { queueJson } from '../../core/untrusted';
 
 /** SQS refuses DelaySeconds above 15 minutes. */

@@ -1,12 +1,8 @@
 /** createAttempter on its own: checks, refusals, the deadline, signing and the concurrency limit. */
 
 import { createHmac } from 'node:crypto';
-import {
-  type AttemptOptions,
-  createAttempter,
-  DEADLINE_MARGIN_MS,
-  type Run,
-} from '../../../lambdas/core/attempt';
+import { type AttemptOptions, createAttempter, type Run } from '../../../lambdas/core/attempt';
+import { DEADLINE_MARGIN_MS } from '../../../lambdas/core/constants';
 import { DeadlineError, InfrastructureError } from '../../../lambdas/core/errors';
 import type { Settlement, Settler } from '../../../lambdas/core/settle';
 import type { Target } from '../../../lambdas/core/targets';

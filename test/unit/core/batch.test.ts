@@ -3,20 +3,14 @@
 import type { Attempter, Run } from '../../../lambdas/core/attempt';
 import { attemptRecordOf } from '../../../lambdas/core/attempt-record';
 import { createBatch } from '../../../lambdas/core/batch';
-import type { InputRecord } from '../../../lambdas/core/dispatch';
 import { bodyOfEvent } from '../../../lambdas/core/envelope';
 import { DeadlineError, InfrastructureError } from '../../../lambdas/core/errors';
 import type { FanOut } from '../../../lambdas/core/fan-out';
 import { deliveryIdFor } from '../../../lambdas/core/ids';
+import type { AppendOutcome, InputRecord } from '../../../lambdas/core/ports';
 import type { Settler } from '../../../lambdas/core/settle';
 import type { Target } from '../../../lambdas/core/targets';
-import type {
-  AppendOutcome,
-  AttemptRecord,
-  DeliveryMessage,
-  EventFacts,
-  EventMessage,
-} from '../../../lambdas/core/types';
+import type { AttemptRecord, DeliveryMessage, EventFacts, EventMessage } from '../../../lambdas/core/types';
 import { connection, fakes } from '../dispatcher/fakes';
 
 const EVENT_ID = 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7';

@@ -1,6 +1,7 @@
 import { TtlCache } from '../../../lambdas/core/cache';
 import { cachedConnections } from '../../../lambdas/core/cached-connections';
-import type { Connection, ConnectionStore } from '../../../lambdas/core/types';
+import type { ConnectionStore } from '../../../lambdas/core/ports';
+import type { Connection } from '../../../lambdas/core/types';
 
 function clock(start = 0) {
   const c = { t: start, now: () => c.t };

@@ -1,7 +1,8 @@
-import type { ConnectionHealth, HealthStore, HealthWrite } from '../../../lambdas/core/health';
+import type { ConnectionHealth } from '../../../lambdas/core/health';
 import { createHealthTracker } from '../../../lambdas/core/health-tracker';
 import type { OperationalEvent } from '../../../lambdas/core/parking';
-import type { Connection, Log } from '../../../lambdas/core/types';
+import type { HealthStore, HealthWrite, Log } from '../../../lambdas/core/ports';
+import type { Connection } from '../../../lambdas/core/types';
 
 const connection: Connection = {
   connectionId: 'con_1',

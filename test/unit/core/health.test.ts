@@ -1,17 +1,15 @@
 import {
-  applyHealthEvent,
   type ConnectionHealth,
-  HealthContentionError,
   type HealthEvent,
   HealthSettingsError,
-  type HealthStore,
   type HealthThresholds,
   type HealthTransition,
-  type HealthWrite,
   needsHealthWrite,
   nextHealth,
   validateThresholds,
 } from '../../../lambdas/core/health';
+import { applyHealthEvent, HealthContentionError } from '../../../lambdas/core/health-tracker';
+import type { HealthStore, HealthWrite } from '../../../lambdas/core/ports';
 
 const T = '2026-11-22T10:00:00.000Z';
 const X: HealthEvent = { kind: 'exhausted', at: T };

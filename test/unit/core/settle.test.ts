@@ -1,7 +1,7 @@
 /** createSettler on its own: the decision acted on, the record written, health counted (fakes of the ports). */
 
 import { InfrastructureError } from '../../../lambdas/core/errors';
-import type { HealthTracker } from '../../../lambdas/core/health-tracker';
+import type { HealthTracker } from '../../../lambdas/core/ports';
 import { createSettler, type Settlement } from '../../../lambdas/core/settle';
 import type { AttemptResult, DeliveryMessage, RefusalReason } from '../../../lambdas/core/types';
 import { connection, fakes, ok, SECRET } from '../dispatcher/fakes';

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { createDispatcher, type DispatcherOptions } from '../../../lambdas/core/dispatch';
+import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { deliveryIdFor } from '../../../lambdas/core/ids';
+import type { DispatcherOptions } from '../../../lambdas/core/ports';
 import type { AttemptResult, DeliveryMessage } from '../../../lambdas/core/types';
 import { connection, fakes, HEADER_VALUE, ok, type Responder, SECRET } from './fakes';
 

@@ -1,10 +1,11 @@
 import { emfMetrics } from '../../../lambdas/adapters/metrics/emf';
+
 /** In-memory fakes of the core's ports, for handler-level tests (STYLE.md rule 9). */
 
-import type { DispatcherDeps } from '../../../lambdas/core/dispatch';
 import type { ConnectionHealth } from '../../../lambdas/core/health';
 import { createHealthTracker } from '../../../lambdas/core/health-tracker';
 import type { OperationalEvent, ParkedItem } from '../../../lambdas/core/parking';
+import type { DispatcherDeps } from '../../../lambdas/core/ports';
 import type {
   AttemptRecord,
   AttemptResult,

@@ -1,5 +1,5 @@
 import type { SQSEvent } from 'aws-lambda';
-import type { Dispatcher, InputRecord } from '../../../lambdas/core/dispatch';
+import type { Dispatcher, InputRecord } from '../../../lambdas/core/ports';
 import { createHandler } from '../../../lambdas/dispatcher/handler';
 
 const RETRY_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhooks-RetryQueue-abc';

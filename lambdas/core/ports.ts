@@ -1,0 +1,196 @@
+/**
+ * The core's ports, in one place: what the delivery core needs from the outside world
+ * (stores, queues, secrets, the HTTP sender, a clock, a log) and what it offers its callers
+ * (the dispatcher). Adapters under lambdas/adapters/ implement the first kind; the Lambda
+ * handler, local mode and the management library call the second. The core declares them
+ * and imports nothing back from its callers (docs/architecture.md).
+ */
+
+import type { EgressPolicy } from './egress';
+import type { QueueSource } from './envelope';
+import type { ConnectionHealth } from './health';
+import type { OperationalEvent, ParkedItem } from './parking';
+import type {
+  AttemptRecord,
+  AttemptResult,
+  Connection,
+  DeadLetter,
+  DeliveryMessage,
+  OutboundRequest,
+} from './types';
+
+// ---- What the core offers ------------------------------------------------------
+
+/** One SQS record as the core sees it. */
+export interface InputRecord {
+  messageId: string;
+  body: string;
+  /**
+   * The queue the record came from (the handler tells it by the record's `eventSourceARN`).
+   * Absent is read as `ingress`, the queue publishers can write: it carries events only.
+   */
+  source?: QueueSource;
+}
+
+/** What the core needs to know about the running invocation. */
+export interface Invocation {
+  remainingMs(): number;
+}
+
+export interface BatchResult {
+  /** Message ids SQS must redeliver (`batchItemFailures`). */
+  failures: string[];
+}
+
+export interface Dispatcher {
+  processBatch(records: readonly InputRecord[], invocation: Invocation): Promise<BatchResult>;
+  /** One attempt of a delivery, outside the queue (test sends): the record it logged. */
+  attemptOnce(
+    delivery: DeliveryMessage,
+    connection: Connection,
+    invocation: Invocation,
+  ): Promise<AttemptRecord>;
+}
+
+export interface DispatcherOptions {
+  headerPrefix: string;
+  /** @default 30 000 (docs/protocol.md §6) */
+  attemptTimeoutMs?: number;
+  attemptTtlDays: number;
+  /**
+   * TTL of a delivery's record when its first attempt delivered it: its only record, which
+   * nobody needs for long (the cost lever of docs/cost.md). Any delivery with a failed attempt
+   * keeps every record for attemptTtlDays, so its history is never cut short.
+   * @default attemptTtlDays
+   */
+  deliveredTtlDays?: number;
+  /** Attempts in flight at once across the batch. */
+  concurrency: number;
+  egress: EgressPolicy;
+}
+
+// ---- What the core needs: driven ports --------------------------------------
+
+export interface DispatcherDeps {
+  connections: ConnectionStore;
+  secrets: SigningSecrets;
+  sender: HttpSender;
+  scheduler: RetryScheduler;
+  deadLetters: DeadLetters;
+  /** Where exhausted, disabled-connection and blocked deliveries wait for a retry or recovery (docs/design.md §9). */
+  parked: ParkedDeliveries;
+  /** Endpoint health: counts exhausted deliveries, resets on a delivery, announces transitions. */
+  health: HealthTracker;
+  attemptLog: AttemptLog;
+  attemptLogFallback: AttemptLogFallback;
+  clock: Clock;
+  log: Log;
+  /** What the dispatcher counts (adapters/metrics/emf.ts in Lambda). Absent: nothing is counted. */
+  metrics?: Metrics;
+}
+
+export interface ConnectionStore {
+  /** The connection, or undefined when it does not exist. */
+  get(connectionId: string): Promise<Connection | undefined>;
+  /** Every connection of an application (enabled or not). */
+  listByApplication(applicationId: string): Promise<Connection[]>;
+}
+
+export interface SigningSecrets {
+  /** The secret that signs deliveries of this connection (the version it names). */
+  current(connection: Connection): Promise<string>;
+}
+
+export interface HttpSender {
+  /** Sends one request; never throws for receiver-side problems, it reports them. */
+  send(request: OutboundRequest): Promise<AttemptResult>;
+}
+
+export interface RetryScheduler {
+  schedule(delivery: DeliveryMessage, delaySeconds: number): Promise<void>;
+}
+
+export interface DeadLetters {
+  put(letter: DeadLetter): Promise<void>;
+}
+
+/**
+ * What an attempt-log write did. A record is never replaced: `duplicate` when the same
+ * record was already there (a redelivered write, nothing to do), `conflict` when a different
+ * record holds its key (the new one is refused and the caller logs it).
+ */
+export type AppendOutcome = 'written' | 'duplicate' | 'conflict';
+
+export interface AttemptLog {
+  /** Writes the record unless its key is taken (a conditional write). */
+  append(record: AttemptRecord): Promise<AppendOutcome>;
+}
+
+/** Where an attempt record goes when the attempt log cannot take it right now. */
+export interface AttemptLogFallback {
+  defer(record: AttemptRecord): Promise<void>;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+/** Structured logger; fields are merged into the JSON line. */
+export interface Log {
+  /**
+   * Whether a `debug` line would be written now. The core asks before building a line only
+   * DEBUG shows (one per successful delivery); without it, it always builds the line.
+   */
+  debugEnabled?(): boolean;
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * What the dispatcher counts. A count travels with the log line of the attempt that caused it
+ * (one line, one event in CloudWatch Logs); the adapter owns the wire format.
+ */
+export interface Metrics {
+  /** The fields, merged into the attempt's log line, that count one destination the egress policy refused. */
+  blockedDestination(atMs: number): Record<string, unknown>;
+}
+
+/** Port: the parked-deliveries store, as the dispatcher writes it. */
+export interface ParkedDeliveries {
+  /** Stores (or replaces, for a delivery parked again after a recovery) one parked delivery. */
+  park(item: ParkedItem): Promise<void>;
+}
+
+/** Port: where operational events go (SNS deployed; local mode prints and keeps them too). */
+export interface OperationalEvents {
+  publish(event: OperationalEvent): Promise<void>;
+}
+
+/**
+ * What a conditional health write did: `conflict` when another writer changed the health
+ * since it was read (nothing written), `missing` when the connection no longer exists.
+ */
+export type HealthWrite = 'written' | 'conflict' | 'missing';
+
+/** Where health is kept. `write` is conditional on the version read. */
+export interface HealthStore {
+  read(connectionId: string): Promise<ConnectionHealth | undefined>;
+  /** Writes `next` if the stored version is still `expectedVersion` (0: none stored yet). */
+  write(connectionId: string, next: ConnectionHealth, expectedVersion: number): Promise<HealthWrite>;
+}
+
+export interface HealthTracker {
+  /** A delivery of this connection exhausted its chain (its last attempt failed). */
+  exhausted(connection: Connection): Promise<void>;
+  /** An attempt to this connection was delivered. */
+  delivered(connection: Connection): Promise<void>;
+}
+
+export interface HealthTrackerDeps {
+  health: HealthStore;
+  events: OperationalEvents;
+  clock: Clock;
+  log: Log;
+}

@@ -1,0 +1,42 @@
+/**
+ * The shape of the code, held by tests (docs/architecture.md): the core declares its ports in
+ * one file, and no file under lambdas/ imports another that imports it back, type imports
+ * included, so a reader can follow a delivery top-down without going in circles.
+ */
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import madge from 'madge';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+describe('the code under lambdas/', () => {
+  it('has no import circle, type imports included', async () => {
+    const graph = await madge(path.join(ROOT, 'lambdas'), {
+      fileExtensions: ['ts'],
+      tsConfig: path.join(ROOT, 'tsconfig.json'),
+      detectiveOptions: { ts: { skipTypeImports: false }, tsx: { skipTypeImports: false } },
+    });
+    // A graph that found nothing would pass vacuously: the core alone has more than 20 files.
+    expect(Object.keys(graph.obj()).length).toBeGreaterThan(60);
+    expect(graph.circular()).toEqual([]);
+  });
+
+  it('declares every port of the core in core/ports.ts and nowhere else in the core', async () => {
+    const graph = await madge(path.join(ROOT, 'lambdas/core'), { fileExtensions: ['ts'] });
+    const ports = ['ConnectionStore', 'SigningSecrets', 'HttpSender', 'RetryScheduler', 'DeadLetters'];
+    const more = ['AttemptLog', 'AttemptLogFallback', 'ParkedDeliveries', 'OperationalEvents', 'HealthStore'];
+    const declared = new Map<string, string[]>();
+    for (const file of Object.keys(graph.obj())) {
+      const text = readFileSync(path.join(ROOT, 'lambdas/core', file), 'utf8');
+      for (const name of [...ports, ...more, 'DispatcherDeps', 'Clock', 'Log', 'Metrics']) {
+        if (new RegExp(`export (interface|type) ${name}\\b`).test(text)) {
+          declared.set(name, [...(declared.get(name) ?? []), file]);
+        }
+      }
+    }
+    for (const name of [...ports, ...more, 'DispatcherDeps', 'Clock', 'Log', 'Metrics']) {
+      expect({ name, files: declared.get(name) }).toEqual({ name, files: ['ports.ts'] });
+    }
+  });
+});
