@@ -3,16 +3,16 @@
  * operator reads on stderr (`webhooks: <reason>`).
  */
 
-import { WebhookError } from '../lambdas/core/errors';
+import { InputError, type WebhookErrorOptions } from '../lambdas/core/errors';
 
 /** Exit codes: 1 = the operation failed, 2 = the command line was wrong. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** Something the operator can act on; `message` is printed as is. */
-export class CliError extends WebhookError {
+export class CliError extends InputError {
   readonly exitCode: number = EXIT.failed;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(message: string, options?: WebhookErrorOptions & { code?: string }) {
+    super(options?.code ?? 'cli_failed', message, options);
     this.name = 'CliError';
   }
 }
@@ -26,7 +26,7 @@ export class UsageError extends CliError {
     message: string,
     readonly hint = DEFAULT_HINT,
   ) {
-    super(message);
+    super(message, { code: 'usage' });
     this.name = 'UsageError';
   }
 }

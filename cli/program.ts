@@ -5,6 +5,7 @@
  */
 
 import { Command, type CommanderError, type Help, Option } from 'commander';
+import { InputError } from '../lambdas/core/errors';
 import { type CommandInput, type Context, DEFAULT_STACK, Flags, type GlobalFlags } from './context';
 import { DEFAULT_HINT, UsageError } from './errors';
 
@@ -255,9 +256,9 @@ function usageErrorFrom(error: CommanderError, cmd: Command): UsageError {
 }
 
 /** What parsing ended with when it did not run a command. */
-export class HelpShown extends Error {
+export class HelpShown extends InputError {
   constructor() {
-    super('help shown');
+    super('help_shown', 'help shown');
   }
 }
 

@@ -8,6 +8,7 @@
  */
 
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from './core/constants';
+import { ConfigurationError } from './core/errors';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from './core/health';
 
 /** Names of the environment variables the dispatcher reads. The CDK construct sets them. */
@@ -113,13 +114,13 @@ export const CONFIG_LIMITS = {
 type Limit = keyof typeof CONFIG_LIMITS;
 
 /** Thrown when the environment is missing a key or holds a malformed value. */
-export class ConfigError extends Error {
+export class ConfigError extends ConfigurationError {
   override readonly name = 'ConfigError';
   constructor(
     readonly key: string,
     problem: string,
   ) {
-    super(`Configuration ${key}: ${problem}`);
+    super('invalid_environment', `Configuration ${key}: ${problem}`);
   }
 }
 

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { ConfigurationError } from '../lambdas/core/errors';
 
 /**
  * The package root: `lib/` is one level down in a source checkout, `dist/lib/` two in the
@@ -29,8 +30,11 @@ export const LAMBDA_HANDLER = 'index.handler';
 const FROM_SOURCE = path.extname(__filename) === '.ts';
 
 /** Thrown when the compiled package lacks a function's prebuilt bundle (a broken build). */
-export class MissingLambdaBundleError extends Error {
+export class MissingLambdaBundleError extends ConfigurationError {
   override readonly name = 'MissingLambdaBundleError';
+  constructor(message: string) {
+    super('missing_lambda_bundle', message);
+  }
 }
 
 /**

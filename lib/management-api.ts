@@ -10,6 +10,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { ATTEMPTS_TABLE, CONNECTIONS_TABLE, PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { API_ENV, ENV } from '../lambdas/config';
+import { ConfigurationError } from '../lambdas/core/errors';
 import { MANAGEMENT_API_OUTPUTS } from '../lambdas/stack-outputs';
 import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
 import type { ConnectionSecretStore } from './secret-store';
@@ -79,13 +80,13 @@ export interface WebhookManagementApiProps extends ManagementApiOptions {
 }
 
 /** Thrown for a management API option that is out of range. */
-export class ManagementApiPropsError extends Error {
+export class ManagementApiPropsError extends ConfigurationError {
   override readonly name = 'ManagementApiPropsError';
   constructor(
     readonly prop: keyof ManagementApiOptions,
     problem: string,
   ) {
-    super(`managementApi.${prop}: ${problem}`);
+    super('invalid_prop', `managementApi.${prop}: ${problem}`);
   }
 }
 

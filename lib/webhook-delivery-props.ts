@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { CONFIG_DEFAULTS, CONFIG_LIMITS, SECRET_STORES } from '../lambdas/config';
+import { ConfigurationError, type WebhookErrorOptions } from '../lambdas/core/errors';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from '../lambdas/core/health';
 import type { ManagementApiOptions } from './management-api';
 import type { SecretStoreName } from './secret-store';
@@ -321,14 +322,14 @@ export interface ResolvedWebhookDeliveryProps {
 }
 
 /** Thrown by the {@link WebhookDelivery} constructor when a prop is invalid or contradicts another. */
-export class WebhookDeliveryPropsError extends Error {
+export class WebhookDeliveryPropsError extends ConfigurationError {
   override readonly name = 'WebhookDeliveryPropsError';
   constructor(
     readonly prop: keyof WebhookDeliveryProps,
     problem: string,
-    options?: ErrorOptions,
+    options?: WebhookErrorOptions,
   ) {
-    super(`WebhookDelivery: ${prop} ${problem}`, options);
+    super('invalid_prop', `WebhookDelivery: ${prop} ${problem}`, options);
   }
 }
 

@@ -6,6 +6,7 @@
  * product fails loudly in local mode. Transport-free: kms.ts maps actions and errors.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { InputError } from '../lambdas/core/errors';
 import { LOCAL_ACCOUNT_ID } from './constants';
 
 /** Local mode's one key: a fixed id, so local state names it before the endpoint starts. */
@@ -21,13 +22,13 @@ const TAG_BYTES = 16;
 const FORMAT = 1;
 
 /** An error AWS would return; `type` is the `__type` the SDK maps to its named exception. */
-export class KmsError extends Error {
+export class KmsError extends InputError {
   override readonly name = 'KmsError';
   constructor(
     readonly type: string,
     message: string,
   ) {
-    super(message);
+    super(type, message);
   }
 }
 

@@ -26,6 +26,7 @@ import type {
   SQSMessageAttributes,
   SQSRecord,
 } from 'aws-lambda';
+import { InfrastructureError, type WebhookErrorOptions } from '../lambdas/core/errors';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './constants';
 
 /** Lambda's limit for an SQS event source of a standard queue. */
@@ -90,8 +91,12 @@ export interface Runner {
   idle(): Promise<void>;
 }
 
-class RunnerError extends Error {
+/** A record the runner could not hand to the handler or settle with SQS. */
+class RunnerError extends InfrastructureError {
   override readonly name = 'RunnerError';
+  constructor(message: string, options?: WebhookErrorOptions) {
+    super('runner', {}, { ...options, code: 'runner_failed', message });
+  }
 }
 
 const quietConsole: RunnerLogger = {

@@ -6,6 +6,7 @@
  * meeting an emulation nobody tests. Transport-free: secrets-manager.ts maps actions and errors.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { InputError } from '../lambdas/core/errors';
 import { LOCAL_ACCOUNT_ID } from './constants';
 
 export const AWSCURRENT = 'AWSCURRENT';
@@ -21,13 +22,13 @@ const ARN_SUFFIX_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
  * An error AWS would return; `type` is the `__type` the SDK maps to its named exception
  * (`ResourceNotFoundException`, `ResourceExistsException`, `InvalidRequestException`, ...).
  */
-export class SecretsManagerError extends Error {
+export class SecretsManagerError extends InputError {
   override readonly name = 'SecretsManagerError';
   constructor(
     readonly type: string,
     message: string,
   ) {
-    super(message);
+    super(type, message);
   }
 }
 

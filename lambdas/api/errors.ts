@@ -5,7 +5,7 @@
  * or a custom header value (the library's messages already follow that rule).
  */
 
-import { WebhookError } from '../core/errors';
+import { type ErrorStage, WebhookError } from '../core/errors';
 import { SessionError } from '../management/console-session';
 import { ConflictError, NotFoundError, ValidationError } from '../management/errors';
 
@@ -32,15 +32,20 @@ export interface ErrorBody {
   error: { code: ErrorCode; message: string; field?: string };
 }
 
-export class ApiError extends Error {
+export class ApiError extends WebhookError {
   constructor(
     readonly status: ApiStatus,
-    readonly code: ErrorCode,
+    override readonly code: ErrorCode,
     message: string,
     readonly field?: string,
   ) {
-    super(message);
+    super(code, message);
     this.name = 'ApiError';
+  }
+
+  /** A 5xx is the service's own failure; every other status answers what the caller sent. */
+  get stage(): ErrorStage {
+    return this.status >= 500 ? 'infrastructure' : 'input';
   }
 
   body(): ErrorBody {

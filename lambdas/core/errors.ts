@@ -1,21 +1,60 @@
 /**
- * Errors of the delivery core. One base class; subclasses set `name` and carry the
- * ids an operator needs. Messages never contain a secret or a custom header value.
+ * The one error base of the project, and its four stages. Every error the code throws is a
+ * {@link WebhookError}: a stable `code` (snake_case, safe to log and to match on), a message
+ * for people, and the `cause` it wraps. Its stage says who has to act:
+ *
+ * - `input`: what a publisher, a caller, a browser or an operator sent breaks a rule
+ *   (a payload, a message, a connection, a request); fix the input.
+ * - `configuration`: the stack, its props or its environment are wrong; fix the deployment.
+ * - `infrastructure`: a dependency (DynamoDB, SQS, Secrets Manager, KMS, the invocation's time)
+ *   failed; the work is retried (SQS redelivers it), never dropped.
+ * - `receiver`: the customer's endpoint misbehaved or is refused by the egress policy; the
+ *   attempt is logged with its outcome.
+ *
+ * Subclasses set `name` and carry the ids an operator needs. Messages never contain a secret
+ * or a custom header value (docs/security.md).
  */
-export class WebhookError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+export type ErrorStage = 'input' | 'configuration' | 'infrastructure' | 'receiver';
+
+export interface WebhookErrorOptions {
+  cause?: unknown;
+}
+
+export abstract class WebhookError extends Error {
+  abstract readonly stage: ErrorStage;
+  constructor(
+    /** What went wrong, as a stable snake_case word a program can match on. */
+    readonly code: string,
+    message: string,
+    options: WebhookErrorOptions = {},
+  ) {
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
     this.name = 'WebhookError';
   }
 }
 
+/** What a publisher, a caller, a browser or an operator sent breaks a rule. */
+export abstract class InputError extends WebhookError {
+  readonly stage = 'input';
+}
+
+/** The stack, its props or its environment are wrong. */
+export abstract class ConfigurationError extends WebhookError {
+  readonly stage = 'configuration';
+}
+
+/** The customer's endpoint misbehaved, or the egress policy refused it. */
+export abstract class ReceiverError extends WebhookError {
+  readonly stage = 'receiver';
+}
+
 /** Input that breaks a payload, envelope or connection rule; `field` names the culprit. */
-export class ValidationError extends WebhookError {
+export class ValidationError extends InputError {
   constructor(
     readonly field: string,
     readonly problem: string,
   ) {
-    super(`${field}: ${problem}`);
+    super('invalid_input', `${field}: ${problem}`);
     this.name = 'ValidationError';
   }
 }
@@ -29,29 +68,35 @@ export class DestinationRefusedError extends ValidationError {
 }
 
 /** A queue message that can never be processed (bad JSON, unknown version, invalid payload). */
-export class PoisonMessageError extends WebhookError {
+export class PoisonMessageError extends InputError {
   constructor(
     message: string,
     /** `invalid_payload` when the user or application data broke a rule, else `invalid_message`. */
     readonly reason: 'invalid_message' | 'invalid_payload' = 'invalid_message',
-    options?: { cause?: unknown },
+    options?: WebhookErrorOptions,
   ) {
-    super(message, options);
+    super(reason, message, options);
     this.name = 'PoisonMessageError';
   }
 }
 
 /**
- * A dependency (DynamoDB, SQS, Secrets Manager) failed. The record is reported in
- * `batchItemFailures` so SQS redelivers it; never a reason to dead-letter.
+ * A dependency (DynamoDB, SQS, Secrets Manager, KMS) failed, named by the operation that
+ * failed. The record is reported in `batchItemFailures` so SQS redelivers it; never a reason
+ * to dead-letter. The base of every error of the infrastructure stage.
  */
 export class InfrastructureError extends WebhookError {
+  readonly stage = 'infrastructure';
   constructor(
     readonly operation: string,
     readonly ids: { connectionId?: string; deliveryId?: string; attempt?: number },
-    options?: { cause?: unknown },
+    options: WebhookErrorOptions & { code?: string; message?: string } = {},
   ) {
-    super(`${operation} failed${describeIds(ids)}`, options);
+    super(
+      options.code ?? 'dependency_failed',
+      options.message ?? `${operation} failed${describeIds(ids)}`,
+      options,
+    );
     this.name = 'InfrastructureError';
   }
 }
@@ -75,9 +120,16 @@ export function infra<T>(
 }
 
 /** Not enough time left in the invocation to start an attempt safely. */
-export class DeadlineError extends WebhookError {
+export class DeadlineError extends InfrastructureError {
   constructor(readonly remainingMs: number) {
-    super(`only ${remainingMs} ms left in this invocation; the record is left for SQS to redeliver`);
+    super(
+      'invocation',
+      {},
+      {
+        code: 'deadline_near',
+        message: `only ${remainingMs} ms left in this invocation; the record is left for SQS to redeliver`,
+      },
+    );
     this.name = 'DeadlineError';
   }
 }

@@ -9,7 +9,7 @@
  * is logged, and the delivery goes on (docs/reliability.md).
  */
 
-import { WebhookError } from './errors';
+import { InfrastructureError } from './errors';
 import {
   type HealthEvent,
   type HealthStep,
@@ -30,9 +30,16 @@ import type { Connection } from './types';
  */
 export const HEALTH_WRITE_TRIES = 16;
 
-export class HealthContentionError extends WebhookError {
+export class HealthContentionError extends InfrastructureError {
   constructor(readonly connectionId: string) {
-    super(`health of ${connectionId} kept changing under ${HEALTH_WRITE_TRIES} writers; not recorded`);
+    super(
+      'health.write',
+      { connectionId },
+      {
+        code: 'health_contended',
+        message: `health of ${connectionId} kept changing under ${HEALTH_WRITE_TRIES} writers; not recorded`,
+      },
+    );
     this.name = 'HealthContentionError';
   }
 }

@@ -8,7 +8,7 @@
  *      └──────────────── a delivery ────────────────┘             enabling the connection ────┘
  */
 
-import { WebhookError } from './errors';
+import { ConfigurationError } from './errors';
 
 /** A connection's health states (docs/design.md §9), in order of decline. */
 export const HEALTH_STATES = ['healthy', 'failing', 'disabled'] as const;
@@ -57,12 +57,12 @@ export const INITIAL_HEALTH: Readonly<ConnectionHealth> = Object.freeze({
   version: 0,
 });
 
-export class HealthSettingsError extends WebhookError {
+export class HealthSettingsError extends ConfigurationError {
   constructor(
     readonly field: 'failingAfter' | 'disableAfter',
     readonly problem: string,
   ) {
-    super(`${field}: ${problem}`);
+    super('invalid_health_setting', `${field}: ${problem}`);
     this.name = 'HealthSettingsError';
   }
 }

@@ -5,6 +5,7 @@
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DEFAULT_HEADER_PREFIX, REPLAY_WINDOW_MS } from './constants';
+import { InputError } from './errors';
 import { SIGNATURE_SCHEME } from './signing';
 import type { UserIdentifiedPayload } from './types';
 
@@ -19,12 +20,12 @@ export type VerificationFailure =
   | 'invalid_json';
 
 /** Why a delivery failed verification; `code` says which check, safe to log. Answer 401. */
-export class WebhookVerificationError extends Error {
+export class WebhookVerificationError extends InputError {
   constructor(
-    readonly code: VerificationFailure,
+    override readonly code: VerificationFailure,
     message: string,
   ) {
-    super(message);
+    super(code, message);
     this.name = 'WebhookVerificationError';
   }
 }

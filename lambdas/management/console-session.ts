@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { ValidationError, WebhookError } from '../core/errors';
+import { ConfigurationError, InputError, ValidationError } from '../core/errors';
 import { isApplicationId } from '../core/ids';
 
 /** Default lifetime of a console session: one hour. */
@@ -42,9 +42,10 @@ export interface SessionClaims {
 }
 
 /** A token that is missing, malformed, tampered with, expired or not for this audience. */
-export class SessionError extends WebhookError {
+export class SessionError extends InputError {
   constructor(readonly reason: 'missing' | 'invalid' | 'expired') {
     super(
+      `session_${reason}`,
       reason === 'expired'
         ? 'the session has expired; ask for a new console link'
         : reason === 'missing'
@@ -56,9 +57,9 @@ export class SessionError extends WebhookError {
 }
 
 /** The deployment has no console / management API, or its signing key is unusable. */
-export class SessionSetupError extends WebhookError {
+export class SessionSetupError extends ConfigurationError {
   constructor(message: string) {
-    super(message);
+    super('session_setup', message);
     this.name = 'SessionSetupError';
   }
 }

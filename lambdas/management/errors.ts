@@ -1,22 +1,22 @@
 /** Errors of the management API: what an operator or a dashboard backend can act on. */
 
-import { WebhookError } from '../core/errors';
+import { InputError } from '../core/errors';
 
 export { ValidationError } from '../core/errors';
 
-export class NotFoundError extends WebhookError {
+export class NotFoundError extends InputError {
   constructor(
     readonly kind: 'connection' | 'delivery' | 'secret',
     readonly id: string,
   ) {
-    super(`${kind} ${id} does not exist`);
+    super('not_found', `${kind} ${id} does not exist`);
     this.name = 'NotFoundError';
   }
 }
 
-export class ConflictError extends WebhookError {
+export class ConflictError extends InputError {
   constructor(message: string) {
-    super(message);
+    super('conflict', message);
     this.name = 'ConflictError';
   }
 }

@@ -1,13 +1,13 @@
 /** Finds a deployed stack's resources from its outputs (lambdas/stack-outputs.ts names them). */
 
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { WebhookError } from '../core/errors';
+import { ConfigurationError } from '../core/errors';
 import { MANAGEMENT_API_OUTPUTS, STACK_OUTPUTS } from '../stack-outputs';
 import type { WebhookResources } from './types';
 
-export class StackNotFoundError extends WebhookError {
+export class StackNotFoundError extends ConfigurationError {
   constructor(stackName: string, detail: string, options?: { cause?: unknown }) {
-    super(`stack ${stackName}: ${detail}`, options);
+    super('stack_not_found', `stack ${stackName}: ${detail}`, options);
     this.name = 'StackNotFoundError';
   }
 }

@@ -17,7 +17,7 @@
 
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { PublishInput } from '../core/envelope';
-import { ValidationError } from '../core/errors';
+import { InfrastructureError, ValidationError } from '../core/errors';
 import type { EventMessage } from '../core/types';
 import { build, type Published, sendMessages, type WebhookPublisherOptions } from './send';
 
@@ -31,19 +31,24 @@ const DEFAULT_RETRIES = 2;
 const RETRY_BASE_MS = 50;
 
 /** An event SQS would not take: after `attempts` sends, or at once when the entry itself is at fault. */
-export class PublishError extends Error {
+export class PublishError extends InfrastructureError {
   override readonly name = 'PublishError';
   constructor(
     readonly eventId: string,
     /** SQS's error code, or the failed call's error name. */
-    readonly code: string,
+    override readonly code: string,
     message: string,
     /** True when SQS says the entry itself is wrong: sending it again would not help. */
     readonly senderFault: boolean,
     readonly attempts: number,
   ) {
     super(
-      `event ${eventId} was not queued after ${attempts} ${attempts === 1 ? 'send' : 'sends'}: ${code}: ${message}`,
+      'sqs.SendMessageBatch',
+      {},
+      {
+        code,
+        message: `event ${eventId} was not queued after ${attempts} ${attempts === 1 ? 'send' : 'sends'}: ${code}: ${message}`,
+      },
     );
   }
 }

@@ -20,6 +20,7 @@ import type { LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { SNIPPET_READ_BYTES } from '../../core/constants';
 import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
+import { ReceiverError } from '../../core/errors';
 import { FRAMING_HEADERS, PROXY_HEADER_PREFIX } from '../../core/headers';
 import type { HttpSender } from '../../core/ports';
 import type { AttemptResult, OutboundRequest } from '../../core/types';
@@ -42,10 +43,9 @@ const systemResolver: Resolver = (hostname) =>
   );
 
 /** Raised inside the connect path when the policy refuses a destination. */
-export class EgressRefusedError extends Error {
-  readonly code = 'EWEBHOOK_EGRESS_REFUSED';
+export class EgressRefusedError extends ReceiverError {
   constructor(message: string) {
-    super(message);
+    super('EWEBHOOK_EGRESS_REFUSED', message);
     this.name = 'EgressRefusedError';
   }
 }
@@ -210,9 +210,9 @@ function framingHeader(headers: Record<string, string>): string | undefined {
 }
 
 /** Why an exchange was cut short by the sender itself (never reported as a network error). */
-class ExchangeEndedError extends Error {
+class ExchangeEndedError extends ReceiverError {
   constructor(message: string) {
-    super(message);
+    super('exchange_ended', message);
     this.name = 'ExchangeEndedError';
   }
 }

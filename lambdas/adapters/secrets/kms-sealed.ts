@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { TtlCache } from '../../core/cache';
-import { WebhookError } from '../../core/errors';
+import { ConfigurationError } from '../../core/errors';
 import type { Clock, SigningSecrets } from '../../core/ports';
 import type { Connection } from '../../core/types';
 import { encryptionContext } from './kms-context';
@@ -35,13 +35,17 @@ export type SealedSecretProblem = 'not_sealed' | 'wrong_binding' | 'wrong_key';
  * A connection's sealed secret does not open: it is missing (the connection predates the kms
  * store), or it was sealed for another connection or application, or under another key.
  */
-export class SealedSecretError extends WebhookError {
+export class SealedSecretError extends ConfigurationError {
   constructor(
     readonly connectionId: string,
     readonly problem: SealedSecretProblem,
     options?: { cause?: unknown },
   ) {
-    super(`the secret of connection ${connectionId} cannot be opened: ${PROBLEMS[problem]}`, options);
+    super(
+      'sealed_secret_unusable',
+      `the secret of connection ${connectionId} cannot be opened: ${PROBLEMS[problem]}`,
+      options,
+    );
     this.name = 'SealedSecretError';
   }
 }
