@@ -8,6 +8,7 @@
  * optional SQLite persistence ourselves (below).
  */
 import { existsSync } from 'node:fs';
+import { registerHooks } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LOCAL_HOST } from './listen';
@@ -29,6 +30,7 @@ export interface LocalSqsOptions {
 }
 
 export async function startLocalSqs(options: LocalSqsOptions): Promise<LocalSqs> {
+  acceptWhatSqsAccepts();
   const fauxqs: Fauxqs = await import('fauxqs');
   const persistent = options.dataDir ? await persistentStores(options.dataDir) : undefined;
   const app = fauxqs.buildApp({ logger: false, defaultRegion: options.region, stores: persistent?.stores });
@@ -75,4 +77,37 @@ function fauxqsDist(): string {
     if (existsSync(join(dist, 'persistence.js'))) return dist;
   }
   throw new Error('fauxqs is not installed (or its layout changed): cannot enable SQS persistence');
+}
+
+/**
+ * fauxqs 2.4.1 checks message bodies against the characters SQS allows with a regular
+ * expression that lacks the `u` flag, so it reads a character outside the Basic Multilingual
+ * Plane (an emoji) as two lone surrogates and refuses it, where real SQS accepts #x10000 to
+ * #x10FFFF. Local mode must accept what SQS accepts (a user name with an emoji is published
+ * and retried like any other), so the module that declares the expression is rewritten as it
+ * loads: the same ranges plus the astral planes, matched by code point. If fauxqs changes the
+ * expression, starting fails with this message rather than refusing such bodies silently.
+ */
+const SQS_TYPES_MODULE = '/fauxqs/dist/sqs/sqsTypes.js';
+export const FAUXQS_BODY_CHARACTERS = '/[^\\x09\\x0A\\x0D\\x20-\\uD7FF\\uE000-\\uFFFD]/;';
+export const SQS_BODY_CHARACTERS = '/[^\\x09\\x0A\\x0D\\x20-\\uD7FF\\uE000-\\uFFFD\\u{10000}-\\u{10FFFF}]/u;';
+let hooked = false;
+
+function acceptWhatSqsAccepts(): void {
+  if (hooked) return;
+  hooked = true;
+  registerHooks({
+    load(url, context, nextLoad) {
+      const loaded = nextLoad(url, context);
+      if (!url.replaceAll('\\', '/').endsWith(SQS_TYPES_MODULE)) return loaded;
+      const source = String(loaded.source);
+      if (!source.includes(FAUXQS_BODY_CHARACTERS)) {
+        throw new Error(
+          `local SQS: fauxqs no longer declares ${FAUXQS_BODY_CHARACTERS} in ${SQS_TYPES_MODULE}; ` +
+            'check that it accepts characters outside the BMP as SQS does, then update local/fauxqs.ts',
+        );
+      }
+      return { ...loaded, source: source.replace(FAUXQS_BODY_CHARACTERS, SQS_BODY_CHARACTERS) };
+    },
+  });
 }

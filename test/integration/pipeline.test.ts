@@ -37,7 +37,7 @@ const realStdout = process.stdout.write.bind(process.stdout);
 const realStderr = process.stderr.write.bind(process.stderr);
 
 beforeAll(async () => {
-  receivers = await Promise.all(Array.from({ length: 8 }, () => startReceiver()));
+  receivers = await Promise.all(Array.from({ length: 9 }, () => startReceiver()));
   // Capture every log line the dispatcher writes (Powertools writes JSON lines: INFO and
   // DEBUG to stdout, WARN and ERROR to stderr).
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -122,6 +122,24 @@ describe('delivery pipeline on the local emulators', () => {
       [2, 'http_error', false],
       [3, 'delivered', true],
     ]);
+  });
+
+  it('publishes and retries an event whose user name holds characters outside the BMP, the same bytes on every attempt', async () => {
+    // Real SQS accepts #x10000-#x10FFFF in a message body; local mode's SQS must too, on the
+    // ingress queue (the publish) and on the retry queue (every retry carries the body).
+    const receiver = receivers[8]!;
+    receiver.behave(failTimes(2));
+    const app = id('app');
+    const con = await harness.createConnection({ applicationId: app, url: receiver.url });
+    const name = 'Zoë 🚀 Lovelace 𝒜';
+    const event = userIdentified(app);
+    await harness.publish({ ...event, user: { ...event.user, name } });
+    const reqs = await receiver.waitFor(3, 30_000);
+    expect(reqs.map((r) => r.headers['x-service-attempt'])).toEqual(['1', '2', '3']);
+    expect(new Set(reqs.map((r) => r.body)).size).toBe(1);
+    expect(Buffer.from(reqs[0]!.body, 'utf8').includes(Buffer.from(name, 'utf8'))).toBe(true);
+    expect((JSON.parse(reqs[0]!.body) as { user: { name: string } }).user.name).toBe(name);
+    expect(reqs.every((r) => verifiedBy(con.secret, r))).toBe(true);
   });
 
   it('parks a delivery to a receiver that always fails after 4 attempts, with a complete attempt log', async () => {
