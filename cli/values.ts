@@ -4,6 +4,7 @@
  * back in an error, since they often hold credentials.
  */
 
+import { RESERVED_KEYS } from '../lambdas/core/payload';
 import { ISO_DATE_TIME } from '../lambdas/management/since';
 import { UsageError } from './errors';
 
@@ -88,6 +89,13 @@ export function collectHeaders(
   const out: Record<string, string> = {};
   const seen = new Map<string, string>();
   const add = (name: string, value: string) => {
+    // Assigned to a plain object, `__proto__` would set its prototype and vanish: refused by
+    // name, as the service refuses it (core/payload.ts RESERVED_KEYS).
+    if (RESERVED_KEYS.has(name.toLowerCase())) {
+      throw new UsageError(
+        `header ${name} is a reserved name (${[...RESERVED_KEYS].join(', ')} cannot be header names)`,
+      );
+    }
     const previous = seen.get(name.toLowerCase());
     if (previous !== undefined)
       throw new UsageError(`header ${name} is given twice (as ${previous} and ${name})`);

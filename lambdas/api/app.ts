@@ -9,6 +9,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { ZodError } from 'zod';
+import { ValidationError } from '../core/errors';
+import { RESERVED_KEYS } from '../core/payload';
 import { requireSession } from './auth';
 import { mountConsole } from './console-files';
 import { ApiError, ERROR_CODES, toApiError } from './errors';
@@ -56,6 +58,34 @@ function validationError(target: string, error: ZodError): ApiError {
     return new ApiError(422, ERROR_CODES.validationFailed, name ? `${name}: ${problem}` : problem, name);
   }
   return new ApiError(400, ERROR_CODES.invalidParameter, name ? `${name}: ${problem}` : problem, name);
+}
+
+/**
+ * `__proto__` survives JSON.parse as a key of its own but not the copy validation makes, so
+ * `{"headers":{"__proto__":"x"}}` would be saved as no header at all. Refused by name before
+ * validation, as the core refuses the other reserved names (core/payload.ts RESERVED_KEYS).
+ * A body that is not JSON is left to the validator, which says so.
+ */
+function refuseProtoKeys(text: string): void {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return;
+  }
+  const path = protoKeyPath(body, []);
+  if (path)
+    throw new ValidationError(path, `is a reserved name (${[...RESERVED_KEYS].join(', ')} cannot be keys)`);
+}
+
+function protoKeyPath(value: unknown, path: string[]): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) return [...path, '__proto__'].join('.');
+  for (const [key, inner] of Object.entries(value)) {
+    const found = protoKeyPath(inner, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
@@ -122,6 +152,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
           'the request body must be application/json (Content-Type: application/json)',
         );
       }
+      if (takesBody) refuseProtoKeys(await c.req.text());
       await next();
     },
   );

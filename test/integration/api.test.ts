@@ -307,6 +307,29 @@ describe('management API: errors', () => {
     },
   );
 
+  it.each([
+    ['POST', '/connections', '{"name":"x","url":"URL","headers":{"__proto__":"x"}}'],
+    ['PATCH', '/connections/ID', '{"headers":{"__proto__":"x"}}'],
+  ])(
+    'refuses a header named __proto__ by name on %s (it would vanish in a copy), changing nothing',
+    async (method, rest, raw) => {
+      const res = await call(method, appPath(app, rest.replace('ID', connectionId)), {
+        token,
+        raw: raw.replace('URL', receiver.url),
+      });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({
+        error: {
+          code: 'validation_failed',
+          message: expect.stringContaining('reserved name'),
+          field: 'headers.__proto__',
+        },
+      });
+      const list = await call('GET', appPath(app, '/connections'), { token });
+      expect(list.body.data).toHaveLength(1);
+    },
+  );
+
   it('never echoes a custom header value, even the bad one it refuses', async () => {
     const res = await call('PATCH', appPath(app, `/connections/${connectionId}`), {
       token,

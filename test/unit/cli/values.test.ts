@@ -80,6 +80,11 @@ describe('--header', () => {
     expect(collectHeaders(['X-B: 2'], '{"X-A":"1"}')).toEqual({ 'X-A': '1', 'X-B': '2' });
   });
 
+  it('refuses a header named __proto__, from --header and from --headers-json, instead of dropping it', () => {
+    expect(() => collectHeaders(['__proto__: x'])).toThrow(/header __proto__ is a reserved name/);
+    expect(() => collectHeaders([], '{"__proto__":"x"}')).toThrow(/header __proto__ is a reserved name/);
+  });
+
   it('refuses the same header twice, whatever its case', () => {
     expect(() => collectHeaders(['Authorization: a', 'authorization: b'])).toThrow(
       'header authorization is given twice (as Authorization and authorization)',
