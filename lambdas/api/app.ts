@@ -24,6 +24,8 @@ export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
 export const DEFAULT_MAX_BODY_BYTES = 65_536;
 /** POST routes that take a JSON body (the others, test and rotate, take none). */
 const JSON_POST_PATH = /\/connections\/?$/;
+/** POST routes whose JSON body is optional: without a body they take no Content-Type, with one only JSON. */
+const OPTIONAL_JSON_POST_PATH = /\/recover\/?$/;
 
 const OPENAPI_INFO = {
   title: 'Webhooks management API',
@@ -143,9 +145,13 @@ export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     }),
     async (c, next) => {
       // Routes that take a body take JSON and nothing else (an absent body is not an empty patch).
+      const contentType = c.req.header('content-type');
       const takesBody =
-        c.req.method === 'PATCH' || (c.req.method === 'POST' && JSON_POST_PATH.test(c.req.path));
-      if (takesBody && !/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
+        c.req.method === 'PATCH' ||
+        (c.req.method === 'POST' &&
+          (JSON_POST_PATH.test(c.req.path) ||
+            (OPTIONAL_JSON_POST_PATH.test(c.req.path) && contentType !== undefined)));
+      if (takesBody && !/^application\/json\s*(;|$)/i.test(contentType ?? '')) {
         throw new ApiError(
           400,
           ERROR_CODES.invalidRequest,

@@ -657,6 +657,26 @@ describe('management API: parked deliveries, retry and recover', () => {
     expect(unknownField.status).toBe(422);
   });
 
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])(
+    'answers recover with a %s body 400 invalid_request, as its siblings do, and re-queues nothing',
+    async (contentType) => {
+      const app = id('app');
+      const token = await tokenFor(app);
+      const { connectionId } = await createVia(app, token);
+      const item = parked(connectionId, app, Date.now() - 60_000);
+      await parkedStore.park(item);
+      const res = await call('POST', appPath(app, `/connections/${connectionId}/recover`), {
+        token,
+        raw: 'since=1h',
+        contentType,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+      const left = await call('GET', appPath(app, `/connections/${connectionId}/parked`), { token });
+      expect(left.body.data.map((p: ParkedItem) => p.deliveryId)).toEqual([item.deliveryId]);
+    },
+  );
+
   it('shows health on every connection: healthy until told otherwise', async () => {
     const app = id('app');
     const token = await tokenFor(app);
