@@ -14,7 +14,9 @@ import { RESERVED_KEYS } from '../core/payload';
 import { requireSession } from './auth';
 import { mountConsole } from './console-files';
 import { ApiError, ERROR_CODES, toApiError } from './errors';
+import { API_TAGS } from './routes/common';
 import { connectionRoutes } from './routes/connections';
+import { indexRoute } from './routes/index';
 import { logRoutes } from './routes/logs';
 import { parkedRoutes } from './routes/parked';
 import type { ApiDeps, ApiEnv } from './types';
@@ -31,7 +33,8 @@ const OPENAPI_INFO = {
   title: 'Webhooks management API',
   version: '1.0.0',
   description:
-    'Connections, secrets, test sends and the attempt log of one application. Every route but this document takes `Authorization: Bearer <session token>` (minted with createConsoleSession or `webhooks console`). Errors are `{ "error": { "code", "message", "field"? } }`.',
+    'Connections, secrets, test sends and the attempt log of one application. Every route but this document and the index at /api/v1 takes `Authorization: Bearer <session token>` (minted with createConsoleSession or `webhooks console`). Errors are `{ "error": { "code", "message", "field"? } }`.',
+  license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
 };
 
 const OPENAPI_CONFIG = {
@@ -39,6 +42,7 @@ const OPENAPI_CONFIG = {
   info: OPENAPI_INFO,
   security: [{ session: [] }],
   servers: [{ url: '/' }],
+  tags: API_TAGS,
 };
 
 /** The field a zod issue is about (`headers.X-Api-Key`), as the library names it. */
@@ -163,6 +167,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     },
   );
 
+  indexRoute(app, { console: deps.consoleDir !== undefined && deps.consoleDir !== false });
   connectionRoutes(app, deps);
   logRoutes(app, deps);
   parkedRoutes(app, deps);

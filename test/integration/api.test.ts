@@ -243,6 +243,32 @@ describe('management API: the routes a console uses', () => {
     expect(doc.body).toEqual(JSON.parse(JSON.stringify(apiDocument())));
   });
 
+  it('serves an index at /api/v1 without a token: the document, the console and where each resource lives', async () => {
+    const index = await call('GET', '/api/v1');
+    expect(index.status).toBe(200);
+    expect(index.body).toMatchObject({
+      openapi: '/api/v1/openapi.json',
+      console: '/console/',
+      routes: { connections: '/api/v1/applications/{applicationId}/connections' },
+    });
+    expect(index.body.authentication).toContain('Bearer');
+    expect((await call('GET', index.body.openapi)).status).toBe(200);
+  });
+
+  it('answers a created connection with its Location, which reads it back', async () => {
+    const app = id('app');
+    const token = await tokenFor(app);
+    const created = await call('POST', appPath(app, '/connections'), {
+      token,
+      json: { name: 'located', url: receiver.url },
+    });
+    expect(created.status).toBe(201);
+    const location = created.headers.get('location')!;
+    expect(location).toBe(appPath(app, `/connections/${created.body.connectionId}`));
+    const read = await call('GET', location, { token });
+    expect(read.body).toMatchObject({ connectionId: created.body.connectionId, name: 'located' });
+  });
+
   it('serves the console with a strict Content-Security-Policy, and a 503 page when it is not built', async () => {
     const page = await call('GET', '/console/');
     expect(page.status).toBe(200);

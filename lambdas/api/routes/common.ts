@@ -6,6 +6,18 @@ import { ErrorSchema } from '../schemas';
 export const TAG_CONNECTIONS = 'Connections';
 export const TAG_LOGS = 'Attempt log';
 export const TAG_PARKED = 'Parked deliveries';
+export const TAG_API = 'API';
+
+/** The document's top-level tags, in the order a reader meets them. */
+export const API_TAGS = [
+  { name: TAG_API, description: 'where to start: the index of this API (no session needed)' },
+  { name: TAG_CONNECTIONS, description: 'webhook connections, their secrets and test sends' },
+  { name: TAG_LOGS, description: 'the attempt log: every attempt of every delivery, and chart data' },
+  {
+    name: TAG_PARKED,
+    description: 'deliveries that failed for good or met a disabled connection, kept to be sent again',
+  },
+];
 
 export function jsonOk<T extends z.ZodType>(schema: T, description: string) {
   return { content: { 'application/json': { schema } }, description };
@@ -20,7 +32,7 @@ const ERROR_DESCRIPTIONS = {
   401: 'missing, malformed, tampered or expired session token',
   404: 'no such application, connection or delivery for this session',
   409: 'changed meanwhile; read it again and retry',
-  413: 'request body too large',
+  413: 'request body too large (every route under /applications takes at most 64 KiB by default)',
   422: 'a field breaks a rule; `field` names it',
   429: 'too many requests (the deployed API throttles)',
 } as const;

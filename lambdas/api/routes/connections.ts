@@ -93,7 +93,18 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       tags: [TAG_CONNECTIONS],
       summary: 'Add a connection of type Webhook (Name, URL, Method, Headers); its secret is created with it',
       request: { params: ApplicationParams, body: jsonBody(CreateConnectionBody) },
-      responses: { 201: jsonOk(ConnectionSchema, 'the new connection'), ...errorResponses(400, 413, 422) },
+      responses: {
+        201: {
+          ...jsonOk(ConnectionSchema, 'the new connection'),
+          headers: {
+            Location: {
+              description: 'the path of the new connection',
+              schema: { type: 'string', example: '/api/v1/applications/app_1/connections/con_1' },
+            },
+          },
+        },
+        ...errorResponses(400, 413, 422),
+      },
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -199,7 +210,7 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       tags: [TAG_CONNECTIONS],
       summary: 'New secret; the old one keeps signing for the overlap dispatcher caches need',
       request: { params: ConnectionParams },
-      responses: { 200: jsonOk(RotatedSecretSchema, 'the new secret'), ...errorResponses() },
+      responses: { 200: jsonOk(RotatedSecretSchema, 'the new secret'), ...errorResponses(413) },
     }),
     async (c) => {
       const { connectionId } = c.req.valid('param');
@@ -225,7 +236,7 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       tags: [TAG_CONNECTIONS],
       summary: 'Send Test: one signed test delivery now (never retried); its attempt record',
       request: { params: ConnectionParams },
-      responses: { 200: jsonOk(AttemptSchema, 'the attempt, whatever its outcome'), ...errorResponses() },
+      responses: { 200: jsonOk(AttemptSchema, 'the attempt, whatever its outcome'), ...errorResponses(413) },
     }),
     async (c) => {
       const { connectionId } = c.req.valid('param');

@@ -112,7 +112,10 @@ export function parkedRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       tags: [TAG_PARKED],
       summary: 'Retry one parked delivery now (same delivery id and body; its attempt numbers continue)',
       request: { params: DeliveryParams },
-      responses: { 200: jsonOk(RetryResultSchema, 'the delivery is queued again'), ...errorResponses(422) },
+      responses: {
+        200: jsonOk(RetryResultSchema, 'the delivery is queued again'),
+        ...errorResponses(413, 422),
+      },
     }),
     async (c) => {
       const { deliveryId } = c.req.valid('param');

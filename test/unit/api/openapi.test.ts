@@ -36,17 +36,47 @@ describe('OpenAPI document', () => {
         'GET /connections/{connectionId}/parked',
         'POST /connections/{connectionId}/recover',
         'POST /deliveries/{deliveryId}/retry',
+        'GET /api/v1',
       ].sort(),
     );
     expect(live.security).toEqual([{ session: [] }]);
     expect(live.components?.securitySchemes?.session).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
-  it('documents the error shape on every operation', () => {
-    for (const item of Object.values(live.paths ?? {})) {
-      for (const op of Object.values(item as Record<string, { responses: Record<string, unknown> }>)) {
-        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '404']));
+  it('documents the error shape on every operation behind the session; only the index is open', () => {
+    const open: string[] = [];
+    for (const [path, item] of Object.entries(live.paths ?? {})) {
+      for (const op of Object.values(
+        item as Record<string, { responses: Record<string, unknown>; security?: unknown[] }>,
+      )) {
+        if (op.security?.length === 0) open.push(path);
+        else expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '404']));
       }
     }
+    expect(open).toEqual(['/api/v1']);
+  });
+
+  it('names its licence and its tags, each described, and every tag an operation uses is listed', () => {
+    expect(live.info.license).toEqual({ name: 'Apache-2.0', identifier: 'Apache-2.0' });
+    const listed = (live.tags ?? []).map((t) => t.name);
+    expect(live.tags?.every((t) => (t.description ?? '').length > 0)).toBe(true);
+    const used = Object.values(live.paths ?? {}).flatMap((item) =>
+      Object.values(item as Record<string, { tags?: string[] }>).flatMap((op) => op.tags ?? []),
+    );
+    expect([...new Set(used)].sort()).toEqual([...listed].sort());
+  });
+
+  it('lists 413 on every POST and PATCH (each passes the body limit) and the Location of a created connection', () => {
+    for (const [path, item] of Object.entries(live.paths ?? {})) {
+      for (const [method, op] of Object.entries(
+        item as Record<string, { responses: Record<string, unknown> }>,
+      )) {
+        if (method === 'post' || method === 'patch')
+          expect({ method, path, has413: '413' in op.responses }).toEqual({ method, path, has413: true });
+      }
+    }
+    const paths = live.paths as Record<string, { post: { responses: Record<string, { headers?: object }> } }>;
+    const created = paths['/api/v1/applications/{applicationId}/connections']?.post.responses['201'];
+    expect(created?.headers).toHaveProperty('Location');
   });
 });

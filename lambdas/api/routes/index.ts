@@ -1,0 +1,56 @@
+/**
+ * `GET /api/v1`: where a newcomer with only the base URL starts. No session needed: it names
+ * the routes, the document that describes them and how to authenticate, and nothing of any
+ * application.
+ */
+
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { ApiEnv } from '../types';
+import { jsonOk, TAG_API } from './common';
+
+const BASE = '/api/v1';
+
+export const ApiIndexSchema = z
+  .object({
+    name: z.string(),
+    version: z.string(),
+    openapi: z.string().openapi({ description: 'the OpenAPI 3.1 document of every route' }),
+    console: z.string().nullable().openapi({ description: 'the web console, when this server serves it' }),
+    authentication: z.string(),
+    routes: z.record(z.string(), z.string()).openapi({ description: 'where each resource lives' }),
+  })
+  .openapi('ApiIndex');
+
+export function indexRoute(app: OpenAPIHono<ApiEnv>, options: { console: boolean }): void {
+  app.openapi(
+    createRoute({
+      operationId: 'apiIndex',
+      method: 'get',
+      path: BASE,
+      tags: [TAG_API],
+      security: [],
+      summary: 'The index of this API: its routes, its OpenAPI document and how to authenticate',
+      responses: { 200: jsonOk(ApiIndexSchema, 'the index') },
+    }),
+    (c) =>
+      c.json(
+        {
+          name: 'Webhooks management API',
+          version: '1.0.0',
+          openapi: `${BASE}/openapi.json`,
+          console: options.console ? '/console/' : null,
+          authentication:
+            'Authorization: Bearer <session token>, minted for one application by createConsoleSession or `npx webhooks console --application app_…`',
+          routes: {
+            connections: `${BASE}/applications/{applicationId}/connections`,
+            attempts: `${BASE}/applications/{applicationId}/connections/{connectionId}/attempts`,
+            stats: `${BASE}/applications/{applicationId}/connections/{connectionId}/stats`,
+            delivery: `${BASE}/applications/{applicationId}/deliveries/{deliveryId}`,
+            failures: `${BASE}/applications/{applicationId}/failures`,
+            parked: `${BASE}/applications/{applicationId}/connections/{connectionId}/parked`,
+          },
+        },
+        200,
+      ),
+  );
+}
