@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
 
 const ROOT = path.join(__dirname, '..', '..');
 const pkg = require(path.join(ROOT, 'package.json')) as {
+  license: string;
   dependencies?: Record<string, string>;
   peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
@@ -48,5 +50,17 @@ describe('the package as users install it (the modules it ships unbundled)', () 
 
   it('lets the construct synthesise with aws-cdk-lib and constructs only (no cdk-nag, no esbuild)', () => {
     expect(packagesImportedBy('lib/index.ts')).toEqual(['aws-cdk-lib', 'constructs']);
+  });
+
+  it('ships the licence text (LICENSE, Apache-2.0) in the tarball', () => {
+    // --ignore-scripts: the file list, without the build that prepack runs.
+    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const [packed] = JSON.parse(out) as Array<{ files: Array<{ path: string }> }>;
+    expect(packed!.files.map((f) => f.path)).toContain('LICENSE');
+    expect(pkg.license).toBe('Apache-2.0');
   });
 });
