@@ -1,6 +1,6 @@
 /** Numbers and names fixed by the product contract (spec) and the design. */
 
-/** docs/protocol.md §6: the only event kind. */
+/** docs/protocol.md §2: the only event kind. */
 export const EVENT_KIND = 'user.identified';
 
 /** docs/protocol.md §6, §8: one attempt, whole exchange, must finish within 30 s. */
@@ -25,7 +25,7 @@ export const MAX_ATTEMPT = 1000;
 /** docs/protocol.md §4, §8: receivers reject timestamps older than 5 minutes. */
 export const REPLAY_WINDOW_MS = 300_000;
 
-/** docs/protocol.md §3: connection methods. */
+/** docs/protocol.md §1: connection methods. */
 export const ALLOWED_METHODS = ['POST', 'PUT', 'PATCH'] as const;
 
 /** docs/design.md §3: a serialised body is at most 256 KiB. */

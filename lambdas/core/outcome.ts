@@ -1,5 +1,5 @@
 /**
- * The one decision point for outcomes (STYLE.md rule 5): an attempt's result (refusals
+ * The one decision point for outcomes (docs/design.md §2, rule 4): an attempt's result (refusals
  * included) and its position in the chain in, delivered / retry after N s / dead-letter /
  * report (test sends) out.
  */

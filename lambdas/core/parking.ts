@@ -1,6 +1,6 @@
 /**
  * Parked deliveries and operational events (docs/design.md §9): the types and the ports the core
- * declares for them (STYLE.md rule 1). A parked delivery is one the pipeline processed to
+ * declares for them (docs/design.md §2, rule 1). A parked delivery is one the pipeline processed to
  * its end without delivering it; it waits per connection for a retry or a recovery, instead
  * of the dead-letter queue, which keeps only what the pipeline itself could not process.
  */

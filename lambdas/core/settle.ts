@@ -222,7 +222,7 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
     record,
     async settle(s) {
       const { delivery } = s;
-      // Every outcome, refusals included, is decided here and only here (STYLE.md rule 5).
+      // Every outcome, refusals included, is decided here and only here (docs/design.md §2, rule 4).
       const decision = decide(s.result, delivery.attempt - (delivery.chainStart ?? 1), !delivery.test);
       const built = attemptRecordOf({
         delivery,

@@ -1,4 +1,4 @@
-/** Domain types and the ports the delivery core declares (STYLE.md rule 1). */
+/** Domain types and the ports the delivery core declares (docs/design.md §2, rule 1). */
 
 import type { ALLOWED_METHODS } from './constants';
 import type { ConnectionHealth } from './health';
@@ -138,7 +138,7 @@ export type DeadLetterReason =
   | 'invalid_message'
   | 'invalid_payload';
 
-/** The single decision taken after an attempt (STYLE.md rule 5). */
+/** The single decision taken after an attempt (docs/design.md §2, rule 4). */
 export type Decision =
   | { action: 'done'; outcome: 'delivered' }
   | { action: 'retry'; outcome: Outcome; delaySeconds: number }

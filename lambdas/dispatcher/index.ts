@@ -1,5 +1,5 @@
 /**
- * The dispatcher Lambda: wiring only (STYLE.md rule 3). Config and adapters are built once
+ * The dispatcher Lambda: wiring only (docs/design.md §2, rule 3). Config and adapters are built once
  * per container; each invocation hands its SQS records to the core and returns the
  * partial batch response, so only the records that must be redelivered come back.
  */

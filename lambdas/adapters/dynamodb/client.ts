@@ -5,7 +5,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
  * A document client around `client`, or around one built from the default chain when none is
- * given (STYLE.md rule 2). Undefined attributes are left out of items rather than refused.
+ * given (docs/design.md §2, rule 2). Undefined attributes are left out of items rather than refused.
  */
 export function documentClient(client?: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client ?? new DynamoDBClient({}), {

@@ -8,7 +8,7 @@ import { CONNECTIONS_TABLE } from './tables';
 
 export interface DynamoConnectionStoreOptions {
   tableName: string;
-  /** A document client; one is built from the default chain when absent (STYLE.md rule 2). */
+  /** A document client; one is built from the default chain when absent (docs/design.md §2, rule 2). */
   client?: DynamoDBDocumentClient;
 }
 

@@ -10,7 +10,7 @@ import type { OperationalEvents } from '../../core/ports';
 
 export interface SnsOperationalEventsOptions {
   topicArn: string;
-  /** An SNS client; one is built from the default chain when absent (STYLE.md rule 2). */
+  /** An SNS client; one is built from the default chain when absent (docs/design.md §2, rule 2). */
   client?: SNSClient;
 }
 

@@ -1,6 +1,6 @@
 import { emfMetrics } from '../../../lambdas/adapters/metrics/emf';
 
-/** In-memory fakes of the core's ports, for handler-level tests (STYLE.md rule 9). */
+/** In-memory fakes of the core's ports, for handler-level tests (docs/design.md §2, rule 7). */
 
 import type { ConnectionHealth } from '../../../lambdas/core/health';
 import { createHealthTracker } from '../../../lambdas/core/health-tracker';
