@@ -37,7 +37,7 @@ export function acknowledgeNagFindings(delivery: WebhookDelivery): void {
       id: 'AwsSolutions-SMG4',
       reason:
         'The console session key signs tokens that live at most 24 h; rotating it ends every open session, so ' +
-        'operators rotate it on demand (README, Operate) rather than on a schedule.',
+        'operators rotate it on demand (docs/console.md) rather than on a schedule.',
     });
     Validations.of(api.api).acknowledge({
       id: 'AwsSolutions-APIG4',

@@ -1,4 +1,4 @@
-/** `webhooks attempts …`: the operator's questions of the attempt log (README "Operate"). */
+/** `webhooks attempts …`: the operator's questions of the attempt log (docs/operations.md). */
 
 import type { Command } from 'commander';
 import { RESPONSE_SNIPPET_BYTES } from '../../lambdas/core/constants';
