@@ -18,7 +18,8 @@
 import { cpuUsage } from 'node:process';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { Agent, request } from 'undici';
-import { egressLookup, HttpsSender, type Resolver } from '../lambdas/adapters/http/sender';
+import { egressLookup } from '../lambdas/adapters/http/pool';
+import { HttpsSender, type Resolver } from '../lambdas/adapters/http/sender';
 import { createDispatcher } from '../lambdas/core/dispatch';
 import { buildHeaders } from '../lambdas/core/headers';
 import type { InputRecord } from '../lambdas/core/ports';

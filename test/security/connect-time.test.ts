@@ -13,7 +13,8 @@
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:https';
 import * as path from 'node:path';
-import { egressLookup, HttpsSender } from '../../lambdas/adapters/http/sender';
+import { egressLookup } from '../../lambdas/adapters/http/pool';
+import { HttpsSender } from '../../lambdas/adapters/http/sender';
 import { validateUrl } from '../../lambdas/core/connection';
 import type { EgressPolicy } from '../../lambdas/core/egress';
 import { ROOT_DIR } from '../support/child';
