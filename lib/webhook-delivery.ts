@@ -14,7 +14,7 @@ import { ATTEMPTS_TABLE, CONNECTIONS_TABLE, PARKED_TABLE } from '../lambdas/adap
 import { ENV } from '../lambdas/config';
 import { dispatcherEnvironment } from './dispatcher-environment';
 import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
-import { WebhookManagementApi } from './management-api';
+import { type ManagementApiOptions, WebhookManagementApi } from './management-api';
 import { ConnectionSecretStore } from './secret-store';
 import {
   MAX_BATCH_SIZE_WITHOUT_WINDOW,
@@ -138,8 +138,7 @@ export class WebhookDelivery extends Construct {
   /** @throws WebhookDeliveryPropsError when a prop is invalid or contradicts another. */
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps = {}) {
     super(scope, id);
-    const stack = Stack.of(this);
-    const p = resolveProps(props, stack.stackName);
+    const p = resolveProps(props, Stack.of(this).stackName);
     this.secretPrefix = p.secretPrefix;
     this.headerPrefix = p.headerPrefix;
     this.allowedPorts = [...p.allowedPorts];
@@ -148,153 +147,27 @@ export class WebhookDelivery extends Construct {
     this.secretStore = p.secretStore;
     this.secretKey = this.secrets.key;
 
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: p.dlqRetention,
-      maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
-    });
-    const consumedQueue: sqs.QueueProps = {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: p.queueVisibilityTimeout,
-      maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: p.maxReceiveCount },
-    };
-    this.queue = new sqs.Queue(this, 'Queue', consumedQueue);
-    this.retryQueue = new sqs.Queue(this, 'RetryQueue', consumedQueue);
-
+    this.deadLetterQueue = this.createDeadLetterQueue(p);
+    this.queue = this.createConsumedQueue('Queue', p);
+    this.retryQueue = this.createConsumedQueue('RetryQueue', p);
     this.connectionsTable = this.createConnectionsTable(p);
     this.attemptsTable = this.createAttemptsTable(p);
     this.parkedTable = this.createParkedTable(p);
-    this.eventsTopic =
-      p.eventsTopic ??
-      new sns.Topic(this, 'EventsTopic', {
-        displayName: 'Webhook connection health events',
-        enforceSSL: true,
-      });
+    this.eventsTopic = p.eventsTopic ?? this.createEventsTopic();
 
-    this.dispatcherRole = new iam.Role(this, 'DispatcherRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description:
-        'Webhook dispatcher: consumes the delivery queue, reads connections and their secrets, logs attempts',
-    });
-    this.logGroup = new logs.LogGroup(this, 'DispatcherLogs', {
-      retention: p.logRetention,
-      removalPolicy: p.removalPolicy,
-    });
-    // Granted here instead of the AWSLambdaBasicExecutionRole managed policy, which allows
-    // writing to every log group of the account.
-    this.logGroup.grantWrite(this.dispatcherRole);
-
+    this.dispatcherRole = this.createDispatcherRole();
+    this.logGroup = this.createLogGroup(p);
     this.dispatcher = this.createDispatcher(p);
     this.grantDispatcher(this.dispatcherRole);
-    this.retryWriters.push(this.dispatcherRole.roleArn);
-    // The retry queue's own policy refuses SendMessage to every principal but its writers,
-    // whatever identity policies an account grants (an `sqs:*` admin, a broad publisher).
-    this.retryQueue.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'OnlyDispatcherAndOperatorsSend',
-        effect: iam.Effect.DENY,
-        principals: [new iam.AnyPrincipal()],
-        actions: ['sqs:SendMessage'],
-        resources: [this.retryQueue.queueArn],
-        conditions: {
-          ArnNotEquals: { 'aws:PrincipalArn': Lazy.list({ produce: () => this.retryWriters }) },
-        },
-      }),
-    );
+    this.closeRetryQueue();
+    this.eventSource = this.createEventSource(p);
+    this.retryEventSource = this.createRetryEventSource(p);
 
-    // Two event source mappings, one handler: each record's eventSourceARN names its queue.
-    this.eventSource = new SqsEventSource(this.queue, {
-      batchSize: p.batchSize,
-      ...(p.maxBatchingWindow ? { maxBatchingWindow: p.maxBatchingWindow } : {}),
-      reportBatchItemFailures: true,
-      maxConcurrency: p.maxConcurrency,
-    });
-    // Retries keep the spec's 1, 2 and 4 s: no batching window on the retry queue (a window
-    // would hold each retry up to its length), and so at most 10 records a batch (SQS needs a
-    // window above 10). Retries never share a batch with first attempts either way.
-    this.retryEventSource = new SqsEventSource(this.retryQueue, {
-      batchSize: Math.min(p.batchSize, MAX_BATCH_SIZE_WITHOUT_WINDOW),
-      reportBatchItemFailures: true,
-      maxConcurrency: p.maxConcurrency,
-    });
-    this.dispatcher.addEventSource(this.eventSource);
-    this.dispatcher.addEventSource(this.retryEventSource);
+    this.deadLetterAlarm = this.createDeadLetterAlarm();
+    this.oldestMessageAgeAlarm = this.createOldestMessageAgeAlarm(p);
+    if (p.alarmTopic) this.notifyAlarms(p.alarmTopic);
 
-    this.deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterQueueNotEmpty', {
-      alarmDescription:
-        'The webhook pipeline could not process messages: they are in the dead-letter queue (poison messages, ' +
-        'or infrastructure failures past maxReceiveCount). This needs an operator: inspect them (webhooks dlq list), ' +
-        'fix the cause, then redrive. A customer endpoint that is down does not land here: its deliveries are parked ' +
-        'per connection (webhooks connections recover).',
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: cloudwatch.Stats.MAXIMUM,
-      }),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    const oldestAge = (queue: sqs.IQueue) =>
-      queue.metricApproximateAgeOfOldestMessage({
-        period: Duration.minutes(1),
-        statistic: cloudwatch.Stats.MAXIMUM,
-      });
-    this.oldestMessageAgeAlarm = new cloudwatch.Alarm(this, 'OldestMessageAge', {
-      alarmDescription:
-        `Webhook events or retries have waited on the delivery or retry queue for ${p.oldestMessageAgeAlarmThreshold.toHumanString()} ` +
-        'or more: the dispatcher is failing, throttled or behind. Check its errors and throttles.',
-      // Both queues: retries wait on the retry queue, and a dispatcher that stopped taking them
-      // would otherwise go unnoticed while new events still flow.
-      metric: new cloudwatch.MathExpression({
-        expression: 'MAX([ingress, retry])',
-        usingMetrics: { ingress: oldestAge(this.queue), retry: oldestAge(this.retryQueue) },
-        period: Duration.minutes(1),
-        label: 'Age of the oldest message, delivery and retry queues (s)',
-      }),
-      threshold: p.oldestMessageAgeAlarmThreshold.toSeconds(),
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    if (p.alarmTopic) {
-      const action = new SnsAction(p.alarmTopic);
-      this.deadLetterAlarm.addAlarmAction(action);
-      this.oldestMessageAgeAlarm.addAlarmAction(action);
-    }
-
-    if (props.managementApi !== false) {
-      this.managementApi = new WebhookManagementApi(this, 'ManagementApi', {
-        ...props.managementApi,
-        resources: {
-          queueUrl: this.queue.queueUrl,
-          queueArn: this.queue.queueArn,
-          retryQueueUrl: this.retryQueue.queueUrl,
-          retryQueueArn: this.retryQueue.queueArn,
-          deadLetterQueueUrl: this.deadLetterQueue.queueUrl,
-          connectionsTableName: this.connectionsTable.tableName,
-          connectionsTableArn: this.connectionsTable.tableArn,
-          attemptsTableName: this.attemptsTable.tableName,
-          attemptsTableArn: this.attemptsTable.tableArn,
-          parkedTableName: this.parkedTable.tableName,
-          parkedTableArn: this.parkedTable.tableArn,
-          eventsTopic: this.eventsTopic,
-          secretPrefix: p.secretPrefix,
-          secrets: this.secrets,
-          headerPrefix: p.headerPrefix,
-          allowedPorts: p.allowedPorts,
-          attemptTimeout: p.attemptTimeout,
-          attemptTtl: p.attemptTtl,
-          connectionCacheTtl: p.connectionCacheTtl,
-          logRetention: p.logRetention,
-          removalPolicy: p.removalPolicy,
-        },
-      });
-      this.retryWriters.push(this.managementApi.role.roleArn);
-    }
+    if (props.managementApi !== false) this.managementApi = this.createManagementApi(props.managementApi, p);
   }
 
   /** The connection secrets and who may use them. */
@@ -338,6 +211,26 @@ export class WebhookDelivery extends Construct {
       .combine(this.deadLetterQueue.grant(grantee, ...DEAD_LETTER_OPERATE_ACTIONS))
       .combine(this.grantPublish(grantee))
       .combine(this.retryQueue.grant(grantee, 'sqs:SendMessage'));
+  }
+
+  private createDeadLetterQueue(p: ResolvedWebhookDeliveryProps): sqs.Queue {
+    return new sqs.Queue(this, 'DeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: p.dlqRetention,
+      maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
+    });
+  }
+
+  /** A queue the dispatcher consumes (the ingress or the retry queue), with the dead-letter queue. */
+  private createConsumedQueue(id: string, p: ResolvedWebhookDeliveryProps): sqs.Queue {
+    return new sqs.Queue(this, id, {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: p.queueVisibilityTimeout,
+      maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: p.maxReceiveCount },
+    });
   }
 
   private createConnectionsTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
@@ -460,6 +353,32 @@ export class WebhookDelivery extends Construct {
     return table;
   }
 
+  private createEventsTopic(): sns.Topic {
+    return new sns.Topic(this, 'EventsTopic', {
+      displayName: 'Webhook connection health events',
+      enforceSSL: true,
+    });
+  }
+
+  private createDispatcherRole(): iam.Role {
+    return new iam.Role(this, 'DispatcherRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description:
+        'Webhook dispatcher: consumes the delivery queue, reads connections and their secrets, logs attempts',
+    });
+  }
+
+  private createLogGroup(p: ResolvedWebhookDeliveryProps): logs.LogGroup {
+    const logGroup = new logs.LogGroup(this, 'DispatcherLogs', {
+      retention: p.logRetention,
+      removalPolicy: p.removalPolicy,
+    });
+    // Granted here instead of the AWSLambdaBasicExecutionRole managed policy, which allows
+    // writing to every log group of the account.
+    logGroup.grantWrite(this.dispatcherRole);
+    return logGroup;
+  }
+
   private createDispatcher(p: ResolvedWebhookDeliveryProps): lambda.Function {
     const environment = dispatcherEnvironment({
       retryQueueUrl: this.retryQueue.queueUrl,
@@ -514,6 +433,138 @@ export class WebhookDelivery extends Construct {
     // The dispatcher never writes to the ingress queue (it only consumes it).
     this.retryQueue.grant(role, 'sqs:SendMessage');
     this.deadLetterQueue.grant(role, 'sqs:SendMessage');
+  }
+
+  /**
+   * The retry queue's own policy refuses SendMessage to every principal but its writers (the
+   * dispatcher's role, then operators), whatever identity policies an account grants (an
+   * `sqs:*` admin, a broad publisher).
+   */
+  private closeRetryQueue(): void {
+    this.retryWriters.push(this.dispatcherRole.roleArn);
+    this.retryQueue.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'OnlyDispatcherAndOperatorsSend',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['sqs:SendMessage'],
+        resources: [this.retryQueue.queueArn],
+        conditions: {
+          ArnNotEquals: { 'aws:PrincipalArn': Lazy.list({ produce: () => this.retryWriters }) },
+        },
+      }),
+    );
+  }
+
+  /** Two event source mappings, one handler: each record's eventSourceARN names its queue. */
+  private createEventSource(p: ResolvedWebhookDeliveryProps): SqsEventSource {
+    const source = new SqsEventSource(this.queue, {
+      batchSize: p.batchSize,
+      ...(p.maxBatchingWindow ? { maxBatchingWindow: p.maxBatchingWindow } : {}),
+      reportBatchItemFailures: true,
+      maxConcurrency: p.maxConcurrency,
+    });
+    this.dispatcher.addEventSource(source);
+    return source;
+  }
+
+  /**
+   * Retries keep the spec's 1, 2 and 4 s: no batching window on the retry queue (a window
+   * would hold each retry up to its length), and so at most 10 records a batch (SQS needs a
+   * window above 10). Retries never share a batch with first attempts either way.
+   */
+  private createRetryEventSource(p: ResolvedWebhookDeliveryProps): SqsEventSource {
+    const source = new SqsEventSource(this.retryQueue, {
+      batchSize: Math.min(p.batchSize, MAX_BATCH_SIZE_WITHOUT_WINDOW),
+      reportBatchItemFailures: true,
+      maxConcurrency: p.maxConcurrency,
+    });
+    this.dispatcher.addEventSource(source);
+    return source;
+  }
+
+  private createDeadLetterAlarm(): cloudwatch.Alarm {
+    return new cloudwatch.Alarm(this, 'DeadLetterQueueNotEmpty', {
+      alarmDescription:
+        'The webhook pipeline could not process messages: they are in the dead-letter queue (poison messages, ' +
+        'or infrastructure failures past maxReceiveCount). This needs an operator: inspect them (webhooks dlq list), ' +
+        'fix the cause, then redrive. A customer endpoint that is down does not land here: its deliveries are parked ' +
+        'per connection (webhooks connections recover).',
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  private createOldestMessageAgeAlarm(p: ResolvedWebhookDeliveryProps): cloudwatch.Alarm {
+    const oldestAge = (queue: sqs.IQueue) =>
+      queue.metricApproximateAgeOfOldestMessage({
+        period: Duration.minutes(1),
+        statistic: cloudwatch.Stats.MAXIMUM,
+      });
+    return new cloudwatch.Alarm(this, 'OldestMessageAge', {
+      alarmDescription:
+        `Webhook events or retries have waited on the delivery or retry queue for ${p.oldestMessageAgeAlarmThreshold.toHumanString()} ` +
+        'or more: the dispatcher is failing, throttled or behind. Check its errors and throttles.',
+      // Both queues: retries wait on the retry queue, and a dispatcher that stopped taking them
+      // would otherwise go unnoticed while new events still flow.
+      metric: new cloudwatch.MathExpression({
+        expression: 'MAX([ingress, retry])',
+        usingMetrics: { ingress: oldestAge(this.queue), retry: oldestAge(this.retryQueue) },
+        period: Duration.minutes(1),
+        label: 'Age of the oldest message, delivery and retry queues (s)',
+      }),
+      threshold: p.oldestMessageAgeAlarmThreshold.toSeconds(),
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  private notifyAlarms(topic: sns.ITopic): void {
+    const action = new SnsAction(topic);
+    this.deadLetterAlarm.addAlarmAction(action);
+    this.oldestMessageAgeAlarm.addAlarmAction(action);
+  }
+
+  /** The management HTTP API and console on this construct's resources; its role may redrive. */
+  private createManagementApi(
+    options: ManagementApiOptions | undefined,
+    p: ResolvedWebhookDeliveryProps,
+  ): WebhookManagementApi {
+    const api = new WebhookManagementApi(this, 'ManagementApi', {
+      ...options,
+      resources: {
+        queueUrl: this.queue.queueUrl,
+        queueArn: this.queue.queueArn,
+        retryQueueUrl: this.retryQueue.queueUrl,
+        retryQueueArn: this.retryQueue.queueArn,
+        deadLetterQueueUrl: this.deadLetterQueue.queueUrl,
+        connectionsTableName: this.connectionsTable.tableName,
+        connectionsTableArn: this.connectionsTable.tableArn,
+        attemptsTableName: this.attemptsTable.tableName,
+        attemptsTableArn: this.attemptsTable.tableArn,
+        parkedTableName: this.parkedTable.tableName,
+        parkedTableArn: this.parkedTable.tableArn,
+        eventsTopic: this.eventsTopic,
+        secretPrefix: p.secretPrefix,
+        secrets: this.secrets,
+        headerPrefix: p.headerPrefix,
+        allowedPorts: p.allowedPorts,
+        attemptTimeout: p.attemptTimeout,
+        attemptTtl: p.attemptTtl,
+        connectionCacheTtl: p.connectionCacheTtl,
+        logRetention: p.logRetention,
+        removalPolicy: p.removalPolicy,
+      },
+    });
+    this.retryWriters.push(api.role.roleArn);
+    return api;
   }
 
   /** The table and its index by name: no `index/*` wildcard. */
