@@ -1,0 +1,33 @@
+/**
+ * docs/cost.md, section by section: each section a function of the same figures
+ * (context.ts), in the order the document reads.
+ */
+
+import { breakdown, modelInputs } from './breakdown';
+import { type CostDoc, type CostDocInputs, costDocOf } from './context';
+import { fixedCosts, optionsCompared, pricesAndSources } from './fixed';
+import { apiCalls, batchFill, receiverLatency, scenarios, sqsRequests } from './measured';
+import { intro, leversPriced, summary, targets } from './overview';
+
+const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
+  intro,
+  summary,
+  targets,
+  leversPriced,
+  scenarios,
+  apiCalls,
+  sqsRequests,
+  batchFill,
+  receiverLatency,
+  breakdown,
+  modelInputs,
+  fixedCosts,
+  optionsCompared,
+  pricesAndSources,
+];
+
+/** The document: its sections, a blank line between each. */
+export function costDoc(inputs: CostDocInputs): string {
+  const doc = costDocOf(inputs);
+  return `${SECTIONS.map((section) => section(doc)).join('\n\n')}\n`;
+}

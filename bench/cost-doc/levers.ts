@@ -1,0 +1,83 @@
+/** The levers of issue 15 that docs/cost.md prices: what each changes in the model, and how it is set. */
+
+import type { Assumptions } from '../cost-model';
+
+export interface Lever {
+  name: string;
+  /** The construct prop that sets it, or that it is not built. */
+  how: string;
+  /** The model's assumptions with the lever pulled. */
+  a: Assumptions;
+}
+
+/** The levers of issue 15 the model can price, each alone and all together. */
+export function levers(a: Assumptions): Lever[] {
+  const window = { ...a, batchingWindowS: 1 };
+  const big = { ...a, batchingWindowS: 1, batchSize: 100 };
+  const ttl = { ...a, ttlDaysSuccess: 3 };
+  const noPitr = { ...a, pitr: false };
+  const provisioned = { ...a, writeCapacity: { mode: 'provisioned' as const, utilisation: 0.7 } };
+  const slow = { ...a, slowLane: true };
+  const small = { ...a, memoryMb: 128 };
+  return [
+    { name: 'as built', how: 'the stack today', a },
+    {
+      name: 'batching window 1 s',
+      how: 'construct prop `maxBatchingWindow: Duration.seconds(1)`',
+      a: window,
+    },
+    {
+      name: 'batch 100 + window 1 s',
+      how: 'construct props `batchSize: 100`, `maxBatchingWindow: Duration.seconds(1)`, `batchConcurrency: 100`',
+      a: big,
+    },
+    {
+      name: 'memory 128 MB',
+      how: 'construct prop `memorySize: 128` today (waiting dominates, not CPU)',
+      a: small,
+    },
+    {
+      name: 'successes kept 3 days',
+      how: 'construct prop `deliveredAttemptTtl: Duration.days(3)` (a delivery that ever failed keeps `attemptTtl`)',
+      a: ttl,
+    },
+    {
+      name: 'no PITR on the attempt log',
+      how: 'construct prop `attemptLogPointInTimeRecovery: false`',
+      a: noPitr,
+    },
+    {
+      name: 'provisioned writes at 70% use',
+      how: 'construct prop `attemptLogCapacity` (auto-scaled, 70 % target)',
+      a: provisioned,
+    },
+    {
+      name: 'slow lane for timed-out retries',
+      how: 'not built: retries of timed-out attempts on a queue apart from other retries (the retry queue already keeps every retry apart from first attempts)',
+      a: slow,
+    },
+    {
+      name: 'every construct prop above',
+      how: 'window 1 s, batch 100, 128 MB, 3-day successes, no PITR, provisioned (no slow lane)',
+      a: {
+        ...big,
+        memoryMb: 128,
+        ttlDaysSuccess: 3,
+        pitr: false,
+        writeCapacity: { mode: 'provisioned', utilisation: 0.7 },
+      },
+    },
+    {
+      name: 'all of the above',
+      how: 'window 1 s, batch 100, 128 MB, 3-day successes, no PITR, provisioned, slow lane',
+      a: {
+        ...big,
+        memoryMb: 128,
+        ttlDaysSuccess: 3,
+        pitr: false,
+        writeCapacity: { mode: 'provisioned', utilisation: 0.7 },
+        slowLane: true,
+      },
+    },
+  ];
+}
