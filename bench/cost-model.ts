@@ -2,7 +2,7 @@
  * The cost model of docs/cost.md: pure arithmetic from measured figures (bench results: API
  * calls counted at the emulators, item and wire bytes, CPU), a price table (bench/prices.ts),
  * a receiver-latency distribution, a batch-fill model and the assumptions below.
- * test/unit/cost.test.ts holds the formulas to account.
+ * test/unit/cost-model.test.ts holds the formulas to account.
  *
  * Per million deliveries, every line AWS bills: SQS requests (publish, receive, delete, retry,
  * dead letter), Lambda requests and duration, DynamoDB writes, storage and PITR storage of the
@@ -13,6 +13,9 @@
 
 import { MAX_BATCH_SIZE_WITHOUT_WINDOW } from '../lib/webhook-delivery-props';
 import type { Prices } from './prices';
+
+/** The published prices the model is run with (bench/prices.ts); its tests price with them too. */
+export { PRICES } from './prices';
 
 /** SQS bills each 64 KB chunk of a request's payload as one request. */
 export const SQS_CHUNK_BYTES = 64 * 1024;

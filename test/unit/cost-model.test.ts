@@ -1,0 +1,237 @@
+/** The cost model of docs/cost.md (bench/cost-model.ts): its arithmetic, on round numbers. */
+
+import {
+  alternatives,
+  batchFill,
+  batchHitProbability,
+  connectionReadsPerDelivery,
+  DEFAULT_LATENCY,
+  DYNAMODB_ITEM_OVERHEAD_BYTES,
+  defaultAssumptions,
+  expectedSlowestMs,
+  type Figures,
+  fixedCost,
+  type KindFigures,
+  lambdaUsage,
+  latencyCdf,
+  latencyQuantile,
+  PRICES,
+  SCENARIOS,
+  scenarioCost,
+} from '../../bench/cost-model';
+
+const GIB = 1024 ** 3;
+const kind = (over: Partial<KindFigures>): KindFigures => ({
+  messages: 1,
+  attempts: 1,
+  sqsSends: 0,
+  dynamoWrites: 1,
+  writeUnits: 1,
+  readUnits: 0,
+  secretCalls: 0,
+  itemBytes: 412,
+  items: 1,
+  indexBytes: 0,
+  indexItems: 0,
+  wireBytesPerAttempt: 1000,
+  logBytes: 0,
+  logBytesAtDebug: 400,
+  ...over,
+});
+const failingKind = kind({
+  messages: 4,
+  attempts: 4,
+  sqsSends: 4,
+  dynamoWrites: 4,
+  writeUnits: 5,
+  itemBytes: 4 * 924,
+  items: 4,
+  indexBytes: 924,
+  indexItems: 1,
+  logBytes: 2_000,
+});
+const figures: Figures = {
+  cpuMicrosPerDelivery: 1_000,
+  kinds: { healthy: kind({}), failing: failingKind, hanging: failingKind },
+  publishRequests: { single: 1, batched: 0.1 },
+  receivesPerBatch: 1,
+  deletesPerBatch: 1,
+  largestMessageBytes: 1_000,
+};
+const a = {
+  ...defaultAssumptions({ batchSize: 10, memoryMb: 256, attemptTimeoutMs: 30_000, attemptTtlDays: 30 }),
+  // Traffic high enough for full batches, and connections read once per delivery at most.
+  eventsPerSecond: 10_000,
+  connections: 1,
+};
+const [healthy, healthyBatched, failing10, hanging1] = SCENARIOS as [
+  (typeof SCENARIOS)[number],
+  (typeof SCENARIOS)[number],
+  (typeof SCENARIOS)[number],
+  (typeof SCENARIOS)[number],
+];
+const line = (cost: ReturnType<typeof scenarioCost>, prefix: string) => {
+  const found = cost.lines.find((l) => l.item.startsWith(prefix));
+  if (!found) throw new Error(`no line ${prefix}`);
+  return found.perMillion;
+};
+
+describe('receiver latency distribution', () => {
+  it('has the documented median and 99th percentile', () => {
+    expect(latencyCdf(DEFAULT_LATENCY, 100)).toBeCloseTo(0.5, 5);
+    expect(latencyCdf(DEFAULT_LATENCY, 1_000)).toBeCloseTo(0.99, 4);
+    expect(latencyQuantile(DEFAULT_LATENCY, 0.5)).toBeCloseTo(100, 3);
+  });
+
+  it('gives the log-normal mean for one attempt and a longer wait for the slowest of ten', () => {
+    const sigma = Math.log(10) / 2.326_347_874;
+    const mean = 100 * Math.exp((sigma * sigma) / 2);
+    expect(expectedSlowestMs(DEFAULT_LATENCY, 1, 30_000) / mean).toBeCloseTo(1, 2);
+    const ten = expectedSlowestMs(DEFAULT_LATENCY, 10, 30_000);
+    expect(ten).toBeGreaterThan(3 * 100);
+    expect(ten).toBeLessThan(1_000);
+    // Cut at the deadline: never more than the cap.
+    expect(expectedSlowestMs(DEFAULT_LATENCY, 1_000, 500)).toBeCloseTo(500, 6);
+  });
+});
+
+describe('batch fill and connection reads', () => {
+  it('fills between one message and the batch size with traffic', () => {
+    expect(batchFill(0.1, 0.5, 10)).toBe(1);
+    expect(batchFill(40, 0.5, 10)).toBe(4);
+    expect(batchFill(10_000, 0.5, 10)).toBe(10);
+  });
+
+  it('reads a connection once per delivery when sparse and once per cache period when dense', () => {
+    expect(connectionReadsPerDelivery(0.0001, 1_000, 10, 30)).toBeCloseTo(1, 5);
+    const x = (100 / 10) * 30;
+    expect(connectionReadsPerDelivery(100, 10, 1, 30)).toBeCloseTo((1 - Math.exp(-x)) / x, 9);
+  });
+
+  it('counts a batch as hanging when any of its messages hangs', () => {
+    expect(batchHitProbability(0.1, 10)).toBeCloseTo(1 - 0.9 ** 10, 12);
+  });
+});
+
+describe('Lambda usage', () => {
+  it('runs full batches at high traffic: a tenth of an invocation per message', () => {
+    const u = lambdaUsage(healthy.mix, 1_000_000, figures, a);
+    expect(u.fill).toBeCloseTo(10, 9);
+    expect(u.invocations).toBeCloseTo(100_000, 3);
+    // CPU of 10 deliveries at 256/1769 of a vCPU + the slowest of ten + AWS calls.
+    const expected =
+      (10 * 1_000) / 1000 / (256 / 1_769) + expectedSlowestMs(DEFAULT_LATENCY, 10, 30_000) + 10;
+    expect(u.durationMs).toBeCloseTo(expected, 6);
+    expect(u.gbSeconds).toBeCloseTo((100_000 * expected * 256) / 1024 / 1000, 3);
+  });
+
+  it('holds a batch for the deadline when one of its messages hangs; retries batch on their own queue', () => {
+    const u = lambdaUsage(hanging1.mix, 1_000_000, figures, a);
+    // Ingress: every delivery's first attempt, 1 % hanging, full batches of 10. Retry queue: only
+    // the hanging deliveries' 3 retries (3 a second at 100 events/s), full batches after 30 s.
+    const ingressInvocations = 1_000_000 / 10;
+    const retryInvocations = (0.01 * 3 * 1_000_000) / 10;
+    const expected =
+      (ingressInvocations * batchHitProbability(0.01, 10) + retryInvocations) /
+      (ingressInvocations + retryInvocations);
+    expect(u.invocations).toBeCloseTo(ingressInvocations + retryInvocations, 3);
+    expect(u.hangingBatchShare).toBeCloseTo(expected, 9);
+  });
+
+  it('batches retries at most 10 at a time and with no window, whatever the ingress batching', () => {
+    const big = { ...a, batchSize: 100, batchingWindowS: 1 };
+    const u = lambdaUsage(hanging1.mix, 1_000_000, figures, big);
+    // First attempts in batches of 100; the hanging deliveries' 30,000 retries arrive 3 a second
+    // and fill batches during each 30 s hang, but never past 10 (11,658 invocations without the cap).
+    expect(u.invocations).toBeCloseTo(1_000_000 / 100 + 30_000 / 10, 3);
+  });
+
+  it('a slow lane adds nothing once hanging retries are on the retry queue alone', () => {
+    const without = lambdaUsage(hanging1.mix, 1_000_000, figures, a);
+    const withLane = lambdaUsage(hanging1.mix, 1_000_000, figures, { ...a, slowLane: true });
+    expect(Math.abs(withLane.gbSeconds - without.gbSeconds) / without.gbSeconds).toBeLessThan(0.001);
+  });
+});
+
+describe('scenario cost', () => {
+  const c = scenarioCost(healthy, figures, PRICES, a);
+
+  it('prices each line from its quantity', () => {
+    expect(line(c, 'SQS publish')).toBeCloseTo(0.4, 9);
+    expect(line(c, 'SQS receive + delete')).toBeCloseTo(0.2 * 0.4, 9);
+    expect(line(c, 'Lambda requests')).toBeCloseTo(0.1 * 0.2, 9);
+    expect(line(c, 'DynamoDB writes')).toBeCloseTo(0.625, 9);
+    const gbMonths = ((412 + DYNAMODB_ITEM_OVERHEAD_BYTES) * 1_000_000) / GIB;
+    expect(line(c, 'DynamoDB storage')).toBeCloseTo(gbMonths * 0.25, 9);
+    expect(line(c, 'DynamoDB point-in-time')).toBeCloseTo(gbMonths * 0.2, 9);
+    expect(line(c, 'Data transfer out')).toBeCloseTo(((1000 * 1_000_000) / GIB) * 0.09, 9);
+    expect(line(c, 'DynamoDB connection reads')).toBeCloseTo(
+      (connectionReadsPerDelivery(10_000, 1, c.lambda.containers, 30) * 0.5 * 0.125) / 1,
+      6,
+    );
+    expect(c.perMillion).toBeCloseTo(
+      c.lines.reduce((s, l) => s + l.perMillion, 0),
+      12,
+    );
+  });
+
+  it('publishes ten events per request in the batched scenario', () => {
+    expect(line(scenarioCost(healthyBatched, figures, PRICES, a), 'SQS publish')).toBeCloseTo(0.04, 9);
+  });
+
+  it('costs the failing chain its sends, writes, index storage and four attempts of transfer', () => {
+    const f = scenarioCost(failing10, figures, PRICES, a);
+    expect(line(f, 'SQS retries and dead letters')).toBeCloseTo(0.1 * 4 * 0.4, 9);
+    expect(line(f, 'DynamoDB writes')).toBeCloseTo((0.9 * 1 + 0.1 * 5) * 0.625, 9);
+    expect(line(f, 'Data transfer out')).toBeCloseTo(((0.9 + 0.4) * 1000 * 1_000_000 * 0.09) / GIB, 9);
+  });
+
+  it('stores successes for a shorter TTL and drops PITR when told to', () => {
+    const short = scenarioCost(healthy, figures, PRICES, { ...a, ttlDaysSuccess: 3, pitr: false });
+    expect(line(short, 'DynamoDB storage')).toBeCloseTo(line(c, 'DynamoDB storage') / 10, 9);
+    expect(line(short, 'DynamoDB point-in-time')).toBe(0);
+  });
+
+  it('prices provisioned writes by the WCU-hour at the given use', () => {
+    const p = scenarioCost(healthy, figures, PRICES, {
+      ...a,
+      writeCapacity: { mode: 'provisioned', utilisation: 0.5 },
+    });
+    expect(line(p, 'DynamoDB writes')).toBeCloseTo((0.00065 / 3600 / 0.5) * 1_000_000, 9);
+  });
+});
+
+describe('fixed costs and alternatives', () => {
+  const base = {
+    connections: 1_000,
+    warmContainers: 10,
+    secretCacheS: 86_400,
+    alarms: 2,
+    customMetrics: 1,
+    idlePollers: 5,
+  };
+
+  it('prices a secret per connection, or one KMS key with the secretStore lever', () => {
+    const sm = fixedCost({ ...base, secretStore: 'secrets-manager' }, PRICES);
+    expect(sm.lines[0]!.perMonth).toBe(400);
+    const reads = 1_000 * 10 * 30;
+    expect(sm.lines[1]!.perMonth).toBeCloseTo((reads / 10_000) * 0.05, 9);
+    const kms = fixedCost({ ...base, secretStore: 'kms' }, PRICES);
+    // The key at its most (two paid rotations) and one Decrypt per secret read: under issue 15's $5.
+    expect(kms.lines[0]!.perMonth).toBe(3);
+    expect(kms.lines[1]!.perMonth).toBeCloseTo((reads / 10_000) * 0.03, 9);
+    expect(kms.lines[0]!.perMonth + kms.lines[1]!.perMonth).toBeLessThanOrEqual(5);
+    const twice = fixedCost({ ...base, secretStore: 'kms', kmsDecryptsPerSecretRead: 2 }, PRICES);
+    expect(twice.lines[1]!.perMonth).toBeCloseTo(2 * kms.lines[1]!.perMonth, 9);
+    expect(sm.perMonth).toBeCloseTo(
+      sm.lines.reduce((s, l) => s + l.perMonth, 0),
+      12,
+    );
+  });
+
+  it('prices EventBridge per event and per attempt', () => {
+    const [bus] = alternatives(PRICES, 4);
+    expect(bus!.perMillion(healthy.mix)).toBeCloseTo(1.2, 9);
+    expect(bus!.perMillion(failing10.mix)).toBeCloseTo(1 + (0.9 + 0.4) * 0.2 + 0.1 * 0.4, 9);
+  });
+});
