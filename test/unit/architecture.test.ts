@@ -4,6 +4,7 @@
  * included, so a reader can follow a delivery top-down without going in circles.
  */
 
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import madge from 'madge';
@@ -38,5 +39,16 @@ describe('the code under lambdas/', () => {
     for (const name of [...ports, ...more, 'DispatcherDeps', 'Clock', 'Log', 'Metrics']) {
       expect({ name, files: declared.get(name) }).toEqual({ name, files: ['ports.ts'] });
     }
+  });
+
+  it('keeps every file under 350 lines, so each fits one concern', () => {
+    const files = execFileSync('git', ['ls-files', 'lambdas'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(60);
+    const long = files
+      .map((file) => ({ file, lines: readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > 350);
+    expect(long).toEqual([]);
   });
 });
