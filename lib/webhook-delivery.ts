@@ -15,6 +15,7 @@ import { ENV } from '../lambdas/config';
 import { dispatcherEnvironment } from './dispatcher-environment';
 import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
 import { type ManagementApiOptions, WebhookManagementApi } from './management-api';
+import { addDeliveryOutputs } from './outputs';
 import { ConnectionSecretStore } from './secret-store';
 import {
   MAX_BATCH_SIZE_WITHOUT_WINDOW,
@@ -175,6 +176,16 @@ export class WebhookDelivery extends Construct {
 
   /** Principal ARNs the retry queue's policy lets send: the dispatcher's role and operators. */
   private readonly retryWriters: string[] = [];
+
+  /**
+   * Adds the stack outputs by which the CLI (`npx webhooks --stack <name>`) and the management
+   * library (`resourcesFromStack('<name>')`) find this delivery's resources: call it when the
+   * construct lives in a stack of your own ({@link WebhookStack} calls it itself). The outputs
+   * have fixed names, so a stack holds one WebhookDelivery that adds them.
+   */
+  public addOutputs(scope: Construct = Stack.of(this)): void {
+    addDeliveryOutputs(scope, this);
+  }
 
   /**
    * Lets `grantee` publish events to the ingress queue (`sqs:SendMessage`); sets nothing

@@ -1,7 +1,10 @@
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { Construct } from 'constructs';
 import { MANAGEMENT_API_OUTPUTS, STACK_OUTPUTS } from '../../lambdas/stack-outputs';
+import { WebhookDelivery } from '../../lib/webhook-delivery';
 import type { WebhookStack } from '../../lib/webhook-stack';
-import { CUSTOM_PROPS, customStack, defaultStack, logicalId } from './fixtures';
+import { CUSTOM_PROPS, customStack, defaultStack, logicalId, testApp } from './fixtures';
 
 describe('stack outputs', () => {
   let stack: WebhookStack;
@@ -55,5 +58,25 @@ describe('stack outputs', () => {
     const custom = Template.fromStack(customStack().stack);
     custom.hasOutput(STACK_OUTPUTS.secretPrefix, { Value: CUSTOM_PROPS.secretPrefix });
     custom.hasOutput(STACK_OUTPUTS.headerPrefix, { Value: CUSTOM_PROPS.headerPrefix });
+  });
+
+  it('gives a WebhookDelivery in a stack of your own the same outputs with addOutputs(), nested or not', () => {
+    const embedded = (add: boolean) => {
+      const own = new Stack(testApp(), 'MyProduct');
+      const delivery = new WebhookDelivery(new Construct(own, 'Platform'), 'Webhooks', {});
+      if (add) delivery.addOutputs();
+      return { own, delivery };
+    };
+    expect(Template.fromStack(embedded(false).own).toJSON().Outputs).toBeUndefined();
+    const { own, delivery } = embedded(true);
+    const outputs = Template.fromStack(own);
+    // The keys tools look up, at the stack's top level, whatever the construct's path.
+    expect(Object.keys(outputs.toJSON().Outputs).sort()).toEqual(
+      Object.keys(template.toJSON().Outputs).sort(),
+    );
+    outputs.hasOutput(STACK_OUTPUTS.queueUrl, { Value: { Ref: logicalId(own, delivery.queue) } });
+    outputs.hasOutput(STACK_OUTPUTS.attemptsTableName, {
+      Value: { Ref: logicalId(own, delivery.attemptsTable) },
+    });
   });
 });

@@ -1,0 +1,88 @@
+/**
+ * The stack outputs by which the CLI (`--stack`) and the management library
+ * (`resourcesFromStack`) find a webhook delivery's resources (lambdas/stack-outputs.ts names
+ * them). Added by {@link WebhookStack}, and by `WebhookDelivery.addOutputs()` in a stack of
+ * your own.
+ */
+
+import { CfnOutput } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { STACK_OUTPUTS } from '../lambdas/stack-outputs';
+import type { WebhookManagementApi } from './management-api';
+
+/** What the outputs name: the resources of one WebhookDelivery. */
+export interface DeliveryResources {
+  readonly queue: sqs.IQueue;
+  readonly retryQueue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
+  readonly connectionsTable: dynamodb.ITable;
+  readonly attemptsTable: dynamodb.ITable;
+  readonly parkedTable: dynamodb.ITable;
+  readonly eventsTopic: sns.ITopic;
+  readonly dispatcher: lambda.IFunction;
+  readonly secretPrefix: string;
+  readonly secretStore: 'secrets-manager' | 'kms';
+  readonly secretKey?: kms.IKey;
+  readonly headerPrefix: string;
+  readonly allowedPorts: readonly number[];
+  readonly managementApi?: WebhookManagementApi;
+}
+
+/** Adds every output of {@link STACK_OUTPUTS} (and the management API's) to `scope`. */
+export function addDeliveryOutputs(scope: Construct, d: DeliveryResources): void {
+  const outputs: Partial<Record<keyof typeof STACK_OUTPUTS, { value: string; description: string }>> = {
+    queueUrl: {
+      value: d.queue.queueUrl,
+      description: 'Ingress queue: upstream services publish events here (events only)',
+    },
+    retryQueueUrl: {
+      value: d.retryQueue.queueUrl,
+      description: 'Internal retry queue: retries and attempt records; dispatcher and operators only',
+    },
+    deadLetterQueueUrl: {
+      value: d.deadLetterQueue.queueUrl,
+      description: 'Dead-letter queue: what the pipeline could not process (poison, infrastructure failures)',
+    },
+    connectionsTableName: { value: d.connectionsTable.tableName, description: 'Webhook connections table' },
+    attemptsTableName: { value: d.attemptsTable.tableName, description: 'Delivery attempt log table' },
+    secretPrefix: {
+      value: d.secretPrefix,
+      description: 'Secrets Manager name prefix of the connection secrets',
+    },
+    secretStore: {
+      value: d.secretStore,
+      description:
+        'Where connection secrets are kept: secrets-manager or kms (sealed in the connection item)',
+    },
+    ...(d.secretKey
+      ? {
+          secretKeyArn: {
+            value: d.secretKey.keyArn,
+            description: 'KMS key that seals the connection secrets',
+          },
+        }
+      : {}),
+    dispatcherFunctionName: { value: d.dispatcher.functionName, description: 'Dispatcher Lambda function' },
+    headerPrefix: { value: d.headerPrefix, description: 'Prefix of the signed delivery headers' },
+    allowedPorts: { value: d.allowedPorts.join(','), description: 'Destination ports connections may use' },
+    parkedTableName: {
+      value: d.parkedTable.tableName,
+      description:
+        'Parked deliveries: failed, disabled-connection and blocked deliveries, for retry and recovery',
+    },
+    eventsTopicArn: {
+      value: d.eventsTopic.topicArn,
+      description:
+        'SNS topic of operational events: connection.failing, connection.disabled, connection.recovered',
+    },
+  };
+  for (const [key, output] of Object.entries(outputs)) {
+    if (output) new CfnOutput(scope, STACK_OUTPUTS[key as keyof typeof STACK_OUTPUTS], output);
+  }
+  d.managementApi?.addOutputs(scope);
+}
