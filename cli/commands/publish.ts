@@ -9,7 +9,7 @@ import { NotFoundError, type WebhookManagement } from '../../lambdas/management'
 import type { PublishInput } from '../../lambdas/publisher';
 import type { Context } from '../context';
 import { CliError, UsageError } from '../errors';
-import { handle, leaf } from '../program';
+import { handle, leaf, repeatableOption } from '../program';
 import { parseJsonObject } from '../values';
 
 const FILE_FIELDS = ['user', 'application', 'occurredAt', 'connectionIds'];
@@ -36,8 +36,23 @@ export function publishInput(flags: {
   application?: string;
   applicationName?: string;
   userJson?: string;
+  /** `--connection`, repeated: deliver to these connections only (the event's connectionIds). */
+  connections?: readonly string[];
   readFile?: (path: string) => string;
 }): PublishInput {
+  const input = eventInput(flags);
+  const named = flags.connections ?? [];
+  if (named.length === 0) return input;
+  if (input.connectionIds !== undefined) {
+    throw new UsageError(
+      "--connection and the file's connectionIds both name targets: use one of them",
+      HELP,
+    );
+  }
+  return { ...input, connectionIds: [...new Set(named)] };
+}
+
+function eventInput(flags: Parameters<typeof publishInput>[0]): PublishInput {
   if (flags.file !== undefined) {
     if (
       flags.userJson !== undefined ||
@@ -135,8 +150,8 @@ function printDestinations(ctx: Context, app: string, to: Destinations): void {
     return;
   }
   if (to.sent.length) {
-    ctx.print(`It goes to ${to.sent.join(', ')}. Follow it with:
-  ${ctx.suggest(`attempts list --connection ${to.sent[0]} --since 5m`)}`);
+    const follow = to.sent.map((id) => `  ${ctx.suggest(`attempts list --connection ${id} --since 5m`)}`);
+    ctx.print(`It goes to ${to.sent.join(', ')}. Follow it with:\n${follow.join('\n')}`);
   }
   for (const id of to.parked) {
     ctx.print(`${id} is disabled: its delivery will be parked, not sent. Enable it, then send what was parked:
@@ -151,11 +166,13 @@ function printDestinations(ctx: Context, app: string, to: Destinations): void {
 export function publishCommand(): Command {
   const cmd = leaf('publish', {
     summary: 'validate and enqueue a user.identified event; prints its event id',
-    usage: "--application <app_id> [--application-name <name>] --user-json '<json>' | --file <event.json>",
+    usage:
+      "--application <app_id> [--application-name <name>] --user-json '<json>' [--connection <con_id>]… | --file <event.json>",
     details:
-      'The event is checked exactly as the dispatcher will check it (an error names the field), then goes to\nevery enabled webhook connection of the application, or only to connectionIds when the file lists them.\nA delivery to a disabled connection is parked until it is enabled and recovered; the output says so.',
+      'The event is checked exactly as the dispatcher will check it (an error names the field), then goes to\nevery enabled webhook connection of the application, or only to the connections --connection names (or\nconnectionIds in the file).\nA delivery to a disabled connection is parked until it is enabled and recovered; the output says so.',
     examples: [
       'webhooks publish --application app_42 --application-name \'Acme Extension\' --user-json \'{"id":"usr_123","email":"ada@example.com"}\'',
+      'webhooks publish --application app_42 --user-json \'{"id":"usr_123"}\' --connection con_A --connection con_B',
       'webhooks publish --file event.json',
     ],
   })
@@ -168,6 +185,9 @@ export function publishCommand(): Command {
     .option(
       '--file <path>',
       'a JSON file (or - for stdin) with { user, application, occurredAt?, connectionIds? }',
+    )
+    .addOption(
+      repeatableOption('--connection <con_id>', 'deliver to this connection only (con_…); repeat for more'),
     );
   return handle(cmd, async (ctx, { flags }) => {
     const input = publishInput({
@@ -175,6 +195,7 @@ export function publishCommand(): Command {
       application: flags.string('application'),
       applicationName: flags.string('application-name'),
       userJson: flags.string('user-json'),
+      connections: flags.strings('connection'),
     });
     const webhooks = await ctx.management();
     const { eventId, messageId } = await webhooks.publisher.publishUserIdentified(input);

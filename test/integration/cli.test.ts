@@ -374,6 +374,23 @@ describe('webhooks CLI against local mode', () => {
     expectOneLineError(again, 1, `delivery ${deliveryId} does not exist`);
   });
 
+  it('publishes to the connection --connection names, and says how to follow it', async () => {
+    const stdout = await ok([
+      'publish',
+      '--application',
+      APP,
+      '--user-json',
+      '{"id":"usr_cli_named"}',
+      '--connection',
+      connectionId,
+    ]);
+    expect(stdout).toContain(`It goes to ${connectionId}. Follow it with:`);
+    expect(stdout).toContain(`attempts list --connection ${connectionId} --since 5m`);
+    const request = await requestFor('usr_cli_named');
+    expect(verifies(request, secondSecret)).toBe(true);
+    expect(header(request, 'X-Service-Delivery')).toMatch(new RegExp(`_${connectionId}$`));
+  });
+
   it("issues a localhost certificate from local mode's CA that a receiver on a new port serves, with no restart", async () => {
     const out = join(dir, 'certs');
     const stdout = await ok(['certs', 'issue', '--out', out]);

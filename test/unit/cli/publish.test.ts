@@ -37,4 +37,32 @@ describe('publish input', () => {
     );
     expect(() => publishInput({ application: 'app_1', userJson: '{"id": usr_1}' })).not.toThrow(/usr_1/);
   });
+
+  it("targets the connections --connection names, each once, as the event's connectionIds", () => {
+    expect(
+      publishInput({
+        application: 'app_1',
+        userJson: '{"id":"usr_1"}',
+        connections: ['con_A', 'con_B', 'con_A'],
+      }),
+    ).toEqual({
+      user: { id: 'usr_1' },
+      application: { id: 'app_1', name: 'app_1' },
+      connectionIds: ['con_A', 'con_B'],
+    });
+    const file = { user: { id: 'usr_1' }, application: { id: 'app_1', name: 'A' } };
+    expect(
+      publishInput({ file: 'e.json', readFile: () => JSON.stringify(file), connections: ['con_A'] }),
+    ).toEqual({
+      ...file,
+      connectionIds: ['con_A'],
+    });
+    expect(() =>
+      publishInput({
+        file: 'e.json',
+        readFile: () => JSON.stringify({ ...file, connectionIds: ['con_B'] }),
+        connections: ['con_A'],
+      }),
+    ).toThrow("--connection and the file's connectionIds both name targets: use one of them");
+  });
 });
