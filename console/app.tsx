@@ -8,8 +8,10 @@ import { ConnectionsPage } from './pages/connections';
 import { DeliveryPage } from './pages/delivery';
 import { SessionPage } from './pages/expired';
 import { NewConnectionPage } from './pages/new-connection';
-import { href, type Route, useRoute } from './router';
-import { forgetSession, type Session } from './session';
+import { SwitchQuestion } from './pages/switch';
+import { href, navigate, type Route, useRoute } from './router';
+import { isLive } from './session';
+import type { ConsoleState, SessionStore } from './session-store';
 
 const TITLES: Record<Route['page'], string> = {
   connections: 'CRM Connections',
@@ -19,23 +21,26 @@ const TITLES: Record<Route['page'], string> = {
   'not-found': 'Not found',
 };
 
-export function App({ session }: { session: Session | 'invalid' | undefined }) {
-  const [ended, setEnded] = useState<'expired' | 'invalid' | undefined>(() =>
-    typeof session === 'object' &&
-    session.expiresAt !== undefined &&
-    session.expiresAt.getTime() <= Date.now()
-      ? 'expired'
-      : undefined,
-  );
+function useStore(store: SessionStore): ConsoleState {
+  const [state, setState] = useState(store.get());
+  useEffect(() => {
+    setState(store.get());
+    return store.subscribe(() => setState(store.get()));
+  }, [store]);
+  return state;
+}
+
+export function App({ store }: { store: SessionStore }) {
+  const { session, offer, refused, ended } = useStore(store);
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
   const firstRoute = useRef(true);
   // A new page: say so in the tab's title, and move focus to the page so a screen reader starts there.
   useEffect(() => {
-    document.title = `${TITLES[route.page]} · Webhooks`;
+    document.title = `${offer ? 'Switch application?' : TITLES[route.page]} · Webhooks`;
     if (firstRoute.current) firstRoute.current = false;
-    else main.current?.focus();
-  }, [route]);
+    else if (!offer) main.current?.focus();
+  }, [route, offer]);
   const api = useMemo(
     () =>
       typeof session === 'object' &&
@@ -43,16 +48,14 @@ export function App({ session }: { session: Session | 'invalid' | undefined }) {
         baseUrl: apiBaseFor(window.location.href),
         applicationId: session.applicationId,
         token: session.token,
-        onUnauthorized: (error) => {
-          forgetSession(window.sessionStorage);
-          setEnded(error.code === 'session_expired' ? 'expired' : 'invalid');
-        },
+        onUnauthorized: (error) => store.end(error.code === 'session_expired' ? 'expired' : 'invalid'),
       }),
-    [session],
+    [session, store],
   );
   if (session === 'invalid') return <SessionPage reason="invalid" />;
   if (!session || !api) return <SessionPage reason="missing" />;
-  if (ended) return <SessionPage reason={ended} applicationId={session.applicationId} />;
+  const over = ended ?? (isLive(session, Date.now()) ? undefined : 'expired');
+  if (over) return <SessionPage reason={over} applicationId={session.applicationId} />;
 
   return (
     <>
@@ -67,22 +70,59 @@ export function App({ session }: { session: Session | 'invalid' | undefined }) {
           <span class="session-note">Session ends {formatTime(session.expiresAt.toISOString())}</span>
         )}
       </header>
-      <main class="content" ref={main} tabIndex={-1}>
-        {route.page === 'connections' && <ConnectionsPage api={api} />}
-        {route.page === 'new-connection' && <NewConnectionPage api={api} />}
-        {route.page === 'connection' && <ConnectionPage api={api} connectionId={route.connectionId} />}
-        {route.page === 'delivery' && (
-          <DeliveryPage api={api} deliveryId={route.deliveryId} connectionId={route.connectionId} />
-        )}
-        {route.page === 'not-found' && (
-          <div class="state state-error">
-            <p class="state-title">No such page</p>
-            <p>
-              <a href={href.connections()}>Back to CRM Connections</a>
-            </p>
-          </div>
+      {/* A new session is a new console: every page loads again with it. */}
+      <main class="content" ref={main} tabIndex={-1} key={session.token}>
+        {offer ? (
+          <SwitchQuestion
+            current={session.applicationId}
+            offered={offer.applicationId}
+            onSwitch={() => {
+              store.accept();
+              navigate(href.connections());
+            }}
+            onStay={() => store.decline()}
+          />
+        ) : (
+          <>
+            {refused && (
+              <div class="note notice" role="status">
+                <p>
+                  {refused.reason === 'expired'
+                    ? `The link you opened${refused.applicationId ? ` for ${refused.applicationId}` : ''} has expired.`
+                    : 'The link you opened is not a valid console link.'}{' '}
+                  This tab is still signed in to {session.applicationId}.
+                </p>
+                <button type="button" class="button subtle" onClick={() => store.dismissRefused()}>
+                  Dismiss
+                </button>
+              </div>
+            )}
+            <RoutePage api={api} route={route} />
+          </>
         )}
       </main>
     </>
   );
+}
+
+function RoutePage({ api, route }: { api: ApiClient; route: Route }) {
+  switch (route.page) {
+    case 'connections':
+      return <ConnectionsPage api={api} />;
+    case 'new-connection':
+      return <NewConnectionPage api={api} />;
+    case 'connection':
+      return <ConnectionPage api={api} connectionId={route.connectionId} />;
+    case 'delivery':
+      return <DeliveryPage api={api} deliveryId={route.deliveryId} connectionId={route.connectionId} />;
+    case 'not-found':
+      return (
+        <div class="state state-error">
+          <p class="state-title">No such page</p>
+          <p>
+            <a href={href.connections()}>Back to CRM Connections</a>
+          </p>
+        </div>
+      );
+  }
 }

@@ -2,6 +2,9 @@
  * The console's session: a short-lived token that arrives in the URL fragment
  * (`…/console/#token=<token>`), is kept in sessionStorage (this tab only) and is removed from
  * the address bar at once, so it is neither bookmarked, shared by copy-paste nor kept in history.
+ * A link for another application than the tab's live session is only offered (kept in memory)
+ * until the user says to switch: a link someone else made never silently changes the tab's
+ * application (console/session-store.ts).
  */
 
 const STORAGE_KEY = 'webhooks.console.session';
@@ -59,33 +62,76 @@ export function sessionFromToken(token: string): Session | undefined {
   return session;
 }
 
-/** The token of the fragment, removed from the address bar; the fragment's other parts stay. */
-export function takeTokenFromLocation(loc: LocationLike, history: HistoryLike): string | undefined {
-  const hash = loc.hash.replace(/^#/, '');
-  if (!hash) return undefined;
-  const params = new URLSearchParams(hash);
+/** A fragment's token, and the fragment without it (`''` or `#…`). */
+export function splitToken(hash: string): { token: string | undefined; rest: string } {
+  const text = hash.replace(/^#/, '');
+  if (!text) return { token: undefined, rest: '' };
+  const params = new URLSearchParams(text);
   const token = params.get(TOKEN_PARAM);
-  if (token === null) return undefined;
+  if (token === null) return { token: undefined, rest: hash };
   params.delete(TOKEN_PARAM);
   const rest = params.toString();
-  history.replaceState(null, '', `${loc.pathname}${loc.search}${rest ? `#${rest}` : ''}`);
+  return { token, rest: rest ? `#${rest}` : '' };
+}
+
+/** The token of the fragment, removed from the address bar; the fragment's other parts stay. */
+export function takeTokenFromLocation(loc: LocationLike, history: HistoryLike): string | undefined {
+  const { token, rest } = splitToken(loc.hash);
+  if (token === undefined) return undefined;
+  history.replaceState(null, '', `${loc.pathname}${loc.search}${rest}`);
   return token;
 }
 
+/** Whether a session still works by its own claim (the API has the last word). */
+export function isLive(session: Session, now: number): boolean {
+  return session.expiresAt === undefined || session.expiresAt.getTime() > now;
+}
+
 /**
- * The current session (a token in the fragment wins over the stored one), `'invalid'` for a
- * token that names no application, undefined when there is no token at all.
+ * What to do with a token a link brought, given the tab's current session:
+ * - `use`: adopt it (no live session yet, or the same application's session, refreshed);
+ * - `ask`: it names another application than the tab's live session: the user decides;
+ * - `keep`: it cannot be used (names no application, or expired) and a live session stays;
+ * - `invalid`: it cannot be used and there is no live session.
  */
-export function loadSession(
-  loc: LocationLike,
-  history: HistoryLike,
-  storage: StorageLike,
-): Session | 'invalid' | undefined {
-  const fresh = takeTokenFromLocation(loc, history);
-  if (fresh !== undefined) storage.setItem(STORAGE_KEY, fresh);
-  const token = fresh ?? storage.getItem(STORAGE_KEY) ?? undefined;
+export type LinkDecision =
+  | { action: 'use'; session: Session }
+  | { action: 'ask'; current: Session; offered: Session }
+  | { action: 'keep'; current: Session; refused: RefusedLink }
+  | { action: 'invalid' };
+
+/** A link that was not used, and why. */
+export interface RefusedLink {
+  reason: 'invalid' | 'expired';
+  /** The application the link named, when it named one. */
+  applicationId?: string;
+}
+
+export function decideLink(current: Session | undefined, token: string, now: number): LinkDecision {
+  const offered = sessionFromToken(token);
+  const live = current && isLive(current, now) ? current : undefined;
+  if (!offered)
+    return live ? { action: 'keep', current: live, refused: { reason: 'invalid' } } : { action: 'invalid' };
+  if (!live) return { action: 'use', session: offered };
+  if (!isLive(offered, now))
+    return {
+      action: 'keep',
+      current: live,
+      refused: { reason: 'expired', applicationId: offered.applicationId },
+    };
+  if (offered.applicationId === live.applicationId) return { action: 'use', session: offered };
+  return { action: 'ask', current: live, offered };
+}
+
+/** The session kept for this tab (sessionStorage), if any; `'invalid'` when it names no application. */
+export function storedSession(storage: StorageLike): Session | 'invalid' | undefined {
+  const token = storage.getItem(STORAGE_KEY);
   if (!token) return undefined;
   return sessionFromToken(token) ?? 'invalid';
+}
+
+export function keepSession(storage: StorageLike, session: Session): void {
+  storage.setItem(STORAGE_KEY, session.token);
 }
 
 export function forgetSession(storage: StorageLike): void {
