@@ -6,6 +6,7 @@
 
 import type {
   ApiErrorBody,
+  ApiIndex,
   Attempt,
   AttemptFilters,
   Connection,
@@ -49,6 +50,31 @@ export interface ClientOptions {
 /** `…/console/` → `…/api/v1`: the API sits beside the console on the same origin (and stage). */
 export function apiBaseFor(consoleHref: string): string {
   return new URL('../api/v1', consoleHref).href;
+}
+
+/** What the CLI command says when the API could not be asked (the deployed form: no `--local`). */
+export const DEFAULT_CONSOLE_COMMAND = 'npx webhooks console --application {applicationId}';
+
+/**
+ * The API's index (`GET /api/v1`): it needs no session, so the pages shown without one (an
+ * expired or invalid link) can still learn where the API runs. Undefined when it cannot be read.
+ */
+export async function fetchApiIndex(baseUrl: string, fetchImpl: Fetch = globalThis.fetch.bind(globalThis)) {
+  try {
+    const response = await fetchImpl(baseUrl.replace(/\/$/, ''), { headers: { accept: 'application/json' } });
+    if (!response.ok) return undefined;
+    const body = (await response.json()) as Partial<ApiIndex> | null;
+    return typeof body?.consoleCommand === 'string' && (body.mode === 'local' || body.mode === 'deployed')
+      ? ({ mode: body.mode, consoleCommand: body.consoleCommand } satisfies ApiIndex)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The index's command for one application (`app_…` when the application is not known). */
+export function consoleCommandFor(template: string, applicationId?: string): string {
+  return template.replaceAll('{applicationId}', applicationId ?? 'app_…');
 }
 
 function query(params: Record<string, string | number | undefined | null>): string {

@@ -169,6 +169,14 @@ export interface AttemptFilters {
   final?: '' | 'true' | 'false';
 }
 
+/** What the console reads of the API's index (`GET /api/v1`, no session needed). */
+export interface ApiIndex {
+  /** Where the API runs: local mode or a deployed stack. */
+  mode: 'local' | 'deployed';
+  /** The CLI command that prints a new console link there, with `{applicationId}` to fill in. */
+  consoleCommand: string;
+}
+
 /** The API's error body: `{ error: { code, message, field? } }`. */
 export interface ApiErrorBody {
   error: { code: string; message: string; field?: string };

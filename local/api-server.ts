@@ -100,6 +100,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     sessionKey: options.management.consoleSessionKey(),
     consoleDir: options.consoleDir ?? CONSOLE_DIST_DIR,
     clock: options.clock,
+    mode: 'local',
   });
   const server: Server = createServer(getRequestListener(app.fetch));
   const wanted = options.port ?? DEFAULT_API_PORT;

@@ -1,5 +1,24 @@
 /** What a visitor without a working session sees: why, and how to get a new link. */
 
+import { useEffect, useState } from 'preact/hooks';
+import { apiBaseFor, consoleCommandFor, DEFAULT_CONSOLE_COMMAND, fetchApiIndex } from '../api';
+import type { ApiIndex } from '../types';
+
+/** The API's index, asked once: it says whether this is local mode, and the command that works here. */
+function useApiIndex(): ApiIndex | 'loading' | 'unknown' {
+  const [index, setIndex] = useState<ApiIndex | 'loading' | 'unknown'>('loading');
+  useEffect(() => {
+    let current = true;
+    fetchApiIndex(apiBaseFor(window.location.href)).then((found) => {
+      if (current) setIndex(found ?? 'unknown');
+    });
+    return () => {
+      current = false;
+    };
+  }, []);
+  return index;
+}
+
 export function SessionPage({
   reason,
   applicationId,
@@ -8,6 +27,7 @@ export function SessionPage({
   /** The application the old link was for, when known: the command then names it. */
   applicationId?: string | undefined;
 }) {
+  const index = useApiIndex();
   const title =
     reason === 'expired'
       ? 'Your session has expired'
@@ -27,10 +47,28 @@ export function SessionPage({
         <p>{why}</p>
         <h2>Get a new link</h2>
         <p>
-          If you run the webhook stack, mint one for your application (valid for one hour unless you pass{' '}
-          <code>--ttl</code>):
+          {index !== 'loading' && index !== 'unknown' && index.mode === 'local'
+            ? 'This console is served by local mode (npm start). In the project folder, mint a link'
+            : 'If you run the webhook stack, mint one'}{' '}
+          for your application (valid for one hour unless you pass <code>--ttl</code>):
         </p>
-        <pre class="command">npx webhooks console --application {applicationId ?? 'app_…'}</pre>
+        {index === 'loading' ? (
+          <p class="muted" role="status">
+            Looking up the command for this server…
+          </p>
+        ) : (
+          <pre class="command">
+            {consoleCommandFor(
+              index === 'unknown' ? DEFAULT_CONSOLE_COMMAND : index.consoleCommand,
+              applicationId,
+            )}
+          </pre>
+        )}
+        {index === 'unknown' && (
+          <p class="muted">
+            In local mode (<code>npm start</code>), add <code>--local</code> after <code>webhooks</code>.
+          </p>
+        )}
         <p>
           If you reached this console from a product, go back to it and open the webhooks settings again: its
           backend creates a fresh link each time.

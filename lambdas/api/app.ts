@@ -167,7 +167,10 @@ export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     },
   );
 
-  indexRoute(app, { console: deps.consoleDir !== undefined && deps.consoleDir !== false });
+  indexRoute(app, {
+    console: deps.consoleDir !== undefined && deps.consoleDir !== false,
+    mode: deps.mode ?? 'deployed',
+  });
   connectionRoutes(app, deps);
   logRoutes(app, deps);
   parkedRoutes(app, deps);

@@ -271,7 +271,8 @@ describe('the web console, walked by a new user', () => {
     try {
       await visitor.page.goto(`${api.origin}/console/#token=${token}`);
       await byRole(visitor.page, 'heading', 'Your session has expired');
-      expect(await bodyText(visitor.page)).toContain(`npx webhooks console --application ${applicationId}`);
+      // Local mode served it, so the command that works here has --local (the API's index says so).
+      await waitForText(visitor.page, `npx webhooks --local console --application ${applicationId}`);
       expect(visitor.page.url()).not.toContain('token');
       await screenshot(visitor.page, '11-session-expired');
     } finally {

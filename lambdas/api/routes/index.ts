@@ -5,7 +5,7 @@
  */
 
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import type { ApiEnv } from '../types';
+import type { ApiEnv, ApiMode } from '../types';
 import { jsonOk, TAG_API } from './common';
 
 const BASE = '/api/v1';
@@ -16,12 +16,25 @@ export const ApiIndexSchema = z
     version: z.string(),
     openapi: z.string().openapi({ description: 'the OpenAPI 3.1 document of every route' }),
     console: z.string().nullable().openapi({ description: 'the web console, when this server serves it' }),
+    mode: z.enum(['local', 'deployed']).openapi({
+      description: 'where this API runs: local mode (`npm start` on one machine) or a deployed stack',
+    }),
+    consoleCommand: z.string().openapi({
+      description:
+        'the CLI command that prints a new console link here; put the application id in place of {applicationId}',
+      example: 'npx webhooks console --application {applicationId}',
+    }),
     authentication: z.string(),
     routes: z.record(z.string(), z.string()).openapi({ description: 'where each resource lives' }),
   })
   .openapi('ApiIndex');
 
-export function indexRoute(app: OpenAPIHono<ApiEnv>, options: { console: boolean }): void {
+/** The command that mints a console link for this API: local mode's needs `--local`. */
+export function consoleCommandFor(mode: ApiMode): string {
+  return `npx webhooks${mode === 'local' ? ' --local' : ''} console --application {applicationId}`;
+}
+
+export function indexRoute(app: OpenAPIHono<ApiEnv>, options: { console: boolean; mode: ApiMode }): void {
   app.openapi(
     createRoute({
       operationId: 'apiIndex',
@@ -39,6 +52,8 @@ export function indexRoute(app: OpenAPIHono<ApiEnv>, options: { console: boolean
           version: '1.0.0',
           openapi: `${BASE}/openapi.json`,
           console: options.console ? '/console/' : null,
+          mode: options.mode,
+          consoleCommand: consoleCommandFor(options.mode),
           authentication:
             'Authorization: Bearer <session token>, minted for one application by createConsoleSession or `npx webhooks console --application app_…`',
           routes: {

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  type ApiIndex,
   type Attempt,
   type Connection,
   type ConnectionInput,
@@ -167,6 +168,12 @@ describe("the console's API types", () => {
     expect(mismatches(schemas.Delivery!, DELIVERY)).toEqual([]);
     expect(mismatches(schemas.Stats!, STATS)).toEqual([]);
     expect(mismatches(schemas.Stats!.properties!.buckets!.items!, BUCKET)).toEqual([]);
+    expect(
+      mismatches(schemas.ApiIndex!, {
+        mode: 'required',
+        consoleCommand: 'required',
+      } satisfies Presence<ApiIndex>),
+    ).toEqual([]);
     expect(mismatches(schemas.ConnectionPage!, { data: 'required', nextCursor: 'required' })).toEqual([]);
     expect(
       mismatches(schemas.Error!.properties!.error!, {
