@@ -1,6 +1,6 @@
 /** How the console writes times, durations and outcomes. */
 
-import type { HealthState, Outcome, ParkReason } from './types';
+import type { Health, HealthState, Outcome, ParkReason } from './types';
 
 export const OUTCOME_LABELS: Record<Outcome, string> = {
   delivered: 'Delivered',
@@ -47,4 +47,32 @@ export function localInputToIso(value: string): string | undefined {
   if (!value) return undefined;
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+const deliveries = (n: number) => `${n} ${n === 1 ? 'delivery' : 'deliveries'}`;
+
+/**
+ * Health in words that claim no more than the API knows. Health counts deliveries that failed on
+ * every attempt, in a row; `healthy` only means not (yet) failing: it says nothing of deliveries
+ * parked for other reasons (a disabled connection, a refused destination), nor of failures
+ * below the threshold, so those are said when known instead of "deliveries succeed".
+ * `parked`: whether the connection has parked deliveries, when the caller knows.
+ */
+export function healthSummary(h: Health, parked?: boolean): string {
+  const n = h.consecutiveFailures;
+  const parts: string[] = [];
+  if (h.state === 'healthy')
+    parts.push(
+      n > 0
+        ? `Not failing yet: ${deliveries(n)} in a row failed on every attempt`
+        : 'No failed deliveries in a row',
+    );
+  else
+    parts.push(
+      `${h.state === 'failing' ? 'Failing' : 'Disabled after failing'}: ${deliveries(n)} in a row failed on every attempt${h.failingSince ? ` since ${formatTime(h.failingSince)}` : ''}`,
+    );
+  if (parked) parts.push('some deliveries are parked, waiting to be sent again');
+  if (h.lastFailureAt) parts.push(`last failure ${formatTime(h.lastFailureAt)}`);
+  if (h.lastSuccessAt) parts.push(`last success after a failure ${formatTime(h.lastSuccessAt)}`);
+  return parts.join('; ');
 }

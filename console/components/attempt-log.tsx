@@ -1,4 +1,8 @@
-/** The attempt log of one connection, newest first, with filters and paging. */
+/**
+ * The attempt log of one connection, with filters and paging, in the API's order: by event,
+ * newest first, each delivery's attempts latest first. So a retry of an older event sits below
+ * newer events; the table's caption says so rather than "newest first".
+ */
 
 import { useId, useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
@@ -117,6 +121,10 @@ export function AttemptLog(props: { api: ApiClient; connectionId: string; refres
         <>
           <div class="table-scroll">
             <table class="table" aria-label="Attempts">
+              <caption class="table-caption">
+                Newest events first, each with its attempts latest first: a retry of an older event sits below
+                newer events.
+              </caption>
               <thead>
                 <tr>
                   <th scope="col">Time</th>

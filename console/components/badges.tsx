@@ -1,4 +1,4 @@
-import { formatTime, HEALTH_LABELS, OUTCOME_LABELS } from '../format';
+import { HEALTH_LABELS, healthSummary, OUTCOME_LABELS } from '../format';
 import type { Health, Outcome } from '../types';
 
 export function OutcomeBadge({ outcome }: { outcome: Outcome }) {
@@ -10,16 +10,12 @@ export function EnabledBadge({ enabled }: { enabled: boolean }) {
 }
 
 /**
- * Endpoint health as a word, not a colour alone; the title says since when and how many
- * deliveries failed in a row.
+ * Endpoint health as a word, not a colour alone; the title says what the state rests on (how
+ * many deliveries failed in a row, since when), never more than that.
  */
 export function HealthBadge({ health }: { health: Health }) {
-  const detail =
-    health.state === 'healthy'
-      ? 'Deliveries succeed'
-      : `${health.consecutiveFailures} failed ${health.consecutiveFailures === 1 ? 'delivery' : 'deliveries'} in a row${health.failingSince ? ` since ${formatTime(health.failingSince)}` : ''}`;
   return (
-    <span class={`badge health-${health.state}`} title={detail}>
+    <span class={`badge health-${health.state}`} title={healthSummary(health)}>
       {HEALTH_LABELS[health.state]}
     </span>
   );

@@ -10,7 +10,7 @@ import { ParkedPanel, RecoveryOffer } from '../components/parked-panel';
 import { SecretPanel } from '../components/secret-panel';
 import { Failed, Loading } from '../components/states';
 import { TestPanel } from '../components/test-panel';
-import { formatTime } from '../format';
+import { formatTime, healthSummary } from '../format';
 import { href, navigate } from '../router';
 import type { Connection } from '../types';
 import { useResource } from '../use-resource';
@@ -47,6 +47,7 @@ export function ConnectionPage({ api, connectionId }: { api: ApiClient; connecti
         connection={resource.data}
         onChanged={reload}
         onEnabled={() => setJustEnabled(true)}
+        refresh={refresh}
       />
       {justEnabled && resource.data.enabled && (
         <RecoveryOffer api={api} connectionId={connectionId} onRequeued={() => setRefresh((r) => r + 1)} />
@@ -73,9 +74,12 @@ function Overview({
   connection: c,
   onChanged,
   onEnabled,
+  refresh,
 }: {
   api: ApiClient;
   connection: Connection;
+  /** Changes when deliveries were sent or requeued: the parked note reads again. */
+  refresh: number;
   onChanged: () => void;
   /** A disabled connection was enabled: the page offers to recover what was parked meanwhile. */
   onEnabled: () => void;
@@ -159,7 +163,7 @@ function Overview({
         <dd class="mono">{c.connectionId}</dd>
         <dt>Health</dt>
         <dd>
-          <HealthFacts connection={c} />
+          <HealthFacts api={api} connection={c} refresh={refresh} />
         </dd>
         <dt>Headers</dt>
         <dd>{headerNames.length ? headerNames.join(', ') : <span class="muted">none</span>}</dd>
@@ -207,16 +211,19 @@ function Overview({
   );
 }
 
-/** Health in words: what state, since when, the last success and failure the dispatcher recorded. */
-function HealthFacts({ connection: c }: { connection: Connection }) {
-  const h = c.health;
-  const parts: string[] = [];
-  if (h.state === 'healthy') parts.push('Healthy: deliveries succeed');
-  else
-    parts.push(
-      `${h.state === 'failing' ? 'Failing' : 'Disabled after failing'}: ${h.consecutiveFailures} ${h.consecutiveFailures === 1 ? 'delivery' : 'deliveries'} in a row failed on every attempt${h.failingSince ? ` since ${formatTime(h.failingSince)}` : ''}`,
-    );
-  if (h.lastFailureAt) parts.push(`last failure ${formatTime(h.lastFailureAt)}`);
-  if (h.lastSuccessAt) parts.push(`last success after a failure ${formatTime(h.lastSuccessAt)}`);
-  return <span>{parts.join('; ')}</span>;
+/**
+ * Health in words: the state and what it rests on, whether deliveries are parked, and the last
+ * failure and success the dispatcher recorded (healthSummary never claims that deliveries succeed).
+ */
+function HealthFacts({
+  api,
+  connection: c,
+  refresh,
+}: {
+  api: ApiClient;
+  connection: Connection;
+  refresh: number;
+}) {
+  const [parked] = useResource(() => api.listParked(c.connectionId, undefined, 1), [c.connectionId, refresh]);
+  return <span>{healthSummary(c.health, parked.state === 'ready' && parked.data.data.length > 0)}</span>;
 }

@@ -72,7 +72,10 @@ export function ConnectionsPage({ api }: { api: ApiClient }) {
   );
 }
 
-/** Health, and for a failing or disabled endpoint since when. */
+/**
+ * Health, and for a failing or disabled endpoint since when; a healthy one with failures in a
+ * row (not failing yet) says how many, so "Healthy" is not read as "deliveries succeed".
+ */
 function HealthCell({ connection: c }: { connection: Connection }) {
   const { health } = c;
   return (
@@ -80,6 +83,9 @@ function HealthCell({ connection: c }: { connection: Connection }) {
       <HealthBadge health={health} />
       {health.state !== 'healthy' && health.failingSince && (
         <span class="muted small nowrap">since {formatTime(health.failingSince)}</span>
+      )}
+      {health.state === 'healthy' && health.consecutiveFailures > 0 && (
+        <span class="muted small nowrap">{health.consecutiveFailures} failed in a row</span>
       )}
     </span>
   );

@@ -140,6 +140,10 @@ describe('the web console, walked by a new user', () => {
       log,
       verified.deliveryId!,
     );
+    // The order said as it is: by event, not by the attempt's time.
+    expect(await log.evaluate((el) => el.querySelector('caption')?.textContent ?? '')).toContain(
+      'Newest events first, each with its attempts latest first',
+    );
     const row = await log.evaluate((el) => el.querySelector('tbody tr')?.textContent ?? '');
     expect(row).toContain('Delivered');
     expect(row).toContain('200');
@@ -245,6 +249,8 @@ describe('the web console, walked by a new user', () => {
     await byRole(page, 'link', 'CRM production');
     await waitForText(page, 'Healthy');
     await screenshot(page, '09-connections');
+    const title = await page.$eval('.badge.health-healthy', (el) => el.getAttribute('title'));
+    expect(title).toBe('No failed deliveries in a row');
     await (await byRole(page, 'link', 'CRM production')).click();
     await clickButton(page, 'Disable');
     await waitForText(page, 'Disabled: new events are not sent');

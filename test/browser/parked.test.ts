@@ -40,6 +40,8 @@ let consoleUrl: string;
 let parkedStore: DynamoParkedStore;
 let failing: string;
 let disabled: string;
+/** Healthy by state (2 exhausted in a row, below the threshold of 3), and every delivery parked. */
+let ledger: string;
 const parkedOf: Record<string, ParkedItem[]> = {};
 
 function parked(connectionId: string, at: number, fields: Partial<ParkedItem> = {}): ParkedItem {
@@ -74,6 +76,7 @@ beforeAll(async () => {
       await create('Billing');
       failing = await create('CRM');
       disabled = await create('Warehouse');
+      ledger = await create('Ledger');
       const now = Date.now();
       const since = new Date(now - 20 * 60_000).toISOString();
       for (const [id, count] of [
@@ -93,6 +96,12 @@ beforeAll(async () => {
         );
       }
       parkedOf[failing] = [0, 1, 2].map((i) => parked(failing, now - 15 * 60_000 + i * 60_000));
+      await health.write(
+        ledger,
+        { state: 'healthy', consecutiveFailures: 2, lastFailureAt: since, version: 1 },
+        0,
+      );
+      parkedOf[ledger] = [0, 1].map((i) => parked(ledger, now - 12 * 60_000 + i * 60_000));
       parkedOf[disabled] = [
         parked(disabled, now - 10 * 60_000),
         parked(disabled, now - 5 * 60_000, {
@@ -101,7 +110,7 @@ beforeAll(async () => {
           lastError: undefined,
         }),
       ];
-      for (const item of [...parkedOf[failing]!, ...parkedOf[disabled]!]) await parkedStore.park(item);
+      for (const item of Object.values(parkedOf).flat()) await parkedStore.park(item);
     },
   });
   ({ management, api, consoleUrl } = harness);
@@ -128,6 +137,7 @@ describe('endpoint health and parked deliveries in the console', () => {
     expect(row('Billing')).toContain('Healthy');
     expect(row('CRM')).toMatch(/Failing\s*since/);
     expect(row('Warehouse')).toContain('Disabled by health');
+    expect(row('Ledger')).toMatch(/Healthy\s*2 failed in a row/);
     await screenshot(page, '11-connections-health');
   });
 
@@ -145,6 +155,18 @@ describe('endpoint health and parked deliveries in the console', () => {
       await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned),
     ).toBeUndefined();
     await screenshot(page, '12-parked-deliveries');
+  });
+
+  it('does not say deliveries succeed of a healthy connection whose deliveries were all parked', async () => {
+    await page.goto(`${api.origin}/console/#/connections/${ledger}`);
+    await byRole(page, 'table', 'Parked deliveries');
+    await waitForText(page, 'some deliveries are parked');
+    const text = await bodyText(page);
+    expect(text).toContain('Healthy');
+    expect(text).toContain('Not failing yet: 2 deliveries in a row failed on every attempt');
+    expect(text).not.toMatch(/succeed/i);
+    await page.goto(`${api.origin}/console/#/connections/${failing}`);
+    await byRole(page, 'table', 'Parked deliveries');
   });
 
   it('retries one parked delivery: it is queued again and leaves the list', async () => {

@@ -1,0 +1,32 @@
+import { healthSummary } from '../../../console/format';
+import type { Health } from '../../../console/types';
+
+const AT = '2026-11-22T10:00:00.000Z';
+
+describe('health in words', () => {
+  it('never says deliveries succeed: healthy only means not failing', () => {
+    const clean: Health = { state: 'healthy', consecutiveFailures: 0 };
+    expect(healthSummary(clean)).toBe('No failed deliveries in a row');
+    expect(healthSummary({ state: 'healthy', consecutiveFailures: 2, lastFailureAt: AT })).toMatch(
+      /^Not failing yet: 2 deliveries in a row failed on every attempt; last failure /,
+    );
+    for (const parked of [true, false, undefined])
+      for (const h of [clean, { ...clean, consecutiveFailures: 1 }])
+        expect(healthSummary(h, parked)).not.toMatch(/succeed/i);
+  });
+
+  it('says when deliveries are parked, whatever the state', () => {
+    expect(healthSummary({ state: 'healthy', consecutiveFailures: 0 }, true)).toBe(
+      'No failed deliveries in a row; some deliveries are parked, waiting to be sent again',
+    );
+    expect(healthSummary({ state: 'failing', consecutiveFailures: 3 }, true)).toBe(
+      'Failing: 3 deliveries in a row failed on every attempt; some deliveries are parked, waiting to be sent again',
+    );
+  });
+
+  it('keeps the failing and disabled wording, with since when', () => {
+    expect(healthSummary({ state: 'disabled', consecutiveFailures: 1, failingSince: AT })).toMatch(
+      /^Disabled after failing: 1 delivery in a row failed on every attempt since /,
+    );
+  });
+});
