@@ -1,16 +1,20 @@
 /**
- * Name, URL, Method and Headers of a webhook connection, each with a visible label bound to its
- * input and its own error beside it: the API's per-field errors, and a JSON check of Headers
- * before anything is sent.
+ * Type, Name, URL, Method and Headers of a webhook connection, each with a visible label bound
+ * to its input and its own error beside it. The simple rules are checked before anything is
+ * sent and every broken one is shown at once (console/connection-rules.ts); a refusal of the
+ * API is shown, in words, beside the field it names. Focus goes to the first field to fix.
  */
 
 import { useId, useState } from 'preact/hooks';
 import { ApiError } from '../api';
-import { parseHeaders } from '../headers';
+import {
+  checkConnectionForm,
+  type Field,
+  type FieldErrors,
+  fieldOf,
+  plainFieldError,
+} from '../connection-rules';
 import { type Connection, type ConnectionInput, METHODS, type Method } from '../types';
-
-type Field = 'name' | 'url' | 'method' | 'headers';
-type FieldErrors = Partial<Record<Field, string>>;
 
 export interface ConnectionFormProps {
   /** An existing connection to edit: its header values are hidden, so the form shows null ("keep"). */
@@ -21,11 +25,7 @@ export interface ConnectionFormProps {
   onCancel?: () => void;
 }
 
-/** Which of the form's fields an API error names (`headers.X-Foo` belongs to Headers). */
-function fieldOf(error: ApiError): Field | undefined {
-  const root = error.field?.split(/[.[]/)[0];
-  return root === 'name' || root === 'url' || root === 'method' || root === 'headers' ? root : undefined;
-}
+const ORDER: Field[] = ['name', 'url', 'method', 'headers'];
 
 export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCancel }: ConnectionFormProps) {
   const id = useId();
@@ -41,12 +41,19 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
   const [formError, setFormError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
+  /** Shows the errors and moves focus to the first field that has one. */
+  const show = (found: FieldErrors) => {
+    setErrors(found);
+    const first = ORDER.find((f) => found[f]);
+    if (first) document.getElementById(`${id}-${first}`)?.focus();
+  };
+
   const submit = async (event: Event) => {
     event.preventDefault();
     setFormError(undefined);
-    const parsed = parseHeaders(headers, { allowKeep: initial !== undefined });
-    if ('error' in parsed) {
-      setErrors({ headers: parsed.error });
+    const checked = checkConnectionForm({ name, url, headers }, { editing: initial !== undefined });
+    if (Object.keys(checked.errors).length > 0 || !checked.headers) {
+      show(checked.errors);
       return;
     }
     setErrors({});
@@ -55,11 +62,11 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
       // Untouched headers are not sent: the API may show their values masked, and sending
       // the masks back would replace the real values.
       const input: ConnectionInput = { name: name.trim(), url: url.trim(), method };
-      if (headers !== initialHeaders) input.headers = parsed.headers;
+      if (headers !== initialHeaders) input.headers = checked.headers;
       await onSubmit(input);
     } catch (error) {
-      const field = error instanceof ApiError ? fieldOf(error) : undefined;
-      if (field) setErrors({ [field]: (error as ApiError).message });
+      const field = error instanceof ApiError ? fieldOf(error.field) : undefined;
+      if (field) show({ [field]: plainFieldError((error as ApiError).field!, (error as ApiError).message) });
       else setFormError((error as Error).message);
     } finally {
       setBusy(false);
@@ -79,6 +86,23 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
 
   return (
     <form class="form" onSubmit={submit} noValidate>
+      <div class="field">
+        <label for={`${id}-type`}>Type</label>
+        <select
+          id={`${id}-type`}
+          name="type"
+          value="webhook"
+          disabled={initial !== undefined}
+          aria-describedby={`${id}-type-hint`}
+        >
+          <option value="webhook">Webhook</option>
+        </select>
+        <p class="field-hint" id={`${id}-type-hint`}>
+          {initial
+            ? 'The type of a connection does not change.'
+            : 'Each event is sent as a signed HTTPS request to the URL.'}
+        </p>
+      </div>
       <div class={`field ${errors.name ? 'invalid' : ''}`}>
         <label for={`${id}-name`}>Name</label>
         <input

@@ -11,9 +11,7 @@ export function NewConnectionPage({ api }: { api: ApiClient }) {
         <a href={href.connections()}>CRM Connections</a> <span aria-hidden="true">/</span> Add connection
       </nav>
       <h1>Add connection</h1>
-      <p class="lede">
-        Type: <strong>Webhook</strong>. Each event is sent as a signed HTTPS request to the URL below.
-      </p>
+      <p class="lede">Choose the type, then say where events go.</p>
       <div class="card">
         <ConnectionForm
           submitLabel="Add connection"

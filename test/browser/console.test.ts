@@ -74,23 +74,73 @@ describe('the web console, walked by a new user', () => {
     await screenshot(page, '01-connections-empty');
   });
 
-  it('shows what is wrong with a bad form beside each field', async () => {
+  it('asks for the type first: a labelled Type selector with Webhook', async () => {
     await clickButton(page, 'Add connection');
     await byRole(page, 'heading', 'Add connection');
-    await fill(page, 'Name', 'CRM');
+    const type = await field(page, 'Type');
+    expect(await type.evaluate((el) => [(el as any).value, el.textContent])).toEqual(['webhook', 'Webhook']);
+    const order = await page.$$eval('form label', (labels) => labels.map((l) => l.textContent));
+    expect(order).toEqual(['Type', 'Name', 'URL', 'Method', 'Headers']);
+  });
+
+  it('shows every broken rule at once, in words, beside its field, before sending anything', async () => {
+    const posts: string[] = [];
+    const onRequest = (request: { method(): string; url(): string }) => {
+      if (request.method() === 'POST') posts.push(request.url());
+    };
+    page.on('request', onRequest);
+    await fill(page, 'Name', '');
     await fill(page, 'URL', 'http://crm.example.com/hooks');
     await fill(page, 'Headers', '{"X-Team": ');
     await clickButton(page, 'Add connection');
-    await waitForText(page, 'Headers is not valid JSON');
+    await waitForText(page, 'URL must start with https://');
+    page.off('request', onRequest);
+    expect(posts).toEqual([]);
+    // Each error is inside its field's block and named by the input's aria-describedby.
+    const shown = await page.$$eval('form .field', (fields) =>
+      fields.map((f) => {
+        const input = f.querySelector('input, select, textarea')!;
+        const error = f.querySelector('.field-error');
+        return {
+          label: f.querySelector('label')?.textContent,
+          invalid: input.getAttribute('aria-invalid'),
+          error: error?.textContent ?? null,
+          described: error
+            ? (input.getAttribute('aria-describedby') ?? '').split(' ').includes(error.id)
+            : null,
+        };
+      }),
+    );
+    expect(shown).toEqual([
+      { label: 'Type', invalid: null, error: null, described: null },
+      { label: 'Name', invalid: 'true', error: expect.stringMatching(/^Name is required/), described: true },
+      { label: 'URL', invalid: 'true', error: 'URL must start with https://', described: true },
+      { label: 'Method', invalid: null, error: null, described: null },
+      {
+        label: 'Headers',
+        invalid: 'true',
+        error: expect.stringMatching(/^Headers is not valid JSON/),
+        described: true,
+      },
+    ]);
+    // Focus is on the first field to fix.
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.name)).toBe('name');
+    await screenshot(page, '02-add-connection-errors');
+  });
 
+  it("shows the API's refusal of a field in words beside it", async () => {
+    await fill(page, 'Name', 'CRM');
     await fill(page, 'Headers', '{"X-Team": "crm"}');
+    await fill(page, 'URL', 'https://crm.example.com:8443/hooks');
     await clickButton(page, 'Add connection');
     const url = await field(page, 'URL');
     await page.waitForFunction((el) => el.getAttribute('aria-invalid') === 'true', {}, url);
     const text = await bodyText(page);
     expect(text).not.toContain('Headers is not valid JSON');
-    expect(text).toMatch(/url: .*https/i);
-    await screenshot(page, '02-add-connection-errors');
+    expect(text).not.toContain('Name is required');
+    expect(text).toContain('URL not accepted: port 8443 is not allowed');
+    expect(text).not.toMatch(/^url:/m);
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.name)).toBe('url');
   });
 
   it('adds a webhook connection to a local HTTPS receiver', async () => {

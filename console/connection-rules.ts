@@ -1,0 +1,79 @@
+/**
+ * The connection form's rules in plain words: the simple ones checked before anything is sent
+ * (name given, URL https, headers a JSON object of strings), and the API's refusals said as
+ * sentences beside their field instead of `url: must use https:, got http:`.
+ */
+
+import { parseHeaders } from './headers';
+
+export type Field = 'name' | 'url' | 'method' | 'headers';
+export type FieldErrors = Partial<Record<Field, string>>;
+
+export const FIELD_LABELS: Record<Field, string> = {
+  name: 'Name',
+  url: 'URL',
+  method: 'Method',
+  headers: 'Headers',
+};
+
+export interface FormValues {
+  name: string;
+  url: string;
+  headers: string;
+}
+
+const HTTPS = 'URL must start with https://';
+
+function parses(url: string): boolean {
+  try {
+    new URL(url);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every error of the form at once, before sending; the parsed headers when they are valid. */
+export function checkConnectionForm(
+  values: FormValues,
+  options: { editing?: boolean } = {},
+): { errors: FieldErrors; headers?: Record<string, string | null> } {
+  const errors: FieldErrors = {};
+  if (values.name.trim() === '')
+    errors.name = 'Name is required: a name you will recognise, like Orders to CRM';
+  const url = values.url.trim();
+  if (url === '') errors.url = "URL is required: the receiver's address, starting with https://";
+  else if (!/^https:\/\//i.test(url)) errors.url = HTTPS;
+  else if (!parses(url)) errors.url = 'URL is not a complete address, like https://crm.example.com/webhooks';
+  const parsed = parseHeaders(values.headers, { allowKeep: options.editing === true });
+  if ('error' in parsed) {
+    errors.headers = parsed.error;
+    return { errors };
+  }
+  return { errors, headers: parsed.headers };
+}
+
+/** Which of the form's fields an API error names (`headers.X-Foo` belongs to Headers). */
+export function fieldOf(apiField: string | undefined): Field | undefined {
+  const root = apiField?.split(/[.[]/)[0];
+  return root === 'name' || root === 'url' || root === 'method' || root === 'headers' ? root : undefined;
+}
+
+/**
+ * The API's field error as a sentence: `url: must use https:, got http:` → "URL must start
+ * with https://"; others keep the API's reason after what was refused
+ * ("URL not accepted: port 8443 is not allowed (allowed: 443)").
+ */
+export function plainFieldError(apiField: string, message: string): string {
+  const field = fieldOf(apiField);
+  const problem = message.startsWith(`${apiField}: `) ? message.slice(apiField.length + 2) : message;
+  if (!field) return message;
+  if (field === 'url' && /^must use https:/.test(problem)) return HTTPS;
+  if (field === 'url' && /^is not a valid absolute URL/.test(problem))
+    return 'URL is not a complete address, like https://crm.example.com/webhooks';
+  if (/^is required/.test(problem)) return `${FIELD_LABELS[field]} is required`;
+  const header = field === 'headers' && apiField.length > 'headers.'.length ? apiField.slice(8) : undefined;
+  return header !== undefined
+    ? `Header "${header}" not accepted: ${problem}`
+    : `${FIELD_LABELS[field]} not accepted: ${problem}`;
+}

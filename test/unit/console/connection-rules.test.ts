@@ -1,0 +1,41 @@
+import { checkConnectionForm, plainFieldError } from '../../../console/connection-rules';
+
+describe('the connection form in plain words', () => {
+  it('finds every broken simple rule at once, before sending', () => {
+    expect(checkConnectionForm({ name: ' ', url: 'http://crm.example.com', headers: '[1]' }).errors).toEqual({
+      name: expect.stringMatching(/^Name is required/),
+      url: 'URL must start with https://',
+      headers: expect.stringMatching(/JSON object/),
+    });
+    expect(checkConnectionForm({ name: 'CRM', url: '', headers: '' }).errors).toEqual({
+      url: expect.stringMatching(/^URL is required/),
+    });
+    expect(checkConnectionForm({ name: 'CRM', url: 'crm.example.com', headers: '' }).errors.url).toBe(
+      'URL must start with https://',
+    );
+    expect(checkConnectionForm({ name: 'CRM', url: 'https://exa mple.com', headers: '' }).errors.url).toMatch(
+      /not a complete address/,
+    );
+  });
+
+  it('passes a valid form with its headers; null keeps a hidden value only when editing', () => {
+    const values = { name: 'CRM', url: 'https://crm.example.com/h', headers: '{"X-Team":"crm"}' };
+    expect(checkConnectionForm(values)).toEqual({ errors: {}, headers: { 'X-Team': 'crm' } });
+    const keep = { ...values, headers: '{"X-Key":null}' };
+    expect(checkConnectionForm(keep).errors.headers).toMatch(/string value/);
+    expect(checkConnectionForm(keep, { editing: true })).toEqual({ errors: {}, headers: { 'X-Key': null } });
+  });
+
+  it("says the API's field errors as sentences", () => {
+    expect(plainFieldError('url', 'url: must use https:, got http:')).toBe('URL must start with https://');
+    expect(plainFieldError('name', 'name: is required: a friendly name for the webhook')).toBe(
+      'Name is required',
+    );
+    expect(plainFieldError('url', 'url: port 8443 is not allowed (allowed: 443)')).toBe(
+      'URL not accepted: port 8443 is not allowed (allowed: 443)',
+    );
+    expect(plainFieldError('headers.Host', 'headers.Host: is set by the sender')).toBe(
+      'Header "Host" not accepted: is set by the sender',
+    );
+  });
+});
