@@ -120,7 +120,7 @@ export function AttemptLog(props: { api: ApiClient; connectionId: string; refres
       {page.state === 'ready' && page.data.data.length > 0 && (
         <>
           <div class="table-scroll">
-            <table class="table" aria-label="Attempts">
+            <table class="table stack" aria-label="Attempts">
               <caption class="table-caption">
                 Newest events first, each with its attempts latest first: a retry of an older event sits below
                 newer events.
@@ -138,21 +138,23 @@ export function AttemptLog(props: { api: ApiClient; connectionId: string; refres
               <tbody>
                 {page.data.data.map((a) => (
                   <tr key={`${a.deliveryId}#${a.attempt}`}>
-                    <td class="nowrap">
+                    <td class="nowrap" data-label="Time">
                       <a href={href.delivery(a.deliveryId, props.connectionId)}>
                         {formatTime(a.requestedAt)}
                       </a>
                     </td>
-                    <td>
+                    <td data-label="Event">
                       <span class="mono">{a.event}</span>
                       {a.test && <span class="tag">test</span>}
                     </td>
-                    <td>
+                    <td data-label="Outcome">
                       <OutcomeBadge outcome={a.outcome} />
                     </td>
-                    <td>{a.statusCode ?? '—'}</td>
-                    <td class="nowrap">{formatDuration(a.durationMs)}</td>
-                    <td class="nowrap">
+                    <td data-label="Status">{a.statusCode ?? '—'}</td>
+                    <td class="nowrap" data-label="Duration">
+                      {formatDuration(a.durationMs)}
+                    </td>
+                    <td class="nowrap" data-label="Attempt">
                       #{a.attempt}
                       {a.final ? <span class="tag">final</span> : null}
                     </td>

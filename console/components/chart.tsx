@@ -1,26 +1,55 @@
 /**
  * Deliveries by outcome (stacked bars) and latency p50/p95 (lines) per time bucket, drawn as
- * inline SVG from Preact elements: no chart library, nothing but numbers from `…/stats`.
+ * inline SVG from Preact elements: no chart library, nothing but numbers from `…/stats`. Each
+ * chart is drawn at the width it is shown at (one SVG unit is one CSS pixel), so its text keeps
+ * its size on a phone and its tick labels are spaced for that width (console/chart-scale.ts).
  */
 
-import { useId, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
+import { isLabelled, labelEvery, labelWidth, RANGES, type Range, windowFor } from '../chart-scale';
 import { formatDuration, OUTCOME_LABELS } from '../format';
-import { OUTCOMES, type Stats, type StatsWindow } from '../types';
+import { OUTCOMES, type Stats } from '../types';
 import { useResource } from '../use-resource';
 import { Empty, Failed, Loading } from './states';
 
-const WIDTH = 640;
+/** Width until the chart is measured. */
+const DEFAULT_WIDTH = 640;
 const HEIGHT = 160;
-const PAD = { top: 10, right: 12, bottom: 22, left: 44 };
+const PAD = { top: 10, right: 12, bottom: 24, left: 48 };
+/** Tick label size, px (as app.css sets it). */
+const LABEL_PX = 11;
 
-/** The chart's time ranges and the bucket width each reads at. */
-export const RANGES = {
-  '1h': { label: 'Last hour', hours: 1, bucket: '5m' },
-  '24h': { label: 'Last 24 hours', hours: 24, bucket: '1h' },
-  '7d': { label: 'Last 7 days', hours: 24 * 7, bucket: '1d' },
-} as const satisfies Record<string, { label: string; hours: number; bucket: StatsWindow['bucket'] }>;
-type Range = keyof typeof RANGES;
+/** A figure that measures its own width (following resizes) and draws its chart at it. */
+function MeasuredFigure({
+  caption,
+  draw,
+  children,
+}: {
+  caption: string;
+  draw: (width: number) => ComponentChildren;
+  children?: ComponentChildren;
+}) {
+  const figure = useRef<HTMLElement>(null);
+  const [width, setWidth] = useState(DEFAULT_WIDTH);
+  useEffect(() => {
+    const element = figure.current;
+    if (!element) return;
+    const measure = () => setWidth(Math.max(200, Math.floor(element.getBoundingClientRect().width)));
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return (
+    <figure ref={figure}>
+      <figcaption>{caption}</figcaption>
+      {draw(width)}
+      {children}
+    </figure>
+  );
+}
 
 /** A round upper bound for an axis: 1, 2, 5 × 10ⁿ. */
 export function niceMax(value: number): number {
@@ -37,7 +66,17 @@ function bucketLabel(iso: string, bucketSeconds: number): string {
     : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 
-function Axis({ max, format, whole }: { max: number; format: (v: number) => string; whole?: boolean }) {
+function Axis({
+  width,
+  max,
+  format,
+  whole,
+}: {
+  width: number;
+  max: number;
+  format: (v: number) => string;
+  whole?: boolean;
+}) {
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   // Counts are whole numbers: no half-way line when it would fall between two.
   const fractions = whole && max % 2 !== 0 ? [0, 1] : [0, 0.5, 1];
@@ -47,7 +86,7 @@ function Axis({ max, format, whole }: { max: number; format: (v: number) => stri
         const y = PAD.top + plotHeight * (1 - f);
         return (
           <g key={f}>
-            <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y} y2={y} class="grid" />
+            <line x1={PAD.left} x2={width - PAD.right} y1={y} y2={y} class="grid" />
             <text x={PAD.left - 6} y={y + 4} text-anchor="end">
               {format(max * f)}
             </text>
@@ -58,35 +97,43 @@ function Axis({ max, format, whole }: { max: number; format: (v: number) => stri
   );
 }
 
-function XLabels({ stats, step }: { stats: Stats; step: number }) {
-  const n = stats.buckets.length;
-  const every = Math.max(1, Math.ceil(n / 6));
+function XLabels({ stats, step, width }: { stats: Stats; step: number; width: number }) {
+  const widest = Math.max(
+    0,
+    ...stats.buckets.map((b) => labelWidth(bucketLabel(b.start, stats.bucketSeconds), LABEL_PX)),
+  );
+  const every = labelEvery(step, widest);
   return (
     <g class="axis">
-      {stats.buckets.map((b, i) =>
-        i % every === 0 ? (
-          <text key={b.start} x={PAD.left + step * (i + 0.5)} y={HEIGHT - 6} text-anchor="middle">
+      {stats.buckets.map((b, i) => {
+        const x = PAD.left + step * (i + 0.5);
+        // A label that would be cut by the chart's edge is left out rather than clipped.
+        const fits = x - widest / 2 >= 0 && x + widest / 2 <= width;
+        return fits && isLabelled(Date.parse(b.start), stats.bucketSeconds, every) ? (
+          <text key={b.start} x={x} y={HEIGHT - 7} text-anchor="middle">
             {bucketLabel(b.start, stats.bucketSeconds)}
           </text>
-        ) : null,
-      )}
+        ) : null;
+      })}
     </g>
   );
 }
 
-export function OutcomeChart({ stats }: { stats: Stats }) {
-  const plotWidth = WIDTH - PAD.left - PAD.right;
+export function OutcomeChart({ stats, width }: { stats: Stats; width: number }) {
+  const plotWidth = width - PAD.left - PAD.right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const step = plotWidth / Math.max(1, stats.buckets.length);
   const max = niceMax(Math.max(2, ...stats.buckets.map((b) => b.total)));
   return (
     <svg
-      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+      width={width}
+      height={HEIGHT}
+      viewBox={`0 0 ${width} ${HEIGHT}`}
       class="chart"
       role="img"
       aria-label="Deliveries by outcome over time"
     >
-      <Axis max={max} format={(v) => String(Math.round(v))} whole />
+      <Axis width={width} max={max} format={(v) => String(Math.round(v))} whole />
       {stats.buckets.map((b, i) => {
         let y = PAD.top + plotHeight;
         return (
@@ -117,13 +164,13 @@ export function OutcomeChart({ stats }: { stats: Stats }) {
           </g>
         );
       })}
-      <XLabels stats={stats} step={step} />
+      <XLabels stats={stats} step={step} width={width} />
     </svg>
   );
 }
 
-export function LatencyChart({ stats }: { stats: Stats }) {
-  const plotWidth = WIDTH - PAD.left - PAD.right;
+export function LatencyChart({ stats, width }: { stats: Stats; width: number }) {
+  const plotWidth = width - PAD.left - PAD.right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const step = plotWidth / Math.max(1, stats.buckets.length);
   const max = niceMax(Math.max(0, ...stats.buckets.map((b) => b.latencyMs.p95 ?? b.latencyMs.p50 ?? 0)));
@@ -138,12 +185,14 @@ export function LatencyChart({ stats }: { stats: Stats }) {
       .join(' ');
   return (
     <svg
-      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+      width={width}
+      height={HEIGHT}
+      viewBox={`0 0 ${width} ${HEIGHT}`}
       class="chart"
       role="img"
       aria-label="Latency p50 and p95 over time"
     >
-      <Axis max={max} format={formatDuration} />
+      <Axis width={width} max={max} format={formatDuration} />
       <polyline class="line p95" points={line('p95')} />
       <polyline class="line p50" points={line('p50')} />
       {stats.buckets.map((b, i) =>
@@ -163,7 +212,7 @@ export function LatencyChart({ stats }: { stats: Stats }) {
           );
         }),
       )}
-      <XLabels stats={stats} step={step} />
+      <XLabels stats={stats} step={step} width={width} />
     </svg>
   );
 }
@@ -171,13 +220,10 @@ export function LatencyChart({ stats }: { stats: Stats }) {
 export function StatsPanel(props: { api: ApiClient; connectionId: string; refresh: number }) {
   const id = useId();
   const [range, setRange] = useState<Range>('24h');
-  const [stats, reload] = useResource(() => {
-    const { hours, bucket } = RANGES[range];
-    return props.api.stats(props.connectionId, {
-      since: new Date(Date.now() - hours * 3_600_000).toISOString(),
-      bucket,
-    });
-  }, [props.connectionId, props.refresh, range]);
+  const [stats, reload] = useResource(
+    () => props.api.stats(props.connectionId, windowFor(range, Date.now())),
+    [props.connectionId, props.refresh, range],
+  );
   const present = stats.state === 'ready' ? OUTCOMES.filter((o) => stats.data.totals.outcomes[o]) : [];
   return (
     <div class="card">
@@ -227,9 +273,10 @@ export function StatsPanel(props: { api: ApiClient; connectionId: string; refres
             )}
           </p>
           <div class="charts">
-            <figure>
-              <figcaption>Attempts by outcome</figcaption>
-              <OutcomeChart stats={stats.data} />
+            <MeasuredFigure
+              caption="Attempts by outcome"
+              draw={(width) => <OutcomeChart stats={stats.data} width={width} />}
+            >
               <ul class="legend">
                 {present.map((o) => (
                   <li key={o}>
@@ -238,10 +285,11 @@ export function StatsPanel(props: { api: ApiClient; connectionId: string; refres
                   </li>
                 ))}
               </ul>
-            </figure>
-            <figure>
-              <figcaption>Latency</figcaption>
-              <LatencyChart stats={stats.data} />
+            </MeasuredFigure>
+            <MeasuredFigure
+              caption="Latency"
+              draw={(width) => <LatencyChart stats={stats.data} width={width} />}
+            >
               <ul class="legend">
                 <li>
                   <span class="swatch p50" aria-hidden="true" />
@@ -252,7 +300,7 @@ export function StatsPanel(props: { api: ApiClient; connectionId: string; refres
                   p95
                 </li>
               </ul>
-            </figure>
+            </MeasuredFigure>
           </div>
         </>
       )}

@@ -111,7 +111,7 @@ export function ParkedPanel(props: {
       )}
       {page.state === 'ready' && page.data.data.length > 0 && (
         <div class="table-scroll">
-          <table class="table" aria-label="Parked deliveries">
+          <table class="table stack" aria-label="Parked deliveries">
             <thead>
               <tr>
                 <th scope="col">Parked</th>
@@ -126,18 +126,20 @@ export function ParkedPanel(props: {
             <tbody>
               {page.data.data.map((p) => (
                 <tr key={p.deliveryId}>
-                  <td>
-                    <a href={href.delivery(p.deliveryId, connectionId)}>{formatTime(p.parkedAt)}</a>
-                    <div class="muted mono small break">{p.deliveryId}</div>
+                  <td data-label="Parked">
+                    <div>
+                      <a href={href.delivery(p.deliveryId, connectionId)}>{formatTime(p.parkedAt)}</a>
+                      <div class="muted mono small break">{p.deliveryId}</div>
+                    </div>
                   </td>
-                  <td>{PARK_REASON_LABELS[p.reason] ?? p.reason}</td>
-                  <td class="break">
+                  <td data-label="Reason">{PARK_REASON_LABELS[p.reason] ?? p.reason}</td>
+                  <td class="break" data-label="Last error">
                     {p.lastStatusCode ? `HTTP ${p.lastStatusCode}` : ''}
                     {p.lastStatusCode && p.lastError ? ': ' : ''}
                     {p.lastError ?? (p.lastStatusCode ? '' : '—')}
                   </td>
-                  <td>{p.attempts}</td>
-                  <td>
+                  <td data-label="Attempts">{p.attempts}</td>
+                  <td class="stack-full">
                     <button
                       type="button"
                       class="button"

@@ -43,7 +43,7 @@ export function ConnectionsPage({ api }: { api: ApiClient }) {
       {page.state === 'ready' && (page.data.data.length > 0 || cursors.length > 1) && (
         <>
           <div class="card flush">
-            <table class="table">
+            <table class="table stack" aria-label="Connections">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -94,20 +94,22 @@ function HealthCell({ connection: c }: { connection: Connection }) {
 function ConnectionRow({ connection: c }: { connection: Connection }) {
   return (
     <tr>
-      <td>
+      <td class="stack-full">
         <a href={href.connection(c.connectionId)} class="strong">
           {c.name}
         </a>
         <div class="muted mono small">{c.connectionId}</div>
       </td>
-      <td class="mono break">{c.url}</td>
-      <td>
+      <td class="mono break" data-label="URL">
+        {c.url}
+      </td>
+      <td data-label="Method">
         <span class="method">{c.method}</span>
       </td>
-      <td>
+      <td data-label="Status">
         <EnabledBadge enabled={c.enabled} />
       </td>
-      <td>
+      <td data-label="Health">
         <HealthCell connection={c} />
       </td>
     </tr>
