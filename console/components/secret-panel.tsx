@@ -1,6 +1,6 @@
 /** "Show Secret": reveal, copy and rotate the connection's signing secret. */
 
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
 import type { RotatedSecret, Secret } from '../types';
 
@@ -16,6 +16,16 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
   const [error, setError] = useState<string>();
   const [note, setNote] = useState<string>();
   const [confirming, setConfirming] = useState(false);
+  // Where focus goes once the panel has re-rendered: to the secret that appeared (Show Secret,
+  // Rotate now), or back to Show Secret when it is hidden; never left to fall to <body>.
+  const focusNext = useRef<'secret' | 'show' | undefined>(undefined);
+  const secretEl = useRef<HTMLElement>(null);
+  const showButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (focusNext.current === 'secret') secretEl.current?.focus();
+    if (focusNext.current === 'show') showButton.current?.focus();
+    focusNext.current = undefined;
+  }, [secret]);
 
   const run = async (kind: 'show' | 'rotate', call: () => Promise<Secret | RotatedSecret>) => {
     setBusy(kind);
@@ -23,6 +33,7 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
     setNote(undefined);
     try {
       const answer = await call();
+      focusNext.current = 'secret';
       setSecret(answer.secret);
       if ('overlapSeconds' in answer)
         setNote(
@@ -54,11 +65,20 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
       </p>
       {secret ? (
         <div class="secret-row">
-          <code class="secret">{secret}</code>
+          <code class="secret" tabIndex={-1} ref={secretEl}>
+            {secret}
+          </code>
           <button type="button" class="button" onClick={copy}>
             Copy
           </button>
-          <button type="button" class="button" onClick={() => setSecret(undefined)}>
+          <button
+            type="button"
+            class="button"
+            onClick={() => {
+              focusNext.current = 'show';
+              setSecret(undefined);
+            }}
+          >
             Hide
           </button>
         </div>
@@ -66,6 +86,7 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
         <button
           type="button"
           class="button"
+          ref={showButton}
           disabled={busy !== undefined}
           onClick={() => run('show', () => api.showSecret(connectionId))}
         >

@@ -1,6 +1,6 @@
 /** "Send Test": one signed test delivery now, and what the receiver answered. */
 
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
 import { formatDuration } from '../format';
 import { href } from '../router';
@@ -11,14 +11,26 @@ export function TestPanel(props: { api: ApiClient; connectionId: string; onSent:
   const [result, setResult] = useState<Attempt>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  // After a send, focus moves to what it produced (the result, or why it failed), not to <body>.
+  const sent = useRef(false);
+  const resultEl = useRef<HTMLElement>(null);
+  const errorEl = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (!sent.current) return;
+    sent.current = false;
+    (resultEl.current ?? errorEl.current)?.focus();
+  }, [result, error]);
 
   const send = async () => {
     setBusy(true);
     setError(undefined);
     try {
-      setResult(await props.api.sendTest(props.connectionId));
+      const answer = await props.api.sendTest(props.connectionId);
+      sent.current = true;
+      setResult(answer);
       props.onSent();
     } catch (e) {
+      sent.current = true;
       setResult(undefined);
       setError((e as Error).message);
     } finally {
@@ -34,12 +46,12 @@ export function TestPanel(props: { api: ApiClient; connectionId: string; onSent:
         {busy ? 'Sending…' : 'Send Test'}
       </button>
       {error && (
-        <p class="form-error" role="alert">
+        <p class="form-error" role="alert" tabIndex={-1} ref={errorEl}>
           {error}
         </p>
       )}
       {result && (
-        <section class="test-result" aria-label="Test result" aria-live="polite">
+        <section class="test-result" aria-label="Test result" tabIndex={-1} ref={resultEl}>
           <dl class="facts">
             <dt>Outcome</dt>
             <dd>

@@ -1,0 +1,170 @@
+/**
+ * Accessibility of every view, checked by axe-core in the real Chromium: no serious or
+ * critical violation on the list, the add form (empty and showing its errors), a healthy
+ * connection, a failing connection with parked deliveries, and a delivery's detail. And where
+ * focus goes after an action: to the revealed secret after Show Secret, to the result after
+ * Send Test, never back to <body>.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import { DynamoHealthStore } from '../../lambdas/adapters/dynamodb/health-store';
+import { DynamoParkedStore } from '../../lambdas/adapters/dynamodb/parked-store';
+import { ENV } from '../../lambdas/config';
+import { deliveryIdFor } from '../../lambdas/core/ids';
+import type { LocalApi } from '../../local/api-server';
+import { respond } from '../support/receivers';
+import { byRole, clickButton, connectBrowser, fill, newUserPage, waitForText } from './support/browser';
+import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
+
+const applicationId = `app_a11y_${randomBytes(6).toString('hex')}`;
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+let harness: ConsoleHarness;
+let api: LocalApi;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let healthy: string;
+let failing: string;
+let testDelivery: string;
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[]; failureSummary?: string }>;
+}
+
+/** axe-core's serious and critical violations of the page as it is now. */
+async function seriousViolations(p: Page): Promise<Array<{ id: string; help: string; targets: string[] }>> {
+  const present = await p.evaluate(() => typeof (globalThis as { axe?: unknown }).axe === 'object');
+  if (!present) await p.addScriptTag({ content: AXE_SOURCE });
+  const violations = await p.evaluate(async () => {
+    const { axe, document } = globalThis as unknown as {
+      axe: { run(context: unknown, options: unknown): Promise<{ violations: Violation[] }> };
+      document: unknown;
+    };
+    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+}
+
+/** What has focus: its tag, class and accessible name, or `body`. */
+const focused = (p: Page) =>
+  p.evaluate(() => {
+    const el = (globalThis as any).document.activeElement;
+    return el
+      ? `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''}`
+      : 'none';
+  });
+
+beforeAll(async () => {
+  const parkedStore = new DynamoParkedStore({ tableName: process.env[ENV.parkedTable]! });
+  const health = new DynamoHealthStore({ tableName: process.env[ENV.connectionsTable]! });
+  harness = await startConsoleHarness({
+    applicationId,
+    behaviour: respond(200, '{"received":true}'),
+    seed: async ({ management, receiver }) => {
+      healthy = (
+        await management.connections.create({ applicationId, name: 'Billing', url: `${receiver.url}/b` })
+      ).connectionId;
+      failing = (
+        await management.connections.create({ applicationId, name: 'CRM', url: `${receiver.url}/c` })
+      ).connectionId;
+      const since = new Date(Date.now() - 30 * 60_000).toISOString();
+      await health.write(
+        failing,
+        { state: 'failing', consecutiveFailures: 3, failingSince: since, lastFailureAt: since, version: 1 },
+        0,
+      );
+      for (let i = 0; i < 3; i++) {
+        const at = Date.now() - (20 - i) * 60_000;
+        const eventId = `evt_${randomBytes(8).toString('hex')}`;
+        await parkedStore.park({
+          deliveryId: deliveryIdFor(eventId, failing, at),
+          connectionId: failing,
+          applicationId,
+          eventId,
+          reason: i === 2 ? 'connection_disabled' : 'exhausted',
+          lastError: 'receiver answered HTTP 503',
+          lastOutcome: 'http_error',
+          lastStatusCode: 503,
+          attempts: 4,
+          parkedAt: new Date(at + 7_000).toISOString(),
+          body: JSON.stringify({ event: 'user.identified', at }),
+          firstAttemptAt: new Date(at).toISOString(),
+          expiresAt: Math.floor(at / 1000) + 86_400,
+        });
+      }
+    },
+  });
+  ({ api } = harness);
+  browser = await connectBrowser();
+  ({ context, page } = await newUserPage(browser));
+  // axe is injected as an inline script, which the console's Content-Security-Policy refuses.
+  await page.setBypassCSP(true);
+  await page.goto(harness.consoleUrl);
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.disconnect();
+  await harness?.close();
+});
+
+describe('accessibility of every view (axe-core: no serious or critical violation)', () => {
+  it('the list of connections', async () => {
+    await byRole(page, 'link', 'Billing');
+    await waitForText(page, 'Failing');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('the add form, empty and showing its errors', async () => {
+    await clickButton(page, 'Add connection');
+    await byRole(page, 'heading', 'Add connection');
+    expect(await seriousViolations(page)).toEqual([]);
+    await fill(page, 'URL', 'http://crm.example.com');
+    await fill(page, 'Headers', '{');
+    await clickButton(page, 'Add connection');
+    await waitForText(page, 'URL must start with https://');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('a healthy connection, its secret shown and a test sent: focus goes to what appeared', async () => {
+    await page.goto(`${api.origin}/console/#/connections/${healthy}`);
+    await byRole(page, 'heading', 'Signing secret');
+    await waitForText(page, 'No delivery attempts yet');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await clickButton(page, 'Show Secret');
+    await page.waitForSelector('code.secret');
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.matches('code.secret'));
+    expect(await focused(page)).toBe('code.secret');
+
+    await clickButton(page, 'Send Test');
+    await byRole(page, 'region', 'Test result');
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.matches('.test-result'));
+    expect(await focused(page)).toBe('section.test-result');
+    testDelivery = await page.$eval('.test-result a.mono', (a) => a.textContent ?? '');
+    await byRole(page, 'table', 'Attempts');
+    await waitForText(page, 'Attempts by outcome');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('a failing connection with parked deliveries', async () => {
+    await page.goto(`${api.origin}/console/#/connections/${failing}`);
+    await byRole(page, 'table', 'Parked deliveries');
+    await waitForText(page, '3 deliveries in a row failed on every attempt');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it("a delivery's detail", async () => {
+    await page.goto(`${api.origin}/console/#/deliveries/${testDelivery}?connection=${healthy}`);
+    await waitForText(page, 'Attempt 1');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+});
