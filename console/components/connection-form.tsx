@@ -5,6 +5,7 @@
  * API is shown, in words, beside the field it names. Focus goes to the first field to fix.
  */
 
+import type { ComponentChildren } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import {
@@ -73,107 +74,99 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
     }
   };
 
-  const describe = (field: Field, hint?: string) =>
-    [errors[field] ? `${id}-${field}-error` : '', hint ? `${id}-${field}-hint` : '']
-      .filter(Boolean)
-      .join(' ') || undefined;
-  const error = (field: Field) =>
-    errors[field] && (
-      <p class="field-error" id={`${id}-${field}-error`}>
-        {errors[field]}
-      </p>
-    );
+  const block = (field: Field | 'type', label: string, hint?: string) => ({
+    id: `${id}-${field}`,
+    label,
+    hint,
+    error: field === 'type' ? undefined : errors[field],
+  });
 
   return (
     <form class="form" onSubmit={submit} noValidate>
-      <div class="field">
-        <label for={`${id}-type`}>Type</label>
-        <select
-          id={`${id}-type`}
-          name="type"
-          value="webhook"
-          disabled={initial !== undefined}
-          aria-describedby={`${id}-type-hint`}
-        >
-          <option value="webhook">Webhook</option>
-        </select>
-        <p class="field-hint" id={`${id}-type-hint`}>
-          {initial
+      <FieldBlock
+        {...block(
+          'type',
+          'Type',
+          initial
             ? 'The type of a connection does not change.'
-            : 'Each event is sent as a signed HTTPS request to the URL.'}
-        </p>
-      </div>
-      <div class={`field ${errors.name ? 'invalid' : ''}`}>
-        <label for={`${id}-name`}>Name</label>
-        <input
-          id={`${id}-name`}
-          name="name"
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-          aria-invalid={errors.name ? true : undefined}
-          aria-describedby={describe('name')}
-          autoComplete="off"
-          placeholder="Orders to CRM"
-        />
-        {error('name')}
-      </div>
-      <div class={`field ${errors.url ? 'invalid' : ''}`}>
-        <label for={`${id}-url`}>URL</label>
-        <input
-          id={`${id}-url`}
-          name="url"
-          type="url"
-          value={url}
-          onInput={(e) => setUrl(e.currentTarget.value)}
-          aria-invalid={errors.url ? true : undefined}
-          aria-describedby={describe('url', 'hint')}
-          autoComplete="off"
-          placeholder="https://crm.example.com/webhooks"
-          spellcheck={false}
-        />
-        <p class="field-hint" id={`${id}-url-hint`}>
-          The receiver's HTTPS address. Events are signed with this connection's secret.
-        </p>
-        {error('url')}
-      </div>
-      <div class={`field ${errors.method ? 'invalid' : ''}`}>
-        <label for={`${id}-method`}>Method</label>
-        <select
-          id={`${id}-method`}
-          name="method"
-          value={method}
-          onChange={(e) => setMethod(e.currentTarget.value as Method)}
-          aria-invalid={errors.method ? true : undefined}
-          aria-describedby={describe('method')}
-        >
-          {METHODS.map((m) => (
-            <option key={m} value={m}>
-              {m}
-            </option>
-          ))}
-        </select>
-        {error('method')}
-      </div>
-      <div class={`field ${errors.headers ? 'invalid' : ''}`}>
-        <label for={`${id}-headers`}>Headers</label>
-        <textarea
-          id={`${id}-headers`}
-          name="headers"
-          rows={4}
-          value={headers}
-          onInput={(e) => setHeaders(e.currentTarget.value)}
-          aria-invalid={errors.headers ? true : undefined}
-          aria-describedby={describe('headers', 'hint')}
-          spellcheck={false}
-          placeholder={'{ "X-Team": "crm" }'}
-        />
-        <p class="field-hint" id={`${id}-headers-hint`}>
-          {initial
+            : 'Each event is sent as a signed HTTPS request to the URL.',
+        )}
+      >
+        {(a) => (
+          <select {...a} name="type" value="webhook" disabled={initial !== undefined}>
+            <option value="webhook">Webhook</option>
+          </select>
+        )}
+      </FieldBlock>
+      <FieldBlock {...block('name', 'Name')}>
+        {(a) => (
+          <input
+            {...a}
+            name="name"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            autoComplete="off"
+            placeholder="Orders to CRM"
+          />
+        )}
+      </FieldBlock>
+      <FieldBlock
+        {...block(
+          'url',
+          'URL',
+          "The receiver's HTTPS address. Events are signed with this connection's secret.",
+        )}
+      >
+        {(a) => (
+          <input
+            {...a}
+            name="url"
+            type="url"
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+            autoComplete="off"
+            placeholder="https://crm.example.com/webhooks"
+            spellcheck={false}
+          />
+        )}
+      </FieldBlock>
+      <FieldBlock {...block('method', 'Method')}>
+        {(a) => (
+          <select
+            {...a}
+            name="method"
+            value={method}
+            onChange={(e) => setMethod(e.currentTarget.value as Method)}
+          >
+            {METHODS.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        )}
+      </FieldBlock>
+      <FieldBlock
+        {...block(
+          'headers',
+          'Headers',
+          initial
             ? 'A JSON object of extra headers. Stored values are never shown: null keeps a value, a header left out is removed.'
-            : 'Optional. A JSON object of extra headers sent with every delivery, like {"X-Team": "crm"}.'}
-        </p>
-        {error('headers')}
-      </div>
+            : 'Optional. A JSON object of extra headers sent with every delivery, like {"X-Team": "crm"}.',
+        )}
+      >
+        {(a) => (
+          <textarea
+            {...a}
+            name="headers"
+            rows={4}
+            value={headers}
+            onInput={(e) => setHeaders(e.currentTarget.value)}
+            spellcheck={false}
+            placeholder={'{ "X-Team": "crm" }'}
+          />
+        )}
+      </FieldBlock>
       {formError && (
         <p class="form-error" role="alert">
           {formError}
@@ -190,5 +183,43 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
         )}
       </div>
     </form>
+  );
+}
+
+/** What a field's control needs to be bound to its label, hint and error. */
+interface ControlProps {
+  id: string;
+  'aria-invalid'?: true;
+  'aria-describedby'?: string;
+}
+
+/** One field: its visible label, the control, its hint and its error beside it. */
+function FieldBlock(props: {
+  id: string;
+  label: string;
+  hint?: string | undefined;
+  error?: string | undefined;
+  children: (control: ControlProps) => ComponentChildren;
+}) {
+  const { id, label, hint, error } = props;
+  const describedBy = [error ? `${id}-error` : '', hint ? `${id}-hint` : ''].filter(Boolean).join(' ');
+  const control: ControlProps = { id };
+  if (error) control['aria-invalid'] = true;
+  if (describedBy) control['aria-describedby'] = describedBy;
+  return (
+    <div class={`field ${error ? 'invalid' : ''}`}>
+      <label for={id}>{label}</label>
+      {props.children(control)}
+      {hint && (
+        <p class="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
   );
 }
