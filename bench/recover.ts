@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { documentClient } from '../lambdas/adapters/dynamodb/client';
-import { DynamoParkedStore } from '../lambdas/adapters/dynamodb/parked-store';
+import { DynamoParked } from '../lambdas/adapters/dynamodb/parked';
 import { deliveryIdFor } from '../lambdas/core/ids';
 import { serialiseBody } from '../lambdas/core/payload';
 import { WebhookManagement } from '../lambdas/management';
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
       name: 'Recovering endpoint',
       url: 'https://localhost:8443/hooks',
     });
-    const store = new DynamoParkedStore({
+    const store = new DynamoParked({
       tableName: resources.parkedTable,
       client: documentClient(dynamodb),
     });

@@ -9,7 +9,7 @@
  * for an index the item is written to. Only a final failure carries the `finalFailures` keys
  * (its projection is ALL, so the index entry is as large as the item).
  *
- * An exhausted delivery is parked for real: the production parked store (DynamoParkedStore)
+ * An exhausted delivery is parked for real: the production parked store (DynamoParked)
  * writes it to the parked table on dynalite (the test harness's emulator host), and the item
  * it stored, read back, is sized the same way, with its `byApplication` index entry (keys and
  * the projected listing fields). The health update it also makes is counted by `apiCalls`.
@@ -23,7 +23,7 @@ import {
   WRITE_UNIT_BYTES,
 } from '../lambdas/adapters/dynamodb/attempt-item';
 import { documentClient } from '../lambdas/adapters/dynamodb/client';
-import { DynamoParkedStore } from '../lambdas/adapters/dynamodb/parked-store';
+import { DynamoParked } from '../lambdas/adapters/dynamodb/parked';
 import { PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { createDispatcher } from '../lambdas/core/dispatch';
 import type { ParkedItem } from '../lambdas/core/parking';
@@ -106,7 +106,7 @@ const PARKED_INDEX_ATTRIBUTES: ReadonlySet<string> = new Set([
 ]);
 
 /** The stored parked item, read back from the table, and its index entry, sized. */
-async function parkedVolume(store: DynamoParkedStore, item: ParkedItem): Promise<ParkedVolume> {
+async function parkedVolume(store: DynamoParked, item: ParkedItem): Promise<ParkedVolume> {
   const stored = await store.get(item.connectionId, item.deliveryId);
   if (!stored) throw new Error('volume: the parked item is not in the parked table');
   const entry = Object.fromEntries(
@@ -117,7 +117,7 @@ async function parkedVolume(store: DynamoParkedStore, item: ParkedItem): Promise
   return { itemBytes, indexBytes, writeUnits: writeUnits(itemBytes) + writeUnits(indexBytes) };
 }
 
-async function playDelivery(kind: DeliveryKind, level: 'INFO' | 'DEBUG', parkedStore?: DynamoParkedStore) {
+async function playDelivery(kind: DeliveryKind, level: 'INFO' | 'DEBUG', parkedStore?: DynamoParked) {
   const app = 'app_01JD3XQ4Z8K2M5N7P9R1S3T5V7';
   const connection = connectionFor(RECEIVER_URL, app);
   const capture = capturedPowertoolsLog(level);
@@ -165,7 +165,7 @@ async function playDelivery(kind: DeliveryKind, level: 'INFO' | 'DEBUG', parkedS
 }
 
 function volumeOf(records: AttemptRecord[]) {
-  // The items DynamoAttemptLog writes: a success trimmed to one write unit.
+  // The items DynamoAttempts writes: a success trimmed to one write unit.
   const itemBytes = records.map((r) => itemSize(attemptItem(fitRecord(r))));
   const last = records.at(-1)!;
   const indexed = last.final && last.outcome !== 'delivered';
@@ -179,7 +179,7 @@ function volumeOf(records: AttemptRecord[]) {
 export async function measureVolume(): Promise<VolumeFigures> {
   const aws = await startLocalAws();
   const dynamodb = new DynamoDBClient(localClientConfig(aws.endpoints.dynamodb, aws.region));
-  const parkedStore = new DynamoParkedStore({
+  const parkedStore = new DynamoParked({
     tableName: aws.resources.parkedTable,
     client: documentClient(dynamodb),
   });

@@ -3,7 +3,6 @@
  * Custom header values are never shown: they often hold credentials (Authorization).
  */
 
-import { ATTEMPTS_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import type { AttemptRecord, Connection } from '../lambdas/core/types';
 import type { DeadLetterEntry } from '../lambdas/management';
 import { healthView } from '../lambdas/management/connections';
@@ -85,20 +84,6 @@ export function connectionColumns(now: Date): Column<Connection>[] {
     { header: 'HEALTH', value: (c) => c.health?.state ?? 'healthy' },
     { header: 'CREATED', value: (c) => relativeTime(c.createdAt, now) },
   ];
-}
-
-/** Storage keys of the attempt log that are not part of an attempt record. */
-const STORAGE_KEYS: readonly string[] = [
-  ATTEMPTS_TABLE.sortKey,
-  ATTEMPTS_TABLE.finalFailuresIndex.partitionKey,
-  ATTEMPTS_TABLE.finalFailuresIndex.sortKey,
-];
-
-/** An attempt for `--json`: the record as documented, without the table's key attributes. */
-export function attemptJson(r: AttemptRecord): AttemptRecord {
-  return Object.fromEntries(
-    Object.entries(r).filter(([key]) => !STORAGE_KEYS.includes(key)),
-  ) as unknown as AttemptRecord;
 }
 
 /** What an attempt's outcome means, in a few words: "HTTP 503 (not 2xx)", "timed out after 30000 ms". */

@@ -11,11 +11,10 @@ import type { KMSClient } from '@aws-sdk/client-kms';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoAttemptLog } from './adapters/dynamodb/attempt-log';
+import { DynamoAttempts } from './adapters/dynamodb/attempts';
 import { documentClient } from './adapters/dynamodb/client';
-import { DynamoConnectionStore } from './adapters/dynamodb/connection-store';
-import { DynamoHealthStore } from './adapters/dynamodb/health-store';
-import { DynamoParkedStore } from './adapters/dynamodb/parked-store';
+import { DynamoConnections } from './adapters/dynamodb/connections';
+import { DynamoParked } from './adapters/dynamodb/parked';
 import { HttpsSender, type Resolver } from './adapters/http/sender';
 import { powertoolsLog } from './adapters/logger';
 import { emfMetrics } from './adapters/metrics/emf';
@@ -90,27 +89,24 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
   const events: OperationalEvents = config.eventsTopicArn
     ? new SnsOperationalEvents({ topicArn: config.eventsTopicArn, client: options.clients?.sns })
     : loggedEvents(log);
+  const connections = new DynamoConnections({ tableName: config.connectionsTable, client: doc });
   const deps: DispatcherDeps = {
-    connections: cachedConnections(
-      new DynamoConnectionStore({ tableName: config.connectionsTable, client: doc }),
-      config.connectionCacheTtlMs,
-      clock,
-    ),
+    connections: cachedConnections(connections, config.connectionCacheTtlMs, clock),
     secrets,
     sender,
     scheduler: queues,
     deadLetters: queues,
-    parked: new DynamoParkedStore({ tableName: config.parkedTable, client: doc }),
+    parked: new DynamoParked({ tableName: config.parkedTable, client: doc }),
     health: createHealthTracker(
       {
-        health: new DynamoHealthStore({ tableName: config.connectionsTable, client: doc }),
+        health: connections.health,
         events,
         clock,
         log,
       },
       config.health,
     ),
-    attemptLog: new DynamoAttemptLog({ tableName: config.attemptsTable, client: doc }),
+    attemptLog: new DynamoAttempts({ tableName: config.attemptsTable, client: doc }),
     attemptLogFallback: queues,
     clock,
     log,
@@ -172,7 +168,7 @@ export function wireTestSends(config: TestSendConfig, options: WiringOptions = {
         delivered: unused('health'),
         exhausted: unused('health'),
       } as unknown as DispatcherDeps['health'],
-      attemptLog: new DynamoAttemptLog({ tableName: config.attemptsTable, client: doc }),
+      attemptLog: new DynamoAttempts({ tableName: config.attemptsTable, client: doc }),
       attemptLogFallback: queues,
       clock,
       log: options.deps?.log ?? powertoolsLog(),

@@ -8,7 +8,7 @@ import { CliError } from '../errors';
 import { keyValues, plural, table, truncate, visible } from '../format';
 import { group, handle, leaf } from '../program';
 import { parseSince, parseWholeNumber } from '../values';
-import { attemptColumns, attemptJson, deliveryState, type FinalPlace, failureAdvice } from '../views';
+import { attemptColumns, deliveryState, type FinalPlace, failureAdvice } from '../views';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1_000;
@@ -45,7 +45,7 @@ function list(): Command {
       : DEFAULT_LIMIT;
     const failed = flags.bool('failed');
     const attempts = await (await ctx.management()).attempts.list({ connectionId, since, failed, limit });
-    ctx.printJson(attempts.map(attemptJson));
+    ctx.printJson(attempts);
     const scope = `${failed ? 'failed attempts' : 'attempts'} of ${connectionId}${since ? ` since ${since.toISOString()}` : ''}`;
     if (attempts.length === 0) {
       ctx.print(`No ${scope}.`);
@@ -75,7 +75,7 @@ function get(): Command {
         `no attempts of ${deliveryId} in the attempt log (not attempted yet, or older than its retention, 30 days by default)`,
       );
     }
-    ctx.printJson(attempts.map(attemptJson));
+    ctx.printJson(attempts);
     const last = attempts[attempts.length - 1]!;
     const failedForGood = last.final && last.outcome !== 'delivered' && !last.test;
     const found = failedForGood ? await finalPlace(webhooks, deliveryId) : undefined;
@@ -147,7 +147,7 @@ function failures(): Command {
       ? parseWholeNumber(flags.string('limit')!, '--limit', 1, MAX_LIMIT)
       : DEFAULT_LIMIT;
     const found = await (await ctx.management()).attempts.finalFailures({ days, limit, now: ctx.now() });
-    ctx.printJson(found.map(attemptJson));
+    ctx.printJson(found);
     const period = days === 1 ? 'today (UTC)' : `in the last ${days} days`;
     if (found.length === 0) {
       ctx.print(`No final failures ${period}.`);
@@ -209,7 +209,7 @@ function tail(): Command {
       fresh.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
       for (const r of fresh) seen.set(attemptKey(r), r.requestedAt);
       if (ctx.globals.json) {
-        for (const r of fresh) ctx.printJsonLine(attemptJson(r));
+        for (const r of fresh) ctx.printJsonLine(r);
       } else if (fresh.length) {
         const lines = table(fresh, attemptColumns(ctx.now(), { delivery: true })).split('\n');
         ctx.print((header ? lines.slice(1) : lines).join('\n'));

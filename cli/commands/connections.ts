@@ -10,14 +10,7 @@ import { CliError, UsageError } from '../errors';
 import { keyValues, plural, relativeTime, table, truncate, visible } from '../format';
 import { group, handle, leaf, repeatableOption } from '../program';
 import { collectHeaders, parseSince, parseWholeNumber } from '../values';
-import {
-  attemptJson,
-  connectionBlock,
-  connectionColumns,
-  connectionJson,
-  failureAdvice,
-  outcomeDetail,
-} from '../views';
+import { connectionBlock, connectionColumns, connectionJson, failureAdvice, outcomeDetail } from '../views';
 
 const ID = '<connection-id>';
 const MAX_PARKED_LIMIT = 200;
@@ -402,7 +395,7 @@ function sendTest(): Command {
   return handle(cmd, async (ctx, { positionals }) => {
     const connectionId = positionals[0]!;
     const record = await (await ctx.management()).sendTest(connectionId);
-    ctx.printJson(attemptJson(record));
+    ctx.printJson(record);
     const delivered = record.outcome === 'delivered';
     const detail = outcomeDetail(record);
     ctx.print(`Test delivery to ${connectionId}: ${delivered ? 'delivered' : 'FAILED'}

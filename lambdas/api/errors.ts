@@ -5,7 +5,7 @@
  * or a custom header value (the library's messages already follow that rule).
  */
 
-import { type ErrorStage, WebhookError } from '../core/errors';
+import { type ErrorStage, InvalidCursorError, WebhookError } from '../core/errors';
 import { SessionError } from '../management/console-session';
 import { ConflictError, NotFoundError, ValidationError } from '../management/errors';
 
@@ -66,6 +66,10 @@ export function toApiError(error: unknown): ApiError {
       error.reason === 'expired' ? ERROR_CODES.sessionExpired : ERROR_CODES.unauthenticated,
       error.message,
     );
+  }
+  // A cursor is a query parameter: one the API did not hand out for this listing is a bad request.
+  if (error instanceof InvalidCursorError) {
+    return new ApiError(400, ERROR_CODES.invalidParameter, error.message, error.field);
   }
   if (error instanceof ValidationError) {
     return new ApiError(422, ERROR_CODES.validationFailed, error.message, error.field);

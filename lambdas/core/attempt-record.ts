@@ -1,7 +1,7 @@
 /**
  * The attempt record of one attempt (docs/design.md §5): what was sent, what came back, what was
  * decided, with secrets and custom header values redacted and every text bounded. Pure: the
- * dispatcher writes it (adapters/dynamodb/attempt-log.ts) and acts on the decision.
+ * dispatcher writes it (adapters/dynamodb/attempts.ts) and acts on the decision.
  */
 
 import { RESPONSE_SNIPPET_BYTES } from './constants';

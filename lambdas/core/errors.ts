@@ -59,6 +59,17 @@ export class ValidationError extends InputError {
   }
 }
 
+/**
+ * A page cursor that is not one this code wrote for the listing asked for (core/cursor.ts):
+ * garbled, forged, or another listing's. The API answers 400 `invalid_parameter`.
+ */
+export class InvalidCursorError extends ValidationError {
+  constructor(problem: string) {
+    super('cursor', problem);
+    this.name = 'InvalidCursorError';
+  }
+}
+
 /** A destination the egress policy refuses (scheme, address, port): permanent, outcome `blocked`. */
 export class DestinationRefusedError extends ValidationError {
   constructor(problem: string) {

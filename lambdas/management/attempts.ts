@@ -1,27 +1,19 @@
-/** The operator's three questions of the attempt log (docs/design.md §5), each a Query. */
+/**
+ * The operator's questions of the attempt log (docs/design.md §5): every attempt of a delivery,
+ * a connection's recent attempts, recent final failures, and the HTTP API's pages and chart
+ * reads. The attempt log's table module (adapters/dynamodb/attempts.ts) answers each; this class
+ * checks what the caller asked and fills in the defaults.
+ */
 
-import { type DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { deliveryKeyPrefix } from '../adapters/dynamodb/attempt-item';
+import { DynamoAttempts } from '../adapters/dynamodb/attempts';
 import { documentClient } from '../adapters/dynamodb/client';
-import { ATTEMPTS_TABLE } from '../adapters/dynamodb/tables';
-import { MAX_ATTEMPT } from '../core/constants';
 import { ValidationError } from '../core/errors';
-import { connectionIdOf, isConnectionId } from '../core/ids';
+import { isConnectionId } from '../core/ids';
+import type { AttemptPageQuery, AttemptTable, Page, RangeRead } from '../core/stores';
 import type { AttemptRecord } from '../core/types';
-import {
-  type AttemptPageQuery,
-  attemptPage,
-  attemptsInRange,
-  type DynamoKey,
-  finalFailurePage,
-  type Page,
-  type RangeRead,
-} from './attempt-pages';
 import type { ManagementOptions } from './types';
 
-const DAY_MS = 86_400_000;
-/** Pages read at most for one listing, so a filter that matches little cannot read forever. */
-const MAX_PAGES = 50;
+export type { AttemptPageQuery, RangeRead } from '../core/stores';
 
 export interface AttemptQuery {
   connectionId: string;
@@ -33,118 +25,51 @@ export interface AttemptQuery {
   limit?: number;
 }
 
+function checkConnectionId(connectionId: string): void {
+  if (!isConnectionId(connectionId)) throw new ValidationError('connectionId', 'must look like con_<id>');
+}
+
 export class Attempts {
-  private readonly doc: DynamoDBDocumentClient;
-  private readonly table: string;
+  private readonly table: AttemptTable;
 
   constructor(options: ManagementOptions) {
-    this.doc = documentClient(options.clients?.dynamodb);
-    this.table = options.resources.attemptsTable;
-  }
-
-  private async collect(input: QueryCommandInput, limit: number): Promise<AttemptRecord[]> {
-    const items: AttemptRecord[] = [];
-    let pages = 0;
-    for await (const page of paginateQuery({ client: this.doc }, input)) {
-      items.push(...((page.Items ?? []) as AttemptRecord[]));
-      if (items.length >= limit || ++pages >= MAX_PAGES) break;
-    }
-    return items.slice(0, limit);
+    this.table = new DynamoAttempts({
+      tableName: options.resources.attemptsTable,
+      client: documentClient(options.clients?.dynamodb),
+    });
   }
 
   /** Recent attempts of a connection, newest first. */
-  list(query: AttemptQuery): Promise<AttemptRecord[]> {
-    if (!isConnectionId(query.connectionId))
-      throw new ValidationError('connectionId', 'must look like con_<id>');
-    const limit = query.limit ?? 50;
-    const filters: string[] = [];
-    const values: Record<string, unknown> = { ':c': query.connectionId };
-    const names: Record<string, string> = { '#c': ATTEMPTS_TABLE.partitionKey };
-    if (query.since) {
-      filters.push('requestedAt >= :since');
-      values[':since'] = query.since.toISOString();
-    }
-    if (query.failed) {
-      filters.push('#o <> :delivered');
-      names['#o'] = 'outcome';
-      values[':delivered'] = 'delivered';
-    }
-    return this.collect(
-      {
-        TableName: this.table,
-        KeyConditionExpression: '#c = :c',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-        ScanIndexForward: false,
-        Limit: Math.min(limit, 100),
-      },
-      limit,
-    );
+  async list(query: AttemptQuery): Promise<AttemptRecord[]> {
+    checkConnectionId(query.connectionId);
+    return this.table.recent({ ...query, limit: query.limit ?? 50 });
   }
 
-  /** One page of a connection's attempts, newest first, filtered (the HTTP API's attempt log). */
-  page(query: AttemptPageQuery): Promise<Page<AttemptRecord>> {
-    if (!isConnectionId(query.connectionId))
-      throw new ValidationError('connectionId', 'must look like con_<id>');
-    return attemptPage(this.doc, this.table, query);
+  /**
+   * One page of a connection's attempts, newest first, filtered (the HTTP API's attempt log);
+   * `cursor` is the `nextCursor` of the previous page (InvalidCursorError for any other).
+   */
+  async page(query: AttemptPageQuery): Promise<Page<AttemptRecord>> {
+    checkConnectionId(query.connectionId);
+    return this.table.page(query);
   }
 
   /** Every attempt of a connection requested in [since, until), for charts; reports its read cost. */
   inRange(query: { connectionId: string; since: Date; until: Date }): Promise<RangeRead> {
-    return attemptsInRange(this.doc, this.table, query);
+    return this.table.inRange(query);
   }
 
-  /** One page of an application's final failures over the last `days` days, newest first. */
-  finalFailuresOf(query: {
-    applicationId: string;
-    days: number;
-    limit: number;
-    now?: Date;
-    startKey?: DynamoKey;
-  }): Promise<Page<AttemptRecord>> {
-    return finalFailurePage(this.doc, this.table, { ...query, now: query.now ?? new Date() });
+  /** Every attempt of one delivery, oldest first. */
+  ofDelivery(deliveryId: string): Promise<AttemptRecord[]> {
+    return this.table.ofDelivery(deliveryId);
   }
 
-  /** Every attempt of one delivery, oldest first (the partition comes from the delivery id). */
-  async ofDelivery(deliveryId: string): Promise<AttemptRecord[]> {
-    const connectionId = connectionIdOf(deliveryId);
-    return this.collect(
-      {
-        TableName: this.table,
-        KeyConditionExpression: '#c = :c AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: { '#c': ATTEMPTS_TABLE.partitionKey, '#sk': ATTEMPTS_TABLE.sortKey },
-        ExpressionAttributeValues: { ':c': connectionId, ':prefix': deliveryKeyPrefix(deliveryId) },
-        ScanIndexForward: true,
-      },
-      // Attempt numbers never exceed MAX_ATTEMPT (envelope.ts), so this reads every one.
-      MAX_ATTEMPT,
-    );
-  }
-
-  /** Final failures across connections (the sparse index), newest first, over the last `days` days. */
-  async finalFailures(options: { days?: number; limit?: number; now?: Date } = {}): Promise<AttemptRecord[]> {
-    const days = options.days ?? 1;
-    const limit = options.limit ?? 50;
-    const now = (options.now ?? new Date()).getTime();
-    const index = ATTEMPTS_TABLE.finalFailuresIndex;
-    const out: AttemptRecord[] = [];
-    for (let d = 0; d < days && out.length < limit; d++) {
-      const day = new Date(now - d * DAY_MS).toISOString().slice(0, 10);
-      out.push(
-        ...(await this.collect(
-          {
-            TableName: this.table,
-            IndexName: index.name,
-            KeyConditionExpression: '#day = :day',
-            ExpressionAttributeNames: { '#day': index.partitionKey },
-            ExpressionAttributeValues: { ':day': day },
-            ScanIndexForward: false,
-          },
-          limit - out.length,
-        )),
-      );
-    }
-    return out;
+  /** Final failures across connections, newest first, over the last `days` days. */
+  finalFailures(options: { days?: number; limit?: number; now?: Date } = {}): Promise<AttemptRecord[]> {
+    return this.table.finalFailures({
+      days: options.days ?? 1,
+      limit: options.limit ?? 50,
+      now: options.now ?? new Date(),
+    });
   }
 }

@@ -7,18 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  paginateScan,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { documentClient, isConditionFailed } from '../adapters/dynamodb/client';
-import { DynamoConnectionStore } from '../adapters/dynamodb/connection-store';
-import { CONNECTIONS_TABLE } from '../adapters/dynamodb/tables';
+import { documentClient } from '../adapters/dynamodb/client';
+import { DynamoConnections } from '../adapters/dynamodb/connections';
 import { KmsSecretSealer } from '../adapters/secrets/kms-sealed';
 import { CONFIG_DEFAULTS } from '../config';
 import { validateMethod, validateNameCharacters, validateUrl } from '../core/connection';
@@ -30,6 +20,7 @@ import { type ConnectionHealth, type HealthTransition, INITIAL_HEALTH, nextHealt
 import { isApplicationId, isConnectionId, newId } from '../core/ids';
 import { operationalEvent } from '../core/parking';
 import type { OperationalEvents } from '../core/ports';
+import type { ConnectionChanges, ConnectionTable, Page } from '../core/stores';
 import type { Connection } from '../core/types';
 import { ConflictError, NotFoundError } from './errors';
 import { KmsKeeper, type SecretKeeper, SecretsManagerKeeper } from './secret-keepers';
@@ -61,10 +52,8 @@ export function healthView(health: ConnectionHealth | undefined): HealthView {
 }
 
 export class Connections {
-  private readonly doc: DynamoDBDocumentClient;
-  private readonly store: DynamoConnectionStore;
+  private readonly table: ConnectionTable;
   private readonly secrets: SecretKeeper;
-  private readonly table: string;
   private readonly egress: EgressPolicy;
   private readonly headerPrefix: string;
 
@@ -73,13 +62,11 @@ export class Connections {
     /** Where `connection.recovered` goes when enabling recovers a disabled connection. */
     private readonly events?: OperationalEvents,
   ) {
-    this.doc = documentClient(options.clients?.dynamodb);
-    this.store = new DynamoConnectionStore({
+    this.table = new DynamoConnections({
       tableName: options.resources.connectionsTable,
-      client: this.doc,
+      client: documentClient(options.clients?.dynamodb),
     });
     this.secrets = secretKeeper(options);
-    this.table = options.resources.connectionsTable;
     this.egress = {
       allowedPorts: options.allowedPorts ?? options.resources.allowedPorts ?? CONFIG_DEFAULTS.allowedPorts,
       allowLoopback: options.allowLoopback ?? false,
@@ -126,76 +113,42 @@ export class Connections {
       createdAt: now,
       updatedAt: now,
     };
+    let saved: 'created' | 'exists';
     try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: connection,
-          ConditionExpression: 'attribute_not_exists(#id)',
-          ExpressionAttributeNames: { '#id': CONNECTIONS_TABLE.partitionKey },
-        }),
-      );
+      saved = await this.table.create(connection);
     } catch (error) {
       // Do not leave an orphaned secret behind a connection that was never saved.
       await this.secrets.discard(secret);
-      if (isConditionFailed(error)) throw new ConflictError(`connection ${connectionId} already exists`);
       throw error;
+    }
+    if (saved === 'exists') {
+      await this.secrets.discard(secret);
+      throw new ConflictError(`connection ${connectionId} already exists`);
     }
     return connection;
   }
 
   async get(connectionId: string): Promise<Connection> {
     if (!isConnectionId(connectionId)) throw new ValidationError('connectionId', 'must look like con_<id>');
-    const out = await this.doc.send(
-      new GetCommand({
-        TableName: this.table,
-        Key: { [CONNECTIONS_TABLE.partitionKey]: connectionId },
-        ConsistentRead: true,
-      }),
-    );
-    if (!out.Item) throw new NotFoundError('connection', connectionId);
-    return withHealth(out.Item as Connection);
+    const connection = await this.table.get(connectionId, { consistent: true });
+    if (!connection) throw new NotFoundError('connection', connectionId);
+    return withHealth(connection);
   }
 
   /** Connections of one application (a Query), or of all applications (a Scan, for operators). */
   async list(filter: { applicationId?: string } = {}): Promise<Connection[]> {
-    let items: Connection[];
-    if (filter.applicationId) {
-      items = await this.store.listByApplication(filter.applicationId);
-    } else {
-      items = [];
-      for await (const page of paginateScan({ client: this.doc }, { TableName: this.table })) {
-        items.push(...((page.Items ?? []) as Connection[]));
-      }
-    }
+    const items = filter.applicationId
+      ? await this.table.listByApplication(filter.applicationId)
+      : await this.table.listAll();
     return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /**
-   * One page of an application's connections, oldest first (connection ids are time-ordered),
-   * from the by-application index; `startKey` is the `nextKey` of the previous page.
+   * One page of an application's connections, oldest first (connection ids are time-ordered);
+   * `cursor` is the `nextCursor` of the previous page (InvalidCursorError for any other).
    */
-  async page(query: {
-    applicationId: string;
-    limit: number;
-    startKey?: Record<string, string>;
-  }): Promise<{ items: Connection[]; nextKey?: Record<string, string> }> {
-    const index = CONNECTIONS_TABLE.byApplicationIndex;
-    const out = await this.doc.send(
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: index.name,
-        KeyConditionExpression: '#app = :app',
-        ExpressionAttributeNames: { '#app': index.partitionKey },
-        ExpressionAttributeValues: { ':app': query.applicationId },
-        Limit: query.limit,
-        ExclusiveStartKey: query.startKey,
-      }),
-    );
-    return {
-      items: (out.Items ?? []) as Connection[],
-      nextKey: out.LastEvaluatedKey as Record<string, string> | undefined,
-    };
+  page(query: { applicationId: string; limit: number; cursor?: string }): Promise<Page<Connection>> {
+    return this.table.page(query.applicationId, { limit: query.limit, cursor: query.cursor });
   }
 
   /**
@@ -216,7 +169,7 @@ export class Connections {
       throw new ValidationError('enabled', 'must be true or false');
     }
     const now = new Date().toISOString();
-    const set: Record<string, unknown> = { ...fields, updatedAt: now };
+    const set: ConnectionChanges = { ...fields, updatedAt: now };
     if (patch.enabled !== undefined) set.enabled = patch.enabled;
     // Enabling (from disabled, or a connection health disabled) starts its health afresh.
     const enabling =
@@ -225,29 +178,9 @@ export class Connections {
       ? nextHealth(current.health, { kind: 'enabled', at: now }, { failingAfter: 1 })
       : undefined;
     if (step?.write) set.health = { ...step.health, version: (current.health?.version ?? 0) + 1 };
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':seen': current.updatedAt };
-    const assignments = Object.entries(set).map(([key, value], i) => {
-      names[`#f${i}`] = key;
-      values[`:f${i}`] = value;
-      return `#f${i} = :f${i}`;
-    });
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { [CONNECTIONS_TABLE.partitionKey]: connectionId },
-          UpdateExpression: `SET ${assignments.join(', ')}`,
-          // Refuse to overwrite a concurrent change (or resurrect a deleted connection).
-          ConditionExpression: 'updatedAt = :seen',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailed(error))
-        throw new ConflictError(`connection ${connectionId} changed meanwhile; try again`);
-      throw error;
+    // Refuse to overwrite a concurrent change (or resurrect a deleted connection).
+    if ((await this.table.update(connectionId, set, current.updatedAt)) === 'conflict') {
+      throw new ConflictError(`connection ${connectionId} changed meanwhile; try again`);
     }
     const next = { ...current, ...set } as Connection;
     if (step?.transitions.includes('connection.recovered'))
@@ -272,14 +205,7 @@ export class Connections {
   /** Deletes the connection, then its secret (deliveries still queued dead-letter as `connection_missing`). */
   async delete(connectionId: string): Promise<Connection> {
     if (!isConnectionId(connectionId)) throw new ValidationError('connectionId', 'must look like con_<id>');
-    const out = await this.doc.send(
-      new DeleteCommand({
-        TableName: this.table,
-        Key: { [CONNECTIONS_TABLE.partitionKey]: connectionId },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    const old = out.Attributes as Connection | undefined;
+    const old = await this.table.delete(connectionId);
     if (!old) throw new NotFoundError('connection', connectionId);
     await this.secrets.remove(old);
     return old;
@@ -301,24 +227,9 @@ export class Connections {
     const connection = await this.get(connectionId);
     const secret = generateSecret();
     const fields = await this.secrets.rotate(connection, secret);
-    const set: Record<string, string> = { ...fields, updatedAt: new Date().toISOString() };
-    const names: Record<string, string> = { '#id': CONNECTIONS_TABLE.partitionKey };
-    const values: Record<string, string> = {};
-    const assignments = Object.entries(set).map(([key, value], i) => {
-      names[`#f${i}`] = key;
-      values[`:f${i}`] = value;
-      return `#f${i} = :f${i}`;
-    });
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { [CONNECTIONS_TABLE.partitionKey]: connectionId },
-        UpdateExpression: `SET ${assignments.join(', ')}`,
-        ConditionExpression: 'attribute_exists(#id)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
+    if ((await this.table.setSecret(connectionId, fields, new Date().toISOString())) === 'missing') {
+      throw new NotFoundError('connection', connectionId);
+    }
     return { secret, secretVersion: fields.secretVersion, previousVersion: connection.secretVersion };
   }
 }

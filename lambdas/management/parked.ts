@@ -13,12 +13,13 @@
  */
 
 import { documentClient } from '../adapters/dynamodb/client';
-import { DynamoParkedStore, type PageKey } from '../adapters/dynamodb/parked-store';
+import { DynamoParked } from '../adapters/dynamodb/parked';
 import { MAX_DELAY_SECONDS, SQS_BATCH_LIMIT, SqsQueues } from '../adapters/sqs/queues';
 import { MAX_ATTEMPT } from '../core/constants';
 import { ValidationError } from '../core/errors';
 import { connectionIdOf, deliveryIdTimePrefix, isConnectionId } from '../core/ids';
-import { type ParkedDelivery, type ParkedItem, recoveryMessage } from '../core/parking';
+import { type ParkedDelivery, recoveryMessage } from '../core/parking';
+import type { ClaimedDelivery, Page, ParkedTable } from '../core/stores';
 import { ConflictError, NotFoundError } from './errors';
 import { parseSince } from './since';
 import type { ManagementOptions } from './types';
@@ -50,7 +51,7 @@ export interface Scope {
 }
 
 export class ParkedDeliveriesAdmin {
-  private readonly store: DynamoParkedStore;
+  private readonly store: ParkedTable;
   private readonly hasTable: boolean;
   private readonly queues: SqsQueues;
 
@@ -61,7 +62,7 @@ export class ParkedDeliveriesAdmin {
     private readonly clock: { now(): number } = { now: () => Date.now() },
   ) {
     const table = options.resources.parkedTable;
-    this.store = new DynamoParkedStore({
+    this.store = new DynamoParked({
       tableName: table ?? '',
       client: documentClient(options.clients?.dynamodb),
     });
@@ -98,26 +99,22 @@ export class ParkedDeliveriesAdmin {
     this.requireTable();
     await this.scoped(connectionId, query);
     const sinceMs = parseSince(query.since, this.clock.now());
-    const startKey = decodeCursor(query.cursor, ['connectionId', 'deliveryId']);
-    ownCursor(startKey, 'connectionId', connectionId);
     const page = await this.store.listByConnection(connectionId, {
       afterDeliveryId: sinceMs === undefined ? undefined : lowerBound(sinceMs),
       limit: pageSize(query.limit),
-      startKey,
+      cursor: query.cursor,
     });
-    return withCursor(page.items, page.nextKey);
+    return result(page);
   }
 
   /** An application's parked deliveries, newest first (GET /failures). */
   async listApplication(applicationId: string, query: { limit?: number; cursor?: string } = {}) {
     this.requireTable();
-    const startKey = decodeCursor(query.cursor, ['connectionId', 'deliveryId', 'applicationId']);
-    ownCursor(startKey, 'applicationId', applicationId);
     const page = await this.store.listByApplication(applicationId, {
       limit: pageSize(query.limit),
-      startKey,
+      cursor: query.cursor,
     });
-    return withCursor(page.items, page.nextKey);
+    return result(page);
   }
 
   /** The connection of a delivery, in scope; a delivery whose connection is gone or another application's is not found. */
@@ -183,24 +180,24 @@ export class ParkedDeliveriesAdmin {
     const after = sinceMs === undefined ? undefined : lowerBound(sinceMs);
     const budget = rate * MAX_DELAY_SECONDS;
     let requeued = 0;
-    let startKey: PageKey | undefined;
+    let cursor: string | undefined;
     do {
-      const page = await this.store.keysOldestFirst(connectionId, {
+      const page = await this.store.idsOldestFirst(connectionId, {
         afterDeliveryId: after,
         limit: SQS_BATCH_LIMIT,
-        startKey,
+        cursor,
       });
-      startKey = page.nextKey;
+      cursor = page.nextCursor;
       const now = this.clock.now();
       // The page is in oldest-first order; claims of one page go out together.
-      const wanted = page.deliveryIds.slice(0, Math.max(0, budget - requeued));
+      const wanted = page.items.slice(0, Math.max(0, budget - requeued));
       const claims = await Promise.all(
         wanted.map((deliveryId) => this.store.claim(connectionId, deliveryId, now, now + RECOVERY_LEASE_MS)),
       );
-      const claimed = claims.filter((item): item is ParkedItem => item !== undefined);
+      const claimed = claims.filter((item): item is ClaimedDelivery => item !== undefined);
       requeued += await this.send(claimed, requeued, rate);
       if (requeued >= budget) break;
-    } while (startKey);
+    } while (cursor);
     const remaining = await this.store.count(connectionId, after);
     return { requeued, remaining };
   }
@@ -209,7 +206,7 @@ export class ParkedDeliveriesAdmin {
    * Sends claimed items as new chains, the i-th (counting from `offset`) delayed by i / rate
    * seconds, and removes those SQS took. Returns how many were sent.
    */
-  private async send(items: ParkedItem[], offset: number, rate: number): Promise<number> {
+  private async send(items: ClaimedDelivery[], offset: number, rate: number): Promise<number> {
     const sendable = items.filter((item) => item.attempts + 1 <= MAX_ATTEMPT);
     if (sendable.length === 0) return 0;
     const batch = sendable.map((item, i) => ({
@@ -220,13 +217,7 @@ export class ParkedDeliveriesAdmin {
     await Promise.all(
       sendable
         .filter((item) => sent.has(item.deliveryId))
-        .map((item) =>
-          this.store.release(
-            item.connectionId,
-            item.deliveryId,
-            (item as { claimedUntil?: number }).claimedUntil!,
-          ),
-        ),
+        .map((item) => this.store.release(item.connectionId, item.deliveryId, item.claimedUntil)),
     );
     return sent.size;
   }
@@ -245,37 +236,6 @@ function pageSize(limit: number | undefined): number {
   return limit;
 }
 
-function withCursor(items: ParkedDelivery[], nextKey: PageKey | undefined): ParkedPageResult {
-  return nextKey
-    ? { data: items, nextCursor: Buffer.from(JSON.stringify(nextKey)).toString('base64url') }
-    : { data: items };
-}
-
-/**
- * A cursor of another listing (another connection's, another application's) is refused by name
- * here: DynamoDB would refuse the start key with an error that says nothing to the caller.
- */
-function ownCursor(startKey: PageKey | undefined, key: string, expected: string): void {
-  if (startKey && startKey[key] !== expected) {
-    throw new ValidationError('cursor', 'belongs to another listing');
-  }
-}
-
-/** A cursor this library returned: base64url JSON of a key with only the expected names. */
-function decodeCursor(cursor: string | undefined, keys: readonly string[]): PageKey | undefined {
-  if (!cursor) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  const entries = value && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value) : [];
-  if (
-    entries.length === 0 ||
-    entries.some(([k, v]) => !keys.includes(k) || typeof v !== 'string' || v.length === 0 || v.length > 512)
-  ) {
-    throw new ValidationError('cursor', 'is not a cursor this API returned');
-  }
-  return value as PageKey;
+function result(page: Page<ParkedDelivery>): ParkedPageResult {
+  return page.nextCursor ? { data: page.items, nextCursor: page.nextCursor } : { data: page.items };
 }

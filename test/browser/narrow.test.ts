@@ -6,8 +6,8 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
-import { DynamoHealthStore } from '../../lambdas/adapters/dynamodb/health-store';
-import { DynamoParkedStore } from '../../lambdas/adapters/dynamodb/parked-store';
+import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
+import { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
 import { ENV } from '../../lambdas/config';
 import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { LocalApi } from '../../local/api-server';
@@ -96,8 +96,8 @@ async function tickLabels(p: Page) {
 }
 
 beforeAll(async () => {
-  const parkedStore = new DynamoParkedStore({ tableName: process.env[ENV.parkedTable]! });
-  const health = new DynamoHealthStore({ tableName: process.env[ENV.connectionsTable]! });
+  const parkedStore = new DynamoParked({ tableName: process.env[ENV.parkedTable]! });
+  const health = new DynamoConnections({ tableName: process.env[ENV.connectionsTable]! }).health;
   harness = await startConsoleHarness({
     applicationId,
     behaviour: respond(503, '{"error":"down"}'),

@@ -8,8 +8,8 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
-import { DynamoHealthStore } from '../../lambdas/adapters/dynamodb/health-store';
-import { DynamoParkedStore } from '../../lambdas/adapters/dynamodb/parked-store';
+import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
+import { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
 import { ENV } from '../../lambdas/config';
 import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { ParkedItem } from '../../lambdas/core/parking';
@@ -37,7 +37,7 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let consoleUrl: string;
-let parkedStore: DynamoParkedStore;
+let parkedStore: DynamoParked;
 let failing: string;
 let disabled: string;
 /** Healthy by state (2 exhausted in a row, below the threshold of 3), and every delivery parked. */
@@ -65,8 +65,8 @@ function parked(connectionId: string, at: number, fields: Partial<ParkedItem> = 
 }
 
 beforeAll(async () => {
-  parkedStore = new DynamoParkedStore({ tableName: process.env[ENV.parkedTable]! });
-  const health = new DynamoHealthStore({ tableName: process.env[ENV.connectionsTable]! });
+  parkedStore = new DynamoParked({ tableName: process.env[ENV.parkedTable]! });
+  const health = new DynamoConnections({ tableName: process.env[ENV.connectionsTable]! }).health;
   harness = await startConsoleHarness({
     applicationId,
     behaviour: respond(200, '{"received":true}'),

@@ -4,136 +4,42 @@
  * expired token, another application's token, another application's ids).
  */
 
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { run } from '../../cli/main';
-import { DynamoAttemptLog } from '../../lambdas/adapters/dynamodb/attempt-log';
-import { DynamoParkedStore } from '../../lambdas/adapters/dynamodb/parked-store';
+import type { DynamoAttempts } from '../../lambdas/adapters/dynamodb/attempts';
+import type { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
 import { apiDocument } from '../../lambdas/api/openapi';
-import { ENV } from '../../lambdas/config';
-import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { AttemptRecord, Outcome } from '../../lambdas/core/types';
 import { WebhookManagement, type WebhookResources } from '../../lambdas/management';
 import { mintSessionToken } from '../../lambdas/management/console-session';
 import { verifyWebhook } from '../../lambdas/receiver';
-import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../local/api-server';
-import { id } from '../support/fixtures';
-import { testPki } from '../support/pki';
-import { type Receiver, startReceiver } from '../support/receivers';
-import { resourcesFromEnv } from '../support/resources';
+import { type LocalApi, startLocalApi } from '../../local/api-server';
+import { attemptAt, id, parkedAt } from '../support/fixtures';
+import type { Receiver } from '../support/receivers';
+import { type ApiHarness, appPath, startApiHarness } from './helpers/api';
 
+let h: ApiHarness;
 let receiver: Receiver;
 let management: WebhookManagement;
 let api: LocalApi;
 let key: Uint8Array;
-let attemptLog: DynamoAttemptLog;
-let parkedStore: DynamoParkedStore;
+let attemptLog: DynamoAttempts;
+let parkedStore: DynamoParked;
 let resources: WebhookResources;
-const consoleDir = mkdtempSync(join(tmpdir(), 'wh-console-'));
+let consoleDir: string;
 
 beforeAll(async () => {
-  receiver = await startReceiver();
-  const consoleKeySecret = await ensureConsoleKey(
-    new SecretsManagerClient({}),
-    `webhooks-test/console-key-${randomBytes(4).toString('hex')}`,
-  );
-  resources = resourcesFromEnv({ consoleKeySecret });
-
-  management = new WebhookManagement({
-    resources,
-    allowLoopback: true,
-    allowedPorts: [443, receiver.port],
-    ca: [testPki().caPem],
-  });
-  writeFileSync(join(consoleDir, 'index.html'), '<!doctype html><title>console</title>');
-  writeFileSync(join(consoleDir, 'app.js'), 'export {};');
-  writeFileSync(join(consoleDir, 'app.css'), 'body{}');
-  api = await startLocalApi({ management, port: 0, consoleDir });
-  key = await management.consoleSessionKey().get();
-  attemptLog = new DynamoAttemptLog({ tableName: process.env[ENV.attemptsTable]! });
-  parkedStore = new DynamoParkedStore({ tableName: process.env[ENV.parkedTable]! });
+  h = await startApiHarness();
+  ({ receiver, management, api, key, attemptLog, parkedStore, resources, consoleDir } = h);
 });
-afterAll(async () => {
-  await api.close();
-  await receiver.close();
-});
+afterAll(() => h.close());
 
-interface Answer {
-  status: number;
-  body: any;
-  text: string;
-  headers: Headers;
-}
-
-async function call(
-  method: string,
-  path: string,
-  options: { token?: string; json?: unknown; raw?: string; contentType?: string } = {},
-): Promise<Answer> {
-  const headers: Record<string, string> = {};
-  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-  let body: string | undefined;
-  if (options.json !== undefined || options.raw !== undefined) {
-    body = options.raw ?? JSON.stringify(options.json);
-    headers['content-type'] = options.contentType ?? 'application/json';
-  }
-  const res = await fetch(`${api.origin}${path}`, { method, headers, body, redirect: 'manual' });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, body: parsed, text, headers: res.headers };
-}
-
-async function tokenFor(applicationId: string): Promise<string> {
-  return (await management.createConsoleSession({ applicationId, apiUrl: api.origin })).token;
-}
-
-const appPath = (app: string, rest = '') => `/api/v1/applications/${app}${rest}`;
-
-async function createVia(app: string, token: string, input: Record<string, unknown> = {}) {
-  const res = await call('POST', appPath(app, '/connections'), {
-    token,
-    json: { name: 'CRM', url: receiver.url, ...input },
-  });
-  expect(res.status).toBe(201);
-  return res.body as { connectionId: string };
-}
-
-function record(
-  connectionId: string,
-  applicationId: string,
-  at: number,
-  fields: Partial<AttemptRecord> = {},
-): AttemptRecord {
-  const eventId = `evt_${randomBytes(8).toString('hex')}`;
-  return {
-    deliveryId: deliveryIdFor(eventId, connectionId, at),
-    attempt: 1,
-    eventId,
-    connectionId,
-    applicationId,
-    userId: 'usr_1',
-    event: 'user.identified',
-    method: 'POST',
-    target: 'https://example.com/hooks',
-    requestedAt: new Date(at).toISOString(),
-    durationMs: 100,
-    outcome: 'delivered',
-    statusCode: 200,
-    final: true,
-    expiresAt: Math.floor(at / 1000) + 86_400,
-    ...fields,
-  };
-}
+const call: ApiHarness['call'] = (...args) => h.call(...args);
+const tokenFor: ApiHarness['tokenFor'] = (applicationId) => h.tokenFor(applicationId);
+const createVia: ApiHarness['createVia'] = (...args) => h.createVia(...args);
+const record = attemptAt;
 
 describe('management API: the routes a console uses', () => {
   it('adds a connection, shows its secret, sends a signed test, rotates, edits, reads the log, deletes', async () => {
@@ -549,26 +455,7 @@ describe('management API: paging and filters', () => {
 });
 
 describe('management API: parked deliveries, retry and recover', () => {
-  function parked(connectionId: string, applicationId: string, at: number, fields: Partial<ParkedItem> = {}) {
-    const eventId = `evt_${randomBytes(8).toString('hex')}`;
-    const item: ParkedItem = {
-      deliveryId: deliveryIdFor(eventId, connectionId, at),
-      connectionId,
-      applicationId,
-      eventId,
-      reason: 'exhausted',
-      lastError: 'HTTP 503',
-      lastOutcome: 'http_error',
-      lastStatusCode: 503,
-      attempts: 4,
-      parkedAt: new Date(at + 7_000).toISOString(),
-      body: JSON.stringify({ event: 'user.identified', n: at }),
-      firstAttemptAt: new Date(at).toISOString(),
-      expiresAt: Math.floor(at / 1000) + 86_400,
-      ...fields,
-    };
-    return item;
-  }
+  const parked = parkedAt;
 
   it("lists a connection's parked deliveries and the application's, newest first, paged, never with the body", async () => {
     const app = id('app');
@@ -628,8 +515,8 @@ describe('management API: parked deliveries, retry and recover', () => {
         token,
       },
     );
-    expect(foreign.status).toBe(422);
-    expect(foreign.body.error).toMatchObject({ field: 'cursor' });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error).toMatchObject({ code: 'invalid_parameter', field: 'cursor' });
     const badSince = await call('GET', appPath(app, `/connections/${a}/parked?since=yesterday`), { token });
     expect(badSince.status).toBe(400);
     expect(badSince.body.error.field).toBe('since');

@@ -6,8 +6,8 @@
 
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { documentClient } from '../../lambdas/adapters/dynamodb/client';
-import { DynamoHealthStore } from '../../lambdas/adapters/dynamodb/health-store';
-import { DynamoParkedStore } from '../../lambdas/adapters/dynamodb/parked-store';
+import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
+import { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
 import { ENV } from '../../lambdas/config';
 import { applyHealthEvent } from '../../lambdas/core/health-tracker';
 import { deliveryIdFor } from '../../lambdas/core/ids';
@@ -21,7 +21,7 @@ import { resourcesFromEnv } from '../support/resources';
 const sqs = new SQSClient({});
 const doc = documentClient();
 let management: WebhookManagement;
-let parkedStore: DynamoParkedStore;
+let parkedStore: DynamoParked;
 let retryQueueUrl: string;
 
 beforeAll(async () => {
@@ -32,7 +32,7 @@ beforeAll(async () => {
     allowLoopback: true,
     allowedPorts: [443, 8443],
   });
-  parkedStore = new DynamoParkedStore({ tableName: process.env[ENV.parkedTable]!, client: doc });
+  parkedStore = new DynamoParked({ tableName: process.env[ENV.parkedTable]!, client: doc });
 });
 afterAll(() => sqs.destroy());
 
@@ -217,7 +217,8 @@ describe('parked deliveries through the management library', () => {
 describe('health on the connections table', () => {
   it('counts every one of 8 concurrent failures and announces failing once (conditional writes)', async () => {
     const con = await newConnection();
-    const store = new DynamoHealthStore({ tableName: process.env[ENV.connectionsTable]!, client: doc });
+    const store = new DynamoConnections({ tableName: process.env[ENV.connectionsTable]!, client: doc })
+      .health;
     const at = new Date().toISOString();
     const steps = await Promise.all(
       Array.from({ length: 8 }, () =>
@@ -231,7 +232,8 @@ describe('health on the connections table', () => {
 
   it('disabling sets enabled false; enabling resets health to healthy and keeps other fields', async () => {
     const con = await newConnection();
-    const store = new DynamoHealthStore({ tableName: process.env[ENV.connectionsTable]!, client: doc });
+    const store = new DynamoConnections({ tableName: process.env[ENV.connectionsTable]!, client: doc })
+      .health;
     const at = new Date().toISOString();
     for (let i = 0; i < 2; i++) {
       await applyHealthEvent(
@@ -262,7 +264,8 @@ describe('health on the connections table', () => {
   it('writes nothing for a deleted connection', async () => {
     const con = await newConnection();
     await management.connections.delete(con.connectionId);
-    const store = new DynamoHealthStore({ tableName: process.env[ENV.connectionsTable]!, client: doc });
+    const store = new DynamoConnections({ tableName: process.env[ENV.connectionsTable]!, client: doc })
+      .health;
     const step = await applyHealthEvent(
       store,
       con.connectionId,

@@ -7,10 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { ENV } from '../../lambdas/config';
 import { buildEventMessage } from '../../lambdas/core/envelope';
-import { ulid } from '../../lambdas/core/ids';
+import { deliveryIdFor, ulid } from '../../lambdas/core/ids';
+import type { ParkedItem } from '../../lambdas/core/parking';
 import { buildPayload, serialiseBody } from '../../lambdas/core/payload';
 import type { InputRecord } from '../../lambdas/core/ports';
-import type { Connection, EventMessage } from '../../lambdas/core/types';
+import type { AttemptRecord, Connection, EventMessage } from '../../lambdas/core/types';
 import type { PublishInput } from '../../lambdas/publisher';
 import type { LocalState } from '../../local/state';
 
@@ -65,6 +66,60 @@ export function connectionFor(
     secretVersion: '6f3c1a2e-8b4d-4c5e-9f60-7a8b9c0d1e2f',
     createdAt: now,
     updatedAt: now,
+  };
+}
+
+/** A delivered first attempt of a new event at `at` (epoch ms) to the connection; `fields` change it. */
+export function attemptAt(
+  connectionId: string,
+  applicationId: string,
+  at: number,
+  fields: Partial<AttemptRecord> = {},
+): AttemptRecord {
+  const eventId = id('evt');
+  return {
+    deliveryId: deliveryIdFor(eventId, connectionId, at),
+    attempt: 1,
+    eventId,
+    connectionId,
+    applicationId,
+    userId: 'usr_1',
+    event: 'user.identified',
+    method: 'POST',
+    target: 'https://example.com/hooks',
+    requestedAt: new Date(at).toISOString(),
+    durationMs: 100,
+    outcome: 'delivered',
+    statusCode: 200,
+    final: true,
+    expiresAt: Math.floor(at / 1000) + 86_400,
+    ...fields,
+  };
+}
+
+/** A delivery of a new event at `at` (epoch ms) parked after its 4 attempts met HTTP 503; `fields` change it. */
+export function parkedAt(
+  connectionId: string,
+  applicationId: string,
+  at: number,
+  fields: Partial<ParkedItem> = {},
+): ParkedItem {
+  const eventId = id('evt');
+  return {
+    deliveryId: deliveryIdFor(eventId, connectionId, at),
+    connectionId,
+    applicationId,
+    eventId,
+    reason: 'exhausted',
+    lastError: 'HTTP 503',
+    lastOutcome: 'http_error',
+    lastStatusCode: 503,
+    attempts: 4,
+    parkedAt: new Date(at + 7_000).toISOString(),
+    body: JSON.stringify({ event: 'user.identified', n: at }),
+    firstAttemptAt: new Date(at).toISOString(),
+    expiresAt: Math.floor(at / 1000) + 86_400,
+    ...fields,
   };
 }
 

@@ -37,6 +37,17 @@ export function attemptItem(record: AttemptRecord): Record<string, unknown> {
   return item;
 }
 
+/** The record an item holds: the item without its key and index attributes. */
+export function recordOf(item: Record<string, unknown>): AttemptRecord {
+  const {
+    [ATTEMPTS_TABLE.sortKey]: _sk,
+    [ATTEMPTS_TABLE.finalFailuresIndex.partitionKey]: _day,
+    [ATTEMPTS_TABLE.finalFailuresIndex.sortKey]: _key,
+    ...record
+  } = item;
+  return record as unknown as AttemptRecord;
+}
+
 /**
  * DynamoDB's item size: attribute name bytes plus value bytes. Numbers are counted from above
  * (every digit, not only significant ones, plus 2), so the size is never under-counted; the

@@ -1,9 +1,7 @@
 /** CRM Connections: list, add, read, edit, delete; Show Secret, rotate; Send Test. */
 
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { CONNECTIONS_TABLE } from '../../adapters/dynamodb/tables';
 import type { Connection } from '../../core/types';
-import { decodeCursor, encodeCursor } from '../cursor';
 import { ApiError, ERROR_CODES, notFound } from '../errors';
 import {
   ApplicationParams,
@@ -75,13 +73,12 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
     }),
     async (c) => {
       const { limit, cursor } = c.req.valid('query');
-      const index = CONNECTIONS_TABLE.byApplicationIndex;
       const page = await management.connections.page({
         applicationId: c.get('applicationId'),
         limit: limit ?? DEFAULT_PAGE_SIZE,
-        startKey: decodeCursor(cursor, [index.partitionKey, index.sortKey, CONNECTIONS_TABLE.partitionKey]),
+        cursor,
       });
-      return c.json({ data: page.items.map(connectionView), nextCursor: encodeCursor(page.nextKey) }, 200);
+      return c.json({ data: page.items.map(connectionView), nextCursor: page.nextCursor ?? null }, 200);
     },
   );
 

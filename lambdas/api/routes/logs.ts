@@ -1,10 +1,8 @@
 /** The attempt log: a connection's attempts, its chart data, one delivery. */
 
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ATTEMPTS_TABLE } from '../../adapters/dynamodb/tables';
 import { connectionIdOf } from '../../core/ids';
 import { parseSince } from '../../management/since';
-import { decodeCursor, encodeCursor } from '../cursor';
 import { ApiError, ERROR_CODES, notFound } from '../errors';
 import {
   AttemptPageSchema,
@@ -48,10 +46,6 @@ export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       const { connectionId } = c.req.valid('param');
       const q = c.req.valid('query');
       await ownedConnection(deps, c.get('applicationId'), connectionId);
-      const startKey = decodeCursor(q.cursor, [ATTEMPTS_TABLE.partitionKey, ATTEMPTS_TABLE.sortKey]);
-      if (startKey && startKey[ATTEMPTS_TABLE.partitionKey] !== connectionId) {
-        throw badParameter('cursor', 'belongs to another listing');
-      }
       const page = await management.attempts.page({
         connectionId,
         outcome: q.outcome,
@@ -59,9 +53,9 @@ export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
         until: q.until ? new Date(q.until) : undefined,
         final: q.final === undefined ? undefined : q.final === 'true',
         limit: q.limit ?? DEFAULT_PAGE_SIZE,
-        startKey,
+        cursor: q.cursor,
       });
-      return c.json({ data: page.items.map(attemptView), nextCursor: encodeCursor(page.nextKey) }, 200);
+      return c.json({ data: page.items.map(attemptView), nextCursor: page.nextCursor ?? null }, 200);
     },
   );
 

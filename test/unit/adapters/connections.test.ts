@@ -2,17 +2,17 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { documentClient } from '../../../lambdas/adapters/dynamodb/client';
-import { DynamoConnectionStore } from '../../../lambdas/adapters/dynamodb/connection-store';
+import { DynamoConnections } from '../../../lambdas/adapters/dynamodb/connections';
 import type { Connection } from '../../../lambdas/core/types';
 
 const doc = mockClient(DynamoDBDocumentClient);
 const store = () =>
-  new DynamoConnectionStore({ tableName: 'connections', client: documentClient(new DynamoDBClient({})) });
+  new DynamoConnections({ tableName: 'connections', client: documentClient(new DynamoDBClient({})) });
 const con = (id: string) => ({ connectionId: id, applicationId: 'app_a' }) as Connection;
 
 beforeEach(() => doc.reset());
 
-describe('DynamoConnectionStore.listByApplication', () => {
+describe('DynamoConnections.listByApplication', () => {
   it('reads every page of the application index, in order', async () => {
     doc
       .on(QueryCommand)

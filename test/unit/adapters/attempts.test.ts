@@ -2,13 +2,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { itemSize } from '../../../lambdas/adapters/dynamodb/attempt-item';
-import { DynamoAttemptLog } from '../../../lambdas/adapters/dynamodb/attempt-log';
+import { DynamoAttempts } from '../../../lambdas/adapters/dynamodb/attempts';
 import { documentClient } from '../../../lambdas/adapters/dynamodb/client';
 import type { AttemptRecord } from '../../../lambdas/core/types';
 
 const doc = mockClient(DynamoDBDocumentClient);
 const log = () =>
-  new DynamoAttemptLog({ tableName: 'attempts', client: documentClient(new DynamoDBClient({})) });
+  new DynamoAttempts({ tableName: 'attempts', client: documentClient(new DynamoDBClient({})) });
 
 const delivered: AttemptRecord = {
   deliveryId: 'dlv_01JD3XQ4Z8K2M5N7P9R1S3T5V7_con_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
@@ -31,7 +31,7 @@ const delivered: AttemptRecord = {
 
 beforeEach(() => doc.reset());
 
-describe('DynamoAttemptLog.append', () => {
+describe('DynamoAttempts.append', () => {
   it('writes a success with a 1 KiB response as one write unit, keeping most of the snippet', async () => {
     doc.on(PutCommand).resolves({});
     await log().append(delivered);

@@ -1,0 +1,154 @@
+/**
+ * The three stores as a whole: the core's ports of them (core/ports.ts: ConnectionStore,
+ * HealthStore, AttemptLog, ParkedDeliveries) plus what the management library reads and writes. Each
+ * has one production implementation (a module per DynamoDB table under adapters/dynamodb/,
+ * which alone knows its key names, indexes and expressions) and one in memory for tests
+ * (test/support/memory/); the contract suite (test/contract/) holds both to the same behaviour.
+ * Callers speak of connections, deliveries and attempts; pages resume from opaque cursors
+ * (core/cursor.ts).
+ */
+
+import type { ConnectionHealth } from './health';
+import type { ParkedDelivery, ParkedItem } from './parking';
+import type { AttemptLog, ConnectionStore, HealthStore, ParkedDeliveries } from './ports';
+import type { AttemptRecord, Connection, Outcome } from './types';
+
+/** One page of a listing; `nextCursor` resumes after its last item (absent: nothing follows). */
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+/** A connection's secret fields: a Secrets Manager store leaves `secretCiphertext` out (D28). */
+export interface SecretFields {
+  secretArn: string;
+  secretVersion: string;
+  secretCiphertext?: string;
+}
+
+/** What an update may change; `updatedAt` is always written. */
+export type ConnectionChanges = Partial<
+  Pick<Connection, 'name' | 'url' | 'method' | 'headers' | 'enabled'> & { health: ConnectionHealth }
+> & { updatedAt: string };
+
+/** The connections (docs/design.md §5), their health (§9) included. */
+export interface ConnectionTable extends ConnectionStore {
+  /** The connection, or undefined; `consistent` reads the latest write (management), else a cheaper read. */
+  get(connectionId: string, options?: { consistent?: boolean }): Promise<Connection | undefined>;
+  /** Every connection of an application, oldest first (connection ids are time-ordered). */
+  listByApplication(applicationId: string): Promise<Connection[]>;
+  /** Every connection of every application, in no particular order (operators). */
+  listAll(): Promise<Connection[]>;
+  /** One page of an application's connections, oldest first. */
+  page(applicationId: string, query: { limit: number; cursor?: string }): Promise<Page<Connection>>;
+  /** Saves a new connection; `exists` (nothing written) when its id is taken. */
+  create(connection: Connection): Promise<'created' | 'exists'>;
+  /**
+   * Writes the changes if the connection is still as read (its `updatedAt` is `seenUpdatedAt`);
+   * `conflict` (nothing written) when it changed meanwhile or is gone.
+   */
+  update(
+    connectionId: string,
+    changes: ConnectionChanges,
+    seenUpdatedAt: string,
+  ): Promise<'updated' | 'conflict'>;
+  /** Points the connection at a new secret version; `missing` when it no longer exists. */
+  setSecret(connectionId: string, fields: SecretFields, updatedAt: string): Promise<'updated' | 'missing'>;
+  /** Deletes it; the connection as it was, or undefined when there was none. */
+  delete(connectionId: string): Promise<Connection | undefined>;
+  /** Its health, read and compare-and-written on the version (core/health.ts). */
+  readonly health: HealthStore;
+}
+
+/** The filters of a connection's attempt log page (the HTTP API). */
+export interface AttemptPageQuery {
+  connectionId: string;
+  outcome?: Outcome;
+  /** Requested at or after. */
+  since?: Date;
+  /** Requested before. */
+  until?: Date;
+  final?: boolean;
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * How long before a chart's window its deliveries may have been created and still have
+ * attempts inside it (the retry chain spans 7 s; a redrive can be much later). The read covers
+ * deliveries created from this long before the window (docs/api.md "What stats cost"):
+ * attempts of older deliveries redriven into the window are not in the chart.
+ */
+export const RANGE_LOOKBACK_MS = 3_600_000;
+/** Records a chart reads at most; past it the answer says `truncated`. */
+export const MAX_RANGE_ITEMS = 20_000;
+
+/** A chart's read of the attempt log: the attempts in its window and what the read cost. */
+export interface RangeRead {
+  items: AttemptRecord[];
+  /** Records read (before the time filter). */
+  scanned: number;
+  /** Read capacity units the store reported for the whole read (0 when it reports none). */
+  readUnits: number;
+  /** The read stopped at its cap: more attempts may be in the window. */
+  truncated: boolean;
+}
+
+/** The attempt log (docs/design.md §5): appended by dispatchers, read by operators. */
+export interface AttemptTable extends AttemptLog {
+  /** Every attempt of one delivery, oldest first. */
+  ofDelivery(deliveryId: string): Promise<AttemptRecord[]>;
+  /** A connection's recent attempts, newest first (by delivery, then attempt). */
+  recent(query: {
+    connectionId: string;
+    since?: Date;
+    failed?: boolean;
+    limit: number;
+  }): Promise<AttemptRecord[]>;
+  /** Final failures (test sends included) of every connection over the last `days` UTC days, newest first. */
+  finalFailures(query: { days: number; limit: number; now: Date }): Promise<AttemptRecord[]>;
+  /** One page of a connection's attempts, newest first, filtered. */
+  page(query: AttemptPageQuery): Promise<Page<AttemptRecord>>;
+  /** Every attempt of a connection requested in [since, until), for charts. */
+  inRange(query: { connectionId: string; since: Date; until: Date }): Promise<RangeRead>;
+}
+
+/** A parked delivery claimed for re-queueing until `claimedUntil` (epoch ms). */
+export type ClaimedDelivery = ParkedItem & { claimedUntil: number };
+
+/** Parked deliveries (docs/design.md §9): parked by dispatchers, listed and recovered by operators. */
+export interface ParkedTable extends ParkedDeliveries {
+  /** One parked delivery with its body, or undefined. */
+  get(connectionId: string, deliveryId: string): Promise<ParkedItem | undefined>;
+  /** One parked delivery as listings show it (never the body), or undefined. */
+  find(connectionId: string, deliveryId: string): Promise<ParkedDelivery | undefined>;
+  /** A connection's parked deliveries, newest first; `afterDeliveryId` keeps those after it. */
+  listByConnection(
+    connectionId: string,
+    query: { afterDeliveryId?: string; limit: number; cursor?: string },
+  ): Promise<Page<ParkedDelivery>>;
+  /** An application's parked deliveries, newest first. */
+  listByApplication(
+    applicationId: string,
+    query: { limit: number; cursor?: string },
+  ): Promise<Page<ParkedDelivery>>;
+  /** Delivery ids of a connection's parked deliveries after `afterDeliveryId`, oldest first (a recovery's work list). */
+  idsOldestFirst(
+    connectionId: string,
+    query: { afterDeliveryId?: string; limit: number; cursor?: string },
+  ): Promise<Page<string>>;
+  /**
+   * Claims one for re-queueing until `untilMs`: the delivery with its body, unless it is not
+   * parked or another claim on it has not expired at `nowMs` (undefined).
+   */
+  claim(
+    connectionId: string,
+    deliveryId: string,
+    nowMs: number,
+    untilMs: number,
+  ): Promise<ClaimedDelivery | undefined>;
+  /** Removes a re-queued delivery, unless it was parked again since the claim (which that replaced). */
+  release(connectionId: string, deliveryId: string, claimedUntil: number): Promise<void>;
+  /** How many a connection has after `afterDeliveryId` (all when absent). */
+  count(connectionId: string, afterDeliveryId?: string): Promise<number>;
+}
