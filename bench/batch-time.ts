@@ -19,7 +19,7 @@ import type { InputRecord } from '../lambdas/core/ports';
 import type { Connection } from '../lambdas/core/types';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { connectionFor, HEADER_PREFIX, userIdentified } from '../test/support/fixtures';
-import { memoryPorts } from '../test/support/memory-ports';
+import { memoryPorts } from '../test/support/memory';
 import { RECEIVER_HOST, testPki } from '../test/support/pki';
 import { serveHttps } from '../test/support/receivers';
 import type { CoreFloorFigures } from './core-floor';
@@ -89,7 +89,7 @@ export async function measureBatchTime(options: {
     const connections: Connection[] = Array.from({ length: size }, (_, i) =>
       connectionFor(`https://${RECEIVER_HOST}:${port}/slot/${i}`, `app_batch_${size}_${i}`),
     );
-    const ports = memoryPorts(connections, sender, capture.log);
+    const ports = memoryPorts(connections, { sender, log: capture.log, clock: { now: () => Date.now() } });
     const dispatcher = createDispatcher(
       { ...ports.deps, attemptLog: { append: async () => 'written' as const } },
       { headerPrefix: HEADER_PREFIX, attemptTtlDays: 30, concurrency: size, egress },

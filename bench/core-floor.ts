@@ -39,7 +39,7 @@ import { isoTime } from '../lambdas/core/time';
 import type { AttemptResult, DeliveryMessage, EventMessage } from '../lambdas/core/types';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { connectionFor, HEADER_PREFIX, SECRET, userIdentified } from '../test/support/fixtures';
-import { memoryPorts } from '../test/support/memory-ports';
+import { memoryPorts } from '../test/support/memory';
 import { RECEIVER_HOST } from '../test/support/pki';
 import { median, round } from './support/stats';
 
@@ -78,7 +78,11 @@ export async function measureCoreFloor(options: CoreFloorOptions): Promise<CoreF
   });
   const instant: HttpSender = { send: async () => answer() } as unknown as HttpSender;
   const capture = capturedPowertoolsLog('INFO');
-  const ports = memoryPorts([connection], instant, capture.log);
+  const ports = memoryPorts([connection], {
+    sender: instant,
+    log: capture.log,
+    clock: { now: () => Date.now() },
+  });
   const dispatcher = createDispatcher(
     { ...ports.deps, attemptLog: { append: async () => 'written' as const } },
     {

@@ -26,7 +26,7 @@ import type { InputRecord } from '../lambdas/core/ports';
 import type { AttemptRecord } from '../lambdas/core/types';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { bodyOf, connectionFor, eventRecords, HEADER_PREFIX, SECRET } from '../test/support/fixtures';
-import { memoryPorts } from '../test/support/memory-ports';
+import { memoryPorts } from '../test/support/memory';
 /** The receiver's name in the benchmark: its certificate is issued for it. */
 import { RECEIVER_HOST } from '../test/support/pki';
 import { BATCH_SIZE } from './support/constants';
@@ -119,7 +119,7 @@ export async function measureOverhead(options: OverheadOptions): Promise<Overhea
   const egress = { allowLoopback: true, allowedPorts: [options.port] };
   const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
   const sender = new HttpsSender({ egress, ca: [options.caPem], resolver });
-  const ports = memoryPorts([connection], sender, capture.log);
+  const ports = memoryPorts([connection], { sender, log: capture.log, clock: { now: () => Date.now() } });
   // The attempt log counts and lets go, as the DynamoDB one does: a round keeping 3,000
   // records alive would have the GC copying them, a cost the Lambda does not have.
   let delivered = 0;

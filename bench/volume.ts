@@ -33,7 +33,7 @@ import { localClientConfig } from '../local/bootstrap';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { startLocalAws } from '../test/support/emulators';
 import { connectionFor, eventRecords, HEADER_PREFIX } from '../test/support/fixtures';
-import { memoryPorts } from '../test/support/memory-ports';
+import { memoryPorts } from '../test/support/memory';
 import { ERROR_PAGE } from '../test/support/receiver-pages';
 import { ATTEMPT_TIMEOUT_MS, BATCH_SIZE } from './support/constants';
 
@@ -121,9 +121,20 @@ async function playDelivery(kind: DeliveryKind, level: 'INFO' | 'DEBUG', parkedS
   const app = 'app_01JD3XQ4Z8K2M5N7P9R1S3T5V7';
   const connection = connectionFor(RECEIVER_URL, app);
   const capture = capturedPowertoolsLog(level);
-  const ports = memoryPorts([connection], { send: async () => RESULTS[kind] }, capture.log, {
-    parked: parkedStore,
+  const ports = memoryPorts([connection], {
+    sender: { send: async () => RESULTS[kind] },
+    log: capture.log,
+    clock: { now: () => Date.now() },
   });
+  // Parked on dynalite too, so the cost model counts what parking writes.
+  if (parkedStore) {
+    ports.deps.parked = {
+      park: async (item) => {
+        await ports.parked.park(item);
+        await parkedStore.park(item);
+      },
+    };
+  }
   const dispatcher = createDispatcher(ports.deps, {
     headerPrefix: HEADER_PREFIX,
     attemptTtlDays: 30,
@@ -139,7 +150,7 @@ async function playDelivery(kind: DeliveryKind, level: 'INFO' | 'DEBUG', parkedS
     while (next) {
       const { failures } = await dispatcher.processBatch([next], invocation);
       if (failures.length > 0) throw new Error(`volume: ${kind} record failed`);
-      const retry: { delivery: DeliveryMessage } | undefined = ports.scheduled.shift();
+      const retry: { delivery: DeliveryMessage } | undefined = ports.state.scheduled.shift();
       // Retries come from the retry queue: on the ingress queue a delivery message is poison.
       next = retry && {
         messageId: `retry-${retry.delivery.attempt}`,
@@ -151,11 +162,11 @@ async function playDelivery(kind: DeliveryKind, level: 'INFO' | 'DEBUG', parkedS
   } finally {
     capture.stop();
   }
-  for (const letter of ports.deadLetters) messages.push(JSON.stringify(letter));
-  const [parkedItem] = ports.parked;
+  for (const letter of ports.state.deadLetters) messages.push(JSON.stringify(letter));
+  const [parkedItem] = ports.state.parked;
   const parked = parkedStore && parkedItem ? await parkedVolume(parkedStore, parkedItem) : undefined;
   return {
-    records: ports.records,
+    records: ports.state.records,
     lines: capture.lines,
     bytes: capture.bytes,
     messages,

@@ -38,6 +38,27 @@ export interface ParkedItem extends ParkedDelivery {
   expiresAt: number;
 }
 
+/**
+ * A stored parked delivery as listings show it: the listing fields only (never the body), the
+ * optional ones only when they hold a value of their type.
+ */
+export function parkedListing(stored: object): ParkedDelivery {
+  const item = stored as Record<string, unknown>;
+  const view: ParkedDelivery = {
+    deliveryId: item.deliveryId as string,
+    connectionId: item.connectionId as string,
+    applicationId: item.applicationId as string,
+    eventId: item.eventId as string,
+    reason: item.reason as ParkReason,
+    attempts: item.attempts as number,
+    parkedAt: item.parkedAt as string,
+  };
+  if (typeof item.lastError === 'string') view.lastError = item.lastError;
+  if (typeof item.lastOutcome === 'string') view.lastOutcome = item.lastOutcome as Outcome;
+  if (typeof item.lastStatusCode === 'number') view.lastStatusCode = item.lastStatusCode;
+  return view;
+}
+
 /** The delivery message a recovery puts on the retry queue: a new chain that continues the numbering. */
 export function recoveryMessage(item: ParkedItem): DeliveryMessage {
   const attempt = item.attempts + 1;

@@ -12,8 +12,9 @@ import type { HttpsSender, Resolver } from '../../lambdas/adapters/http/sender';
 import { createDispatcher } from '../../lambdas/core/dispatch';
 import type { EgressPolicy } from '../../lambdas/core/egress';
 import type { Connection } from '../../lambdas/core/types';
+import { connection } from '../support/fixtures';
+import { memoryPorts } from '../support/memory';
 import { type Receiver, respond, startReceiver } from '../support/receivers';
-import { connection, fakes } from '../unit/dispatcher/fakes';
 import { AWS_POLICY, senderFor, stubResolver } from './helpers';
 
 const ATTEMPT_TIMEOUT_MS = 2_000;
@@ -41,7 +42,7 @@ afterEach(async () => {
 
 /** The dispatcher core with the real sender and fakes of everything else; runs one event through it. */
 async function dispatch(conn: Connection, egress: EgressPolicy, resolver?: Resolver) {
-  const f = fakes([conn]);
+  const f = memoryPorts([conn]);
   const sender = senderFor(egress, resolver);
   senders.push(sender);
   f.deps.sender = sender;

@@ -2,8 +2,8 @@
  * Adversarial suite, queue messages (issue 11): what a publisher holding only
  * `sqs:SendMessage` on the ingress queue can make the dispatcher do, and what a forged
  * message on the internal retry queue can still not do. The real dispatcher core runs
- * against in-memory fakes of the queues, tables and sender (test/unit/dispatcher/fakes.ts),
- * whose attempt log refuses to replace a record, as the DynamoDB one does.
+ * against the in-memory ports (test/support/memory/), whose attempt log refuses to replace a
+ * record, as the DynamoDB one does (test/contract/ holds them to it).
  */
 
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -14,10 +14,11 @@ import type { QueueSource } from '../../lambdas/core/envelope';
 import { bodyOfEvent, buildEventMessage, parseMessage } from '../../lambdas/core/envelope';
 import { deliveryIdFor } from '../../lambdas/core/ids';
 import { MAX_DEAD_LETTER_SOURCE_BYTES } from '../../lambdas/core/poison';
-import type { AttemptRecord, Connection } from '../../lambdas/core/types';
+import type { Connection } from '../../lambdas/core/types';
 import { queueJson } from '../../lambdas/core/untrusted';
 import { WebhookPublisher } from '../../lambdas/publisher';
-import { connection, fakes, ok, SECRET } from '../unit/dispatcher/fakes';
+import { connection, ok, SECRET } from '../support/fixtures';
+import { memoryPorts } from '../support/memory';
 
 const plenty = { remainingMs: () => 120_000 };
 const EVENT_ID = 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7';
@@ -57,19 +58,7 @@ function deliveryOf(connectionId: string, app = APP_A, extra: Record<string, unk
 }
 
 function setup(connections: Connection[] = [connection('con_a', { applicationId: APP_A.id })]) {
-  const f = fakes(connections, () => ok(200));
-  // The attempt log as DynamoDB keeps it: a key holds one record, never replaced.
-  const kept = new Map<string, AttemptRecord>();
-  f.deps.attemptLog = {
-    async append(record) {
-      const key = `${record.deliveryId}#${record.attempt}`;
-      const existing = kept.get(key);
-      if (existing) return JSON.stringify(existing) === JSON.stringify(record) ? 'duplicate' : 'conflict';
-      kept.set(key, record);
-      f.state.records.push(record);
-      return 'written';
-    },
-  };
+  const f = memoryPorts(connections, { responder: () => ok(200) });
   const secretsAsked: string[] = [];
   const secrets = f.deps.secrets;
   f.deps.secrets = {
@@ -88,7 +77,7 @@ function setup(connections: Connection[] = [connection('con_a', { applicationId:
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     return dispatcher.processBatch([{ messageId, body: text, source }], plenty);
   }
-  return { ...f, dispatcher, run, kept, secretsAsked };
+  return { ...f, dispatcher, run, secretsAsked };
 }
 
 describe('the ingress queue carries events only', () => {
@@ -238,7 +227,7 @@ describe('an attempt-log message never replaces a record', () => {
     };
     await f.run({ v: 1, type: 'attempt-log', record: forged }, 'retry');
     expect(f.state.deadLetters).toEqual([]);
-    expect(f.kept.get(`${genuine.deliveryId}#${genuine.attempt}`)).toEqual(genuine);
+    expect(await f.attempts.ofDelivery(genuine.deliveryId)).toEqual([genuine]);
     expect(f.state.logs).toContainEqual(
       expect.objectContaining({ level: 'warn', message: expect.stringMatching(/never replaced/) }),
     );

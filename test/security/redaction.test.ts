@@ -9,7 +9,8 @@ import { RESPONSE_SNIPPET_BYTES } from '../../lambdas/core/constants';
 import { createDispatcher } from '../../lambdas/core/dispatch';
 import { REDACTED, redact, sensitiveList } from '../../lambdas/core/redact';
 import type { Connection } from '../../lambdas/core/types';
-import { connection, fakes, ok, SECRET } from '../unit/dispatcher/fakes';
+import { connection, ok, SECRET } from '../support/fixtures';
+import { memoryPorts } from '../support/memory';
 
 const plenty = { remainingMs: () => 120_000 };
 const TOKEN = 'tok-8f3/Zq+é secret';
@@ -27,7 +28,7 @@ const event = {
 /** Runs one event to a connection whose receiver answers 500 with `body`; returns the stored snippet. */
 async function snippetFor(body: string, overrides: Partial<Connection> = {}): Promise<string> {
   const conn = connection('con_a', { headers: { 'X-Api-Key': TOKEN }, ...overrides });
-  const f = fakes([conn], () => ok(500, body));
+  const f = memoryPorts([conn], { responder: () => ok(500, body) });
   const dispatcher = createDispatcher(f.deps, {
     headerPrefix: 'X-Service',
     attemptTtlDays: 30,
@@ -115,7 +116,7 @@ describe('a custom header value echoed by the receiver', () => {
     // until the connection record is next replaced (the connection cache's refresh).
     const conn = connection('con_a', { headers: { 'X-Api-Key': TOKEN } });
     let secret = SECRET;
-    const f = fakes([conn], () => ok(500, `old=${SECRET} new=whsec_rotated_0123456789`));
+    const f = memoryPorts([conn], { responder: () => ok(500, `old=${SECRET} new=whsec_rotated_0123456789`) });
     f.deps.secrets = { current: async () => secret };
     const dispatcher = createDispatcher(f.deps, {
       headerPrefix: 'X-Service',

@@ -15,8 +15,9 @@ import type { HttpsSender } from '../../lambdas/adapters/http/sender';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
 import { createDispatcher } from '../../lambdas/core/dispatch';
 import type { Connection } from '../../lambdas/core/types';
+import { connection, HEADER_VALUE, SECRET } from '../support/fixtures';
+import { memoryPorts } from '../support/memory';
 import { type Receiver, startReceiver } from '../support/receivers';
-import { connection, fakes, HEADER_VALUE, SECRET } from '../unit/dispatcher/fakes';
 import { senderFor } from './helpers';
 
 const API_KEY = 'key-5d1e0c7a-never-logged';
@@ -105,7 +106,7 @@ it('keeps the secret, header values, query strings and URL credentials out of ev
       headers: { Authorization: `${HEADER_VALUE}\r\nX-Injected: 1` },
     }),
   ];
-  const f = fakes(connections);
+  const f = memoryPorts(connections);
   f.deps.sender = sender;
   f.deps.log = powertoolsLog(new Logger({ serviceName: 'webhook-dispatcher', logLevel: 'DEBUG' }));
   const dispatcher = createDispatcher(f.deps, {
@@ -151,7 +152,7 @@ it('keeps the secret, header values, query strings and URL credentials out of ev
 });
 
 it('writes the BlockedDestinations metric as a top-level Embedded Metric Format document', async () => {
-  const f = fakes([connectionTo('con_blocked', `https://rebound.test:${receiver.port}/x`)]);
+  const f = memoryPorts([connectionTo('con_blocked', `https://rebound.test:${receiver.port}/x`)]);
   f.deps.sender = sender;
   f.deps.log = powertoolsLog(new Logger({ serviceName: 'webhook-dispatcher', logLevel: 'INFO' }));
   const dispatcher = createDispatcher(f.deps, {

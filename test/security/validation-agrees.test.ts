@@ -9,7 +9,8 @@ import { createDispatcher } from '../../lambdas/core/dispatch';
 import { ValidationError } from '../../lambdas/core/errors';
 import { validateCustomHeaders } from '../../lambdas/core/headers';
 import { WebhookManagement } from '../../lambdas/management';
-import { connection, fakes } from '../unit/dispatcher/fakes';
+import { connection } from '../support/fixtures';
+import { memoryPorts } from '../support/memory';
 
 const POLICY = { allowedPorts: [443], allowLoopback: false };
 
@@ -69,7 +70,7 @@ describe('enabled must be a boolean', () => {
 
   it('a stored "false" string is never read as enabled by the dispatcher', async () => {
     const stored = connection('con_a', { enabled: 'false' as never });
-    const f = fakes([stored]);
+    const f = memoryPorts([stored]);
     const dispatcher = createDispatcher(f.deps, {
       headerPrefix: 'X-Service',
       attemptTtlDays: 30,

@@ -11,7 +11,7 @@ import { deliveryIdFor, ulid } from '../../lambdas/core/ids';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import { buildPayload, serialiseBody } from '../../lambdas/core/payload';
 import type { InputRecord } from '../../lambdas/core/ports';
-import type { AttemptRecord, Connection, EventMessage } from '../../lambdas/core/types';
+import type { AttemptRecord, AttemptResult, Connection, EventMessage } from '../../lambdas/core/types';
 import type { PublishInput } from '../../lambdas/publisher';
 import type { LocalState } from '../../local/state';
 
@@ -44,6 +44,36 @@ export function userIdentified(
     { eventId: options.eventId ?? id('evt'), occurredAt: new Date().toISOString() },
   );
   return { ...message, ...extra } as EventMessage;
+}
+
+/** The value of the custom header every {@link connection} sends (a receiver's credential, never shown). */
+export const HEADER_VALUE = 'Bearer receiver-credential-xyz';
+
+/**
+ * A connection of `app_1` for in-memory tests: an example.com URL with a secret in its query, a
+ * credential header, secret version `v1`; `overrides` change it.
+ */
+export function connection(id: string, overrides: Partial<Connection> = {}): Connection {
+  return {
+    connectionId: id,
+    applicationId: 'app_1',
+    type: 'webhook',
+    name: `Receiver ${id}`,
+    url: `https://${id.replace('_', '-')}.example.com/hooks?token=query-secret`,
+    method: 'POST',
+    headers: { Authorization: HEADER_VALUE },
+    enabled: true,
+    secretArn: `arn:aws:secretsmanager:us-east-1:123456789012:secret:webhooks/${id}-AbCdEf`,
+    secretVersion: 'v1',
+    createdAt: '2026-11-01T00:00:00.000Z',
+    updatedAt: '2026-11-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+/** A receiver's answer with this status, in 12 ms. */
+export function ok(status: number, snippet = '{"received":true}'): AttemptResult {
+  return { kind: 'response', status, snippet, durationMs: 12 };
 }
 
 export function connectionFor(

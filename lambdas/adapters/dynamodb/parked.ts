@@ -18,7 +18,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { decodeCursor, encodeCursor } from '../../core/cursor';
-import type { ParkedDelivery, ParkedItem } from '../../core/parking';
+import { type ParkedDelivery, type ParkedItem, parkedListing } from '../../core/parking';
 import type { ClaimedDelivery, Page, ParkedTable } from '../../core/stores';
 import { documentClient, isConditionFailed } from './client';
 import { PARKED_TABLE } from './tables';
@@ -82,7 +82,7 @@ export class DynamoParked implements ParkedTable {
         ConsistentRead: true,
       }),
     );
-    return out.Item ? listed(out.Item) : undefined;
+    return out.Item ? parkedListing(out.Item) : undefined;
   }
 
   async listByConnection(
@@ -104,7 +104,7 @@ export class DynamoParked implements ParkedTable {
     );
     const last = out.LastEvaluatedKey as Key | undefined;
     return {
-      items: (out.Items ?? []).map(listed),
+      items: (out.Items ?? []).map(parkedListing),
       ...(last ? { nextCursor: encodeCursor(LISTING.connection, connectionId, [last[SK]!]) } : {}),
     };
   }
@@ -131,7 +131,7 @@ export class DynamoParked implements ParkedTable {
     );
     const last = out.LastEvaluatedKey as Key | undefined;
     return {
-      items: (out.Items ?? []).map(listed),
+      items: (out.Items ?? []).map(parkedListing),
       ...(last
         ? { nextCursor: encodeCursor(LISTING.application, applicationId, [last[SK]!, last[PK]!]) }
         : {}),
@@ -241,21 +241,4 @@ function projectionNames() {
     return `#a${i}`;
   });
   return { names, expression: parts.join(', ') };
-}
-
-function listed(item: Record<string, unknown>): ParkedDelivery {
-  const view: ParkedDelivery = {
-    deliveryId: item.deliveryId as string,
-    connectionId: item.connectionId as string,
-    applicationId: item.applicationId as string,
-    eventId: item.eventId as string,
-    reason: item.reason as ParkedDelivery['reason'],
-    attempts: item.attempts as number,
-    parkedAt: item.parkedAt as string,
-  };
-  if (typeof item.lastError === 'string') view.lastError = item.lastError;
-  if (typeof item.lastOutcome === 'string')
-    view.lastOutcome = item.lastOutcome as ParkedDelivery['lastOutcome'];
-  if (typeof item.lastStatusCode === 'number') view.lastStatusCode = item.lastStatusCode;
-  return view;
 }

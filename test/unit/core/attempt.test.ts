@@ -8,7 +8,8 @@ import type { Settlement, Settler } from '../../../lambdas/core/settle';
 import type { Target } from '../../../lambdas/core/targets';
 import type { AttemptRecord, Connection, DeliveryMessage, EventFacts } from '../../../lambdas/core/types';
 import { verifyWebhook } from '../../../lambdas/core/verify';
-import { connection, fakes, HEADER_VALUE, ok, type Responder, SECRET } from '../dispatcher/fakes';
+import { connection, HEADER_VALUE, ok, SECRET } from '../../support/fixtures';
+import { memoryPorts, type Responder } from '../../support/memory';
 
 const BODY =
   '{"event":"user.identified","timestamp":"2026-11-21T14:53:00.123Z","user":{"id":"usr_7","metadata":{}},"application":{"id":"app_1","name":"Acme"}}';
@@ -50,7 +51,7 @@ function recordingSettler() {
 }
 
 function setup(responder?: Responder, opts: Partial<AttemptOptions> = {}) {
-  const f = fakes([connection('con_a')], responder);
+  const f = memoryPorts([connection('con_a')], { responder });
   let secretReads = 0;
   const secrets = f.deps.secrets;
   f.deps.secrets = {

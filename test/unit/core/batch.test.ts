@@ -11,7 +11,8 @@ import type { AppendOutcome, InputRecord } from '../../../lambdas/core/ports';
 import type { Settler } from '../../../lambdas/core/settle';
 import type { Target } from '../../../lambdas/core/targets';
 import type { AttemptRecord, DeliveryMessage, EventFacts, EventMessage } from '../../../lambdas/core/types';
-import { connection, fakes } from '../dispatcher/fakes';
+import { connection } from '../../support/fixtures';
+import { memoryPorts } from '../../support/memory';
 
 const EVENT_ID = 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7';
 const OCCURRED_AT = '2026-11-21T14:53:00.123Z';
@@ -67,7 +68,7 @@ const on = (source: InputRecord['source'], messageId: string, body: unknown): In
 
 /** The batch's parts as recorders; `throwFor` maps an eventId or connectionId to what its part throws. */
 function setup(throwFor: Record<string, Error> = {}) {
-  const f = fakes([connection('con_a'), connection('con_x', { applicationId: 'app_2' })]);
+  const f = memoryPorts([connection('con_a'), connection('con_x', { applicationId: 'app_2' })]);
   const fannedOut: Array<{ event: EventMessage; body: string; facts: EventFacts }> = [];
   const attempted: Array<{ delivery: DeliveryMessage; target: Target; facts: EventFacts }> = [];
   const noted: Array<{ rec: AttemptRecord; outcome: AppendOutcome | undefined; via: string }> = [];

@@ -13,7 +13,8 @@ import type {
   EventFacts,
   EventMessage,
 } from '../../../lambdas/core/types';
-import { connection, fakes } from '../dispatcher/fakes';
+import { connection } from '../../support/fixtures';
+import { memoryPorts } from '../../support/memory';
 
 const EVENT_ID = 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7';
 const OCCURRED_AT = '2026-11-21T14:53:00.123Z';
@@ -52,7 +53,7 @@ function recordingAttempter(failFor: string[] = []) {
 }
 
 function setup(connections: Connection[], failFor: string[] = []) {
-  const f = fakes(connections);
+  const f = memoryPorts(connections);
   const { attempter, calls } = recordingAttempter(failFor);
   return { ...f, calls, fanOut: createFanOut(f.deps, attempter) };
 }
@@ -137,7 +138,7 @@ describe('explicit connectionIds', () => {
   });
 
   it('with the real attempter and settler: records it rejected and sends nothing', async () => {
-    const f = fakes([connection('con_x', { applicationId: 'app_2' })]);
+    const f = memoryPorts([connection('con_x', { applicationId: 'app_2' })]);
     const settler = createSettler(f.deps, { attemptTtlDays: 30, deliveredTtlDays: 30 });
     const attempter = createAttempter(f.deps, settler, {
       headerPrefix: 'X-Service',

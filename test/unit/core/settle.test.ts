@@ -4,7 +4,8 @@ import { InfrastructureError } from '../../../lambdas/core/errors';
 import type { HealthTracker } from '../../../lambdas/core/ports';
 import { createSettler, type Settlement } from '../../../lambdas/core/settle';
 import type { AttemptResult, DeliveryMessage, RefusalReason } from '../../../lambdas/core/types';
-import { connection, fakes, ok, SECRET } from '../dispatcher/fakes';
+import { connection, ok, SECRET } from '../../support/fixtures';
+import { memoryPorts } from '../../support/memory';
 
 const BODY = '{"event":"user.identified","application":{"id":"app_1","name":"Acme"}}';
 
@@ -26,7 +27,7 @@ function delivery(attempt: number, extra: Partial<DeliveryMessage> = {}): Delive
 const http503: AttemptResult = { kind: 'response', status: 503, snippet: 'busy', durationMs: 40 };
 
 function setup() {
-  const f = fakes([connection('con_a')]);
+  const f = memoryPorts([connection('con_a')]);
   // Health is counted through the port; these calls are what settling asked of it.
   const healthCalls: Array<[keyof HealthTracker, string]> = [];
   f.deps.health = {

@@ -3,7 +3,8 @@ import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { deliveryIdFor } from '../../../lambdas/core/ids';
 import type { DispatcherOptions } from '../../../lambdas/core/ports';
 import type { AttemptResult, DeliveryMessage } from '../../../lambdas/core/types';
-import { connection, fakes, HEADER_VALUE, ok, type Responder, SECRET } from './fakes';
+import { connection, HEADER_VALUE, ok, SECRET } from '../../support/fixtures';
+import { memoryPorts, type Responder } from '../../support/memory';
 
 const options: DispatcherOptions = {
   headerPrefix: 'X-Service',
@@ -39,7 +40,7 @@ function setup(
   responder?: Responder,
   opts: Partial<DispatcherOptions> = {},
 ) {
-  const f = fakes(connections, responder);
+  const f = memoryPorts(connections, { responder });
   return { ...f, dispatcher: createDispatcher(f.deps, { ...options, ...opts }) };
 }
 
@@ -441,13 +442,13 @@ describe('batch behaviour', () => {
   });
 
   it('writes no line for a success unless the log is at DEBUG, where it writes one compact line', async () => {
-    const quiet = fakes([connection('con_a')]);
+    const quiet = memoryPorts([connection('con_a')]);
     quiet.deps.log.debugEnabled = () => false;
     await createDispatcher(quiet.deps, options).processBatch([record(eventMessage())], plenty);
     expect(quiet.state.records.map((r) => r.outcome)).toEqual(['delivered']);
     expect(quiet.state.logs).toEqual([]);
 
-    const verbose = fakes([connection('con_a')]);
+    const verbose = memoryPorts([connection('con_a')]);
     verbose.deps.log.debugEnabled = () => true;
     await createDispatcher(verbose.deps, options).processBatch([record(eventMessage())], plenty);
     expect(verbose.state.logs).toEqual([
@@ -514,7 +515,7 @@ describe('blocked destination metric', () => {
 
   it('takes the metric fields from the metrics port, and writes none without one', async () => {
     const counted: number[] = [];
-    const f = fakes([connection('con_a', { url: 'https://10.0.0.5/hooks' })]);
+    const f = memoryPorts([connection('con_a', { url: 'https://10.0.0.5/hooks' })]);
     f.deps.metrics = {
       blockedDestination: (atMs) => {
         counted.push(atMs);
@@ -525,7 +526,7 @@ describe('blocked destination metric', () => {
     expect(counted).toEqual([f.state.now]);
     expect(f.state.logs.find((l) => l.fields?.outcome === 'blocked')?.fields).toMatchObject({ Counted: 1 });
 
-    const without = fakes([connection('con_a', { url: 'https://10.0.0.5/hooks' })]);
+    const without = memoryPorts([connection('con_a', { url: 'https://10.0.0.5/hooks' })]);
     delete without.deps.metrics;
     await createDispatcher(without.deps, options).processBatch([record(retryOf(2))], plenty);
     expect(without.state.logs.some((l) => l.fields && '_aws' in l.fields)).toBe(false);

@@ -5,14 +5,15 @@
  */
 import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { MAX_DEAD_LETTER_SOURCE_BYTES } from '../../../lambdas/core/poison';
-import { connection, fakes } from './fakes';
+import { connection } from '../../support/fixtures';
+import { memoryPorts } from '../../support/memory';
 
 const plenty = { remainingMs: () => 90_000 };
 /** SQS's largest message: what the DLQ of the stack and of local mode accept. */
 const SQS_MAX_MESSAGE_BYTES = 1_048_576;
 
 function setup() {
-  const f = fakes([connection('con_a')]);
+  const f = memoryPorts([connection('con_a')]);
   const dispatcher = createDispatcher(f.deps, {
     headerPrefix: 'X-Service',
     attemptTtlDays: 30,

@@ -1,0 +1,161 @@
+/**
+ * The attempt log in memory (core/stores.ts AttemptTable), behaving as
+ * lambdas/adapters/dynamodb/attempts.ts does: a record is never replaced (the same one again is
+ * a `duplicate`, another one for its key a `conflict`); a connection's attempts come newest first
+ * by delivery id (ids are time-ordered) then attempt number; final failures by UTC day, newest
+ * first; pages resume from opaque cursors bound to the connection; a chart reads the deliveries
+ * created from RANGE_LOOKBACK_MS before its window. The contract suite
+ * (test/contract/attempts.test.ts) runs the same tests against both.
+ *
+ * One difference is DynamoDB's alone: a successful attempt's record is not trimmed to one
+ * write unit (attempt-item.ts fitRecord), a limit of the item, not of the log.
+ */
+
+import { MAX_ATTEMPT } from '../../../lambdas/core/constants';
+import { decodeCursor, encodeCursor } from '../../../lambdas/core/cursor';
+import { connectionIdOf, deliveryIdTimePrefix } from '../../../lambdas/core/ids';
+import type { AppendOutcome } from '../../../lambdas/core/ports';
+import {
+  type AttemptPageQuery,
+  type AttemptTable,
+  MAX_RANGE_ITEMS,
+  type Page,
+  RANGE_LOOKBACK_MS,
+  type RangeRead,
+} from '../../../lambdas/core/stores';
+import type { AttemptRecord } from '../../../lambdas/core/types';
+import { checkOutage, noOutage, type Outage } from './outage';
+
+const LISTING = 'attempts';
+const DAY_MS = 86_400_000;
+
+/** Where a record sorts in its connection's log: delivery id, then the attempt number. */
+const position = (r: AttemptRecord) => `${r.deliveryId}#${String(r.attempt).padStart(4, '0')}`;
+const newestFirst = (a: AttemptRecord, b: AttemptRecord) => (position(a) < position(b) ? 1 : -1);
+
+export class MemoryAttempts implements AttemptTable {
+  /** Every record written, in the order written (tests may empty it; the log keeps them). */
+  readonly records: AttemptRecord[] = [];
+  private readonly byKey = new Map<string, AttemptRecord>();
+
+  constructor(
+    /** Operations: append, ofDelivery, recent, finalFailures, page, inRange. */
+    private readonly outage: Outage = noOutage,
+  ) {}
+
+  private check(operation: string): void {
+    checkOutage(this.outage, operation, 'DynamoDB');
+  }
+
+  /** Forgets every record (between benchmark rounds). */
+  clear(): void {
+    this.records.length = 0;
+    this.byKey.clear();
+  }
+
+  async append(record: AttemptRecord): Promise<AppendOutcome> {
+    this.check('append');
+    const stored = defined(record);
+    const key = `${record.connectionId} ${position(record)}`;
+    const existing = this.byKey.get(key);
+    if (existing) return same(existing, stored) ? 'duplicate' : 'conflict';
+    this.byKey.set(key, stored);
+    this.records.push(record);
+    return 'written';
+  }
+
+  /** A connection's records, newest first. */
+  private log(connectionId: string): AttemptRecord[] {
+    return [...this.byKey.values()].filter((r) => r.connectionId === connectionId).sort(newestFirst);
+  }
+
+  async ofDelivery(deliveryId: string): Promise<AttemptRecord[]> {
+    this.check('ofDelivery');
+    return this.log(connectionIdOf(deliveryId))
+      .filter((r) => r.deliveryId === deliveryId)
+      .reverse()
+      .slice(0, MAX_ATTEMPT);
+  }
+
+  async recent(query: {
+    connectionId: string;
+    since?: Date;
+    failed?: boolean;
+    limit: number;
+  }): Promise<AttemptRecord[]> {
+    this.check('recent');
+    const since = query.since?.toISOString();
+    return this.log(query.connectionId)
+      .filter(
+        (r) =>
+          (since === undefined || r.requestedAt >= since) && (!query.failed || r.outcome !== 'delivered'),
+      )
+      .slice(0, query.limit);
+  }
+
+  async finalFailures(query: { days: number; limit: number; now: Date }): Promise<AttemptRecord[]> {
+    this.check('finalFailures');
+    const failures = [...this.byKey.values()].filter((r) => r.final && r.outcome !== 'delivered');
+    const key = (r: AttemptRecord) => `${r.requestedAt}#${r.deliveryId}`;
+    const out: AttemptRecord[] = [];
+    for (let d = 0; d < query.days && out.length < query.limit; d++) {
+      const day = new Date(query.now.getTime() - d * DAY_MS).toISOString().slice(0, 10);
+      const ofDay = failures.filter((r) => r.requestedAt.slice(0, 10) === day);
+      out.push(...ofDay.sort((a, b) => (key(a) < key(b) ? 1 : -1)).slice(0, query.limit - out.length));
+    }
+    return out;
+  }
+
+  async page(query: AttemptPageQuery): Promise<Page<AttemptRecord>> {
+    this.check('page');
+    const after = decodeCursor(query.cursor, LISTING, query.connectionId, 1)?.[0];
+    const since = query.since?.toISOString();
+    const until = query.until?.toISOString();
+    // No delivery created after `until` can have an attempt before it: the same key bound.
+    const highest = query.until ? `${deliveryIdTimePrefix(query.until.getTime())}~` : undefined;
+    const rest = this.log(query.connectionId).filter(
+      (r) =>
+        (after === undefined || position(r) < after) &&
+        (highest === undefined || position(r) <= highest) &&
+        (until === undefined || r.requestedAt < until) &&
+        (since === undefined || r.requestedAt >= since) &&
+        (query.outcome === undefined || r.outcome === query.outcome) &&
+        (query.final === undefined || r.final === query.final),
+    );
+    const items = rest.slice(0, query.limit);
+    return rest.length > items.length
+      ? { items, nextCursor: encodeCursor(LISTING, query.connectionId, [position(items.at(-1)!)]) }
+      : { items };
+  }
+
+  async inRange(query: { connectionId: string; since: Date; until: Date }): Promise<RangeRead> {
+    this.check('inRange');
+    const lowest = deliveryIdTimePrefix(query.since.getTime() - RANGE_LOOKBACK_MS);
+    const highest = `${deliveryIdTimePrefix(query.until.getTime())}~`;
+    const read = this.log(query.connectionId)
+      .reverse()
+      .filter((r) => position(r) >= lowest && position(r) <= highest);
+    const scanned = read.slice(0, MAX_RANGE_ITEMS);
+    const since = query.since.toISOString();
+    const until = query.until.toISOString();
+    return {
+      items: scanned.filter((r) => r.requestedAt >= since && r.requestedAt < until),
+      scanned: scanned.length,
+      readUnits: 0,
+      truncated: read.length > scanned.length,
+    };
+  }
+}
+
+/** The record without undefined fields, as a store keeps it. */
+function defined(record: AttemptRecord): AttemptRecord {
+  return Object.fromEntries(
+    Object.entries(record).filter(([, v]) => v !== undefined),
+  ) as unknown as AttemptRecord;
+}
+
+/** Records hold scalars only: the same when every field is. */
+function same(a: AttemptRecord, b: AttemptRecord): boolean {
+  const keys = Object.keys(a) as (keyof AttemptRecord)[];
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}

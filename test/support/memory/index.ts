@@ -1,0 +1,154 @@
+/**
+ * Every port of the dispatcher core in memory (docs/design.md §2, rule 7), for handler-level tests and
+ * in-process benchmarks: the stores and queues of this folder (each held to its production
+ * adapter's behaviour by test/contract/), a sender that records each request and answers with
+ * a responder (or the sender given), a log that keeps its lines, and the health tracker on the
+ * in-memory connections. `state` is what a test reads and steers: what was sent, scheduled,
+ * dead-lettered, parked and logged, the clock (`now`), and `fail`, the ports that are down.
+ */
+
+import { emfMetrics } from '../../../lambdas/adapters/metrics/emf';
+import type { HealthThresholds } from '../../../lambdas/core/health';
+import { createHealthTracker } from '../../../lambdas/core/health-tracker';
+import type { Clock, DispatcherDeps, HttpSender, Log } from '../../../lambdas/core/ports';
+import type { AttemptResult, Connection, OutboundRequest } from '../../../lambdas/core/types';
+import { ok, SECRET } from '../fixtures';
+import { MemoryAttempts } from './attempts';
+import { MemoryConnections } from './connections';
+import { MemoryEvents } from './events';
+import { MemoryParked } from './parked';
+import { MemoryQueues } from './queues';
+import { MemorySigningSecrets } from './secrets';
+
+export { MemoryAttempts, MemoryConnections, MemoryEvents, MemoryParked, MemoryQueues, MemorySigningSecrets };
+
+export type Responder = (request: OutboundRequest) => AttemptResult | Promise<AttemptResult>;
+
+/** The ports a test can take down (`state.fail`). */
+export type PortName =
+  | 'connections'
+  | 'secrets'
+  | 'scheduler'
+  | 'deadLetters'
+  | 'attemptLog'
+  | 'fallback'
+  | 'parked'
+  | 'health';
+
+export interface MemoryPortsOptions {
+  /** Answers each request the recording sender gets. @default HTTP 200 */
+  responder?: Responder;
+  /** A sender of the caller's instead (nothing is recorded in `state.sent`). */
+  sender?: HttpSender;
+  /** @default a log that keeps its lines in `state.logs` */
+  log?: Log;
+  /** @default `state.now`, fixed at 2026-11-21T15:00:00Z until a test moves it */
+  clock?: Clock;
+  /** @default failing after 3 exhausted deliveries in a row, disabled after 5 */
+  health?: HealthThresholds;
+}
+
+const QUEUE_PORTS: Record<string, PortName> = {
+  schedule: 'scheduler',
+  scheduleBatch: 'scheduler',
+  put: 'deadLetters',
+  defer: 'fallback',
+};
+
+export function memoryPorts(connections: Connection[], options: MemoryPortsOptions = {}) {
+  const fail = new Set<PortName>();
+  const down = (port: PortName) => () => fail.has(port);
+  const stores = {
+    connections: new MemoryConnections(connections, (operation) =>
+      fail.has(operation.startsWith('health.') ? 'health' : 'connections'),
+    ),
+    attempts: new MemoryAttempts(down('attemptLog')),
+    parked: new MemoryParked(down('parked')),
+    queues: new MemoryQueues((operation) => fail.has(QUEUE_PORTS[operation]!)),
+    secrets: new MemorySigningSecrets({ otherwise: SECRET, outage: down('secrets') }),
+    events: new MemoryEvents(),
+  };
+  const logs: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
+  const state = {
+    /** The stored connections by id (set, change or delete them directly). */
+    connections: stores.connections.items,
+    sent: [] as OutboundRequest[],
+    scheduled: stores.queues.scheduled,
+    deadLetters: stores.queues.deadLetters,
+    /** What is parked now, in the order first parked. */
+    get parked() {
+      return stores.parked.all();
+    },
+    /** Health by connection id, as the connections hold it now. */
+    get health() {
+      return stores.connections.healthById();
+    },
+    events: stores.events.events,
+    /** Attempt records written, in order (the log keeps them when a test empties this). */
+    records: stores.attempts.records,
+    deferred: stores.queues.deferred,
+    logs,
+    now: Date.parse('2026-11-21T15:00:00.000Z'),
+    fail,
+    inFlight: 0,
+    maxInFlight: 0,
+  };
+  const responder = options.responder ?? (() => ok(200));
+  const sender: HttpSender = options.sender ?? {
+    async send(request) {
+      state.sent.push(request);
+      state.inFlight++;
+      state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+      try {
+        return await responder(request);
+      } finally {
+        state.inFlight--;
+      }
+    },
+  };
+  const keep = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+    logs.push({ level, message, fields });
+  };
+  const clock = options.clock ?? { now: () => state.now };
+  const deps: DispatcherDeps = {
+    connections: stores.connections,
+    secrets: stores.secrets,
+    sender,
+    scheduler: stores.queues,
+    deadLetters: stores.queues,
+    parked: stores.parked,
+    health: createHealthTracker(
+      {
+        health: stores.connections.health,
+        events: stores.events,
+        clock,
+        log: { debug() {}, info() {}, warn() {}, error() {} },
+      },
+      options.health ?? { failingAfter: 3, disableAfter: 5 },
+    ),
+    attemptLog: stores.attempts,
+    attemptLogFallback: stores.queues,
+    clock,
+    log: options.log ?? {
+      debug: keep('debug'),
+      info: keep('info'),
+      warn: keep('warn'),
+      error: keep('error'),
+    },
+    metrics: emfMetrics,
+  };
+  return {
+    state,
+    deps,
+    ...stores,
+    /** Forgets what was recorded (between benchmark rounds), keeping the ports and connections. */
+    clear() {
+      for (const store of [stores.attempts, stores.parked, stores.queues]) store.clear();
+      stores.events.events.length = 0;
+      state.sent.length = 0;
+      logs.length = 0;
+    },
+  };
+}
+
+export type MemoryPorts = ReturnType<typeof memoryPorts>;
