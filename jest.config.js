@@ -1,6 +1,8 @@
 /**
  * Jest projects: `unit` (pure, fast), `integration` (emulators + real HTTPS on loopback),
  * `security` (the adversarial egress suite: loopback HTTPS, no emulators), `infra` (CDK template),
+ * `contract` (each port's behaviour tests, written once, run against its in-memory implementation and its
+ * production adapter on the emulators: test/contract/),
  * `faults` (reliability scenarios with the no-loss ledger: quick by default, FAULTS=full for all sizes),
  * `browser` (the web console in a real Chromium against local mode's API).
  */
@@ -25,6 +27,15 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/integration/global-setup.ts',
+      globalTeardown: '<rootDir>/test/integration/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/setup/long-timeout.ts'],
+    },
+    {
+      ...common,
+      displayName: 'contract',
+      testMatch: ['<rootDir>/test/contract/**/*.test.ts'],
+      // The integration project's emulators: one set, shared when both projects run.
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
       globalTeardown: '<rootDir>/test/integration/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/setup/long-timeout.ts'],
