@@ -5,13 +5,14 @@
  * What a port sent is read back from where it went: the memory queues' lists, or the queues.
  */
 
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsQueues } from '../../lambdas/adapters/sqs/queues';
 import type { AttemptLogFallback, DeadLetters, RetryScheduler } from '../../lambdas/core/ports';
 import type { DeadLetter, DeliveryMessage } from '../../lambdas/core/types';
 import { createQueue, uniqueName } from '../support/emulators';
 import { attemptAt, id } from '../support/fixtures';
 import { MemoryQueues } from '../support/memory';
+import { takeMessages } from '../support/queries';
 import { contract } from './contract';
 
 interface QueuesUnderTest {
@@ -23,25 +24,6 @@ interface QueuesUnderTest {
 
 const sqs = new SQSClient({});
 afterAll(() => sqs.destroy());
-
-/** Every message of a queue, waiting for `count` of them (at most 10 s), then making sure no more came. */
-async function drain(queueUrl: string, count: number): Promise<unknown[]> {
-  const bodies: unknown[] = [];
-  const deadline = Date.now() + 10_000;
-  for (let settled = false; !settled; ) {
-    const waiting = bodies.length < count && Date.now() < deadline;
-    const out = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: waiting ? 1 : 0,
-      }),
-    );
-    bodies.push(...(out.Messages ?? []).map((m) => JSON.parse(m.Body!)));
-    settled = !waiting && (out.Messages ?? []).length === 0;
-  }
-  return bodies;
-}
 
 function onSqs(): QueuesUnderTest {
   const made = Promise.all([
@@ -61,8 +43,8 @@ function onSqs(): QueuesUnderTest {
       put: async (letter) => (await ready()).queues.put(letter),
       defer: async (record) => (await ready()).queues.defer(record),
     },
-    retryQueue: async (count) => drain((await ready()).retry.url, count),
-    deadLetterQueue: async (count) => drain((await ready()).dlq.url, count),
+    retryQueue: async (count) => takeMessages(sqs, (await ready()).retry.url, count, 10_000),
+    deadLetterQueue: async (count) => takeMessages(sqs, (await ready()).dlq.url, count, 10_000),
   };
 }
 

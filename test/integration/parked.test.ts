@@ -4,7 +4,7 @@
  * health written with conditional writes by concurrent writers.
  */
 
-import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { documentClient } from '../../lambdas/adapters/dynamodb/client';
 import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
 import { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
@@ -16,6 +16,7 @@ import type { DeliveryMessage } from '../../lambdas/core/types';
 import { NotFoundError, WebhookManagement } from '../../lambdas/management';
 import { createQueue, uniqueName } from '../support/emulators';
 import { id } from '../support/fixtures';
+import { takeMessages } from '../support/queries';
 import { resourcesFromEnv } from '../support/resources';
 
 const sqs = new SQSClient({});
@@ -68,20 +69,7 @@ async function park(
   return items;
 }
 
-async function drain(queueUrl: string, expected: number): Promise<DeliveryMessage[]> {
-  const out: DeliveryMessage[] = [];
-  const deadline = Date.now() + 30_000;
-  while (out.length < expected && Date.now() < deadline) {
-    const res = await sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
-    );
-    for (const m of res.Messages ?? []) {
-      out.push(JSON.parse(m.Body!) as DeliveryMessage);
-      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle }));
-    }
-  }
-  return out;
-}
+const drain = (queueUrl: string, expected: number) => takeMessages<DeliveryMessage>(sqs, queueUrl, expected);
 
 async function newConnection(applicationId = id('app')) {
   return management.connections.create({

@@ -1,9 +1,14 @@
 /**
- * What the harness reads back from the emulators to check a run: messages left on queues,
+ * What the harness reads back from the emulators to check a run: messages on queues,
  * a connection's attempt records and parked deliveries (straight from the tables, not through
  * the code under test).
  */
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { ATTEMPTS_TABLE, PARKED_TABLE } from '../../lambdas/adapters/dynamodb/tables';
 import type { ParkedItem } from '../../lambdas/core/parking';
@@ -31,6 +36,37 @@ export async function messagesLeft(sqs: SQSClient, ...queueUrls: string[]): Prom
     }),
   );
   return counts.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * Takes the messages off a queue (received, then deleted) until `count` came or `timeoutMs`
+ * passed, then looks once more without waiting, so one more than expected shows too: their
+ * bodies, parsed.
+ */
+export async function takeMessages<T = unknown>(
+  sqs: SQSClient,
+  queueUrl: string,
+  count: number,
+  timeoutMs = 30_000,
+): Promise<T[]> {
+  const bodies: T[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (let done = false; !done; ) {
+    const waiting = bodies.length < count && Date.now() < deadline;
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: waiting ? 1 : 0,
+      }),
+    );
+    for (const m of Messages) {
+      bodies.push(JSON.parse(m.Body!) as T);
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle }));
+    }
+    done = !waiting && Messages.length === 0;
+  }
+  return bodies;
 }
 
 /** Every item of one partition (all pages, strongly consistent). */
