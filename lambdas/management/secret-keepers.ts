@@ -14,15 +14,9 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { KmsSecretSealer, SealedConnection } from '../adapters/secrets/kms-sealed';
+import type { SecretFields } from '../core/stores';
 import type { Connection } from '../core/types';
 import { NotFoundError } from './errors';
-
-/** The connection item's secret fields: a Secrets Manager store leaves `secretCiphertext` out. */
-export interface SecretFields {
-  secretArn: string;
-  secretVersion: string;
-  secretCiphertext?: string;
-}
 
 export interface NewSecretOf {
   connectionId: string;
