@@ -52,8 +52,17 @@ export interface ConnectionTable extends ConnectionStore {
     changes: ConnectionChanges,
     seenUpdatedAt: string,
   ): Promise<'updated' | 'conflict'>;
-  /** Points the connection at a new secret version; `missing` when it no longer exists. */
-  setSecret(connectionId: string, fields: SecretFields, updatedAt: string): Promise<'updated' | 'missing'>;
+  /**
+   * Points the connection at a new secret version if it still names `previousVersion` (the one
+   * the rotation read): `conflict` when another rotation got there first, `missing` when the
+   * connection no longer exists.
+   */
+  setSecret(
+    connectionId: string,
+    fields: SecretFields,
+    updatedAt: string,
+    previousVersion: string | undefined,
+  ): Promise<'updated' | 'conflict' | 'missing'>;
   /** Deletes it; the connection as it was, or undefined when there was none. */
   delete(connectionId: string): Promise<Connection | undefined>;
   /** Its health, read and compare-and-written on the version (core/health.ts). */

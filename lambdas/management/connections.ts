@@ -227,8 +227,19 @@ export class Connections {
     const connection = await this.get(connectionId);
     const secret = generateSecret();
     const fields = await this.secrets.rotate(connection, secret);
-    if ((await this.table.setSecret(connectionId, fields, new Date().toISOString())) === 'missing') {
-      throw new NotFoundError('connection', connectionId);
+    const swapped = await this.table.setSecret(
+      connectionId,
+      fields,
+      new Date().toISOString(),
+      connection.secretVersion,
+    );
+    if (swapped === 'missing') throw new NotFoundError('connection', connectionId);
+    // Of rotations at the same moment, the first to swap wins; the others' secrets are never
+    // used, so their callers are told to read the secret again instead of keeping one.
+    if (swapped === 'conflict') {
+      throw new ConflictError(
+        `the secret of ${connectionId} was rotated meanwhile; show the secret to read the current one`,
+      );
     }
     return { secret, secretVersion: fields.secretVersion, previousVersion: connection.secretVersion };
   }

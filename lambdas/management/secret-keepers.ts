@@ -75,10 +75,17 @@ export class SecretsManagerKeeper implements SecretKeeper {
   }
 
   async rotate(connection: Connection, secret: string): Promise<SecretFields> {
-    const out = await this.sm.send(
-      new PutSecretValueCommand({ SecretId: connection.secretArn, SecretString: secret }),
-    );
-    return { secretArn: connection.secretArn, secretVersion: out.VersionId! };
+    try {
+      const out = await this.sm.send(
+        new PutSecretValueCommand({ SecretId: connection.secretArn, SecretString: secret }),
+      );
+      return { secretArn: connection.secretArn, secretVersion: out.VersionId! };
+    } catch (error) {
+      // The connection was deleted meanwhile, and its secret with it.
+      if (error instanceof ResourceNotFoundException)
+        throw new NotFoundError('connection', connection.connectionId);
+      throw error;
+    }
   }
 
   async remove(connection: Connection): Promise<void> {

@@ -121,13 +121,27 @@ contract<ConnectionTable>(
       const created = fresh();
       await table.create(created);
       const fields = { secretArn: created.secretArn, secretVersion: 'v2' };
-      expect(await table.setSecret(created.connectionId, fields, '2026-11-22T00:00:00.000Z')).toBe('updated');
+      const at = '2026-11-22T00:00:00.000Z';
+      expect(await table.setSecret(created.connectionId, fields, at, created.secretVersion)).toBe('updated');
       expect(await table.get(created.connectionId, { consistent: true })).toEqual({
         ...created,
         ...fields,
-        updatedAt: '2026-11-22T00:00:00.000Z',
+        updatedAt: at,
       });
-      expect(await table.setSecret(id('con'), fields, '2026-11-22T00:00:00.000Z')).toBe('missing');
+      expect(await table.setSecret(id('con'), fields, at, created.secretVersion)).toBe('missing');
+    });
+
+    it('refuses a secret version swap when another rotation changed the version first', async () => {
+      const table = make();
+      const created = fresh();
+      await table.create(created);
+      const at = '2026-11-22T00:00:00.000Z';
+      const first = { secretArn: created.secretArn, secretVersion: 'v2' };
+      const second = { secretArn: created.secretArn, secretVersion: 'v3' };
+      expect(await table.setSecret(created.connectionId, first, at, created.secretVersion)).toBe('updated');
+      // The second rotation read the version before the first one's swap.
+      expect(await table.setSecret(created.connectionId, second, at, created.secretVersion)).toBe('conflict');
+      expect((await table.get(created.connectionId, { consistent: true }))?.secretVersion).toBe('v2');
     });
 
     it('deletes a connection and gives back what it was; nothing for one that is not there', async () => {

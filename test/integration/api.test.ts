@@ -201,6 +201,64 @@ describe('management API: the routes a console uses', () => {
   });
 });
 
+describe('management API: rotations at the same moment', () => {
+  it('orders 20 concurrent rotations into one chain: no two win from the same secret, the rest answer 409', async () => {
+    const app = id('app');
+    const token = await tokenFor(app);
+    const con = await createVia(app, token);
+    const first = await call('GET', appPath(app, `/connections/${con.connectionId}/secret`), { token });
+    const path = appPath(app, `/connections/${con.connectionId}/secret/rotate`);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call('POST', path, { token })));
+    const won = answers.filter((a) => a.status === 200).map((a) => a.body);
+    const lost = answers.filter((a) => a.status === 409);
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    expect(won.length + lost.length).toBe(20);
+    for (const answer of lost) {
+      expect(answer.body.error).toEqual({
+        code: 'conflict',
+        message: expect.stringContaining('rotated meanwhile'),
+      });
+    }
+    // Each winner replaced the version the one before it made: a single chain from the first.
+    const after = new Map(won.map((w) => [w.previousVersion as string, w]));
+    expect(after.size).toBe(won.length);
+    let version = first.body.secretVersion as string;
+    let last: { secret: string; secretVersion: string } | undefined;
+    let links = 0;
+    for (let next = after.get(version); next; next = after.get(version)) {
+      last = next;
+      version = next.secretVersion;
+      links++;
+    }
+    expect(links).toBe(won.length);
+    const shown = await call('GET', appPath(app, `/connections/${con.connectionId}/secret`), { token });
+    expect(shown.body).toEqual({ secret: last!.secret, secretVersion: last!.secretVersion });
+    const before = receiver.requests.length;
+    await call('POST', appPath(app, `/connections/${con.connectionId}/test`), { token });
+    const req = receiver.requests[before]!;
+    expect(() =>
+      verifyWebhook({ rawBody: req.body, headers: req.headers, secret: last!.secret }),
+    ).not.toThrow();
+  });
+
+  it('answers a rotation racing a delete 404, never 500', async () => {
+    const app = id('app');
+    const token = await tokenFor(app);
+    const con = await createVia(app, token);
+    const rotations = Array.from({ length: 5 }, () =>
+      call('POST', appPath(app, `/connections/${con.connectionId}/secret/rotate`), { token }),
+    );
+    const deleted = await call('DELETE', appPath(app, `/connections/${con.connectionId}`), { token });
+    expect(deleted.status).toBe(204);
+    const statuses = (await Promise.all(rotations)).map((a) => a.status);
+    expect(statuses.every((s) => [200, 404, 409].includes(s))).toBe(true);
+    const after = await call('POST', appPath(app, `/connections/${con.connectionId}/secret/rotate`), {
+      token,
+    });
+    expect(after.status).toBe(404);
+  });
+});
+
 describe('management API: errors', () => {
   let app: string;
   let token: string;

@@ -163,23 +163,29 @@ export class DynamoConnections implements ConnectionTable {
     connectionId: string,
     fields: SecretFields,
     updatedAt: string,
-  ): Promise<'updated' | 'missing'> {
+    previousVersion: string | undefined,
+  ): Promise<'updated' | 'conflict' | 'missing'> {
     const set = assignments({ ...fields, updatedAt });
+    const previous =
+      previousVersion === undefined
+        ? { condition: 'attribute_not_exists(#previous)', values: {} }
+        : { condition: '#previous = :previous', values: { ':previous': previousVersion } };
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.key(connectionId),
           UpdateExpression: set.expression,
-          ConditionExpression: 'attribute_exists(#id)',
-          ExpressionAttributeNames: { ...set.names, '#id': ID },
-          ExpressionAttributeValues: set.values,
+          ConditionExpression: `attribute_exists(#id) AND ${previous.condition}`,
+          ExpressionAttributeNames: { ...set.names, '#id': ID, '#previous': 'secretVersion' },
+          ExpressionAttributeValues: { ...set.values, ...previous.values },
         }),
       );
       return 'updated';
     } catch (error) {
-      if (isConditionFailed(error)) return 'missing';
-      throw error;
+      if (!isConditionFailed(error)) throw error;
+      // Which half of the condition failed: one consistent read tells.
+      return (await this.get(connectionId, { consistent: true })) ? 'conflict' : 'missing';
     }
   }
 

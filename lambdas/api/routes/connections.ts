@@ -207,7 +207,7 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       tags: [TAG_CONNECTIONS],
       summary: 'New secret; the old one keeps signing for the overlap dispatcher caches need',
       request: { params: ConnectionParams },
-      responses: { 200: jsonOk(RotatedSecretSchema, 'the new secret'), ...errorResponses(413) },
+      responses: { 200: jsonOk(RotatedSecretSchema, 'the new secret'), ...errorResponses(409, 413) },
     }),
     async (c) => {
       const { connectionId } = c.req.valid('param');

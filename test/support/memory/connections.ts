@@ -106,10 +106,12 @@ export class MemoryConnections implements ConnectionTable {
     connectionId: string,
     fields: SecretFields,
     updatedAt: string,
-  ): Promise<'updated' | 'missing'> {
+    previousVersion: string | undefined,
+  ): Promise<'updated' | 'conflict' | 'missing'> {
     this.check('setSecret');
     const current = this.items.get(connectionId);
     if (!current) return 'missing';
+    if (current.secretVersion !== previousVersion) return 'conflict';
     this.items.set(connectionId, { ...current, ...defined(fields), updatedAt });
     return 'updated';
   }
