@@ -70,26 +70,19 @@ const cursorQuery = z
 
 export const PageQuery = z.object({ limit: limitQuery, cursor: cursorQuery });
 
-const isoTime = (name: string, description: string) =>
-  z.iso
-    .datetime({ offset: true })
-    .optional()
-    .openapi({ param: { name, in: 'query' }, description, example: '2026-11-22T10:00:00Z' });
-
-/** How every `since` reads, in the OpenAPI document. */
+/** How every `since` and `until` reads, in the OpenAPI document. */
 const SINCE_FORMS = 'an ISO 8601 time with a zone, or a duration back from now (30m, 24h, 7d)';
 
 /** A `since`, checked by the rule the management library reads it with (the same on every route). */
 const sinceText = () => z.string().max(40).refine(isSince, { message: SINCE_RULE });
 
-const sinceQuery = (description: string) =>
+const timeQuery = (name: 'since' | 'until', description: string, example: string) =>
   sinceText()
     .optional()
-    .openapi({
-      param: { name: 'since', in: 'query' },
-      description: `${description}: ${SINCE_FORMS}`,
-      example: '24h',
-    });
+    .openapi({ param: { name, in: 'query' }, description: `${description}: ${SINCE_FORMS}`, example });
+const sinceQuery = (description: string) => timeQuery('since', description, '24h');
+/** An `until` reads as a `since` does: `until=1h` is an hour before now. */
+const untilQuery = (description: string) => timeQuery('until', description, '2026-11-22T10:00:00Z');
 
 export const AttemptQuery = PageQuery.extend({
   outcome: z
@@ -97,7 +90,7 @@ export const AttemptQuery = PageQuery.extend({
     .optional()
     .openapi({ param: { name: 'outcome', in: 'query' } }),
   since: sinceQuery('only attempts requested at or after this time'),
-  until: isoTime('until', 'only attempts requested before this time'),
+  until: untilQuery('only attempts requested before this time'),
   final: z
     .enum(['true', 'false'])
     .optional()
@@ -112,7 +105,7 @@ export const MAX_STATS_BUCKETS = 1_500;
 
 export const StatsQuery = z.object({
   since: sinceQuery('start of the window; default 24 h before until'),
-  until: isoTime('until', 'end of the window; default now'),
+  until: untilQuery('end of the window; default now'),
   bucket: z
     .enum(Object.keys(STATS_BUCKETS) as [keyof typeof STATS_BUCKETS, ...(keyof typeof STATS_BUCKETS)[]])
     .optional()

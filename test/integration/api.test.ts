@@ -411,6 +411,29 @@ describe('management API: errors', () => {
     expect(stats.body.bucketSeconds).toBe(300);
   });
 
+  it('takes until as since does: a duration back from now or an ISO time, and refuses the rest alike', async () => {
+    const path = (query: string) => appPath(app, `/connections/${connectionId}/${query}`);
+    const before = Date.now();
+    const stats = await call('GET', path('stats?bucket=5m&since=3h&until=1h'), { token });
+    expect(stats.status).toBe(200);
+    expect(Date.parse(stats.body.until)).toBeGreaterThanOrEqual(before - 3_600_000 - 1_000);
+    expect(Date.parse(stats.body.until)).toBeLessThanOrEqual(Date.now() - 3_600_000);
+    expect(Date.parse(stats.body.until) - Date.parse(stats.body.since)).toBe(2 * 3_600_000);
+    const twoHoursAgo = record(connectionId, app, Date.now() - 2 * 3_600_000);
+    const justNow = record(connectionId, app, Date.now() - 1_000);
+    for (const r of [twoHoursAgo, justNow]) await attemptLog.append(r);
+    const ids = async (query: string) =>
+      (await call('GET', path(query), { token })).body.data.map((a: AttemptRecord) => a.deliveryId);
+    expect(await ids('attempts?until=1h')).toEqual([twoHoursAgo.deliveryId]);
+    expect(await ids('attempts?since=1h&until=0s')).toEqual([justNow.deliveryId]);
+    for (const query of ['attempts?until=', 'stats?until=']) {
+      expect(await call('GET', path(`${query}yesterday`), { token })).toMatchObject({
+        status: 400,
+        body: { error: { code: 'invalid_parameter', field: 'until' } },
+      });
+    }
+  });
+
   it('refuses to keep (null) a header the connection does not have', async () => {
     const res = await call('PATCH', appPath(app, `/connections/${connectionId}`), {
       token,

@@ -50,7 +50,7 @@ export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
         connectionId,
         outcome: q.outcome,
         since: q.since ? new Date(parseSince(q.since, now().getTime())!) : undefined,
-        until: q.until ? new Date(q.until) : undefined,
+        until: q.until ? new Date(parseSince(q.until, now().getTime())!) : undefined,
         final: q.final === undefined ? undefined : q.final === 'true',
         limit: q.limit ?? DEFAULT_PAGE_SIZE,
         cursor: q.cursor,
@@ -75,7 +75,7 @@ export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       const q = c.req.valid('query');
       await ownedConnection(deps, c.get('applicationId'), connectionId);
       const at = now();
-      const until = q.until ? new Date(q.until) : at;
+      const until = q.until ? new Date(parseSince(q.until, at.getTime())!) : at;
       const since = q.since
         ? new Date(parseSince(q.since, at.getTime())!)
         : new Date(until.getTime() - DAY_MS);
