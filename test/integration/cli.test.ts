@@ -300,7 +300,9 @@ describe('webhooks CLI against local mode', () => {
       ),
     );
     expect(table).toMatch(/http_error\s+503\s+\d+ ms\s+test, not retried\s+maintenance/);
-    expect(table).toContain('3 attempts, newest first.');
+    expect(table).toContain(
+      '3 attempts, newest deliveries first (a retry of an older one sits below newer ones).',
+    );
     const failed = await ok(['attempts', 'list', '--connection', connectionId, '--failed']);
     expect(failed).not.toMatch(/\bdelivered\b/);
     const one = await ok(['attempts', 'get', publishedDelivery]);

@@ -38,7 +38,8 @@ export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       method: 'get',
       path: `${BASE}/connections/{connectionId}/attempts`,
       tags: [TAG_LOGS],
-      summary: 'Attempt log of a connection, newest first, with filters',
+      summary:
+        "Attempt log of a connection, newest deliveries first (each delivery's attempts latest first), with filters",
       request: { params: ConnectionParams, query: AttemptQuery },
       responses: { 200: jsonOk(AttemptPageSchema, 'one page of attempts'), ...errorResponses(400) },
     }),
