@@ -12,8 +12,8 @@ import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
 import { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
 import { ENV } from '../../lambdas/config';
-import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { LocalApi } from '../../local/api-server';
+import { parkedAt } from '../support/fixtures';
 import { respond } from '../support/receivers';
 import { byRole, clickButton, connectBrowser, fill, newUserPage, waitForText } from './support/browser';
 import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
@@ -83,22 +83,12 @@ beforeAll(async () => {
       );
       for (let i = 0; i < 3; i++) {
         const at = Date.now() - (20 - i) * 60_000;
-        const eventId = `evt_${randomBytes(8).toString('hex')}`;
-        await parkedStore.park({
-          deliveryId: deliveryIdFor(eventId, failing, at),
-          connectionId: failing,
-          applicationId,
-          eventId,
-          reason: i === 2 ? 'connection_disabled' : 'exhausted',
-          lastError: 'receiver answered HTTP 503',
-          lastOutcome: 'http_error',
-          lastStatusCode: 503,
-          attempts: 4,
-          parkedAt: new Date(at + 7_000).toISOString(),
-          body: JSON.stringify({ event: 'user.identified', at }),
-          firstAttemptAt: new Date(at).toISOString(),
-          expiresAt: Math.floor(at / 1000) + 86_400,
-        });
+        await parkedStore.park(
+          parkedAt(failing, applicationId, at, {
+            reason: i === 2 ? 'connection_disabled' : 'exhausted',
+            lastError: 'receiver answered HTTP 503',
+          }),
+        );
       }
     },
   });

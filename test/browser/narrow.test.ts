@@ -9,8 +9,8 @@ import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
 import { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
 import { ENV } from '../../lambdas/config';
-import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { LocalApi } from '../../local/api-server';
+import { parkedAt } from '../support/fixtures';
 import { respond } from '../support/receivers';
 import { byRole, connectBrowser, newUserPage, screenshot, waitForText } from './support/browser';
 import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
@@ -123,22 +123,11 @@ beforeAll(async () => {
       );
       for (let i = 0; i < 2; i++) {
         const at = Date.now() - (20 - i) * 60_000;
-        const eventId = `evt_${randomBytes(8).toString('hex')}`;
-        await parkedStore.park({
-          deliveryId: deliveryIdFor(eventId, connectionId, at),
-          connectionId,
-          applicationId,
-          eventId,
-          reason: 'exhausted',
-          lastError: 'receiver answered HTTP 503 with a long explanation of why it is down today',
-          lastOutcome: 'http_error',
-          lastStatusCode: 503,
-          attempts: 4,
-          parkedAt: new Date(at + 7_000).toISOString(),
-          body: JSON.stringify({ event: 'user.identified', at }),
-          firstAttemptAt: new Date(at).toISOString(),
-          expiresAt: Math.floor(at / 1000) + 86_400,
-        });
+        await parkedStore.park(
+          parkedAt(connectionId, applicationId, at, {
+            lastError: 'receiver answered HTTP 503 with a long explanation of why it is down today',
+          }),
+        );
       }
     },
   });
