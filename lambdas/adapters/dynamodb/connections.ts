@@ -139,24 +139,13 @@ export class DynamoConnections implements ConnectionTable {
     changes: ConnectionChanges,
     seenUpdatedAt: string,
   ): Promise<'updated' | 'conflict'> {
-    const set = assignments(changes);
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.key(connectionId),
-          UpdateExpression: set.expression,
-          // Refuse to overwrite a concurrent change (or resurrect a deleted connection).
-          ConditionExpression: '#seen = :seen',
-          ExpressionAttributeNames: { ...set.names, '#seen': 'updatedAt' },
-          ExpressionAttributeValues: { ...set.values, ':seen': seenUpdatedAt },
-        }),
-      );
-      return 'updated';
-    } catch (error) {
-      if (isConditionFailed(error)) return 'conflict';
-      throw error;
-    }
+    // Refuse to overwrite a concurrent change (or resurrect a deleted connection).
+    const written = await this.updateIf(connectionId, changes, {
+      expression: '#seen = :seen',
+      names: { '#seen': 'updatedAt' },
+      values: { ':seen': seenUpdatedAt },
+    });
+    return written ? 'updated' : 'conflict';
   }
 
   async setSecret(
@@ -165,27 +154,46 @@ export class DynamoConnections implements ConnectionTable {
     updatedAt: string,
     previousVersion: string | undefined,
   ): Promise<'updated' | 'conflict' | 'missing'> {
-    const set = assignments({ ...fields, updatedAt });
     const previous =
       previousVersion === undefined
-        ? { condition: 'attribute_not_exists(#previous)', values: {} }
-        : { condition: '#previous = :previous', values: { ':previous': previousVersion } };
+        ? { expression: 'attribute_not_exists(#previous)', values: {} }
+        : { expression: '#previous = :previous', values: { ':previous': previousVersion } };
+    const written = await this.updateIf(
+      connectionId,
+      { ...fields, updatedAt },
+      {
+        expression: `attribute_exists(#id) AND ${previous.expression}`,
+        names: { '#id': ID, '#previous': 'secretVersion' },
+        values: previous.values,
+      },
+    );
+    if (written) return 'updated';
+    // Which half of the condition failed: one consistent read tells.
+    return (await this.get(connectionId, { consistent: true })) ? 'conflict' : 'missing';
+  }
+
+  /** Sets `fields` if `condition` holds; false (nothing written) when it does not. */
+  private async updateIf(
+    connectionId: string,
+    fields: Record<string, unknown>,
+    condition: { expression: string; names: Record<string, string>; values: Record<string, unknown> },
+  ): Promise<boolean> {
+    const set = assignments(fields);
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.key(connectionId),
           UpdateExpression: set.expression,
-          ConditionExpression: `attribute_exists(#id) AND ${previous.condition}`,
-          ExpressionAttributeNames: { ...set.names, '#id': ID, '#previous': 'secretVersion' },
-          ExpressionAttributeValues: { ...set.values, ...previous.values },
+          ConditionExpression: condition.expression,
+          ExpressionAttributeNames: { ...set.names, ...condition.names },
+          ExpressionAttributeValues: { ...set.values, ...condition.values },
         }),
       );
-      return 'updated';
+      return true;
     } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      // Which half of the condition failed: one consistent read tells.
-      return (await this.get(connectionId, { consistent: true })) ? 'conflict' : 'missing';
+      if (isConditionFailed(error)) return false;
+      throw error;
     }
   }
 
