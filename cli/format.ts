@@ -53,6 +53,8 @@ export interface Column<Row> {
   header: string;
   value: (row: Row) => string | number | undefined;
   align?: 'left' | 'right';
+  /** At least this wide, whatever the rows: tables printed one after another then line up. */
+  minWidth?: number;
 }
 
 /**
@@ -66,7 +68,9 @@ export function table<Row>(rows: readonly Row[], columns: readonly Column<Row>[]
       return v === undefined || v === '' ? '-' : visible(oneLine(String(v)));
     }),
   );
-  const widths = columns.map((c, i) => Math.max(width(c.header), ...cells.map((r) => width(r[i]!))));
+  const widths = columns.map((c, i) =>
+    Math.max(c.minWidth ?? 0, width(c.header), ...cells.map((r) => width(r[i]!))),
+  );
   const line = (values: string[]) =>
     values
       .map((v, i) => pad(v, widths[i]!, columns[i]!.align ?? 'left'))

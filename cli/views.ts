@@ -166,15 +166,38 @@ function detail(r: AttemptRecord): string | undefined {
   return truncate(r.error ?? r.responseSnippet, 60);
 }
 
-export function attemptColumns(now: Date, options: { delivery: boolean }): Column<AttemptRecord>[] {
+/**
+ * The widest value each attempt column can hold (`attempts tail` prints a table per poll, and
+ * with these widths every poll's lines stay under the first one's columns): a timestamp with
+ * "(just now)", a delivery id (dlv_ + ULID + _con_ + ULID), attempt 1000, `network_error`,
+ * a status, `30000 ms`, `test, not retried`.
+ */
+const ATTEMPT_WIDTHS = {
+  requested: 35,
+  delivery: 61,
+  attempt: 4,
+  outcome: 13,
+  status: 3,
+  latency: 8,
+  next: 17,
+};
+
+export function attemptColumns(
+  now: Date,
+  options: { delivery: boolean; fixedWidths?: boolean },
+): Column<AttemptRecord>[] {
+  const w = (name: keyof typeof ATTEMPT_WIDTHS) =>
+    options.fixedWidths ? { minWidth: ATTEMPT_WIDTHS[name] } : {};
   return [
-    { header: 'REQUESTED', value: (r) => when(r.requestedAt, now) },
-    ...(options.delivery ? [{ header: 'DELIVERY', value: (r: AttemptRecord) => r.deliveryId }] : []),
-    { header: '#', value: (r) => r.attempt, align: 'right' },
-    { header: 'OUTCOME', value: (r) => r.outcome },
-    { header: 'STATUS', value: (r) => r.statusCode, align: 'right' },
-    { header: 'LATENCY', value: (r) => `${r.durationMs} ms`, align: 'right' },
-    { header: 'NEXT', value: attemptNext },
+    { header: 'REQUESTED', value: (r) => when(r.requestedAt, now), ...w('requested') },
+    ...(options.delivery
+      ? [{ header: 'DELIVERY', value: (r: AttemptRecord) => r.deliveryId, ...w('delivery') }]
+      : []),
+    { header: '#', value: (r) => r.attempt, align: 'right', ...w('attempt') },
+    { header: 'OUTCOME', value: (r) => r.outcome, ...w('outcome') },
+    { header: 'STATUS', value: (r) => r.statusCode, align: 'right', ...w('status') },
+    { header: 'LATENCY', value: (r) => `${r.durationMs} ms`, align: 'right', ...w('latency') },
+    { header: 'NEXT', value: attemptNext, ...w('next') },
     { header: 'RESPONSE / ERROR', value: detail },
   ];
 }

@@ -213,7 +213,8 @@ function tail(): Command {
       if (ctx.globals.json) {
         for (const r of fresh) ctx.printJsonLine(r);
       } else if (fresh.length) {
-        const lines = table(fresh, attemptColumns(ctx.now(), { delivery: true })).split('\n');
+        const columns = attemptColumns(ctx.now(), { delivery: true, fixedWidths: true });
+        const lines = table(fresh, columns).split('\n');
         ctx.print((header ? lines.slice(1) : lines).join('\n'));
         header = true;
       }

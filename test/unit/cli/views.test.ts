@@ -1,6 +1,14 @@
-import { connectionBlock, connectionJson, failureAdvice, outcomeDetail } from '../../../cli/views';
+import { table } from '../../../cli/format';
+import {
+  attemptColumns,
+  connectionBlock,
+  connectionJson,
+  failureAdvice,
+  outcomeDetail,
+} from '../../../cli/views';
 import { connectionView } from '../../../lambdas/api/views';
 import type { Connection } from '../../../lambdas/core/types';
+import { attemptAt } from '../../support/fixtures';
 
 const suggest = (command: string) => `npx webhooks --local ${command}`;
 const failed = (error: string) => ({
@@ -108,5 +116,42 @@ describe('a connection of the kms secret store in listings', () => {
     const api = JSON.stringify(connectionView(sealed));
     expect(api).not.toContain('AQICAHsealed');
     expect(api).not.toContain('arn:aws:kms');
+  });
+});
+
+describe('attempts tail', () => {
+  /** Where `text` starts on a line (left-aligned columns) and where it ends (right-aligned ones). */
+  const startOf = (line: string, text: string) => line.indexOf(text);
+  const endOf = (line: string, text: string) => line.indexOf(text) + text.length;
+
+  it('prints every poll in the columns of the first, however wide the new rows are', () => {
+    const now = new Date('2026-11-25T12:00:00.000Z');
+    const at = now.getTime() - 5_000;
+    const short = attemptAt('con_1', 'app_1', at, { attempt: 1, durationMs: 7, statusCode: 200 });
+    const wide = attemptAt('con_1', 'app_1', at - 3_600_000, {
+      attempt: 12,
+      outcome: 'network_error',
+      statusCode: undefined,
+      durationMs: 30_000,
+      final: false,
+      nextAttemptAt: new Date(at - 3_600_000 + 4_000).toISOString(),
+      error: 'ECONNRESET',
+    });
+    const lines = (columns: ReturnType<typeof attemptColumns>) => {
+      const [header, first] = table([short], columns).split('\n');
+      const [, second] = table([wide], columns).split('\n');
+      return { header: header!, first: first!, second: second! };
+    };
+    const aligned = ({ header, first, second }: ReturnType<typeof lines>) =>
+      startOf(first, 'delivered') === startOf(header, 'OUTCOME') &&
+      startOf(second, 'network_error') === startOf(header, 'OUTCOME') &&
+      endOf(first, '7 ms') === endOf(header, 'LATENCY') &&
+      endOf(second, '30000 ms') === endOf(header, 'LATENCY') &&
+      startOf(first, 'done') === startOf(header, 'NEXT') &&
+      startOf(second, 'retry after 4s') === startOf(header, 'NEXT') &&
+      startOf(second, 'ECONNRESET') === startOf(header, 'RESPONSE / ERROR');
+    expect(aligned(lines(attemptColumns(now, { delivery: true, fixedWidths: true })))).toBe(true);
+    // Without the fixed widths the same two polls do not line up: the test can fail.
+    expect(aligned(lines(attemptColumns(now, { delivery: true })))).toBe(false);
   });
 });
