@@ -19,6 +19,13 @@ export function levers(a: Assumptions): Lever[] {
   const provisioned = { ...a, writeCapacity: { mode: 'provisioned' as const, utilisation: 0.7 } };
   const slow = { ...a, slowLane: true };
   const small = { ...a, memoryMb: 128 };
+  const everyProp = {
+    ...big,
+    memoryMb: 128,
+    ttlDaysSuccess: 3,
+    pitr: false,
+    writeCapacity: provisioned.writeCapacity,
+  };
   return [
     { name: 'as built', how: 'the stack today', a },
     {
@@ -59,25 +66,12 @@ export function levers(a: Assumptions): Lever[] {
     {
       name: 'every construct prop above',
       how: 'window 1 s, batch 100, 128 MB, 3-day successes, no PITR, provisioned (no slow lane)',
-      a: {
-        ...big,
-        memoryMb: 128,
-        ttlDaysSuccess: 3,
-        pitr: false,
-        writeCapacity: { mode: 'provisioned', utilisation: 0.7 },
-      },
+      a: everyProp,
     },
     {
       name: 'all of the above',
       how: 'window 1 s, batch 100, 128 MB, 3-day successes, no PITR, provisioned, slow lane',
-      a: {
-        ...big,
-        memoryMb: 128,
-        ttlDaysSuccess: 3,
-        pitr: false,
-        writeCapacity: { mode: 'provisioned', utilisation: 0.7 },
-        slowLane: true,
-      },
+      a: { ...everyProp, slowLane: true },
     },
   ];
 }

@@ -11,10 +11,10 @@ import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
 import { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
 import { ENV } from '../../lambdas/config';
-import { deliveryIdFor } from '../../lambdas/core/ids';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { WebhookManagement } from '../../lambdas/management';
 import type { LocalApi } from '../../local/api-server';
+import { parkedAt } from '../support/fixtures';
 import { respond } from '../support/receivers';
 import {
   bodyText,
@@ -44,25 +44,9 @@ let disabled: string;
 let ledger: string;
 const parkedOf: Record<string, ParkedItem[]> = {};
 
-function parked(connectionId: string, at: number, fields: Partial<ParkedItem> = {}): ParkedItem {
-  const eventId = `evt_${randomBytes(8).toString('hex')}`;
-  return {
-    deliveryId: deliveryIdFor(eventId, connectionId, at),
-    connectionId,
-    applicationId,
-    eventId,
-    reason: 'exhausted',
-    lastError: HOSTILE_ERROR,
-    lastOutcome: 'http_error',
-    lastStatusCode: 503,
-    attempts: 4,
-    parkedAt: new Date(at + 7_000).toISOString(),
-    body: JSON.stringify({ event: 'user.identified', at }),
-    firstAttemptAt: new Date(at).toISOString(),
-    expiresAt: Math.floor(at / 1000) + 86_400,
-    ...fields,
-  };
-}
+/** A parked delivery of this application, with an error the page must show as text. */
+const parked = (connectionId: string, at: number, fields: Partial<ParkedItem> = {}): ParkedItem =>
+  parkedAt(connectionId, applicationId, at, { lastError: HOSTILE_ERROR, ...fields });
 
 beforeAll(async () => {
   parkedStore = new DynamoParked({ tableName: process.env[ENV.parkedTable]! });
