@@ -129,14 +129,16 @@ export const OUTCOMES = [
 export type Outcome = (typeof OUTCOMES)[number];
 
 /** Why a delivery or message ended in the dead-letter queue. */
-export type DeadLetterReason =
-  | 'exhausted'
-  | 'blocked'
-  | 'connection_missing'
-  | 'connection_disabled'
-  | 'connection_invalid'
-  | 'invalid_message'
-  | 'invalid_payload';
+export const DEAD_LETTER_REASONS = [
+  'exhausted',
+  'blocked',
+  'connection_missing',
+  'connection_disabled',
+  'connection_invalid',
+  'invalid_message',
+  'invalid_payload',
+] as const;
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
 /** The single decision taken after an attempt (docs/design.md §2, rule 4). */
 export type Decision =

@@ -5,9 +5,7 @@
  */
 
 import type { Metrics } from '../../core/ports';
-
-/** CloudWatch namespace of the dispatcher's metrics. */
-export const METRICS_NAMESPACE = 'Webhooks';
+import { METRICS_NAMESPACE } from './catalogue';
 
 export const emfMetrics: Metrics = {
   blockedDestination(atMs) {

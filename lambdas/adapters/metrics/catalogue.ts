@@ -1,0 +1,149 @@
+/**
+ * Every metric the system emits, by name: the one list the metrics adapters (EMF in Lambda,
+ * Prometheus text in local mode), the stack's dashboard and alarms, and docs/operations.md
+ * agree on. A widget or alarm may name only a metric listed here (test/infra checks it), so a
+ * metric cannot be dropped from an adapter while something still watches it.
+ *
+ * CloudWatch: namespace `Webhooks`; every metric carries the `Stack` dimension and at most one
+ * more, from a bounded set of values. Never a connection or application id as a dimension
+ * (each distinct value is a billed metric): ids travel as EMF properties instead.
+ */
+
+import { HEALTH_STATES } from '../../core/health';
+import { DEAD_LETTER_REASONS, OUTCOMES } from '../../core/types';
+
+/** CloudWatch namespace of every custom metric. */
+export const METRICS_NAMESPACE = 'Webhooks';
+
+/** The dimension every custom metric carries: the stack's name, so two stacks in one account stay apart. */
+export const STACK_DIMENSION = 'Stack';
+
+/** The one further dimension a metric may carry, with its bounded values. */
+export const METRIC_DIMENSIONS = {
+  Outcome: OUTCOMES,
+  StatusClass: ['2xx', '3xx', '4xx', '5xx', 'none'],
+  Result: ['delivered', 'parked', 'dead_lettered'],
+  /** A dead letter's reason (DeadLetters) or a parked delivery's (Parked, a subset). */
+  Reason: DEAD_LETTER_REASONS,
+  State: HEALTH_STATES,
+  Dependency: ['dynamodb', 'sqs', 'secrets', 'sns'],
+  Queue: ['ingress', 'retry'],
+} as const;
+
+export type MetricDimension = keyof typeof METRIC_DIMENSIONS;
+
+export interface CloudWatchMetric {
+  /** CloudWatch metric name. */
+  name: string;
+  unit: 'Count' | 'Milliseconds';
+  /** The dimension sets it is emitted with, besides `[Stack]` alone (always emitted). */
+  by: readonly MetricDimension[];
+  /** Prometheus name in local mode's `GET /metrics`. */
+  prometheus: string;
+  help: string;
+}
+
+/**
+ * The dispatcher's metrics. `by` lists the second dimensions a metric is also emitted with,
+ * each as its own dimension set `[Stack, X]` (one EMF document, several sets).
+ */
+export const CLOUDWATCH_METRICS = {
+  attempts: {
+    name: 'Attempts',
+    unit: 'Count',
+    by: ['Outcome', 'StatusClass'],
+    prometheus: 'webhooks_attempts_total',
+    help: 'HTTP attempts (and refusals) by outcome and response status class',
+  },
+  attemptDuration: {
+    name: 'AttemptDuration',
+    unit: 'Milliseconds',
+    by: [],
+    prometheus: 'webhooks_attempt_duration_seconds',
+    help: 'Time from the request to the response (or its failure), per attempt',
+  },
+  deliveries: {
+    name: 'Deliveries',
+    unit: 'Count',
+    by: ['Result'],
+    prometheus: 'webhooks_deliveries_total',
+    help: 'Deliveries that reached a final result: delivered, parked or dead-lettered',
+  },
+  parked: {
+    name: 'Parked',
+    unit: 'Count',
+    by: ['Reason'],
+    prometheus: 'webhooks_parked_total',
+    help: 'Deliveries parked, by reason',
+  },
+  deliveryLatency: {
+    name: 'DeliveryLatency',
+    unit: 'Milliseconds',
+    by: [],
+    prometheus: 'webhooks_delivery_latency_seconds',
+    help: 'Time from publish (the queue sent time, carried across retries) to a 2xx',
+  },
+  retriesScheduled: {
+    name: 'RetriesScheduled',
+    unit: 'Count',
+    by: [],
+    prometheus: 'webhooks_retries_scheduled_total',
+    help: 'Retries put on the retry queue with their delay',
+  },
+  deadLetters: {
+    name: 'DeadLetters',
+    unit: 'Count',
+    by: ['Reason'],
+    prometheus: 'webhooks_dead_letters_total',
+    help: 'Messages and deliveries written to the dead-letter queue, by reason',
+  },
+  healthTransitions: {
+    name: 'HealthTransitions',
+    unit: 'Count',
+    by: ['State'],
+    prometheus: 'webhooks_health_transitions_total',
+    help: 'Endpoint health changes, by the state entered',
+  },
+  infrastructureFailures: {
+    name: 'InfrastructureFailures',
+    unit: 'Count',
+    by: ['Dependency'],
+    prometheus: 'webhooks_infrastructure_failures_total',
+    help: 'Calls to an AWS dependency that failed (the record is retried by SQS)',
+  },
+  attemptLogDeferred: {
+    name: 'AttemptLogDeferred',
+    unit: 'Count',
+    by: [],
+    prometheus: 'webhooks_attempt_log_deferred_total',
+    help: 'Attempt records queued for a later write because the table refused them',
+  },
+  senderResends: {
+    name: 'SenderResends',
+    unit: 'Count',
+    by: [],
+    prometheus: 'webhooks_sender_resends_total',
+    help: 'Requests re-sent on a fresh connection after a reused one was closed unused',
+  },
+  blockedDestinations: {
+    name: 'BlockedDestinations',
+    unit: 'Count',
+    by: [],
+    prometheus: 'webhooks_blocked_destinations_total',
+    help: 'Destinations the egress policy refused (private, metadata or non-public addresses)',
+  },
+} as const satisfies Record<string, CloudWatchMetric>;
+
+export type MetricKey = keyof typeof CLOUDWATCH_METRICS;
+
+/** Local mode's gauges, read from the queues when `/metrics` is scraped. */
+export const PROMETHEUS_GAUGES = {
+  queueDepth: {
+    prometheus: 'webhooks_queue_depth',
+    help: 'Messages on a queue by state (visible, delayed, in_flight), per queue including the DLQ',
+  },
+  queueOldestAge: {
+    prometheus: 'webhooks_queue_oldest_age_seconds',
+    help: 'Age of the oldest message on a queue',
+  },
+} as const;
