@@ -5,7 +5,7 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { getCACertificates } from 'node:tls';
+import * as tls from 'node:tls';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { type ManagementOptions, resourcesFromStack, WebhookManagement } from '../lambdas/management';
 import { LOCAL_CONNECTION_CACHE_TTL_MS } from '../local/constants';
@@ -24,6 +24,23 @@ function readPem(path: string, what: string): string {
   }
 }
 
+/** The part of `node:tls` {@link nodeDefaultCas} reads (a parameter, so tests can take Node 20's). */
+export interface TlsCaSource {
+  rootCertificates: readonly string[];
+  getCACertificates?: (type: 'default') => string[];
+}
+
+/**
+ * The CAs Node trusts by default: its bundled roots and the file NODE_EXTRA_CA_CERTS names.
+ * `tls.getCACertificates('default')` says exactly that from Node 22.15 on; on Node 20 and
+ * earlier 22s the CLI reads the same two (the package supports Node 20: docs/decisions.md D20).
+ */
+export function nodeDefaultCas(env: NodeJS.ProcessEnv, source: TlsCaSource = tls): string[] {
+  if (source.getCACertificates) return source.getCACertificates('default');
+  const extra = env.NODE_EXTRA_CA_CERTS;
+  return [...source.rootCertificates, ...(extra ? [readPem(extra, 'NODE_EXTRA_CA_CERTS file')] : [])];
+}
+
 /** Management options for local mode: loopback receivers, the ports and CAs local mode trusts. */
 export function localOptions(state: LocalState, env: NodeJS.ProcessEnv = process.env): ManagementOptions {
   const extra = env[EXTRA_CA_ENV];
@@ -34,7 +51,7 @@ export function localOptions(state: LocalState, env: NodeJS.ProcessEnv = process
     connectionCacheTtlMs: state.connectionCacheTtlMs ?? LOCAL_CONNECTION_CACHE_TTL_MS,
     // Node's defaults (with NODE_EXTRA_CA_CERTS), local mode's CA, and the extra one if any.
     ca: [
-      ...getCACertificates('default'),
+      ...nodeDefaultCas(env),
       readPem(state.caFile, 'local CA file'),
       ...(state.extraCaFiles ?? []).map((f) => readPem(f, 'CA file local mode trusts')),
       ...(extra ? [readPem(extra, `${EXTRA_CA_ENV}`)] : []),

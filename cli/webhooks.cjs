@@ -7,11 +7,11 @@
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
-// Kept in step with "engines" in package.json: the CLI uses tls.getCACertificates (Node 22.15).
-const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 15)) {
+// Kept in step with "engines" in package.json (docs/decisions.md D20): Node 20 or later.
+const [major] = process.versions.node.split('.').map(Number);
+if (major < 20) {
   process.stderr.write(
-    `webhooks: Node.js ${process.versions.node} is not supported; use Node.js 22.15 or later (24 recommended).\n`,
+    `webhooks: Node.js ${process.versions.node} is not supported; use Node.js 20 or later (24 recommended).\n`,
   );
   process.exit(1);
 }

@@ -79,7 +79,7 @@ function lambdaOptions(entry, outdir, name = 'index') {
 export const CLI_BUILD_OPTIONS = {
   bundle: true,
   platform: 'node',
-  target: 'node22',
+  target: 'node20',
   format: 'cjs',
   minify: true,
   sourcemap: true,
@@ -98,7 +98,7 @@ export const CLI_OUTFILE = join(ROOT, 'dist', 'cli', 'main.js');
 export const MANAGEMENT_BUILD_OPTIONS = {
   bundle: true,
   platform: 'node',
-  target: 'node22',
+  target: 'node20',
   format: 'cjs',
   external: ['@aws-sdk/*'],
   // Minified (it ships to every user of the package, receivers included), class and function

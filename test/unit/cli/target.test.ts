@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { localOptions } from '../../../cli/target';
+import { rootCertificates } from 'node:tls';
+import { CliError } from '../../../cli/errors';
+import { localOptions, nodeDefaultCas } from '../../../cli/target';
 import type { LocalState } from '../../../local/state';
 import { localStateFixture } from '../../support/fixtures';
 
@@ -24,5 +26,31 @@ describe('local mode as a target', () => {
 
   it("takes local mode's default (1 s) from the state file of a local mode that did not write it", () => {
     expect(localOptions(state(), {}).connectionCacheTtlMs).toBe(1_000);
+  });
+});
+
+describe("Node's default CAs (what the CLI trusts besides local mode's CA)", () => {
+  it('takes tls.getCACertificates where Node has it (22.15 and later)', () => {
+    const source = { rootCertificates: ['root'], getCACertificates: () => ['default-set'] };
+    expect(nodeDefaultCas({ NODE_EXTRA_CA_CERTS: '/nowhere' }, source)).toEqual(['default-set']);
+  });
+
+  it("reads Node 20's bundled roots and the NODE_EXTRA_CA_CERTS file where it has no getCACertificates", () => {
+    const extra = join(dir, 'extra.pem');
+    writeFileSync(extra, 'EXTRA PEM');
+    expect(nodeDefaultCas({}, { rootCertificates })).toEqual(rootCertificates);
+    expect(nodeDefaultCas({ NODE_EXTRA_CA_CERTS: extra }, { rootCertificates: ['root'] })).toEqual([
+      'root',
+      'EXTRA PEM',
+    ]);
+    expect(() =>
+      nodeDefaultCas({ NODE_EXTRA_CA_CERTS: join(dir, 'absent.pem') }, { rootCertificates }),
+    ).toThrow(CliError);
+  });
+
+  it('puts them before the CA local mode trusts', () => {
+    const cas = localOptions(state(), {}).ca as string[];
+    expect(cas.slice(0, -1)).toEqual(nodeDefaultCas({}));
+    expect(cas.at(-1)).toContain('BEGIN CERTIFICATE');
   });
 });
