@@ -108,7 +108,7 @@ export const MANAGEMENT_BUILD_OPTIONS = {
   mainFields: ['module', 'main'],
   logLevel: 'warning',
 };
-export const MANAGEMENT_ENTRY = 'lambdas/management/index.ts';
+export const MANAGEMENT_ENTRY = 'lambdas/management/package-entry.ts';
 export const MANAGEMENT_OUTFILE = join(ROOT, 'dist', 'management', 'index.js');
 
 /** Bundles one Lambda of {@link LAMBDAS} into `outDir` (index.mjs, index.mjs.map and its copies). */
