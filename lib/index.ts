@@ -1,5 +1,9 @@
-/** Public CDK entry: the reusable construct, the stack, and the stack's output keys. */
+/** Public CDK entry: the reusable construct, the stack, the stack's output keys, and its monitoring. */
 export * from '../lambdas/stack-outputs';
+export { type AlarmName, RUNBOOKS } from './alarms';
+export { WebhookDashboard } from './dashboard';
+export { FailingConnectionsRule } from './failing-connections';
+export { WebhookMetrics } from './metrics';
 export * from './webhook-delivery';
 export * from './webhook-delivery-props';
 export * from './webhook-stack';

@@ -248,10 +248,22 @@ export interface WebhookDeliveryProps {
   readonly oldestMessageAgeAlarmThreshold?: Duration;
 
   /**
-   * SNS topic notified when an alarm fires.
+   * SNS topic notified when an alarm fires and when it returns to OK (every alarm of the stack,
+   * docs/operations.md#alarms).
    * @default - the alarms have no actions
    */
   readonly alarmTopic?: ITopic;
+  /**
+   * Thresholds of the alarms an operator may want to tune (docs/operations.md#alarms).
+   * @default - each threshold's own default
+   */
+  readonly alarmThresholds?: AlarmThresholds;
+  /**
+   * The CloudWatch dashboard of the pipeline (docs/operations.md#dashboard); `false` leaves it
+   * out (a dashboard costs $3 a month beyond an account's first three).
+   * @default true
+   */
+  readonly dashboard?: boolean;
   /**
    * Exhausted deliveries in a row (each one's 4th attempt failed) after which a connection's
    * health turns `failing` and `connection.failing` is published (docs/design.md §9).
@@ -291,6 +303,48 @@ export interface AttemptLogCapacity {
   readonly targetUtilizationPercent?: number;
 }
 
+/**
+ * Alarm thresholds, each counted over one 5-minute period (docs/operations.md#alarms). Every
+ * count is a whole number of at least 1.
+ */
+export interface AlarmThresholds {
+  /** Failed dispatcher invocations (Lambda `Errors`). @default 1 */
+  readonly dispatcherErrors?: number;
+  /** Failed calls to DynamoDB, SQS, Secrets Manager or SNS. @default 5 */
+  readonly infrastructureFailures?: number;
+  /** Attempt records deferred to the retry queue because the table refused them. @default 10 */
+  readonly attemptLogDeferred?: number;
+  /** Deliveries refused by the egress policy. @default 1 */
+  readonly blockedDestinations?: number;
+  /**
+   * Share of all attempts that failed, above 0 and at most 1, for the fleet failure alarm.
+   * @default 0.5
+   */
+  readonly fleetFailureRatio?: number;
+  /**
+   * Distinct connections with a failed attempt for the fleet failure alarm (2 to 10 000). Set it
+   * above the number of connections any one customer has: one customer's outage must not raise it.
+   * @default 10
+   */
+  readonly fleetFailureConnections?: number;
+  /** 5xx answers of the management API. @default 5 */
+  readonly managementApi5xx?: number;
+}
+
+/** {@link AlarmThresholds} with every default applied. */
+export type ResolvedAlarmThresholds = Required<AlarmThresholds>;
+
+/** The defaults of {@link AlarmThresholds}. */
+export const ALARM_THRESHOLD_DEFAULTS: ResolvedAlarmThresholds = {
+  dispatcherErrors: 1,
+  infrastructureFailures: 5,
+  attemptLogDeferred: 10,
+  blockedDestinations: 1,
+  fleetFailureRatio: 0.5,
+  fleetFailureConnections: 10,
+  managementApi5xx: 5,
+};
+
 /** {@link WebhookDeliveryProps} with every default applied and every rule checked. */
 export interface ResolvedWebhookDeliveryProps {
   readonly headerPrefix: string;
@@ -317,6 +371,8 @@ export interface ResolvedWebhookDeliveryProps {
   readonly removalPolicy: RemovalPolicy;
   readonly oldestMessageAgeAlarmThreshold: Duration;
   readonly alarmTopic: ITopic | undefined;
+  readonly alarmThresholds: ResolvedAlarmThresholds;
+  readonly dashboard: boolean;
   readonly health: HealthThresholds;
   readonly eventsTopic: ITopic | undefined;
 }
@@ -544,8 +600,41 @@ export function resolveProps(props: WebhookDeliveryProps, stackName: string): Re
       { min: Duration.minutes(1), max: QUEUE_RETENTION, belowMax: true, unitMs: SECOND_MS },
     ),
     alarmTopic: props.alarmTopic,
+    alarmThresholds: checkAlarmThresholds(props.alarmThresholds ?? {}),
+    dashboard: props.dashboard ?? true,
     health: checkHealth(props),
     eventsTopic: props.eventsTopic,
+  };
+}
+
+function checkAlarmThresholds(given: AlarmThresholds): ResolvedAlarmThresholds {
+  const t = { ...ALARM_THRESHOLD_DEFAULTS, ...given };
+  const count = (key: Exclude<keyof AlarmThresholds, 'fleetFailureRatio'>, min = 1) => {
+    const value = t[key];
+    if (!Number.isInteger(value) || value < min || value > 10_000) {
+      throw new WebhookDeliveryPropsError(
+        'alarmThresholds',
+        `${key} must be a whole number from ${min} to 10000, got ${value}`,
+      );
+    }
+    return value;
+  };
+  const ratio = t.fleetFailureRatio;
+  if (!(Number.isFinite(ratio) && ratio > 0 && ratio <= 1)) {
+    throw new WebhookDeliveryPropsError(
+      'alarmThresholds',
+      `fleetFailureRatio must be more than 0 and at most 1 (a share of all attempts), got ${ratio}`,
+    );
+  }
+  return {
+    dispatcherErrors: count('dispatcherErrors'),
+    infrastructureFailures: count('infrastructureFailures'),
+    attemptLogDeferred: count('attemptLogDeferred'),
+    blockedDestinations: count('blockedDestinations'),
+    fleetFailureRatio: ratio,
+    // One failing connection is one customer's outage: the alarm needs at least two.
+    fleetFailureConnections: count('fleetFailureConnections', 2),
+    managementApi5xx: count('managementApi5xx'),
   };
 }
 

@@ -1,6 +1,5 @@
-import { Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Lazy, Stack, Validations } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -12,9 +11,13 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ATTEMPTS_TABLE, CONNECTIONS_TABLE, PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { ENV } from '../lambdas/config';
+import { type AlarmName, createAlarms, notifyAlarms } from './alarms';
+import { WebhookDashboard } from './dashboard';
 import { dispatcherEnvironment } from './dispatcher-environment';
+import { FailingConnectionsRule } from './failing-connections';
 import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
 import { type ManagementApiOptions, WebhookManagementApi } from './management-api';
+import { WebhookMetrics } from './metrics';
 import { addDeliveryOutputs } from './outputs';
 import { ConnectionSecretStore } from './secret-store';
 import {
@@ -34,6 +37,12 @@ export {
 
 /** `NODE_OPTIONS` of the dispatcher: stack traces point into the TypeScript sources. */
 export const DISPATCHER_NODE_OPTIONS = '--enable-source-maps';
+
+/**
+ * The event source mappings' own counts (records polled, invoked, failed, deleted), off by
+ * default in Lambda; the dashboard graphs them (docs/operations.md#dashboard).
+ */
+const EVENT_SOURCE_METRICS_CONFIG: lambda.MetricsConfig = { metrics: [lambda.MetricType.EVENT_COUNT] };
 
 /** `service` of every dispatcher log line (Powertools). */
 const POWERTOOLS_SERVICE_NAME = 'webhook-dispatcher';
@@ -73,7 +82,8 @@ const DEAD_LETTER_OPERATE_ACTIONS = [
 /**
  * Outbound webhook delivery (docs/design.md §1): a delivery queue with its dead-letter queue,
  * the dispatcher function consuming it in batches, the connections and attempt log tables,
- * read access to the connection secrets, and two alarms.
+ * read access to the connection secrets, alarms with runbooks and a dashboard
+ * (docs/operations.md).
  *
  * Upstream producers get `sqs:SendMessage` with {@link grantPublish} or {@link bindPublisher};
  * a management backend or operator role gets its permissions with {@link grantOperate}.
@@ -121,6 +131,17 @@ export class WebhookDelivery extends Construct {
   public readonly deadLetterAlarm: cloudwatch.Alarm;
   /** Fires when the oldest message on the delivery queue is older than the threshold. */
   public readonly oldestMessageAgeAlarm: cloudwatch.Alarm;
+  /**
+   * Every alarm of the construct by name, each with its runbook in docs/operations.md
+   * (`managementApi5xx` only with the management API).
+   */
+  public readonly alarms: Partial<Record<AlarmName, cloudwatch.Alarm>>;
+  /** The pipeline's metrics in namespace `Webhooks`, for this stack (lambdas/adapters/metrics/catalogue.ts). */
+  public readonly metrics: WebhookMetrics;
+  /** Contributor Insights rule over the dispatcher's failed attempts, keyed on the connection. */
+  public readonly failingConnections: FailingConnectionsRule;
+  /** The CloudWatch dashboard; undefined when `dashboard` is `false`. */
+  public readonly dashboard?: WebhookDashboard;
   /** Name prefix of the connection secrets (ends with `/`). */
   public readonly secretPrefix: string;
   /** ARN pattern matching every connection secret of this construct (`…:secret:<prefix>*`). */
@@ -164,11 +185,25 @@ export class WebhookDelivery extends Construct {
     this.eventSource = this.createEventSource(p);
     this.retryEventSource = this.createRetryEventSource(p);
 
-    this.deadLetterAlarm = this.createDeadLetterAlarm();
-    this.oldestMessageAgeAlarm = this.createOldestMessageAgeAlarm(p);
-    if (p.alarmTopic) this.notifyAlarms(p.alarmTopic);
-
     if (props.managementApi !== false) this.managementApi = this.createManagementApi(props.managementApi, p);
+
+    this.metrics = new WebhookMetrics(Stack.of(this).stackName);
+    this.failingConnections = new FailingConnectionsRule(this, 'FailingConnections', this.logGroup);
+    this.alarms = createAlarms(this, {
+      metrics: this.metrics,
+      queue: this.queue,
+      retryQueue: this.retryQueue,
+      deadLetterQueue: this.deadLetterQueue,
+      dispatcher: this.dispatcher,
+      failingConnections: this.failingConnections,
+      managementApi: this.managementApi?.api,
+      thresholds: p.alarmThresholds,
+      oldestMessageAge: p.oldestMessageAgeAlarmThreshold,
+    });
+    this.deadLetterAlarm = this.alarms.deadLetterQueue!;
+    this.oldestMessageAgeAlarm = this.alarms.oldestMessageAge!;
+    if (p.alarmTopic) notifyAlarms(Object.values(this.alarms), p.alarmTopic);
+    if (p.dashboard) this.dashboard = this.createDashboard(p);
   }
 
   /** The connection secrets and who may use them. */
@@ -474,6 +509,7 @@ export class WebhookDelivery extends Construct {
       ...(p.maxBatchingWindow ? { maxBatchingWindow: p.maxBatchingWindow } : {}),
       reportBatchItemFailures: true,
       maxConcurrency: p.maxConcurrency,
+      metricsConfig: EVENT_SOURCE_METRICS_CONFIG,
     });
     this.dispatcher.addEventSource(source);
     return source;
@@ -489,58 +525,30 @@ export class WebhookDelivery extends Construct {
       batchSize: Math.min(p.batchSize, MAX_BATCH_SIZE_WITHOUT_WINDOW),
       reportBatchItemFailures: true,
       maxConcurrency: p.maxConcurrency,
+      metricsConfig: EVENT_SOURCE_METRICS_CONFIG,
     });
     this.dispatcher.addEventSource(source);
     return source;
   }
 
-  private createDeadLetterAlarm(): cloudwatch.Alarm {
-    return new cloudwatch.Alarm(this, 'DeadLetterQueueNotEmpty', {
-      alarmDescription:
-        'The webhook pipeline could not process messages: they are in the dead-letter queue (poison messages, ' +
-        'or infrastructure failures past maxReceiveCount). This needs an operator: inspect them (webhooks dlq list), ' +
-        'fix the cause, then redrive. A customer endpoint that is down does not land here: its deliveries are parked ' +
-        'per connection (webhooks connections recover).',
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: cloudwatch.Stats.MAXIMUM,
-      }),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  private createDashboard(p: ResolvedWebhookDeliveryProps): WebhookDashboard {
+    return new WebhookDashboard(this, 'Dashboard', {
+      metrics: this.metrics,
+      alarms: Object.values(this.alarms),
+      queues: { ingress: this.queue, retry: this.retryQueue, dlq: this.deadLetterQueue },
+      eventSources: {
+        ingress: this.eventSource.eventSourceMappingId,
+        retry: this.retryEventSource.eventSourceMappingId,
+      },
+      dispatcher: this.dispatcher,
+      functionTimeout: p.functionTimeout,
+      // Two event sources, each with its own limit.
+      ...(p.maxConcurrency ? { concurrencyCap: 2 * p.maxConcurrency } : {}),
+      dispatcherLogs: this.logGroup,
+      tables: { connections: this.connectionsTable, attempts: this.attemptsTable, parked: this.parkedTable },
+      failingConnections: this.failingConnections,
+      managementApi: this.managementApi?.api,
     });
-  }
-
-  private createOldestMessageAgeAlarm(p: ResolvedWebhookDeliveryProps): cloudwatch.Alarm {
-    const oldestAge = (queue: sqs.IQueue) =>
-      queue.metricApproximateAgeOfOldestMessage({
-        period: Duration.minutes(1),
-        statistic: cloudwatch.Stats.MAXIMUM,
-      });
-    return new cloudwatch.Alarm(this, 'OldestMessageAge', {
-      alarmDescription:
-        `Webhook events or retries have waited on the delivery or retry queue for ${p.oldestMessageAgeAlarmThreshold.toHumanString()} ` +
-        'or more: the dispatcher is failing, throttled or behind. Check its errors and throttles.',
-      // Both queues: retries wait on the retry queue, and a dispatcher that stopped taking them
-      // would otherwise go unnoticed while new events still flow.
-      metric: new cloudwatch.MathExpression({
-        expression: 'MAX([ingress, retry])',
-        usingMetrics: { ingress: oldestAge(this.queue), retry: oldestAge(this.retryQueue) },
-        period: Duration.minutes(1),
-        label: 'Age of the oldest message, delivery and retry queues (s)',
-      }),
-      threshold: p.oldestMessageAgeAlarmThreshold.toSeconds(),
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-  }
-
-  private notifyAlarms(topic: sns.ITopic): void {
-    const action = new SnsAction(topic);
-    this.deadLetterAlarm.addAlarmAction(action);
-    this.oldestMessageAgeAlarm.addAlarmAction(action);
   }
 
   /** The management HTTP API and console on this construct's resources; its role may redrive. */

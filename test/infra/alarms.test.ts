@@ -15,10 +15,6 @@ describe('alarms', () => {
     custom = Template.fromStack(customStack().stack);
   });
 
-  it('creates the two alarms', () => {
-    defaults.resourceCountIs('AWS::CloudWatch::Alarm', 2);
-  });
-
   it('alarms when the DLQ has a message', () => {
     defaults.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',
@@ -66,12 +62,18 @@ describe('alarms', () => {
   });
 
   it('notifies nobody without an alarm topic', () => {
-    defaults.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: Match.absent() });
+    defaults.allResourcesProperties('AWS::CloudWatch::Alarm', {
+      AlarmActions: Match.absent(),
+      OKActions: Match.absent(),
+    });
   });
 
-  it('sends both alarms to the alarm topic when one is given', () => {
-    custom.resourceCountIs('AWS::CloudWatch::Alarm', 2);
-    custom.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [CUSTOM_PROPS.alarmTopicArn] });
+  it('sends every alarm, and its return to OK, to the alarm topic when one is given', () => {
+    custom.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+    custom.allResourcesProperties('AWS::CloudWatch::Alarm', {
+      AlarmActions: [CUSTOM_PROPS.alarmTopicArn],
+      OKActions: [CUSTOM_PROPS.alarmTopicArn],
+    });
   });
 
   it('tells the operator what to do in the alarm description', () => {

@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { headingAnchors, withoutFences } from '../support/markdown';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -36,11 +37,6 @@ function markdownFiles(): string[] {
   return trackedFiles().filter((f) => f === 'README.md' || /^docs\/[^/]+\.md$/.test(f));
 }
 
-/** Markdown text with its fenced code blocks blanked out (a `#` line in a block is not a heading). */
-function withoutFences(text: string): string {
-  return text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, (block) => block.replace(/[^\n]/g, ' '));
-}
-
 /** Markdown text with fenced code blocks and inline code blanked out: links in code are not links. */
 function withoutCode(text: string): string {
   return withoutFences(text).replace(/`[^`\n]*`/g, (code) => ' '.repeat(code.length));
@@ -53,23 +49,6 @@ function linkTargets(text: string): string[] {
   for (const m of prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) targets.push(m[1]!);
   for (const m of prose.matchAll(/^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/gm)) targets.push(m[1]!);
   return targets;
-}
-
-/** GitHub's anchors of a Markdown file's headings (lower case, punctuation dropped, spaces to '-', repeats numbered). */
-function headingAnchors(text: string): Set<string> {
-  const anchors = new Set<string>();
-  const seen = new Map<string, number>();
-  for (const m of withoutFences(text).matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
-    const heading = m[1]!;
-    const base = heading
-      .toLowerCase()
-      .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\s-]/gu, '')
-      .replace(/\s/g, '-');
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    anchors.add(n === 0 ? base : `${base}-${n}`);
-  }
-  return anchors;
 }
 
 describe('the repository stands on its own', () => {
