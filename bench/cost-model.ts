@@ -548,8 +548,8 @@ export interface FixedInputs {
   /** Warm containers that each read every connection's secret once a day and its item every TTL. */
   warmContainers: number;
   secretCacheS: number;
-  alarms: number;
-  customMetrics: number;
+  /** The stack's alarms, dashboard, Contributor Insights rule and metrics: {@link observabilityLines}. */
+  observability: ObservabilityInputs;
   /** Secrets in Secrets Manager (default) or encrypted with one stack KMS key in the connection item. */
   secretStore: 'secrets-manager' | 'kms';
   /**
@@ -600,21 +600,78 @@ export function fixedCost(f: FixedInputs, prices: Prices): FixedCost {
             perMonth: ((secretReads * (f.kmsDecryptsPerSecretRead ?? 1)) / 10_000) * prices.kmsPer10kRequests,
           },
         ];
-  lines.push(
-    {
-      item: `CloudWatch alarms (${f.alarms})`,
-      perMonth: f.alarms * prices.cloudWatchAlarmPerMonth,
-    },
-    {
-      item: `Custom metrics (${f.customMetrics}: BlockedDestinations, billed in months it is emitted)`,
-      perMonth: f.customMetrics * prices.cloudWatchCustomMetricPerMonth,
-    },
-    {
-      item: `Idle long polling of the ingress and retry queues (${f.idlePollers} pollers, 20 s polls)`,
-      perMonth: (idleReceives / MILLION) * prices.sqsPerMillionRequests,
-    },
-  );
+  lines.push(...observabilityLines(f.observability, prices), {
+    item: `Idle long polling of the ingress and retry queues (${f.idlePollers} pollers, 20 s polls)`,
+    perMonth: (idleReceives / MILLION) * prices.sqsPerMillionRequests,
+  });
   return { perMonth: lines.reduce((s, l) => s + l.perMonth, 0), lines };
+}
+
+/**
+ * What watching the stack costs: its CloudWatch alarms, dashboard, Contributor Insights rule and
+ * metrics, counted in the synthesised stack (test/infra/cost.test.ts holds the counts).
+ */
+export interface ObservabilityInputs {
+  alarms: number;
+  /** Metrics the alarms name: an alarm on metric math is billed for each metric in it. */
+  alarmMetrics: number;
+  dashboards: number;
+  contributorInsightsRules: number;
+  /** Log events the rules match a month: one per failed attempt. */
+  contributorInsightsEventsPerMonth: number;
+  /** Custom metrics: each name with each dimension set it is emitted with ({@link catalogueMetricCount}). */
+  customMetrics: number;
+  /** Lambda's per-event-source-mapping counts the stack turns on (`EventCount`), per mapping times mappings. */
+  eventSourceMappingMetrics: number;
+}
+
+/**
+ * Custom metrics the catalogue allows: each metric with `[Stack]` alone, and with `[Stack, X]`
+ * for each value of each second dimension it is emitted by. An upper bound: CloudWatch bills a
+ * combination only in the months it is emitted (a dead-letter reason that never happens costs nothing).
+ */
+export function catalogueMetricCount(
+  metrics: Record<string, { by: readonly string[] }>,
+  dimensions: Record<string, readonly string[]>,
+): number {
+  return Object.values(metrics).reduce(
+    (sum, m) => sum + 1 + m.by.reduce((n, d) => n + (dimensions[d]?.length ?? 0), 0),
+    0,
+  );
+}
+
+/** One named line per item, so that each fixed cost can be spread per delivery on its own. */
+export function observabilityLines(
+  o: ObservabilityInputs,
+  prices: Prices,
+): Array<{ item: string; perMonth: number }> {
+  const insightMillions = o.contributorInsightsEventsPerMonth / MILLION;
+  return [
+    {
+      item: `CloudWatch alarms (${o.alarms} alarms naming ${o.alarmMetrics} metrics: metric math bills each metric)`,
+      perMonth: o.alarmMetrics * prices.cloudWatchAlarmPerMonth,
+    },
+    {
+      item: `CloudWatch dashboard (${o.dashboards}; an account's first 3 are free)`,
+      perMonth: o.dashboards * prices.cloudWatchDashboardPerMonth,
+    },
+    {
+      item: `Contributor Insights rule, failing connections (${o.contributorInsightsRules})`,
+      perMonth: o.contributorInsightsRules * prices.contributorInsightsRulePerMonth,
+    },
+    {
+      item: `Contributor Insights: failed-attempt log lines matched (${insightMillions} million a month assumed)`,
+      perMonth: insightMillions * prices.contributorInsightsPerMillionEvents,
+    },
+    {
+      item: `Custom metrics (${o.customMetrics}: the catalogue's metric and dimension-set combinations, billed in months each is emitted)`,
+      perMonth: o.customMetrics * prices.cloudWatchCustomMetricPerMonth,
+    },
+    {
+      item: `Event source mapping metrics (${o.eventSourceMappingMetrics}: EventCount on both mappings, priced as custom metrics)`,
+      perMonth: o.eventSourceMappingMetrics * prices.cloudWatchCustomMetricPerMonth,
+    },
+  ];
 }
 
 export interface Alternative {

@@ -13,6 +13,7 @@
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CLOUDWATCH_METRICS, METRIC_DIMENSIONS } from '../lambdas/adapters/metrics/catalogue';
 import { CONFIG_DEFAULTS } from '../lambdas/config';
 import type { PhaseCounts } from './api-calls';
 import { costDoc } from './cost-doc';
@@ -20,6 +21,7 @@ import type { KmsCalls } from './cost-doc/context';
 import { money } from './cost-doc/format';
 import {
   type Assumptions,
+  catalogueMetricCount,
   type DeliveryKind,
   defaultAssumptions,
   type Figures,
@@ -27,6 +29,7 @@ import {
   type FixedInputs,
   fixedCost,
   type KindFigures,
+  type ObservabilityInputs,
   SCENARIOS,
   SQS_EVENT_SOURCE_POLLERS,
   scenarioCost,
@@ -51,13 +54,28 @@ export const ASSUMPTIONS: Assumptions = {
   connectionCacheS: CONFIG_DEFAULTS.connectionCacheTtlMs / 1000,
 };
 
-/** Fixed costs: 1,000 connections, 10 warm containers, the stack's caches, alarms and metric. */
+/**
+ * The default stack's alarms, dashboard and Contributor Insights rule as synthesised
+ * (test/infra/cost.test.ts counts them in the template), and the metrics it emits.
+ */
+export const OBSERVABILITY: ObservabilityInputs = {
+  alarms: 8,
+  // One each, but oldest message age (2 queues) and fleet failure (Attempts twice, the rule's metric).
+  alarmMetrics: 11,
+  dashboards: 1,
+  contributorInsightsRules: 1,
+  contributorInsightsEventsPerMonth: 1_000_000,
+  customMetrics: catalogueMetricCount(CLOUDWATCH_METRICS, METRIC_DIMENSIONS),
+  // An SQS mapping's EventCount group: polled, filtered out, invoked, failed invoke, deleted; two mappings.
+  eventSourceMappingMetrics: 2 * 5,
+};
+
+/** Fixed costs: 1,000 connections, 10 warm containers, the stack's caches, alarms, dashboard and metrics. */
 export const FIXED: FixedInputs = {
   connections: 1_000,
   warmContainers: 10,
   secretCacheS: 24 * 3600,
-  alarms: 2,
-  customMetrics: 1,
+  observability: OBSERVABILITY,
   secretStore: 'secrets-manager',
   // Two event source mappings (the ingress and the retry queue), each with its own pollers.
   idlePollers: 2 * SQS_EVENT_SOURCE_POLLERS,

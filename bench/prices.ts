@@ -24,6 +24,9 @@ export interface Prices {
   kmsPer10kRequests: number;
   cloudWatchAlarmPerMonth: number;
   cloudWatchCustomMetricPerMonth: number;
+  cloudWatchDashboardPerMonth: number;
+  contributorInsightsRulePerMonth: number;
+  contributorInsightsPerMillionEvents: number;
   eventBridgeCustomEventsPerMillion: number;
   apiDestinationPerMillionInvocations: number;
   pipesPerMillionRequests: number;
@@ -50,6 +53,9 @@ export const PRICES: Prices = {
   kmsPer10kRequests: 0.03,
   cloudWatchAlarmPerMonth: 0.1,
   cloudWatchCustomMetricPerMonth: 0.3,
+  cloudWatchDashboardPerMonth: 3,
+  contributorInsightsRulePerMonth: 0.5,
+  contributorInsightsPerMillionEvents: 0.02,
   eventBridgeCustomEventsPerMillion: 1.0,
   apiDestinationPerMillionInvocations: 0.2,
   pipesPerMillionRequests: 0.4,
@@ -127,10 +133,24 @@ export const PRICE_SOURCES: readonly PriceSource[] = [
   {
     item: 'CloudWatch alarms and custom metrics',
     price:
-      '$0.10 per standard-resolution alarm metric a month; $0.30 per custom metric a month (first 10,000)',
+      '$0.10 per standard-resolution alarm metric a month (an alarm on metric math is billed for each metric in it); $0.30 per custom metric a month (first 10,000; each metric name with each dimension set is one)',
     page: 'https://aws.amazon.com/cloudwatch/pricing/',
     readVia:
       'https://www.factualminds.com/blog/amazon-cloudwatch-pricing-metrics-logs-alarms-dashboards/ (2026)',
+  },
+  {
+    item: 'CloudWatch dashboards',
+    price: '$3 per dashboard a month, beyond the first 3 of an account (each up to 50 metrics)',
+    page: 'https://aws.amazon.com/cloudwatch/pricing/',
+    readVia:
+      'https://www.factualminds.com/blog/amazon-cloudwatch-pricing-metrics-logs-alarms-dashboards/ (2026)',
+    note: 'Priced here as if the account had used its 3 free dashboards already.',
+  },
+  {
+    item: 'CloudWatch Contributor Insights (CloudWatch Logs rules)',
+    price: '$0.50 per rule a month; $0.02 per million log events that match a rule',
+    page: 'https://aws.amazon.com/cloudwatch/pricing/',
+    note: 'Rate not re-read from a stored copy this time.',
   },
   {
     item: 'CloudWatch Logs ingestion (Standard class)',

@@ -4,6 +4,7 @@ import {
   alternatives,
   batchFill,
   batchHitProbability,
+  catalogueMetricCount,
   connectionReadsPerDelivery,
   DEFAULT_LATENCY,
   DYNAMODB_ITEM_OVERHEAD_BYTES,
@@ -15,6 +16,7 @@ import {
   lambdaUsage,
   latencyCdf,
   latencyQuantile,
+  observabilityLines,
   PRICES,
   SCENARIOS,
   scenarioCost,
@@ -206,8 +208,15 @@ describe('fixed costs and alternatives', () => {
     connections: 1_000,
     warmContainers: 10,
     secretCacheS: 86_400,
-    alarms: 2,
-    customMetrics: 1,
+    observability: {
+      alarms: 8,
+      alarmMetrics: 11,
+      dashboards: 1,
+      contributorInsightsRules: 1,
+      contributorInsightsEventsPerMonth: 2_000_000,
+      customMetrics: 47,
+      eventSourceMappingMetrics: 10,
+    },
     idlePollers: 5,
   };
 
@@ -227,6 +236,24 @@ describe('fixed costs and alternatives', () => {
       sm.lines.reduce((s, l) => s + l.perMonth, 0),
       12,
     );
+  });
+
+  it('prices each part of watching the stack as its own line', () => {
+    const lines = observabilityLines(base.observability, PRICES);
+    const cost = (start: string) => lines.find((l) => l.item.startsWith(start))!.perMonth;
+    expect(cost('CloudWatch alarms')).toBeCloseTo(11 * 0.1, 9);
+    expect(cost('CloudWatch dashboard')).toBe(3);
+    expect(cost('Contributor Insights rule')).toBe(0.5);
+    expect(cost('Contributor Insights: failed-attempt')).toBeCloseTo(2 * 0.02, 9);
+    expect(cost('Custom metrics')).toBeCloseTo(47 * 0.3, 9);
+    expect(cost('Event source mapping metrics')).toBeCloseTo(10 * 0.3, 9);
+    const fixed = fixedCost({ ...base, secretStore: 'kms' }, PRICES);
+    expect(fixed.lines.map((l) => l.item)).toEqual(expect.arrayContaining(lines.map((l) => l.item)));
+  });
+
+  it('counts each metric alone and with each value of each dimension it is emitted by', () => {
+    const metrics = { a: { by: ['X', 'Y'] }, b: { by: [] }, c: { by: ['X'] } };
+    expect(catalogueMetricCount(metrics, { X: ['1', '2', '3'], Y: ['1', '2'] })).toBe(1 + 3 + 2 + 1 + 1 + 3);
   });
 
   it('prices EventBridge per event and per attempt', () => {
