@@ -23,6 +23,7 @@ import { SecretsManagerSigningSecrets } from './adapters/secrets/signing-secrets
 import { SnsOperationalEvents } from './adapters/sns/operational-events';
 import { SqsQueues } from './adapters/sqs/queues';
 import type { DispatcherConfig } from './config';
+import { attemptShardSteps } from './core/attempt-shards';
 import { cachedConnections } from './core/cached-connections';
 import { createDispatcher } from './core/dispatch';
 import { createHealthTracker } from './core/health-tracker';
@@ -90,8 +91,9 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     ? new SnsOperationalEvents({ topicArn: config.eventsTopicArn, client: options.clients?.sns })
     : loggedEvents(log);
   const connections = new DynamoConnections({ tableName: config.connectionsTable, client: doc });
+  const cached = cachedConnections(connections, config.connectionCacheTtlMs, clock);
   const deps: DispatcherDeps = {
-    connections: cachedConnections(connections, config.connectionCacheTtlMs, clock),
+    connections: cached,
     secrets,
     sender,
     scheduler: queues,
@@ -106,7 +108,12 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
       },
       config.health,
     ),
-    attemptLog: new DynamoAttempts({ tableName: config.attemptsTable, client: doc }),
+    // A connection's shards come with the connection the delivery has just read: no extra read.
+    attemptLog: new DynamoAttempts({
+      tableName: config.attemptsTable,
+      client: doc,
+      shards: async (connectionId) => attemptShardSteps(await cached.get(connectionId)),
+    }),
     attemptLogFallback: queues,
     clock,
     log,
@@ -156,6 +163,8 @@ export function wireTestSends(config: TestSendConfig, options: WiringOptions = {
   const unused = (port: string) => () => {
     throw new Error(`a test send never uses ${port}`);
   };
+  // The connection a send is given places its record among the connection's shards.
+  const sending = new Map<string, Connection>();
   const dispatcher = createDispatcher(
     {
       connections: { get: unused('the connection store'), listByApplication: unused('the connection store') },
@@ -168,7 +177,11 @@ export function wireTestSends(config: TestSendConfig, options: WiringOptions = {
         delivered: unused('health'),
         exhausted: unused('health'),
       } as unknown as DispatcherDeps['health'],
-      attemptLog: new DynamoAttempts({ tableName: config.attemptsTable, client: doc }),
+      attemptLog: new DynamoAttempts({
+        tableName: config.attemptsTable,
+        client: doc,
+        shards: async (connectionId) => attemptShardSteps(sending.get(connectionId)),
+      }),
       attemptLogFallback: queues,
       clock,
       log: options.deps?.log ?? powertoolsLog(),
@@ -183,8 +196,10 @@ export function wireTestSends(config: TestSendConfig, options: WiringOptions = {
     },
   );
   return {
-    send: (delivery, connection) =>
-      dispatcher.attemptOnce(delivery, connection, { remainingMs: () => Number.POSITIVE_INFINITY }),
+    send: (delivery, connection) => {
+      sending.set(connection.connectionId, connection);
+      return dispatcher.attemptOnce(delivery, connection, { remainingMs: () => Number.POSITIVE_INFINITY });
+    },
     close: () => sender.close(),
   };
 }

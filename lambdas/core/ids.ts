@@ -103,3 +103,18 @@ export function connectionIdOf(deliveryId: string): string {
 export function isDeliveryId(value: unknown): value is string {
   return typeof value === 'string' && DELIVERY_ID.test(value);
 }
+
+/**
+ * Which of `count` shards a delivery belongs to (0..count-1): read from the hashed part of its id
+ * (the ULID's random half, a SHA-256 of event and connection), so it is the same for every
+ * attempt and every reader, and spread evenly whatever the traffic (docs/design.md §5).
+ */
+export function deliveryShard(deliveryId: string, count: number): number {
+  if (count <= 1) return 0;
+  const match = DELIVERY_ID.exec(deliveryId);
+  if (!match) return 0;
+  let value = 0;
+  // Six base32 characters: 30 bits, far more than any shard count.
+  for (const char of match[1]!.slice(10, 16)) value = value * 32 + CROCKFORD.indexOf(char);
+  return value % count;
+}

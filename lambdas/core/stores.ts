@@ -28,7 +28,9 @@ export interface SecretFields {
 
 /** What an update may change; `updatedAt` is always written. */
 export type ConnectionChanges = Partial<
-  Pick<Connection, 'name' | 'url' | 'method' | 'headers' | 'enabled'> & { health: ConnectionHealth }
+  Pick<Connection, 'name' | 'url' | 'method' | 'headers' | 'enabled' | 'attemptShards'> & {
+    health: ConnectionHealth;
+  }
 > & { updatedAt: string };
 
 /** The connections (docs/design.md §5), their health (§9) included. */

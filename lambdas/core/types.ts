@@ -100,6 +100,18 @@ export interface Connection {
   updatedAt: string;
   /** Endpoint health (docs/design.md §9), written by dispatchers; absent until the first failure. */
   health?: ConnectionHealth;
+  /**
+   * The attempt-log shard counts this connection has had, oldest first (docs/design.md §5
+   * "Shards", core/attempt-shards.ts). Absent: one unsharded partition, as before sharding.
+   */
+  attemptShards?: AttemptShardStep[];
+}
+
+/** From `from` on, a connection's new deliveries are spread over `count` attempt-log partitions. */
+export interface AttemptShardStep {
+  count: number;
+  /** ISO time: deliveries created (the time in their id) at or after it use this count. */
+  from: string;
 }
 
 /** What one HTTP attempt produced, before any decision is taken. */

@@ -7,6 +7,8 @@
 
 import { DynamoAttempts } from '../adapters/dynamodb/attempts';
 import { documentClient } from '../adapters/dynamodb/client';
+import { DynamoConnections } from '../adapters/dynamodb/connections';
+import { attemptShardSteps } from '../core/attempt-shards';
 import { ValidationError } from '../core/errors';
 import { isConnectionId } from '../core/ids';
 import type { AttemptPageQuery, AttemptTable, Page, RangeRead } from '../core/stores';
@@ -33,9 +35,13 @@ export class Attempts {
   private readonly table: AttemptTable;
 
   constructor(options: ManagementOptions) {
+    const client = documentClient(options.clients?.dynamodb);
+    const connections = new DynamoConnections({ tableName: options.resources.connectionsTable, client });
     this.table = new DynamoAttempts({
       tableName: options.resources.attemptsTable,
-      client: documentClient(options.clients?.dynamodb),
+      client,
+      // A raise places deliveries a minute after it is made: an ordinary read is recent enough.
+      shards: async (connectionId) => attemptShardSteps(await connections.get(connectionId)),
     });
   }
 

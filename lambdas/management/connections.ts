@@ -11,6 +11,7 @@ import { documentClient } from '../adapters/dynamodb/client';
 import { DynamoConnections } from '../adapters/dynamodb/connections';
 import { KmsSecretSealer } from '../adapters/secrets/kms-sealed';
 import { CONFIG_DEFAULTS } from '../config';
+import { raisedAttemptShards } from '../core/attempt-shards';
 import { validateMethod, validateNameCharacters, validateUrl } from '../core/connection';
 import { DEFAULT_HEADER_PREFIX } from '../core/constants';
 import type { EgressPolicy } from '../core/egress';
@@ -186,6 +187,25 @@ export class Connections {
     if (step?.transitions.includes('connection.recovered'))
       await this.announce(next, 'connection.recovered', now);
     return withHealth(next);
+  }
+
+  /**
+   * Raises the connection's attempt-log shards to `to` (docs/operations.md "A connection past
+   * ~900 deliveries/s"): deliveries created from a minute on (RAISE_DELAY_MS) are spread over
+   * `to` partitions; earlier ones, their retries included, stay where they are, and every read
+   * covers both. Only ever raised: ValidationError for a count at or below the current one.
+   */
+  async raiseAttemptShards(connectionId: string, to: number): Promise<Connection> {
+    const current = await this.get(connectionId);
+    const now = new Date();
+    const set: ConnectionChanges = {
+      attemptShards: raisedAttemptShards(current, to, now),
+      updatedAt: now.toISOString(),
+    };
+    if ((await this.table.update(connectionId, set, current.updatedAt)) === 'conflict') {
+      throw new ConflictError(`connection ${connectionId} changed meanwhile; try again`);
+    }
+    return withHealth({ ...current, ...set } as Connection);
   }
 
   /** Publishes an operational event; a failure is reported, never undoes the change. */

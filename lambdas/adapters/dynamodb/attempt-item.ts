@@ -5,6 +5,7 @@
  * core: another attempt log (or another store) would have its own.
  */
 
+import { deliveryShard } from '../../core/ids';
 import { truncateUtf8 } from '../../core/redact';
 import type { AttemptRecord } from '../../core/types';
 import { ATTEMPTS_TABLE } from './tables';
@@ -22,22 +23,52 @@ export function deliveryKeyPrefix(deliveryId: string): string {
   return `${deliveryId}#`;
 }
 
-/** The DynamoDB item of a record: keys added, the sparse failure index only on final failures. */
-export function attemptItem(record: AttemptRecord): Record<string, unknown> {
+/** The partition key of shard `shard` of a connection: the bare id for shard 0 (tables.ts). */
+export function shardPartition(connectionId: string, shard: number): string {
+  return shard === 0 ? connectionId : `${connectionId}#${shard}`;
+}
+
+/** The partition of the final-failures index that a delivery's final failure on `day` goes to. */
+export function failurePartition(day: string, deliveryId: string): string {
+  const shard = deliveryShard(deliveryId, ATTEMPTS_TABLE.finalFailuresShards);
+  return shard === 0 ? day : `${day}#${shard}`;
+}
+
+/** Every partition of one day of the final-failures index. */
+export function failurePartitionsOf(day: string): string[] {
+  return Array.from({ length: ATTEMPTS_TABLE.finalFailuresShards }, (_, s) =>
+    s === 0 ? day : `${day}#${s}`,
+  );
+}
+
+/** The index sort key of a final failure: newest first across connections. */
+export function failureSortKey(record: Pick<AttemptRecord, 'requestedAt' | 'deliveryId'>): string {
+  return `${record.requestedAt}#${record.deliveryId}`;
+}
+
+/**
+ * The DynamoDB item of a record placed in shard `shard` of its connection: keys added, the
+ * sparse failure index only on final failures.
+ */
+export function attemptItem(record: AttemptRecord, shard = 0): Record<string, unknown> {
   const item: Record<string, unknown> = {};
   for (const key in record) {
     const value = record[key as keyof AttemptRecord];
     if (value !== undefined) item[key] = value;
   }
+  item[ATTEMPTS_TABLE.partitionKey] = shardPartition(record.connectionId, shard);
   item[ATTEMPTS_TABLE.sortKey] = attemptSortKey(record.deliveryId, record.attempt);
   if (record.final && record.outcome !== 'delivered') {
-    item[ATTEMPTS_TABLE.finalFailuresIndex.partitionKey] = record.requestedAt.slice(0, 10);
-    item[ATTEMPTS_TABLE.finalFailuresIndex.sortKey] = `${record.requestedAt}#${record.deliveryId}`;
+    item[ATTEMPTS_TABLE.finalFailuresIndex.partitionKey] = failurePartition(
+      record.requestedAt.slice(0, 10),
+      record.deliveryId,
+    );
+    item[ATTEMPTS_TABLE.finalFailuresIndex.sortKey] = failureSortKey(record);
   }
   return item;
 }
 
-/** The record an item holds: the item without its key and index attributes. */
+/** The record an item holds: the item without its key and index attributes, its connection id unsharded. */
 export function recordOf(item: Record<string, unknown>): AttemptRecord {
   const {
     [ATTEMPTS_TABLE.sortKey]: _sk,
@@ -45,6 +76,9 @@ export function recordOf(item: Record<string, unknown>): AttemptRecord {
     [ATTEMPTS_TABLE.finalFailuresIndex.sortKey]: _key,
     ...record
   } = item;
+  const partition = record[ATTEMPTS_TABLE.partitionKey];
+  // Connection ids hold no `#` (core/ids.ts), so what precedes it is the connection.
+  if (typeof partition === 'string') record[ATTEMPTS_TABLE.partitionKey] = partition.split('#')[0];
   return record as unknown as AttemptRecord;
 }
 
@@ -69,19 +103,21 @@ export function itemSize(item: object): number {
 }
 
 /**
- * The item size of a successful attempt's record, without building the item: the record's
- * attributes plus the sort key (a success has no index attributes).
+ * The item size of a successful attempt's record in shard `shard`, without building the item:
+ * the record's attributes, the shard's `#<n>` on the partition key and the sort key (a success
+ * has no index attributes).
  */
-export function deliveredItemSize(record: AttemptRecord): number {
+export function deliveredItemSize(record: AttemptRecord, shard = 0): number {
   const sortKey = attemptSortKey(record.deliveryId, record.attempt);
-  return itemSize(record) + ATTEMPTS_TABLE.sortKey.length + Buffer.byteLength(sortKey, 'utf8');
+  const suffix = shard === 0 ? 0 : `#${shard}`.length;
+  return itemSize(record) + suffix + ATTEMPTS_TABLE.sortKey.length + Buffer.byteLength(sortKey, 'utf8');
 }
 
 /**
  * What a successful attempt's item takes besides its ids, target and snippet: the attribute
  * names (145 bytes with the sort key's), the fixed words and times (event, method, outcome,
  * requestedAt, final, test: 56), five numbers (≤ 12 bytes each here) and the sort key's
- * `#` and attempt digits (≤ 11). Rounded up.
+ * `#` and attempt digits (≤ 11), and a shard's `#<n>` on the partition key (≤ 3). Rounded up.
  */
 const DELIVERED_FIXED_BYTES = 300;
 
@@ -103,20 +139,20 @@ export function certainlyOneWriteUnit(record: AttemptRecord): boolean {
 }
 
 /**
- * Trims a successful attempt's response snippet, then its target, until the item fits one
- * write unit. Failed attempts keep their full 1 KiB snippet: it is what an operator reads.
+ * Trims a successful attempt's response snippet, then its target, until its item in shard
+ * `shard` fits one write unit. Failed attempts keep their full 1 KiB snippet: it is what an operator reads.
  */
-export function fitRecord(record: AttemptRecord): AttemptRecord {
+export function fitRecord(record: AttemptRecord, shard = 0): AttemptRecord {
   if (record.outcome !== 'delivered') return record;
   if (certainlyOneWriteUnit(record)) return record;
-  let over = deliveredItemSize(record) - WRITE_UNIT_BYTES;
+  let over = deliveredItemSize(record, shard) - WRITE_UNIT_BYTES;
   if (over <= 0) return record;
   const fitted = { ...record };
   if (fitted.responseSnippet) {
     const keep = Math.max(0, Buffer.byteLength(fitted.responseSnippet, 'utf8') - over);
     fitted.responseSnippet = truncateUtf8(fitted.responseSnippet, keep);
     if (!fitted.responseSnippet) delete fitted.responseSnippet;
-    over = deliveredItemSize(fitted) - WRITE_UNIT_BYTES;
+    over = deliveredItemSize(fitted, shard) - WRITE_UNIT_BYTES;
   }
   if (over > 0) {
     // '…' is 3 bytes: make room for it too.

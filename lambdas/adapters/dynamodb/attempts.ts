@@ -11,22 +11,18 @@
  * a redelivery: nothing to do) from a different record (refused; the caller logs it). A
  * successful attempt is trimmed to one write unit here, where the item's size is known.
  *
- * Every read is a Query, never a Scan: a connection's attempts are its partition, newest first
- * because delivery ids are time-ordered; a delivery's are a prefix of it; final failures are a
- * sparse index with one partition per UTC day.
+ * Every read is a Query, never a Scan: a connection's attempts are its partitions (one, or one
+ * per shard: docs/design.md §5 "Shards"), each newest first because delivery ids are
+ * time-ordered, merged by sort key (attempt-reads.ts); a delivery's are a prefix of the one
+ * partition its creation time placed it in (core/attempt-shards.ts); final failures are a sparse
+ * index with `finalFailuresShards` partitions per UTC day, merged the same way.
  */
 
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  paginateQuery,
-  QueryCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { shardCountOf } from '../../core/attempt-shards';
 import { MAX_ATTEMPT } from '../../core/constants';
 import { decodeCursor, encodeCursor } from '../../core/cursor';
-import { connectionIdOf, deliveryIdTimePrefix } from '../../core/ids';
+import { connectionIdOf, deliveryIdTimePrefix, deliveryShard } from '../../core/ids';
 import type { AppendOutcome } from '../../core/ports';
 import {
   type AttemptPageQuery,
@@ -36,8 +32,17 @@ import {
   RANGE_LOOKBACK_MS,
   type RangeRead,
 } from '../../core/stores';
-import type { AttemptRecord } from '../../core/types';
-import { attemptItem, deliveryKeyPrefix, fitRecord, recordOf } from './attempt-item';
+import type { AttemptRecord, AttemptShardStep } from '../../core/types';
+import {
+  attemptItem,
+  attemptSortKey,
+  deliveryKeyPrefix,
+  failurePartitionsOf,
+  fitRecord,
+  recordOf,
+  shardPartition,
+} from './attempt-item';
+import { type Item, type Key, mergeNewestFirst, mergePages, PartitionReads } from './attempt-reads';
 import { documentClient, isConditionFailed } from './client';
 import { ATTEMPTS_TABLE } from './tables';
 
@@ -47,32 +52,36 @@ const FAILURES = ATTEMPTS_TABLE.finalFailuresIndex;
 /** The listing an attempt page's cursor belongs to (core/cursor.ts). */
 const LISTING = 'attempts';
 const DAY_MS = 86_400_000;
-/** Pages read at most for one unpaged listing, so a filter that matches little cannot read forever. */
-const MAX_PAGES = 50;
-/** Items one page reads while filtering. */
-const FILTER_PAGE_ITEMS = 100;
-/** Pages read at most per API page, so a filter matching little cannot read forever. */
-const MAX_PAGES_PER_CALL = 10;
-
-type Item = Record<string, unknown>;
-type Key = Record<string, string>;
+/** Where a record sorts in its connection's log. */
+const position = (r: AttemptRecord) => attemptSortKey(r.deliveryId, r.attempt);
 
 export interface DynamoAttemptsOptions {
   tableName: string;
   client?: DynamoDBDocumentClient;
+  /**
+   * A connection's attempt-log shard steps (core/attempt-shards.ts attemptShardSteps of the
+   * connection): the dispatcher's cached connection reads, the management library's own.
+   */
+  shards: (connectionId: string) => Promise<AttemptShardStep[]>;
 }
 
 export class DynamoAttempts implements AttemptTable {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
+  private readonly shards: DynamoAttemptsOptions['shards'];
+  private readonly reads: PartitionReads;
 
   constructor(options: DynamoAttemptsOptions) {
     this.client = options.client ?? documentClient();
     this.tableName = options.tableName;
+    this.shards = options.shards;
+    this.reads = new PartitionReads(this.client, this.tableName);
   }
 
   async append(record: AttemptRecord): Promise<AppendOutcome> {
-    const item = attemptItem(fitRecord(record));
+    const count = shardCountOf(await this.shards(record.connectionId), record.deliveryId);
+    const shard = deliveryShard(record.deliveryId, count);
+    const item = attemptItem(fitRecord(record, shard), shard);
     let existing: Item | undefined;
     try {
       // Costs the same write unit as an unconditional put; no read on the normal path.
@@ -107,31 +116,49 @@ export class DynamoAttempts implements AttemptTable {
     return Item;
   }
 
-  ofDelivery(deliveryId: string): Promise<AttemptRecord[]> {
-    return this.collect(
-      {
-        KeyConditionExpression: '#c = :c AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: { '#c': PK, '#sk': SK },
-        // The partition comes from the delivery id itself (core/ids.ts).
-        ExpressionAttributeValues: {
-          ':c': connectionIdOf(deliveryId),
-          ':prefix': deliveryKeyPrefix(deliveryId),
-        },
-        ScanIndexForward: true,
-      },
-      // Attempt numbers never exceed MAX_ATTEMPT (envelope.ts), so this reads every one.
-      MAX_ATTEMPT,
-    );
+  /** The partitions of a connection's attempts: every shard any of its counts placed one in. */
+  private async partitionsOf(connectionId: string): Promise<string[]> {
+    const steps = await this.shards(connectionId);
+    // Counts only grow (core/attempt-shards.ts), so the largest covers every earlier one.
+    const most = Math.max(1, ...steps.map((step) => step.count));
+    return Array.from({ length: most }, (_, shard) => shardPartition(connectionId, shard));
   }
 
-  recent(query: {
+  async ofDelivery(deliveryId: string): Promise<AttemptRecord[]> {
+    const connectionId = connectionIdOf(deliveryId);
+    // Its placement (shardCountOf), and where any other step would put it: a writer that missed a
+    // raise (an event dated ahead of its time, read by a stale cache) is found too.
+    const steps = await this.shards(connectionId);
+    const placed = deliveryShard(deliveryId, shardCountOf(steps, deliveryId));
+    const shards = new Set([placed, ...steps.map((step) => deliveryShard(deliveryId, step.count))]);
+    const found = await Promise.all(
+      [...shards].map((shard) =>
+        this.reads.collect(
+          {
+            KeyConditionExpression: '#c = :c AND begins_with(#sk, :prefix)',
+            ExpressionAttributeNames: { '#c': PK, '#sk': SK },
+            ExpressionAttributeValues: {
+              ':c': shardPartition(connectionId, shard),
+              ':prefix': deliveryKeyPrefix(deliveryId),
+            },
+            ScanIndexForward: true,
+          },
+          // Attempt numbers never exceed MAX_ATTEMPT (envelope.ts), so this reads every one.
+          MAX_ATTEMPT,
+        ),
+      ),
+    );
+    return mergeNewestFirst(found, MAX_ATTEMPT).reverse().map(recordOf);
+  }
+
+  async recent(query: {
     connectionId: string;
     since?: Date;
     failed?: boolean;
     limit: number;
   }): Promise<AttemptRecord[]> {
     const filters: string[] = [];
-    const values: Item = { ':c': query.connectionId };
+    const values: Item = {};
     const names: Key = { '#c': PK };
     if (query.since) {
       filters.push('requestedAt >= :since');
@@ -142,34 +169,47 @@ export class DynamoAttempts implements AttemptTable {
       names['#o'] = 'outcome';
       values[':delivered'] = 'delivered';
     }
-    return this.collect(
-      {
-        KeyConditionExpression: '#c = :c',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-        ScanIndexForward: false,
-        Limit: Math.min(query.limit, 100),
-      },
-      query.limit,
+    const partitions = await this.partitionsOf(query.connectionId);
+    const found = await Promise.all(
+      partitions.map((partition) =>
+        this.reads.collect(
+          {
+            KeyConditionExpression: '#c = :c',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...values, ':c': partition },
+            ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+            ScanIndexForward: false,
+            Limit: Math.min(query.limit, 100),
+          },
+          query.limit,
+        ),
+      ),
     );
+    return mergeNewestFirst(found, query.limit).map(recordOf);
   }
 
   async finalFailures(query: { days: number; limit: number; now: Date }): Promise<AttemptRecord[]> {
     const out: AttemptRecord[] = [];
     for (let d = 0; d < query.days && out.length < query.limit; d++) {
       const day = new Date(query.now.getTime() - d * DAY_MS).toISOString().slice(0, 10);
-      const found = await this.collect(
-        {
-          IndexName: FAILURES.name,
-          KeyConditionExpression: '#day = :day',
-          ExpressionAttributeNames: { '#day': FAILURES.partitionKey },
-          ExpressionAttributeValues: { ':day': day },
-          ScanIndexForward: false,
-        },
-        query.limit - out.length,
+      const wanted = query.limit - out.length;
+      const found = await Promise.all(
+        failurePartitionsOf(day).map((partition) =>
+          this.reads.collect(
+            {
+              IndexName: FAILURES.name,
+              KeyConditionExpression: '#day = :day',
+              ExpressionAttributeNames: { '#day': FAILURES.partitionKey },
+              ExpressionAttributeValues: { ':day': partition },
+              ScanIndexForward: false,
+            },
+            wanted,
+          ),
+        ),
       );
-      out.push(...found);
+      const byKey = (item: Item) => item[FAILURES.sortKey] as string;
+      const merged = found.flat().sort((a, b) => (byKey(a) < byKey(b) ? 1 : byKey(a) > byKey(b) ? -1 : 0));
+      out.push(...merged.slice(0, wanted).map(recordOf));
     }
     return out;
   }
@@ -178,15 +218,19 @@ export class DynamoAttempts implements AttemptTable {
     const after = decodeCursor(query.cursor, LISTING, query.connectionId, 1);
     const filters: string[] = [];
     const names: Key = { '#c': PK };
-    const values: Item = { ':c': query.connectionId };
-    let keyCondition = '#c = :c';
+    const values: Item = {};
+    // Every shard resumes below the same sort key: the last one the previous page covered.
+    let below = after?.[0];
     if (query.until) {
       // No delivery created after `until` can have an attempt before it: bound the key range.
-      names['#sk'] = SK;
-      values[':hi'] = `${deliveryIdTimePrefix(query.until.getTime())}~`;
-      keyCondition += ' AND #sk <= :hi';
+      const hi = `${deliveryIdTimePrefix(query.until.getTime())}~`;
+      if (below === undefined || hi < below) below = hi;
       filters.push('requestedAt < :until');
       values[':until'] = query.until.toISOString();
+    }
+    if (below !== undefined) {
+      names['#sk'] = SK;
+      values[':below'] = below;
     }
     if (query.since) {
       filters.push('requestedAt >= :since');
@@ -202,20 +246,25 @@ export class DynamoAttempts implements AttemptTable {
       names['#f'] = 'final';
       values[':f'] = query.final;
     }
-    const page = await this.filteredPage(
-      {
-        KeyConditionExpression: keyCondition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-        ScanIndexForward: false,
-        ExclusiveStartKey: after ? { [PK]: query.connectionId, [SK]: after[0]! } : undefined,
-      },
-      query.limit,
+    const partitions = await this.partitionsOf(query.connectionId);
+    const parts = await Promise.all(
+      partitions.map((partition) =>
+        this.reads.filteredPage(
+          {
+            KeyConditionExpression: below === undefined ? '#c = :c' : '#c = :c AND #sk < :below',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...values, ':c': partition },
+            ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+            ScanIndexForward: false,
+          },
+          query.limit,
+        ),
+      ),
     );
+    const page = mergePages(parts, query.limit);
     return {
       items: page.items.map(recordOf),
-      ...(page.next ? { nextCursor: encodeCursor(LISTING, query.connectionId, [page.next[SK]!]) } : {}),
+      ...(page.next ? { nextCursor: encodeCursor(LISTING, query.connectionId, [page.next]) } : {}),
     };
   }
 
@@ -226,81 +275,35 @@ export class DynamoAttempts implements AttemptTable {
     let startKey: Key | undefined;
     const since = query.since.toISOString();
     const until = query.until.toISOString();
-    do {
-      const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: '#c = :c AND #sk BETWEEN :lo AND :hi',
-          ExpressionAttributeNames: { '#c': PK, '#sk': SK },
-          ExpressionAttributeValues: {
-            ':c': query.connectionId,
-            ':lo': deliveryIdTimePrefix(query.since.getTime() - RANGE_LOOKBACK_MS),
-            ':hi': `${deliveryIdTimePrefix(query.until.getTime())}~`,
-          },
-          ExclusiveStartKey: startKey,
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-      );
-      readUnits += out.ConsumedCapacity?.CapacityUnits ?? 0;
-      for (const item of out.Items ?? []) {
-        scanned++;
-        const record = recordOf(item);
-        if (record.requestedAt >= since && record.requestedAt < until) items.push(record);
-      }
-      startKey = out.LastEvaluatedKey as Key | undefined;
-    } while (startKey && scanned < MAX_RANGE_ITEMS);
-    return { items, scanned, readUnits, truncated: startKey !== undefined };
-  }
-
-  /** Records of a Query, page by page, until `limit` of them or MAX_PAGES pages. */
-  private async collect(
-    input: Omit<QueryCommandInput, 'TableName'>,
-    limit: number,
-  ): Promise<AttemptRecord[]> {
-    const items: AttemptRecord[] = [];
-    let pages = 0;
-    for await (const page of paginateQuery(
-      { client: this.client },
-      { ...input, TableName: this.tableName },
-    )) {
-      items.push(...(page.Items ?? []).map(recordOf));
-      if (items.length >= limit || ++pages >= MAX_PAGES) break;
-    }
-    return items.slice(0, limit);
-  }
-
-  /**
-   * Runs a filtered Query page by page until `limit` items, the end, or the page cap; `next` is
-   * the key to resume after (absent at the end).
-   */
-  private async filteredPage(
-    input: Omit<QueryCommandInput, 'TableName'>,
-    limit: number,
-  ): Promise<{ items: Item[]; next?: Key }> {
-    const items: Item[] = [];
-    let startKey = input.ExclusiveStartKey as Key | undefined;
-    for (let pages = 0; pages < MAX_PAGES_PER_CALL; pages++) {
-      const out = await this.client.send(
-        new QueryCommand({
-          ...input,
-          TableName: this.tableName,
-          ExclusiveStartKey: startKey,
-          Limit: input.FilterExpression ? Math.max(limit, FILTER_PAGE_ITEMS) : limit,
-        }),
-      );
-      const got = out.Items ?? [];
-      for (const [i, item] of got.entries()) {
-        items.push(item);
-        if (items.length === limit) {
-          // More may follow: this item's key resumes exactly after it.
-          const more = i < got.length - 1 || out.LastEvaluatedKey !== undefined;
-          return { items, next: more ? { [PK]: item[PK] as string, [SK]: item[SK] as string } : undefined };
+    for (const partition of await this.partitionsOf(query.connectionId)) {
+      do {
+        const out = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: '#c = :c AND #sk BETWEEN :lo AND :hi',
+            ExpressionAttributeNames: { '#c': PK, '#sk': SK },
+            ExpressionAttributeValues: {
+              ':c': partition,
+              ':lo': deliveryIdTimePrefix(query.since.getTime() - RANGE_LOOKBACK_MS),
+              ':hi': `${deliveryIdTimePrefix(query.until.getTime())}~`,
+            },
+            ExclusiveStartKey: startKey,
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+        );
+        readUnits += out.ConsumedCapacity?.CapacityUnits ?? 0;
+        for (const item of out.Items ?? []) {
+          scanned++;
+          const record = recordOf(item);
+          if (record.requestedAt >= since && record.requestedAt < until) items.push(record);
         }
-      }
-      startKey = out.LastEvaluatedKey as Key | undefined;
-      if (!startKey) return { items };
+        startKey = out.LastEvaluatedKey as Key | undefined;
+      } while (startKey && scanned < MAX_RANGE_ITEMS);
+      if (startKey) break;
     }
-    return { items, next: startKey };
+    // Oldest first, as one partition gives them.
+    items.sort((a, b) => (position(a) < position(b) ? -1 : 1));
+    return { items, scanned, readUnits, truncated: startKey !== undefined };
   }
 }
 

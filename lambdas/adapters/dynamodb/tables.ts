@@ -23,10 +23,17 @@ export const CONNECTIONS_TABLE = {
  *   delivery ids are ULID-ordered; "all attempts of a delivery" is a Query with
  *   `begins_with(sk, deliveryId)`, the partition coming from the delivery id itself
  *   (a delivery id carries its connection id, see core/ids.ts).
+ * - Shards (docs/design.md §5 "Shards"): a connection's attempts may be spread over several
+ *   partitions, `connectionId` for shard 0 (every item written before sharding, and every
+ *   attempt of an unsharded connection) and `connectionId#<shard>` for the others; the shard
+ *   comes from the delivery id (core/ids.ts deliveryShard), so all attempts of one delivery
+ *   placed under one count share a partition.
  * - No index is written by a successful attempt: a success costs one write unit.
  * - `finalFailures` is sparse: only items of a final failed attempt carry its keys.
- *   Its partition is the UTC day of the failure, so reading "recent final failures"
- *   is one Query per day, newest first.
+ *   Its partition is the UTC day of the failure and a shard of it (`YYYY-MM-DD` for shard 0,
+ *   as items written before sharding have it; `YYYY-MM-DD#<shard>` for the others), the shard
+ *   from the delivery id, so reading "recent final failures" is `finalFailuresShards` Queries
+ *   per day, merged newest first.
  */
 export const ATTEMPTS_TABLE = {
   partitionKey: 'connectionId',
@@ -37,6 +44,8 @@ export const ATTEMPTS_TABLE = {
     partitionKey: 'failedOn',
     sortKey: 'failedKey',
   },
+  /** Partitions of each day of the final-failures index: 8 × ~900 final failures/s (docs/scale.md). */
+  finalFailuresShards: 8,
 } as const;
 
 /**

@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoAttempts } from '../../../lambdas/adapters/dynamodb/attempts';
+import { DynamoConnections } from '../../../lambdas/adapters/dynamodb/connections';
 import { DynamoParked } from '../../../lambdas/adapters/dynamodb/parked';
 import { ENV } from '../../../lambdas/config';
+import { attemptShardSteps } from '../../../lambdas/core/attempt-shards';
 import { WebhookManagement, type WebhookResources } from '../../../lambdas/management';
 import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../../local/api-server';
 import { testPki } from '../../support/pki';
@@ -88,12 +90,17 @@ export async function startApiHarness(): Promise<ApiHarness> {
     return { status: res.status, body: parsed, text, headers: res.headers };
   };
 
+  const connections = new DynamoConnections({ tableName: process.env[ENV.connectionsTable]! });
   return {
     receiver,
     management,
     api,
     key: await management.consoleSessionKey().get(),
-    attemptLog: new DynamoAttempts({ tableName: process.env[ENV.attemptsTable]! }),
+    attemptLog: new DynamoAttempts({
+      tableName: process.env[ENV.attemptsTable]!,
+      // Placed as the dispatcher places them: by the connection's shards.
+      shards: async (connectionId) => attemptShardSteps(await connections.get(connectionId)),
+    }),
     parkedStore: new DynamoParked({ tableName: process.env[ENV.parkedTable]! }),
     resources,
     consoleDir,

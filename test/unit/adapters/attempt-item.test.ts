@@ -37,8 +37,9 @@ describe('attempt items', () => {
   it('carry the sparse final-failure keys only on a final failure', () => {
     expect(attemptItem(base)).not.toHaveProperty('failedOn');
     expect(attemptItem({ ...base, outcome: 'http_error', final: false })).not.toHaveProperty('failedOn');
+    // The day's partition, sharded by the delivery id (this one's shard is 7 of 8).
     expect(attemptItem({ ...base, outcome: 'http_error', final: true })).toMatchObject({
-      failedOn: '2026-11-21',
+      failedOn: '2026-11-21#7',
       failedKey: `2026-11-21T15:00:00.000Z#${base.deliveryId}`,
     });
   });
@@ -72,6 +73,10 @@ describe('attempt items', () => {
       { ...base, attempt: 10_000, durationMs: 29_999 },
     ];
     for (const r of records) expect(deliveredItemSize(r)).toBe(itemSize(attemptItem(r)));
+    // In a shard, the partition key's `#<n>` counts too.
+    for (const shard of [1, 9, 63]) {
+      for (const r of records) expect(deliveredItemSize(r, shard)).toBe(itemSize(attemptItem(r, shard)));
+    }
   });
 
   it('skip measuring only records that certainly fit, even with the longest ids and numbers', () => {
@@ -95,7 +100,7 @@ describe('attempt items', () => {
     };
     for (let extra = 0; extra < 300; extra += 1) {
       const r = { ...worst, responseSnippet: '€'.repeat(extra) };
-      if (certainlyOneWriteUnit(r)) expect(itemSize(attemptItem(r))).toBeLessThanOrEqual(1024);
+      if (certainlyOneWriteUnit(r)) expect(itemSize(attemptItem(r, 63))).toBeLessThanOrEqual(1024);
     }
     expect(certainlyOneWriteUnit(base)).toBe(true);
     expect(certainlyOneWriteUnit({ ...base, responseSnippet: 'x'.repeat(300) })).toBe(false);
@@ -109,6 +114,9 @@ describe('attempt items', () => {
     expect(itemSize(attemptItem(at(0)))).toBe(1024);
     expect(fitRecord(at(0)).responseSnippet).toBe(at(0).responseSnippet);
     expect(itemSize(attemptItem(fitRecord(at(1))))).toBe(1024);
+    // Sharding keeps a success at one write unit: the shard's key bytes come off the snippet.
+    expect(itemSize(attemptItem(fitRecord(at(0), 63), 63))).toBe(1024);
+    expect(fitRecord(at(0), 63).responseSnippet).toHaveLength(at(0).responseSnippet.length - 3);
   });
 
   it('keep the whole snippet of a failed attempt (it is what an operator reads)', () => {

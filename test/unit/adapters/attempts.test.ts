@@ -8,7 +8,11 @@ import type { AttemptRecord } from '../../../lambdas/core/types';
 
 const doc = mockClient(DynamoDBDocumentClient);
 const log = () =>
-  new DynamoAttempts({ tableName: 'attempts', client: documentClient(new DynamoDBClient({})) });
+  new DynamoAttempts({
+    tableName: 'attempts',
+    client: documentClient(new DynamoDBClient({})),
+    shards: async () => [{ count: 1, from: '1970-01-01T00:00:00.000Z' }],
+  });
 
 const delivered: AttemptRecord = {
   deliveryId: 'dlv_01JD3XQ4Z8K2M5N7P9R1S3T5V7_con_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
@@ -48,6 +52,6 @@ describe('DynamoAttempts.append', () => {
     await log().append(failed);
     const { Item } = doc.commandCalls(PutCommand)[0]!.args[0].input;
     expect(Item!.responseSnippet).toBe(failed.responseSnippet);
-    expect(Item).toMatchObject({ failedOn: '2026-11-21' });
+    expect(Item).toMatchObject({ failedOn: '2026-11-21#7', connectionId: delivered.connectionId });
   });
 });
