@@ -11,6 +11,7 @@ import { keyValues, plural, relativeTime, table, truncate, visible } from '../fo
 import { group, handle, leaf, repeatableOption } from '../program';
 import { collectHeaders, parseSince, parseWholeNumber } from '../values';
 import { connectionBlock, connectionColumns, connectionJson, failureAdvice, outcomeDetail } from '../views';
+import { shards } from './shards';
 
 const ID = '<connection-id>';
 const MAX_PARKED_LIMIT = 200;
@@ -433,6 +434,7 @@ export function connectionsCommand(): Command {
     showSecret(),
     rotateSecret(),
     sendTest(),
+    shards(),
   ])
     cmd.addCommand(sub);
   return cmd;

@@ -40,6 +40,13 @@ function recorder(calls: Call[], globals: GlobalFlags): WebhookManagement {
       get: record('connections.get', CONNECTION),
       create: record('connections.create', CONNECTION),
       delete: record('connections.delete', CONNECTION),
+      raiseAttemptShards: record('connections.raiseAttemptShards', {
+        ...CONNECTION,
+        attemptShards: [
+          { count: 1, from: '1970-01-01T00:00:00.000Z' },
+          { count: 4, from: '2026-11-21T15:01:00.000Z' },
+        ],
+      }),
     },
     publisher: { publishUserIdentified: record('publish', { eventId: 'evt_1', messageId: 'm1' }) },
     deadLetters: { redrive: record('redrive', { redriven: [], skipped: [], notFound: [] }) },
@@ -79,6 +86,26 @@ describe('the command line', () => {
     expect(calls).toEqual([
       { method: 'connections.get', args: ['con_1'], globals: { local: false, json: false } },
     ]);
+  });
+
+  it("shows and raises a connection's attempt shards, a count from 2 to 64 only", async () => {
+    const shown = await cli(['connections', 'shards', 'con_1']);
+    expect(shown.code).toBe(0);
+    expect(shown.calls.map((c) => c.method)).toEqual(['connections.get']);
+    expect(shown.stdout).toMatch(/attempt shards\s+1/);
+    const raised = await cli(['connections', 'shards', 'con_1', '--raise-to', '4']);
+    expect(raised.code).toBe(0);
+    expect(raised.calls).toEqual([
+      expect.objectContaining({ method: 'connections.raiseAttemptShards', args: ['con_1', 4] }),
+    ]);
+    expect(raised.stdout).toContain('deliveries created from 2026-11-21T15:01:00.000Z');
+    expect(raised.stdout).toMatch(/history\s+1 from the start; 4 from 2026-11-21T15:01:00.000Z/);
+    for (const bad of ['1', '65', 'four']) {
+      const refused = await cli(['connections', 'shards', 'con_1', '--raise-to', bad]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('--raise-to: expected a whole number from 2 to 64');
+      expect(refused.calls).toEqual([]);
+    }
   });
 
   it('accepts global flags before, between and after the command words', async () => {
