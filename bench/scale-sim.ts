@@ -6,20 +6,23 @@
  *   node --import tsx bench/scale-sim.ts            # the tables of docs/scale.md
  *   node --import tsx bench/scale-sim.ts --json
  *
- * Partitions as the stack keys them today (lambdas/adapters/dynamodb/tables.ts): the attempt
- * log by `connectionId` (one partition per connection), its `finalFailures` index by UTC day
- * (one partition for every final failure of the day). A sharded design adds `#<shard>` to
- * both keys, the shard being a hash of the delivery id (so every attempt of a delivery stays
- * in one partition). Arrivals are Poisson; a failing delivery writes its 4 attempts at 0, 1,
- * 3 and 7 s. No burst capacity is counted (DynamoDB may lend up to 300 s of unused capacity):
+ * Partitions as the stack keys them (lambdas/adapters/dynamodb/tables.ts): the attempt log by
+ * `connectionId`, or `connectionId#<shard>` over a connection's shards; its `finalFailures`
+ * index by UTC day and shard (`finalFailuresShards` a day). The shard is a hash of the delivery
+ * id (so every attempt of a delivery stays in one partition): drawn uniformly here, placed by
+ * the built functions in ramp-sim.ts. Arrivals are Poisson; a failing delivery writes its 4
+ * attempts at 0, 1, 3 and 7 s. The steady-state tables start at full speed; ramp-sim.ts starts
+ * from rest. No burst capacity is counted (DynamoDB may lend up to 300 s of unused capacity):
  * the figures are what a partition sustains, not what it absorbs for a few minutes.
  */
 
 import { parseArgs } from 'node:util';
+import { ATTEMPTS_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { RETRY_DELAYS_S } from '../lambdas/core/constants';
 import { MAX_BATCH_SIZE_WITHOUT_WINDOW } from '../lib/webhook-delivery-props';
 import { seeded } from './batch-time';
 import { DEFAULT_LATENCY, expectedSlowestMs, MB_PER_VCPU } from './cost-model';
+import { type RampResult, raisedTo, simulateRamp } from './ramp-sim';
 
 /** DynamoDB: a partition serves at most 1,000 write units per second (and 3,000 read units). */
 export const PARTITION_WCU_PER_S = 1_000;
@@ -177,7 +180,25 @@ function main() {
   // Many failing connections at once: the index's day partition is shared by all of them.
   const crowd = Array.from({ length: 100 }, () => ({ rate: 12, failing: 1 }));
   const crowdToday = simulate(crowd, base);
-  const crowdSharded = simulate(crowd, { ...base, shards: 4 });
+  // The index as built: ATTEMPTS_TABLE.finalFailuresShards partitions a day.
+  const crowdSharded = simulate(crowd, { ...base, shards: ATTEMPTS_TABLE.finalFailuresShards });
+  // From rest: the event source's ramp, a new on-demand table, placement by the built code.
+  const batchSeconds = accountConcurrency(1, 10, cpuMicros, 256).durationS;
+  const ramp = { seconds: 300, seed: 15, batchSize: 10, batchSeconds, indexShardsBuilt: true };
+  const hot = [1, 4, 8].map((shards) => ({
+    shards,
+    ...simulateRamp([{ connectionId: 'con_hot', rate: 3_000, failing: 0, steps: raisedTo(shards) }], ramp),
+  }));
+  const crowdFromRest = Array.from({ length: 100 }, (_, i) => ({
+    connectionId: `con_${i}`,
+    rate: 12,
+    failing: 1,
+    steps: raisedTo(1),
+  }));
+  const failures = [true, false].map((built) => ({
+    indexShards: built ? ATTEMPTS_TABLE.finalFailuresShards : 1,
+    ...simulateRamp(crowdFromRest, { ...ramp, indexShardsBuilt: built }),
+  }));
   const account = [10, 100].flatMap((batch) =>
     [0, 0.01].map((hanging) => ({
       batchSize: batch,
@@ -189,9 +210,10 @@ function main() {
     perConnection: rows,
     finalFailuresIndex: {
       load: '100 connections × 12 deliveries/s, every attempt failing (1,200 final failures/s)',
-      today: crowdToday,
-      sharded4: crowdSharded,
+      unsharded: crowdToday,
+      built: crowdSharded,
     },
+    fromRest: { batchSeconds, hotConnection: hot, finalFailures: failures },
     account,
   };
   if (values.json) {
@@ -208,11 +230,23 @@ function main() {
     );
   console.log(`\nfinalFailures index, ${out.finalFailuresIndex.load}:`);
   console.log(
-    `  today (one partition a day): peak ${crowdToday.peakIndexWcu} WCU/s, ${crowdToday.throttledSeconds} throttled seconds`,
+    `  one partition a day (before): peak ${crowdToday.peakIndexWcu} WCU/s, ${crowdToday.throttledSeconds} throttled seconds`,
   );
   console.log(
-    `  sharded ×4: peak ${crowdSharded.peakIndexWcu} WCU/s, ${crowdSharded.throttledSeconds} throttled seconds`,
+    `  ${ATTEMPTS_TABLE.finalFailuresShards} a day (built): peak ${crowdSharded.peakIndexWcu} WCU/s, ${crowdSharded.throttledSeconds} throttled seconds`,
   );
+  console.log(
+    `\nFrom rest (${ramp.seconds} s; event source 5 batches +300/min; new on-demand table 4,000 WCU/s then 2× its peak; batch of 10 in ${batchSeconds.toFixed(2)} s):`,
+  );
+  console.log(
+    'load                                   shards  throttled s  peak partition  peak index part.  peak table  backlog  caught up',
+  );
+  const row = (load: string, shards: number, r: RampResult) =>
+    console.log(
+      `${load.padEnd(38)} ${String(shards).padStart(6)}  ${String(r.throttledSeconds).padStart(11)}  ${String(r.peakPartitionWcu).padStart(14)}  ${String(r.peakIndexPartitionWcu).padStart(16)}  ${String(r.peakTableWcu).padStart(10)}  ${String(r.peakBacklog).padStart(7)}  ${r.caughtUpAt === undefined ? 'no' : `${r.caughtUpAt} s`}`,
+    );
+  for (const r of hot) row('1 connection, 3,000 healthy/s', r.shards, r);
+  for (const r of failures) row('100 × 12/s failing (1,200 final/s)', r.indexShards, r);
   console.log(
     `\nAccount: highest steady deliveries/s before ${Math.min(ACCOUNT_CONCURRENCY, EVENT_SOURCE_MAX_BATCHES)} concurrent batches`,
   );

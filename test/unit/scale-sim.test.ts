@@ -26,7 +26,7 @@ describe('partition simulation', () => {
   it('puts every final failure of the day in one index partition unless the index is sharded', () => {
     const crowd = Array.from({ length: 100 }, () => ({ rate: 12, failing: 1 }));
     expect(simulate(crowd, options).peakIndexWcu).toBeGreaterThan(PARTITION_WCU_PER_S);
-    expect(simulate(crowd, { ...options, shards: 4 }).peakIndexWcu).toBeLessThan(PARTITION_WCU_PER_S / 2);
+    expect(simulate(crowd, { ...options, shards: 8 }).peakIndexWcu).toBeLessThan(PARTITION_WCU_PER_S / 2);
   });
 
   it('is seeded: the same traffic gives the same figures', () => {
