@@ -32,7 +32,11 @@ export class UsageError extends CliError {
 }
 
 /** Management API fields that the CLI sets from a differently named flag. */
-const FIELD_AS_FLAG: Record<string, string> = { applicationId: 'application', connectionId: 'connection id' };
+const FIELD_AS_FLAG: Record<string, string> = {
+  applicationId: 'application',
+  connectionId: 'connection id',
+  attemptShards: '--raise-to',
+};
 
 interface ErrorLike {
   name?: string;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { GlobalFlags } from '../../../cli/context';
 import { type Io, packageVersion, run } from '../../../cli/main';
+import { ValidationError } from '../../../lambdas/core/errors';
 import { NotFoundError, type WebhookManagement } from '../../../lambdas/management';
 
 interface Call {
@@ -106,6 +107,26 @@ describe('the command line', () => {
       expect(refused.stderr).toContain('--raise-to: expected a whole number from 2 to 64');
       expect(refused.calls).toEqual([]);
     }
+  });
+
+  it('names --raise-to when the library refuses a count that does not raise', async () => {
+    const lowered = await cli(['connections', 'shards', 'con_1', '--raise-to', '4'], {
+      open: async () =>
+        ({
+          connections: {
+            raiseAttemptShards: async () => {
+              throw new ValidationError(
+                'attemptShards',
+                'can only be raised: the connection has 8 shards, got 4',
+              );
+            },
+          },
+        }) as unknown as WebhookManagement,
+    });
+    expect(lowered.code).toBe(1);
+    expect(lowered.stderr).toContain(
+      'webhooks: --raise-to: can only be raised: the connection has 8 shards, got 4',
+    );
   });
 
   it('accepts global flags before, between and after the command words', async () => {
