@@ -4,6 +4,8 @@
  * what to install instead of `Cannot find module` and a require stack.
  */
 
+import { ConfigurationError } from './core/errors';
+
 /** The peers each entry point loads, by its name in package.json `exports`. */
 export const ENTRY_PEERS = {
   'serverless-webhooks/publisher': ['@aws-sdk/client-sqs'],
@@ -22,12 +24,15 @@ export const ENTRY_PEERS = {
 export type PeeredEntry = keyof typeof ENTRY_PEERS;
 
 /** An entry point was loaded in an app that has not installed the peers it needs. */
-export class MissingPeerDependencyError extends Error {
+export class MissingPeerDependencyError extends ConfigurationError {
   declare readonly entry: string;
   declare readonly missing: readonly string[];
 
   constructor(entry: string, missing: readonly string[]) {
-    super(`${entry} needs ${missing.join(', ')}: npm install ${missing.join(' ')}`);
+    super(
+      'missing_peer_dependency',
+      `${entry} needs ${missing.join(', ')}: npm install ${missing.join(' ')}`,
+    );
     // The one line says it all: no frames of the module loader under it, and no fields printed
     // after it when Node reports the error uncaught (they are there for code that catches it).
     Object.defineProperties(this, {
