@@ -37,6 +37,8 @@ export class MissingPeerDependencyError extends ConfigurationError {
     // after it when Node reports the error uncaught (they are there for code that catches it).
     Object.defineProperties(this, {
       name: { value: 'MissingPeerDependencyError', configurable: true, writable: true },
+      code: { value: this.code, enumerable: false },
+      stage: { value: this.stage, enumerable: false },
       entry: { value: entry },
       missing: { value: missing },
     });
