@@ -36,7 +36,7 @@ export class MissingPeerDependencyError extends ConfigurationError {
     // The one line says it all: no frames of the module loader under it, and no fields printed
     // after it when Node reports the error uncaught (they are there for code that catches it).
     Object.defineProperties(this, {
-      name: { value: 'MissingPeerDependencyError', configurable: true, writable: true },
+      name: { value: 'MissingPeerDependencyError', configurable: true, writable: true, enumerable: false },
       code: { value: this.code, enumerable: false },
       stage: { value: this.stage, enumerable: false },
       entry: { value: entry },
