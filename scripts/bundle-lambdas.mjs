@@ -108,7 +108,19 @@ export const MANAGEMENT_BUILD_OPTIONS = {
   mainFields: ['module', 'main'],
   logLevel: 'warning',
 };
-export const MANAGEMENT_ENTRY = 'lambdas/management/package-entry.ts';
+export const MANAGEMENT_ENTRY = 'lambdas/management/index.ts';
+/**
+ * The package entry `serverless-webhooks/management`: checks the peers (tsc's output of
+ * lambdas/management/package-peers.ts, a short readable file, so the line Node prints above an
+ * uncaught MissingPeerDependencyError is short, not the minified bundle's one long line), then
+ * loads the bundle. `module.exports = require(...)` lets `import { … }` see the bundle's names.
+ */
+export const MANAGEMENT_PACKAGE_ENTRY = join(ROOT, 'dist', 'management', 'package-entry.js');
+export const MANAGEMENT_PACKAGE_ENTRY_TEXT = `'use strict';
+// serverless-webhooks/management: its peers first (docs/libraries.md), then the bundle.
+require('../lambdas/management/package-peers.js');
+module.exports = require('./index.js');
+`;
 export const MANAGEMENT_OUTFILE = join(ROOT, 'dist', 'management', 'index.js');
 
 /** Bundles one Lambda of {@link LAMBDAS} into `outDir` (index.mjs, index.mjs.map and its copies). */
@@ -151,6 +163,7 @@ export function bundleAll() {
     entryPoints: [join(ROOT, MANAGEMENT_ENTRY)],
     outfile: MANAGEMENT_OUTFILE,
   });
+  writeFileSync(MANAGEMENT_PACKAGE_ENTRY, MANAGEMENT_PACKAGE_ENTRY_TEXT);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
