@@ -4,7 +4,8 @@
  *
  * Optional context (`cdk synth -c key=value` or `cdk.json`):
  * stackName (default Webhooks), headerPrefix, secretPrefix, logLevel, maxConcurrency,
- * memorySize, alarmTopicArn, removalPolicy (retain | destroy), secretStore (secrets-manager | kms).
+ * memorySize, alarmTopicArn, dashboard (true | false), removalPolicy (retain | destroy),
+ * secretStore (secrets-manager | kms).
  */
 import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -31,6 +32,13 @@ function wholeNumber(key: string): number | undefined {
   return Number(raw);
 }
 
+function flag(key: string): boolean | undefined {
+  const raw = text(key)?.toLowerCase();
+  if (raw === undefined) return undefined;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new Error(`Context ${key} must be "true" or "false", got "${raw}"`);
+}
+
 function removalPolicy(): RemovalPolicy | undefined {
   const raw = text('removalPolicy')?.toLowerCase();
   if (raw === undefined) return undefined;
@@ -52,6 +60,7 @@ const stack = new WebhookStack(app, stackName, {
   maxConcurrency: wholeNumber('maxConcurrency'),
   memorySize: wholeNumber('memorySize'),
   alarmTopicArn: text('alarmTopicArn'),
+  dashboard: flag('dashboard'),
   removalPolicy: removalPolicy(),
 });
 acknowledgeNagFindings(stack.delivery);
