@@ -3,6 +3,7 @@
  * Custom header values are never shown: they often hold credentials (Authorization).
  */
 
+import { currentAttemptShards } from '../lambdas/core/attempt-shards';
 import type { AttemptRecord, Connection } from '../lambdas/core/types';
 import type { DeadLetterEntry } from '../lambdas/management';
 import { healthView } from '../lambdas/management/connections';
@@ -66,6 +67,8 @@ export function connectionBlock(c: Connection, now: Date): string {
     ['headers', headerNames(c)],
     ['enabled', enabledLine(c)],
     ['health', healthLine(c.health, now)],
+    // Shown once raised (`connections shards`): listings read one Query per shard.
+    ['attempt shards', c.attemptShards ? currentAttemptShards(c) : undefined],
     ['last success', when(c.health?.lastSuccessAt, now)],
     ['last failure', when(c.health?.lastFailureAt, now)],
     ['created', when(c.createdAt, now)],

@@ -85,6 +85,19 @@ describe('what a connection block says about delivery', () => {
     expect(connectionBlock(c as Connection, now)).toContain('new events are parked, not sent');
   });
 
+  it('shows the attempt shards of a raised connection only', () => {
+    const raised = {
+      ...base,
+      enabled: true,
+      attemptShards: [
+        { count: 1, from: '1970-01-01T00:00:00.000Z' },
+        { count: 8, from: '2026-11-22T10:01:00.000Z' },
+      ],
+    };
+    expect(connectionBlock(raised, now)).toMatch(/attempt shards\s+8$/m);
+    expect(connectionBlock({ ...base, enabled: true }, now)).not.toContain('attempt shards');
+  });
+
   it('says a connection disabled by hand gets no new events at all', () => {
     expect(enabledLine({ ...base, enabled: false })).toMatch(/no \(new events are not delivered to it\)/);
     expect(enabledLine({ ...base, enabled: true })).toMatch(/enabled\s+yes$/);
