@@ -132,6 +132,13 @@ export const CLOUDWATCH_METRICS = {
     prometheus: 'webhooks_blocked_destinations_total',
     help: 'Destinations the egress policy refused (private, metadata or non-public addresses)',
   },
+  rateLimitDeferrals: {
+    name: 'RateLimitDeferrals',
+    unit: 'Count',
+    by: [],
+    prometheus: 'webhooks_rate_limit_deferrals_total',
+    help: 'Deliveries put back with a delay because their connection reached its rate limit (no attempt made)',
+  },
 } as const satisfies Record<string, CloudWatchMetric>;
 
 export type MetricKey = keyof typeof CLOUDWATCH_METRICS;
