@@ -1,0 +1,28 @@
+/**
+ * The rate-limit windows in memory, as lambdas/adapters/dynamodb/rate-windows.ts keeps them: one
+ * count per connection, second and shard, incremented atomically (the contract suite,
+ * test/contract/rate-windows.test.ts, holds both to the same behaviour).
+ */
+
+import type { RateCounter } from '../../../lambdas/core/ports';
+import { checkOutage, noOutage, type Outage } from './outage';
+
+export class MemoryRateWindows implements RateCounter {
+  /** Counts by `<connectionId>#<second>#<shard>`. */
+  readonly counts = new Map<string, number>();
+
+  constructor(private readonly outage: Outage = noOutage) {}
+
+  async increment(connectionId: string, second: number, shard: number): Promise<number> {
+    checkOutage(this.outage, 'increment', 'DynamoDB');
+    const key = `${connectionId}#${second}#${shard}`;
+    const count = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, count);
+    return count;
+  }
+
+  /** The count of one window and shard (0 when nothing was counted). */
+  count(connectionId: string, second: number, shard = 0): number {
+    return this.counts.get(`${connectionId}#${second}#${shard}`) ?? 0;
+  }
+}
