@@ -10,6 +10,7 @@
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from './core/constants';
 import { ConfigurationError } from './core/errors';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from './core/health';
+import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from './core/rate-limit';
 
 /** Names of the environment variables the dispatcher reads. The CDK construct sets them. */
 export const ENV = {
@@ -22,6 +23,10 @@ export const ENV = {
   attemptsTable: 'WEBHOOKS_ATTEMPTS_TABLE',
   /** Parked deliveries (docs/design.md §9). */
   parkedTable: 'WEBHOOKS_PARKED_TABLE',
+  /** Rate-limit windows (decisions.md D32). */
+  rateWindowsTable: 'WEBHOOKS_RATE_WINDOWS_TABLE',
+  /** Deliveries per second of a connection that sets no `rateLimit`; absent or empty: none. */
+  defaultRateLimit: 'WEBHOOKS_DEFAULT_RATE_LIMIT',
   /** SNS topic of operational events (connection.failing, .disabled, .recovered). */
   eventsTopicArn: 'WEBHOOKS_EVENTS_TOPIC_ARN',
   failingAfter: 'WEBHOOKS_FAILING_AFTER',
@@ -65,6 +70,10 @@ export interface DispatcherConfig {
   readonly connectionsTable: string;
   readonly attemptsTable: string;
   readonly parkedTable: string;
+  /** Where rate-limited connections count their sends, shared by every dispatcher (decisions.md D32). */
+  readonly rateWindowsTable: string;
+  /** Deliveries per second of a connection that sets no `rateLimit`; absent: none (core/rate-limit.ts). */
+  readonly defaultRateLimit?: number;
   /** Absent: operational events are only logged (a deployed stack always sets it). */
   readonly eventsTopicArn?: string;
   /** Exhausted deliveries in a row that make a connection failing, and (opt-in) disabled. */
@@ -195,6 +204,19 @@ function healthThresholds(env: Env): HealthThresholds {
   }
 }
 
+/** The stack's default rate limit, when set: a whole number from 1 to 10,000. */
+function defaultRateLimit(env: Env): { defaultRateLimit?: number } {
+  const raw = env[ENV.defaultRateLimit]?.trim();
+  if (!raw) return {};
+  if (!/^\d+$/.test(raw) || Number(raw) < MIN_RATE_LIMIT || Number(raw) > MAX_RATE_LIMIT) {
+    throw new ConfigError(
+      ENV.defaultRateLimit,
+      `must be a whole number of deliveries per second from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT}, got "${raw}"`,
+    );
+  }
+  return { defaultRateLimit: Number(raw) };
+}
+
 const HEADER_PREFIX = /^[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$/;
 
 /**
@@ -220,6 +242,8 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     connectionsTable: required(env, ENV.connectionsTable),
     attemptsTable: required(env, ENV.attemptsTable),
     parkedTable: required(env, ENV.parkedTable),
+    rateWindowsTable: required(env, ENV.rateWindowsTable),
+    ...defaultRateLimit(env),
     ...(env[ENV.eventsTopicArn]?.trim() ? { eventsTopicArn: env[ENV.eventsTopicArn]!.trim() } : {}),
     health: Object.freeze(healthThresholds(env)),
     secretPrefix: required(env, ENV.secretPrefix),

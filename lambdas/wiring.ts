@@ -15,6 +15,7 @@ import { DynamoAttempts } from './adapters/dynamodb/attempts';
 import { documentClient } from './adapters/dynamodb/client';
 import { DynamoConnections } from './adapters/dynamodb/connections';
 import { DynamoParked } from './adapters/dynamodb/parked';
+import { DynamoRateWindows } from './adapters/dynamodb/rate-windows';
 import { HttpsSender, type Resolver } from './adapters/http/sender';
 import { powertoolsLog } from './adapters/logger';
 import { emfMetrics } from './adapters/metrics/emf';
@@ -118,6 +119,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     clock,
     log,
     metrics: emfMetrics,
+    rateCounter: new DynamoRateWindows({ tableName: config.rateWindowsTable, client: doc }),
     ...options.deps,
   };
   const dispatcher = createDispatcher(deps, {
@@ -127,6 +129,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     deliveredTtlDays: config.deliveredTtlDays,
     concurrency: config.batchConcurrency,
     egress,
+    defaultRateLimit: config.defaultRateLimit,
   });
   return { dispatcher, deps, close: () => sender.close() };
 }

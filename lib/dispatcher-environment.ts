@@ -19,6 +19,7 @@ const PROP_OF_SETTING: Partial<Record<DeployedSetting, keyof WebhookDeliveryProp
   attemptTtlDays: 'attemptTtl',
   deliveredTtlDays: 'deliveredAttemptTtl',
   batchConcurrency: 'batchConcurrency',
+  defaultRateLimit: 'defaultRateLimit',
   connectionCacheTtlMs: 'connectionCacheTtl',
   allowedPorts: 'allowedPorts',
   failingAfter: 'failingAfter',

@@ -4,6 +4,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { CONFIG_DEFAULTS, CONFIG_LIMITS, SECRET_STORES } from '../lambdas/config';
 import { ConfigurationError, type WebhookErrorOptions } from '../lambdas/core/errors';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from '../lambdas/core/health';
+import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../lambdas/core/rate-limit';
 import type { ManagementApiOptions } from './management-api';
 import type { SecretStoreName } from './secret-store';
 
@@ -141,6 +142,15 @@ export interface WebhookDeliveryProps {
    * @default 10
    */
   readonly batchConcurrency?: number;
+
+  /**
+   * Deliveries per second each connection receives at most when it sets no `rateLimit` of its
+   * own (a whole number from 1 to 10,000). The limit holds across every dispatcher container
+   * and both queues; a delivery over it waits on the retry queue, never an attempt
+   * (docs/design.md "Rate limits", decisions.md D32).
+   * @default - none: connections without their own limit are not limited
+   */
+  readonly defaultRateLimit?: number;
 
   /**
    * How long the dispatcher caches a connection and its secret before reading them again.
@@ -356,6 +366,7 @@ export interface ResolvedWebhookDeliveryProps {
   readonly batchSize: number;
   readonly maxBatchingWindow: Duration | undefined;
   readonly batchConcurrency: number;
+  readonly defaultRateLimit: number | undefined;
   readonly connectionCacheTtl: Duration;
   readonly maxConcurrency: number | undefined;
   readonly allowedPorts: readonly number[];
@@ -564,6 +575,10 @@ export function resolveProps(props: WebhookDeliveryProps, stackName: string): Re
       CONFIG_LIMITS.batchConcurrency.min,
       CONFIG_LIMITS.batchConcurrency.max,
     ),
+    defaultRateLimit:
+      props.defaultRateLimit === undefined
+        ? undefined
+        : integerIn('defaultRateLimit', props.defaultRateLimit, MIN_RATE_LIMIT, MAX_RATE_LIMIT),
     connectionCacheTtl: durationIn(
       'connectionCacheTtl',
       props.connectionCacheTtl ?? Duration.millis(CONFIG_DEFAULTS.connectionCacheTtlMs),

@@ -9,7 +9,12 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ATTEMPTS_TABLE, CONNECTIONS_TABLE, PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
+import {
+  ATTEMPTS_TABLE,
+  CONNECTIONS_TABLE,
+  PARKED_TABLE,
+  RATE_WINDOWS_TABLE,
+} from '../lambdas/adapters/dynamodb/tables';
 import { ENV } from '../lambdas/config';
 import { type AlarmName, createAlarms, notifyAlarms } from './alarms';
 import { WebhookDashboard } from './dashboard';
@@ -115,6 +120,11 @@ export class WebhookDelivery extends Construct {
    * with their exact bodies, per connection, expired with the attempt log's TTL.
    */
   public readonly parkedTable: dynamodb.Table;
+  /**
+   * Rate-limit windows (decisions.md D32): one short-lived counter item per rate-limited
+   * connection and second, shared by every dispatcher. Unlimited connections never write it.
+   */
+  public readonly rateWindowsTable: dynamodb.Table;
   /** SNS topic of the operational events (`connection.failing`, `.disabled`, `.recovered`). */
   public readonly eventsTopic: sns.ITopic;
   /** The dispatcher function. */
@@ -175,6 +185,7 @@ export class WebhookDelivery extends Construct {
     this.connectionsTable = this.createConnectionsTable(p);
     this.attemptsTable = this.createAttemptsTable(p);
     this.parkedTable = this.createParkedTable(p);
+    this.rateWindowsTable = this.createRateWindowsTable(p);
     this.eventsTopic = p.eventsTopic ?? this.createEventsTopic();
 
     this.dispatcherRole = this.createDispatcherRole();
@@ -354,6 +365,22 @@ export class WebhookDelivery extends Construct {
   }
 
   /**
+   * Rate-limit windows: on demand (nothing billed while no connection is limited), no index,
+   * expired by TTL. PITR is on like every table of the stack: billed by table size, which is a
+   * few minutes of small counters (docs/cost.md).
+   */
+  private createRateWindowsTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
+    return new dynamodb.Table(this, 'RateWindowsTable', {
+      partitionKey: { name: RATE_WINDOWS_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: RATE_WINDOWS_TABLE.ttlAttribute,
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      removalPolicy: p.removalPolicy,
+    });
+  }
+
+  /**
    * An on-demand, encrypted table with PITR and one index (ALL-projected unless it names its
    * non-key attributes); every key is a string.
    */
@@ -432,6 +459,8 @@ export class WebhookDelivery extends Construct {
       connectionsTable: this.connectionsTable.tableName,
       attemptsTable: this.attemptsTable.tableName,
       parkedTable: this.parkedTable.tableName,
+      rateWindowsTable: this.rateWindowsTable.tableName,
+      defaultRateLimit: p.defaultRateLimit === undefined ? '' : String(p.defaultRateLimit),
       eventsTopicArn: this.eventsTopic.topicArn,
       failingAfter: String(p.health.failingAfter),
       disableAfter: p.health.disableAfter === undefined ? '' : String(p.health.disableAfter),
@@ -471,6 +500,8 @@ export class WebhookDelivery extends Construct {
     // Health: a conditional UpdateItem of the connection item, on failures and state changes only.
     grantOn(role, ['dynamodb:UpdateItem'], [this.connectionsTable.tableArn]);
     grantOn(role, ['dynamodb:PutItem'], [this.parkedTable.tableArn]);
+    // Rate limits: one atomic ADD per send of a rate-limited connection, nothing else.
+    grantOn(role, ['dynamodb:UpdateItem'], [this.rateWindowsTable.tableArn]);
     // kms: Decrypt on the stack's key with a connection's context; no Secrets Manager at all.
     this.secrets.grantRead(role);
     this.eventsTopic.grantPublish(role);

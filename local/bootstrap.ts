@@ -25,7 +25,12 @@ import {
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { ATTEMPTS_TABLE, CONNECTIONS_TABLE, PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
+import {
+  ATTEMPTS_TABLE,
+  CONNECTIONS_TABLE,
+  PARKED_TABLE,
+  RATE_WINDOWS_TABLE,
+} from '../lambdas/adapters/dynamodb/tables';
 import { ENV, type SecretStore } from '../lambdas/config';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localSdkEnv } from './constants';
 import type { LocalEndpoints } from './emulators';
@@ -42,6 +47,8 @@ export interface ResourceNames {
   readonly attemptsTable: string;
   /** @default 'webhooks-parked' */
   readonly parkedTable?: string;
+  /** @default 'webhooks-rate-windows' */
+  readonly rateWindowsTable?: string;
   /** SNS topic of operational events. @default 'webhooks-events' */
   readonly eventsTopic?: string;
   /** Name prefix of connection secrets (`<prefix><connectionId>`). */
@@ -91,6 +98,7 @@ export interface LocalResources {
   readonly connectionsTable: string;
   readonly attemptsTable: string;
   readonly parkedTable: string;
+  readonly rateWindowsTable: string;
   readonly eventsTopicArn: string;
   /** A local queue subscribed to the events topic (raw delivery): local mode reads it. */
   readonly eventsQueueUrl: string;
@@ -150,7 +158,9 @@ export async function bootstrapResources(
     );
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const parkedTable = names.parkedTable ?? 'webhooks-parked';
+    const rateWindowsTable = names.rateWindowsTable ?? 'webhooks-rate-windows';
     await Promise.all([
+      ensureTable(dynamodb, rateWindowsTableInput(rateWindowsTable), timeoutMs),
       ensureTable(dynamodb, connectionsTableInput(names.connectionsTable), timeoutMs),
       ensureTable(dynamodb, attemptsTableInput(names.attemptsTable), timeoutMs),
       ensureTable(dynamodb, parkedTableInput(parkedTable), timeoutMs),
@@ -166,6 +176,7 @@ export async function bootstrapResources(
       connectionsTable: names.connectionsTable,
       attemptsTable: names.attemptsTable,
       parkedTable,
+      rateWindowsTable,
       eventsTopicArn: events.topicArn,
       eventsQueueUrl: events.queueUrl,
       secretPrefix: names.secretPrefix,
@@ -197,6 +208,7 @@ export function localEnv(
     [ENV.connectionsTable]: resources.connectionsTable,
     [ENV.attemptsTable]: resources.attemptsTable,
     [ENV.parkedTable]: resources.parkedTable,
+    [ENV.rateWindowsTable]: resources.rateWindowsTable,
     [ENV.eventsTopicArn]: resources.eventsTopicArn,
     [ENV.secretPrefix]: resources.secretPrefix,
     [ENV.secretStore]: resources.secretStore.kind,
@@ -307,6 +319,15 @@ function parkedTableInput(tableName: string): CreateTableCommandInput {
         Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projected] },
       },
     ],
+  };
+}
+
+function rateWindowsTableInput(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    KeySchema: keySchema(RATE_WINDOWS_TABLE.partitionKey),
+    AttributeDefinitions: stringAttributes(RATE_WINDOWS_TABLE.partitionKey),
   };
 }
 

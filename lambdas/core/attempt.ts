@@ -12,6 +12,7 @@ import { DeadlineError, DestinationRefusedError, infra, ValidationError } from '
 import { buildHeaders } from './headers';
 import { createLimiter } from './limiter';
 import type { DispatcherDeps } from './ports';
+import { createRateLimiter, effectiveRateLimit } from './rate-limit';
 import { MIN_ANYWHERE_LENGTH, sensitiveList } from './redact';
 import type { Settler } from './settle';
 import type { Target } from './targets';
@@ -29,11 +30,30 @@ export interface AttemptOptions {
   /** Attempts in flight at once across the batch. */
   concurrency: number;
   egress: EgressPolicy;
+  /** Deliveries per second of a connection that sets no `rateLimit` of its own. Absent: none. */
+  defaultRateLimit?: number;
+}
+
+/**
+ * A delivery over its connection's rate limit: put back on the retry queue unchanged, with this
+ * delay. No attempt was made: no attempt number used, no record written (core/rate-limit.ts).
+ */
+export interface Deferral {
+  deferred: 'rate_limit';
+  delaySeconds: number;
 }
 
 export interface Attempter {
-  /** Attempts a delivery to its target, or settles it with the reason the target is refused. */
-  deliverTo(delivery: DeliveryMessage, target: Target, facts: EventFacts, run: Run): Promise<AttemptRecord>;
+  /**
+   * Attempts a delivery to its target, or settles it with the reason the target is refused, or
+   * defers it when its connection's rate limit is reached.
+   */
+  deliverTo(
+    delivery: DeliveryMessage,
+    target: Target,
+    facts: EventFacts,
+    run: Run,
+  ): Promise<AttemptRecord | Deferral>;
   /** Settles a delivery that cannot be attempted, with its refusal reason. */
   refuse(
     delivery: DeliveryMessage,
@@ -57,12 +77,16 @@ interface Destination {
 const MAX_REMEMBERED_SECRETS = 10_000;
 
 export function createAttempter(
-  deps: Pick<DispatcherDeps, 'secrets' | 'sender' | 'clock'>,
+  deps: Pick<
+    DispatcherDeps,
+    'secrets' | 'sender' | 'clock' | 'scheduler' | 'log' | 'metrics' | 'rateCounter'
+  >,
   settler: Settler,
   options: AttemptOptions,
 ): Attempter {
   const { clock } = deps;
   const limiter = createLimiter(options.concurrency);
+  const rateLimiter = deps.rateCounter && createRateLimiter(deps.rateCounter, () => clock.now());
   /**
    * Each connection record's check, kept for as long as the record object lives (the
    * connection cache hands out the same object until its TTL). URL parsing and the egress and
@@ -126,12 +150,33 @@ export function createAttempter(
     });
   }
 
+  /**
+   * Puts a delivery over its rate limit back, unchanged, as a new message on the retry queue
+   * with a delay: a new message starts at receive count 0, so waiting never dead-letters it
+   * (a message merely left invisible would count a receive each time, decisions.md D32).
+   */
+  async function defer(
+    delivery: DeliveryMessage,
+    limit: number,
+    delaySeconds: number,
+    ids: { connectionId: string; deliveryId: string; attempt: number },
+  ): Promise<Deferral> {
+    await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(delivery, delaySeconds));
+    deps.log.info('delivery deferred: waiting for the rate limit', {
+      ...ids,
+      rateLimit: limit,
+      delaySeconds,
+      ...deps.metrics?.rateLimitDeferral?.(clock.now()),
+    });
+    return { deferred: 'rate_limit', delaySeconds };
+  }
+
   async function attempt(
     delivery: DeliveryMessage,
     connection: Connection,
     facts: EventFacts,
     run: Run,
-  ): Promise<AttemptRecord> {
+  ): Promise<AttemptRecord | Deferral> {
     let destination: Destination;
     try {
       destination = destinationOf(connection);
@@ -162,6 +207,17 @@ export function createAttempter(
       // Checked once the attempt may start: waiting for a slot also spends the invocation's time.
       const remaining = run.remainingMs();
       if (remaining < options.timeoutMs + DEADLINE_MARGIN_MS) throw new DeadlineError(remaining);
+      // A test send is the customer's own request: never limited (nor counted).
+      const rateLimit = delivery.test
+        ? undefined
+        : effectiveRateLimit(connection.rateLimit, options.defaultRateLimit);
+      if (rateLimit !== undefined && rateLimiter) {
+        // Counted when the send is about to start, in the window it starts in.
+        const decision = await infra('rateCounter.increment', ids, () =>
+          rateLimiter.take(connection.connectionId, delivery.deliveryId, rateLimit),
+        );
+        if (!decision.go) return await defer(delivery, rateLimit, decision.delaySeconds, ids);
+      }
       const requestedAtMs = clock.now();
       const headers = buildHeaders({
         prefix: options.headerPrefix,

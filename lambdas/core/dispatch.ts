@@ -35,6 +35,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     timeoutMs: options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
     concurrency: options.concurrency,
     egress: options.egress,
+    defaultRateLimit: options.defaultRateLimit,
   });
   const processBatch = createBatch(deps, { fanOut: createFanOut(deps, attempter), attempter, settler });
   /**
@@ -49,19 +50,22 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
 
   return {
     processBatch: (records, invocation) => processBatch(records, runOf(invocation)),
-    attemptOnce(delivery, connection, invocation) {
+    async attemptOnce(delivery, connection, invocation) {
       const facts = factsOfBody(delivery.body);
       if (connection.applicationId !== facts.applicationId) {
         const [reason, error] = otherApplication(connection.connectionId, facts.applicationId);
         return attempter.refuse(delivery, facts, undefined, reason, error);
       }
       // A test send goes to the connection as it is, enabled or not: the customer asked for it.
-      return attempter.deliverTo(
+      // Nor is it held to the rate limit (its wiring has no counter): it always ends in a record.
+      const done = await attempter.deliverTo(
         delivery,
         { id: connection.connectionId, connection },
         facts,
         runOf(invocation),
       );
+      if ('deferred' in done) throw new Error('a test send is never deferred');
+      return done;
     },
   };
 }

@@ -67,6 +67,8 @@ export interface DispatcherOptions {
   /** Attempts in flight at once across the batch. */
   concurrency: number;
   egress: EgressPolicy;
+  /** Deliveries per second of a connection that sets no `rateLimit` of its own. Absent: none. */
+  defaultRateLimit?: number;
 }
 
 // ---- What the core needs: driven ports --------------------------------------
@@ -87,6 +89,20 @@ export interface DispatcherDeps {
   log: Log;
   /** What the dispatcher counts (adapters/metrics/emf.ts in Lambda). Absent: nothing is counted. */
   metrics?: Metrics;
+  /**
+   * The rate-limit windows every dispatcher shares (core/rate-limit.ts). Absent: no limit is
+   * enforced (test sends); a connection without a limit never reaches it.
+   */
+  rateCounter?: RateCounter;
+}
+
+/** Shared per-second send counts of rate-limited connections (decisions.md D32). */
+export interface RateCounter {
+  /**
+   * Counts one send to the connection in the window of epoch second `second`, on counter
+   * `shard`: the window's count on that shard, this send included. One atomic write.
+   */
+  increment(connectionId: string, second: number, shard: number): Promise<number>;
 }
 
 export interface ConnectionStore {
@@ -155,6 +171,8 @@ export interface Log {
 export interface Metrics {
   /** The fields, merged into the attempt's log line, that count one destination the egress policy refused. */
   blockedDestination(atMs: number): Record<string, unknown>;
+  /** The fields, merged into the deferral's log line, that count one delivery deferred by its rate limit. */
+  rateLimitDeferral?(atMs: number): Record<string, unknown>;
 }
 
 /** Port: the parked-deliveries store, as the dispatcher writes it. */

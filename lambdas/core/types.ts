@@ -96,6 +96,8 @@ export interface Connection {
   enabled: boolean;
   secretArn: string;
   secretVersion?: string;
+  /** Deliveries per second at most, 1-10,000 (core/rate-limit.ts); absent: the stack's default, if any. */
+  rateLimit?: number;
   createdAt: string;
   updatedAt: string;
   /** Endpoint health (docs/design.md §9), written by dispatchers; absent until the first failure. */

@@ -50,6 +50,7 @@ describe('dispatcher function', () => {
       [ENV.dlqUrl]: ref(stack.delivery.deadLetterQueue),
       [ENV.connectionsTable]: ref(stack.delivery.connectionsTable),
       [ENV.attemptsTable]: ref(stack.delivery.attemptsTable),
+      [ENV.rateWindowsTable]: ref(stack.delivery.rateWindowsTable),
     });
   });
 
@@ -62,6 +63,8 @@ describe('dispatcher function', () => {
       [ENV.batchConcurrency]: '10',
       [ENV.connectionCacheTtlMs]: '30000',
       [ENV.allowedPorts]: '443',
+      // No stack default: connections without their own limit are not limited.
+      [ENV.defaultRateLimit]: '',
       POWERTOOLS_SERVICE_NAME: 'webhook-dispatcher',
       POWERTOOLS_LOG_LEVEL: 'INFO',
       NODE_OPTIONS: '--enable-source-maps',
@@ -89,6 +92,7 @@ describe('dispatcher function', () => {
           [ENV.attemptTimeoutMs]: '20000',
           [ENV.attemptTtlDays]: '7',
           [ENV.batchConcurrency]: '4',
+          [ENV.defaultRateLimit]: '50',
           [ENV.connectionCacheTtlMs]: '5000',
           [ENV.allowedPorts]: '443,8443',
           POWERTOOLS_LOG_LEVEL: 'DEBUG',

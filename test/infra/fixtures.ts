@@ -35,6 +35,7 @@ export const CUSTOM_PROPS = {
   attemptTimeout: Duration.seconds(20),
   attemptTtl: Duration.days(7),
   batchConcurrency: 4,
+  defaultRateLimit: 50,
   connectionCacheTtl: Duration.seconds(5),
   maxConcurrency: 50,
   allowedPorts: [443, 8443],

@@ -13,7 +13,7 @@ describe('dispatcher permissions', () => {
   let template: Template;
   let granted: Permission[];
   let ids: Record<
-    'queue' | 'retry' | 'dlq' | 'connections' | 'attempts' | 'parked' | 'logs' | 'role',
+    'queue' | 'retry' | 'dlq' | 'connections' | 'attempts' | 'parked' | 'rateWindows' | 'logs' | 'role',
     string
   >;
   let topic: unknown;
@@ -30,6 +30,7 @@ describe('dispatcher permissions', () => {
       connections: logicalId(stack, d.connectionsTable),
       attempts: logicalId(stack, d.attemptsTable),
       parked: logicalId(stack, d.parkedTable),
+      rateWindows: logicalId(stack, d.rateWindowsTable),
       logs: logicalId(stack, d.logGroup),
       role: logicalId(stack, d.dispatcherRole),
     };
@@ -81,6 +82,10 @@ describe('dispatcher permissions', () => {
 
   it('parks deliveries with PutItem only and reads nothing of the parked table', () => {
     expect(actionsOn(granted, getAtt(ids.parked))).toEqual(['dynamodb:PutItem']);
+  });
+
+  it('counts rate-limit windows with UpdateItem only, and reads nothing of them', () => {
+    expect(actionsOn(granted, getAtt(ids.rateWindows))).toEqual(['dynamodb:UpdateItem']);
   });
 
   it('publishes operational events to the events topic only', () => {

@@ -68,6 +68,14 @@ describe('WebhookDelivery props', () => {
     ['no allowed port', { allowedPorts: [] }, 'allowedPorts', /at least one port/],
     ['a port out of range', { allowedPorts: [443, 70_000] }, 'allowedPorts', /from 1 to 65535, got 70000/],
     ['a port listed twice', { allowedPorts: [443, 443] }, 'allowedPorts', /twice/],
+    ['a default rate limit of 0', { defaultRateLimit: 0 }, 'defaultRateLimit', /from 1 to 10000, got 0/],
+    [
+      'a default rate limit above 10,000',
+      { defaultRateLimit: 10_001 },
+      'defaultRateLimit',
+      /from 1 to 10000/,
+    ],
+    ['a fractional default rate limit', { defaultRateLimit: 2.5 }, 'defaultRateLimit', /whole number|from 1/],
     ['a memory size under 128 MB', { memorySize: 64 }, 'memorySize', /from 128 to 10240/],
     ['a maxReceiveCount of 0', { maxReceiveCount: 0 }, 'maxReceiveCount', /from 1 to 1000/],
     [

@@ -1,5 +1,10 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { ATTEMPTS_TABLE, CONNECTIONS_TABLE, PARKED_TABLE } from '../../lambdas/adapters/dynamodb/tables';
+import {
+  ATTEMPTS_TABLE,
+  CONNECTIONS_TABLE,
+  PARKED_TABLE,
+  RATE_WINDOWS_TABLE,
+} from '../../lambdas/adapters/dynamodb/tables';
 import type { WebhookStack } from '../../lib/webhook-stack';
 import { customStack, defaultStack, logicalId } from './fixtures';
 
@@ -23,8 +28,19 @@ describe('DynamoDB tables', () => {
     custom = Template.fromStack(customStack().stack);
   });
 
-  it('creates exactly the connections, attempt log and parked deliveries tables', () => {
-    defaults.resourceCountIs('AWS::DynamoDB::Table', 3);
+  it('creates exactly the connections, attempt log, parked deliveries and rate windows tables', () => {
+    defaults.resourceCountIs('AWS::DynamoDB::Table', 4);
+  });
+
+  it('keeps rate windows on demand, keyed by window, expired by TTL, with no index', () => {
+    const windows = defaults.toJSON().Resources[logicalId(stack, stack.delivery.rateWindowsTable)];
+    expect(windows.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      SSESpecification: { SSEEnabled: true },
+      TimeToLiveSpecification: { AttributeName: RATE_WINDOWS_TABLE.ttlAttribute, Enabled: true },
+      KeySchema: [{ AttributeName: RATE_WINDOWS_TABLE.partitionKey, KeyType: 'HASH' }],
+    });
+    expect(windows.Properties.GlobalSecondaryIndexes).toBeUndefined();
   });
 
   it('keys parked deliveries by connection and delivery id, with TTL and a body-free byApplication index', () => {

@@ -149,6 +149,7 @@ export function startDispatcher<L extends Log = CountingLog>(
     [ENV.connectionsTable]: spec.resources.connectionsTable,
     [ENV.attemptsTable]: spec.resources.attemptsTable,
     [ENV.parkedTable]: spec.resources.parkedTable,
+    [ENV.rateWindowsTable]: spec.resources.rateWindowsTable,
     [ENV.eventsTopicArn]: spec.resources.eventsTopicArn,
     [ENV.secretPrefix]: spec.resources.secretPrefix,
     [ENV.allowLoopback]: 'true',

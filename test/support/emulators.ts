@@ -100,6 +100,7 @@ export interface ServicesInfo {
   readonly connectionsTable: string;
   readonly attemptsTable: string;
   readonly parkedTable: string;
+  readonly rateWindowsTable: string;
   readonly secretPrefix: string;
 }
 
@@ -125,6 +126,7 @@ export async function startServices(options: { timeoutMs?: number } = {}): Promi
         connectionsTable: resources.connectionsTable,
         attemptsTable: resources.attemptsTable,
         parkedTable: resources.parkedTable,
+        rateWindowsTable: resources.rateWindowsTable,
         secretPrefix: resources.secretPrefix,
       },
       stop: hosts.stop,
@@ -156,6 +158,7 @@ export function servicesFromEnv(env: NodeJS.ProcessEnv = process.env): ServicesI
     connectionsTable: read(ENV.connectionsTable),
     attemptsTable: read(ENV.attemptsTable),
     parkedTable: read(ENV.parkedTable),
+    rateWindowsTable: read(ENV.rateWindowsTable),
     secretPrefix: read(ENV.secretPrefix),
   };
 }
@@ -179,6 +182,7 @@ export async function createQueues(
         connectionsTable: services.connectionsTable,
         attemptsTable: services.attemptsTable,
         parkedTable: services.parkedTable,
+        rateWindowsTable: services.rateWindowsTable,
         // A topic (and its local queue) per run: no run reads another's events.
         eventsTopic: `${name}-events`,
         secretPrefix: services.secretPrefix,

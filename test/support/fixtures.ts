@@ -176,6 +176,7 @@ export const MINIMAL_DISPATCHER_ENV: Readonly<Record<string, string>> = {
   [ENV.connectionsTable]: 'connections',
   [ENV.attemptsTable]: 'attempts',
   [ENV.parkedTable]: 'parked',
+  [ENV.rateWindowsTable]: 'rate-windows',
   [ENV.secretPrefix]: 'webhooks/prod/',
 };
 

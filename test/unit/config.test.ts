@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       connectionsTable: 'connections',
       attemptsTable: 'attempts',
       parkedTable: 'parked',
+      rateWindowsTable: 'rate-windows',
       health: { failingAfter: 3 },
       secretPrefix: 'webhooks/prod/',
       secretStore: { kind: 'secrets-manager' },
@@ -68,6 +69,11 @@ describe('loadConfig', () => {
     );
   });
 
+  it("reads the stack's default rate limit, absent when unset", () => {
+    expect(loadConfig({ ...minimal, [ENV.defaultRateLimit]: '50' }).defaultRateLimit).toBe(50);
+    expect(loadConfig({ ...minimal, [ENV.defaultRateLimit]: '' }).defaultRateLimit).toBeUndefined();
+  });
+
   it('returns a frozen object', () => {
     expect(Object.isFrozen(loadConfig(minimal))).toBe(true);
   });
@@ -78,6 +84,7 @@ describe('loadConfig', () => {
     ENV.connectionsTable,
     ENV.attemptsTable,
     ENV.parkedTable,
+    ENV.rateWindowsTable,
     ENV.secretPrefix,
   ])('names the missing key %s', (key) => {
     const env: Record<string, string> = { ...minimal };
@@ -96,6 +103,9 @@ describe('loadConfig', () => {
     [ENV.failingAfter, '0'],
     [ENV.failingAfter, 'three'],
     [ENV.disableAfter, '2'],
+    [ENV.defaultRateLimit, '0'],
+    [ENV.defaultRateLimit, '10001'],
+    [ENV.defaultRateLimit, '2.5'],
   ])('names the malformed key %s=%s', (key, value) => {
     expect(keyOf({ ...minimal, [key]: value })).toBe(key);
   });

@@ -23,4 +23,19 @@ export const emfMetrics: Metrics = {
       BlockedDestinations: 1,
     };
   },
+  rateLimitDeferral(atMs) {
+    return {
+      _aws: {
+        Timestamp: atMs,
+        CloudWatchMetrics: [
+          {
+            Namespace: METRICS_NAMESPACE,
+            Dimensions: [[]],
+            Metrics: [{ Name: 'RateLimitDeferrals', Unit: 'Count' }],
+          },
+        ],
+      },
+      RateLimitDeferrals: 1,
+    };
+  },
 };

@@ -18,9 +18,18 @@ import { MemoryConnections } from './connections';
 import { MemoryEvents } from './events';
 import { MemoryParked } from './parked';
 import { MemoryQueues } from './queues';
+import { MemoryRateWindows } from './rate-windows';
 import { MemorySigningSecrets } from './secrets';
 
-export { MemoryAttempts, MemoryConnections, MemoryEvents, MemoryParked, MemoryQueues, MemorySigningSecrets };
+export {
+  MemoryAttempts,
+  MemoryConnections,
+  MemoryEvents,
+  MemoryParked,
+  MemoryQueues,
+  MemoryRateWindows,
+  MemorySigningSecrets,
+};
 
 export type Responder = (request: OutboundRequest) => AttemptResult | Promise<AttemptResult>;
 
@@ -33,7 +42,8 @@ export type PortName =
   | 'attemptLog'
   | 'fallback'
   | 'parked'
-  | 'health';
+  | 'health'
+  | 'rateWindows';
 
 export interface MemoryPortsOptions {
   /** Answers each request the recording sender gets. @default HTTP 200 */
@@ -67,6 +77,7 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
     queues: new MemoryQueues((operation) => fail.has(QUEUE_PORTS[operation]!)),
     secrets: new MemorySigningSecrets({ otherwise: SECRET, outage: down('secrets') }),
     events: new MemoryEvents(),
+    rateWindows: new MemoryRateWindows(down('rateWindows')),
   };
   const logs: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
   const state = {
@@ -136,6 +147,7 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
       error: keep('error'),
     },
     metrics: emfMetrics,
+    rateCounter: stores.rateWindows,
   };
   return {
     state,
@@ -144,6 +156,7 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
     /** Forgets what was recorded (between benchmark rounds), keeping the ports and connections. */
     clear() {
       for (const store of [stores.attempts, stores.parked, stores.queues]) store.clear();
+      stores.rateWindows.counts.clear();
       stores.events.events.length = 0;
       state.sent.length = 0;
       logs.length = 0;
