@@ -5,6 +5,11 @@ import { ENV, SECRET_STORES, type SecretStore } from '../../lambdas/config';
 import { HealthSettingsError, validateThresholds } from '../../lambdas/core/health';
 import { DEFAULT_API_PORT } from '../api-server';
 
+/** Pollers per queue by default: two batches of each queue side by side. */
+export const DEFAULT_POLLERS = 2;
+/** A laptop's bound: each poller holds a long poll and up to 10 deliveries in flight. */
+export const MAX_POLLERS = 32;
+
 export const USAGE = `Usage: npm start -- [options]
 
   --persist DIR      keep queues, tables and secrets in DIR (default: data/ next to the state file,
@@ -22,6 +27,8 @@ export const USAGE = `Usage: npm start -- [options]
                      events are then parked until: npx webhooks --local connections enable <id>
   --secret-store S   where connection secrets are kept: secrets-manager (default) or kms (sealed
                      in the connection item with the local KMS key, as secretStore: 'kms' deploys)
+  --concurrency N    pollers per queue (default ${DEFAULT_POLLERS}, at most ${MAX_POLLERS}), each handling its own batches at once as
+                     Lambda's event source mapping runs several batches side by side
   --json-logs        print the dispatcher's JSON log lines instead of the short ones
   -h, --help         this help`;
 
@@ -39,6 +46,7 @@ export function readArgs() {
       'failing-after': { type: 'string' },
       'disable-after': { type: 'string' },
       'secret-store': { type: 'string', default: 'secrets-manager' },
+      concurrency: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   }).values;
@@ -54,6 +62,8 @@ export interface StartSettings {
   apiPort: number | undefined;
   /** `--allow-port` and `WEBHOOKS_EXTRA_PORTS`. */
   extraPorts: number[];
+  /** `--concurrency`: pollers per queue. */
+  pollers: number;
 }
 
 export function checkSettings(args: StartArgs): StartSettings {
@@ -61,11 +71,20 @@ export function checkSettings(args: StartArgs): StartSettings {
     health: parseHealth(args['failing-after'], args['disable-after']),
     secretStore: parseSecretStore(args['secret-store']),
     apiPort: args['api-port'] === undefined ? undefined : parseApiPort(args['api-port']),
+    pollers: args.concurrency === undefined ? DEFAULT_POLLERS : parsePollers(args.concurrency),
     extraPorts: parsePorts([
       ...(args['allow-port'] ?? []),
       ...(process.env.WEBHOOKS_EXTRA_PORTS?.split(',').filter(Boolean) ?? []),
     ]),
   };
+}
+
+function parsePollers(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_POLLERS) {
+    throw new Error(`--concurrency: "${value}" is not a whole number from 1 to ${MAX_POLLERS}`);
+  }
+  return n;
 }
 
 function parseApiPort(value: string): number {

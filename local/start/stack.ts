@@ -73,7 +73,12 @@ export async function startStack(
     out,
   );
   const config = dispatcherConfig(headerPrefix, allowedPorts, settings.health);
-  const dispatcher = startDispatcher(config, resources, trust.ca, args['json-logs'], statePath, out);
+  const dispatcher = startDispatcher(config, resources, trust.ca, {
+    jsonLogs: args['json-logs'],
+    pollers: settings.pollers,
+    statePath,
+    out,
+  });
   const demo = await demoConnection(management, receiver);
   const api = await startApi(management, statePath, settings.apiPort, out);
   const demoConsole = await management.createConsoleSession({
@@ -233,10 +238,9 @@ function startDispatcher(
   config: DispatcherConfig,
   resources: LocalResources,
   ca: string[],
-  jsonLogs: boolean | undefined,
-  statePath: string,
-  out: Out,
+  options: { jsonLogs: boolean | undefined; pollers: number; statePath: string; out: Out },
 ) {
+  const { jsonLogs, statePath, out } = options;
   const wired = wireDispatcher(config, { ca, deps: { log: dispatcherLog(jsonLogs, out) } });
   const eventsFile = join(dirname(statePath), 'events.jsonl');
   const events = watchEvents({
@@ -251,7 +255,7 @@ function startDispatcher(
       handler: createHandler(wired.dispatcher, config.retryQueueUrl),
       functionTimeoutMs: FUNCTION_TIMEOUT_MS,
       waitTimeSeconds: 1,
-      concurrency: 2,
+      concurrency: options.pollers,
     },
     [
       { queueUrl: resources.queueUrl, queueArn: resources.queueArn },
