@@ -5,6 +5,7 @@
  */
 
 import { RESERVED_KEYS } from '../lambdas/core/payload';
+import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../lambdas/core/rate-limit';
 import { ISO_DATE_TIME } from '../lambdas/management/since';
 import { UsageError } from './errors';
 
@@ -41,6 +42,12 @@ export function parseWholeNumber(raw: string, flag: string, min: number, max: nu
     );
   }
   return n;
+}
+
+/** `--rate-limit N` (deliveries per second, 1-10,000) or `--rate-limit none`: null clears it. */
+export function parseRateLimit(raw: string): number | null {
+  if (raw.trim().toLowerCase() === 'none') return null;
+  return parseWholeNumber(raw, '--rate-limit', MIN_RATE_LIMIT, MAX_RATE_LIMIT);
 }
 
 /**

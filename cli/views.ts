@@ -65,6 +65,12 @@ export function connectionBlock(c: Connection, now: Date): string {
     ['url', c.url],
     ['method', c.method],
     ['headers', headerNames(c)],
+    [
+      'rate limit',
+      c.rateLimit !== undefined
+        ? `${c.rateLimit} deliveries/s`
+        : "none of its own (the stack's default, if set)",
+    ],
     ['enabled', enabledLine(c)],
     ['health', healthLine(c.health, now)],
     // Shown once raised (`connections shards`): listings read one Query per shard.

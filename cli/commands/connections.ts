@@ -9,7 +9,7 @@ import type { Context } from '../context';
 import { CliError, UsageError } from '../errors';
 import { keyValues, plural, relativeTime, table, truncate, visible } from '../format';
 import { group, handle, leaf, repeatableOption } from '../program';
-import { collectHeaders, parseSince, parseWholeNumber } from '../values';
+import { collectHeaders, parseRateLimit, parseSince, parseWholeNumber } from '../values';
 import { connectionBlock, connectionColumns, connectionJson, failureAdvice, outcomeDetail } from '../views';
 import { shards } from './shards';
 
@@ -45,6 +45,10 @@ function urlOptions(): Option[] {
       '--headers-json <json>',
       'custom headers as a JSON object, e.g. \'{"Authorization":"Bearer …"}\'',
     ),
+    new Option(
+      '--rate-limit <N|none>',
+      'deliveries per second this receiver gets at most (1 to 10000), across every dispatcher; none: no limit of its own (the stack default, if any)',
+    ),
   ];
 }
 
@@ -62,7 +66,7 @@ function create(): Command {
   const cmd = leaf('create', {
     summary: 'add a webhook connection and generate its signing secret',
     usage:
-      "--application <app_id> --name <name> --url <https-url> [--method POST|PUT|PATCH] [--header 'Name: value']…",
+      "--application <app_id> --name <name> --url <https-url> [--method POST|PUT|PATCH] [--header 'Name: value']… [--rate-limit N]",
     details:
       'Every rule is checked before anything is saved; an error names the field at fault.\nThe secret is never printed here: read it with `webhooks connections show-secret <id>`.',
     examples: [
@@ -77,6 +81,7 @@ function create(): Command {
       url: flags.required('url', 'the https:// URL deliveries go to'),
       method: flags.string('method')?.toUpperCase(),
       headers: collectHeaders(flags.strings('header'), flags.string('headers-json')),
+      ...(flags.has('rate-limit') ? { rateLimit: parseRateLimit(flags.string('rate-limit') ?? '') } : {}),
     });
     printConnection(ctx, `Created connection ${connection.connectionId}.`, connection);
     ctx.print(`
@@ -131,13 +136,14 @@ Once the endpoint works again${connection.health.state === 'disabled' ? `, enabl
 
 function update(): Command {
   const cmd = leaf('update', {
-    summary: 'change name, URL, method or custom headers',
+    summary: 'change name, URL, method, custom headers or rate limit',
     usage:
-      "<connection-id> [--name <name>] [--url <https-url>] [--method POST|PUT|PATCH] [--header 'Name: value']…",
+      "<connection-id> [--name <name>] [--url <https-url>] [--method POST|PUT|PATCH] [--header 'Name: value']… [--rate-limit N|none]",
     details:
       "--header / --headers-json replace the whole set of custom headers; --headers-json '{}' removes them all.\nEvery rule is checked again, as at create.",
     examples: [
       'webhooks connections update con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B --url https://crm.example.com/v2/hooks',
+      'webhooks connections update con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B --rate-limit 50',
     ],
   }).argument(ID);
   return handle(withOptions(cmd, urlOptions()), async (ctx, { flags, positionals }) => {
@@ -147,10 +153,11 @@ function update(): Command {
       ...(flags.has('url') ? { url: flags.string('url') } : {}),
       ...(flags.has('method') ? { method: flags.string('method')?.toUpperCase() } : {}),
       ...(headers ? { headers } : {}),
+      ...(flags.has('rate-limit') ? { rateLimit: parseRateLimit(flags.string('rate-limit') ?? '') } : {}),
     };
     if (Object.keys(patch).length === 0) {
       throw new UsageError(
-        'nothing to change: give --name, --url, --method, --header or --headers-json',
+        'nothing to change: give --name, --url, --method, --header, --headers-json or --rate-limit',
         'webhooks connections update --help',
       );
     }

@@ -10,6 +10,7 @@ import { ALLOWED_METHODS } from '../core/constants';
 import { HEALTH_STATES } from '../core/health';
 import { APPLICATION_ID, CONNECTION_ID, DELIVERY_ID } from '../core/ids';
 import { PARK_REASONS } from '../core/parking';
+import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../core/rate-limit';
 import { OUTCOMES } from '../core/types';
 import { isSince, SINCE_RULE } from '../management/since';
 
@@ -133,6 +134,14 @@ const headersIn = z.record(z.string(), z.string()).openapi({
   description: 'custom headers sent with every delivery',
 });
 
+const rateLimitIn = z
+  .number()
+  .nullable()
+  .openapi({
+    example: 50,
+    description: `deliveries per second this connection receives at most, a whole number from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT}, across every dispatcher and both queues; a delivery over it waits (no attempt is used). null: none of its own (the stack default applies, if set)`,
+  });
+
 export const CreateConnectionBody = z
   .object({
     name: z.string().openapi({ example: 'CRM' }),
@@ -140,6 +149,7 @@ export const CreateConnectionBody = z
     method: z.enum(ALLOWED_METHODS).optional().openapi({ description: 'default POST' }),
     headers: headersIn.optional(),
     enabled: z.boolean().optional(),
+    rateLimit: rateLimitIn.optional(),
     type: z.literal('webhook').optional(),
   })
   .strict()
@@ -159,6 +169,7 @@ export const UpdateConnectionBody = z
         example: { Authorization: null, 'X-Tenant': 'acme' },
       }),
     enabled: z.boolean().optional(),
+    rateLimit: rateLimitIn.optional(),
   })
   .strict()
   .openapi('UpdateConnection');
@@ -188,6 +199,9 @@ export const ConnectionSchema = z
       .record(z.string(), z.string())
       .openapi({ description: `header names; every value reads ${HIDDEN_HEADER_VALUE}` }),
     enabled: z.boolean(),
+    rateLimit: z.number().int().optional().openapi({
+      description: 'deliveries per second at most; absent: the stack default applies, if set',
+    }),
     health: HealthSchema,
     secretVersion: z.string().optional(),
     createdAt: z.string(),

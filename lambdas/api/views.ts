@@ -13,6 +13,7 @@ export interface ConnectionView {
   method: Connection['method'];
   headers: Record<string, string>;
   enabled: boolean;
+  rateLimit?: number;
   health: HealthView;
   secretVersion?: string;
   createdAt: string;
@@ -29,6 +30,7 @@ export function connectionView(c: Connection): ConnectionView {
     method: c.method,
     headers: Object.fromEntries(Object.keys(c.headers ?? {}).map((name) => [name, HIDDEN_HEADER_VALUE])),
     enabled: c.enabled,
+    ...(c.rateLimit !== undefined ? { rateLimit: c.rateLimit } : {}),
     health: healthView(c.health),
     ...(c.secretVersion ? { secretVersion: c.secretVersion } : {}),
     createdAt: c.createdAt,

@@ -26,10 +26,14 @@ export interface SecretFields {
   secretCiphertext?: string;
 }
 
-/** What an update may change; `updatedAt` is always written. */
+/**
+ * What an update may change; `updatedAt` is always written. `rateLimit: null` removes the
+ * connection's own limit (the stack default applies again).
+ */
 export type ConnectionChanges = Partial<
   Pick<Connection, 'name' | 'url' | 'method' | 'headers' | 'enabled' | 'attemptShards'> & {
     health: ConnectionHealth;
+    rateLimit: number | null;
   }
 > & { updatedAt: string };
 

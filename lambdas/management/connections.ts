@@ -21,6 +21,7 @@ import { type ConnectionHealth, type HealthTransition, INITIAL_HEALTH, nextHealt
 import { isApplicationId, isConnectionId, newId } from '../core/ids';
 import { operationalEvent } from '../core/parking';
 import type { OperationalEvents } from '../core/ports';
+import { validateRateLimit } from '../core/rate-limit';
 import type { ConnectionChanges, ConnectionTable, Page } from '../core/stores';
 import type { Connection } from '../core/types';
 import { ConflictError, NotFoundError } from './errors';
@@ -98,6 +99,7 @@ export class Connections {
       throw new ValidationError('enabled', 'must be true or false');
     }
     const fields = this.validate(input);
+    const rateLimit = validateRateLimit(input.rateLimit);
     const connectionId = newConnectionId();
     const secret = await this.secrets.create(
       { connectionId, applicationId: input.applicationId, name: fields.name },
@@ -110,6 +112,7 @@ export class Connections {
       type: 'webhook',
       ...fields,
       enabled: input.enabled ?? true,
+      ...(rateLimit !== undefined ? { rateLimit } : {}),
       ...secret,
       createdAt: now,
       updatedAt: now,
@@ -153,7 +156,7 @@ export class Connections {
   }
 
   /**
-   * Changes name, URL, method, headers or enabled; every rule is checked again. Only the fields
+   * Changes name, URL, method, headers, enabled or rate limit; every rule is checked again. Only the fields
    * given are written (an UpdateItem), so health that dispatchers write meanwhile is kept.
    * Enabling a connection resets its health to healthy; when health had disabled it, the
    * `connection.recovered` event is published (docs/design.md §9).
@@ -172,6 +175,7 @@ export class Connections {
     const now = new Date().toISOString();
     const set: ConnectionChanges = { ...fields, updatedAt: now };
     if (patch.enabled !== undefined) set.enabled = patch.enabled;
+    if (patch.rateLimit !== undefined) set.rateLimit = validateRateLimit(patch.rateLimit) ?? null;
     // Enabling (from disabled, or a connection health disabled) starts its health afresh.
     const enabling =
       patch.enabled === true && (current.enabled !== true || current.health?.state === 'disabled');
@@ -184,6 +188,7 @@ export class Connections {
       throw new ConflictError(`connection ${connectionId} changed meanwhile; try again`);
     }
     const next = { ...current, ...set } as Connection;
+    if (set.rateLimit === null) delete next.rateLimit;
     if (step?.transitions.includes('connection.recovered'))
       await this.announce(next, 'connection.recovered', now);
     return withHealth(next);

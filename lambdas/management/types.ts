@@ -69,6 +69,8 @@ export interface CreateConnectionInput {
   headers?: Record<string, string>;
   /** @default true */
   enabled?: boolean;
+  /** Deliveries per second at most (1-10,000); absent or null: the stack default, if any. */
+  rateLimit?: number | null;
 }
 
 export interface UpdateConnectionInput {
@@ -78,4 +80,6 @@ export interface UpdateConnectionInput {
   /** Replaces the whole set of custom headers. */
   headers?: Record<string, string>;
   enabled?: boolean;
+  /** A new limit (1-10,000), or null to remove the connection's own; absent: unchanged. */
+  rateLimit?: number | null;
 }

@@ -283,6 +283,10 @@ describe('management API: errors', () => {
     [{ headers: { Host: 'evil.example' } }, 'headers.Host'],
     [{ headers: { 'X-Ok': 5 } }, 'headers.X-Ok'],
     [{ colour: 'red' }, 'colour'],
+    [{ rateLimit: 0 }, 'rateLimit'],
+    [{ rateLimit: 10_001 }, 'rateLimit'],
+    [{ rateLimit: 2.5 }, 'rateLimit'],
+    [{ rateLimit: '50' }, 'rateLimit'],
   ])(
     'refuses a bad connection with 422 and names the field (%#), creating nothing',
     async (override, field) => {
@@ -432,6 +436,25 @@ describe('management API: errors', () => {
         body: { error: { code: 'invalid_parameter', field: 'until' } },
       });
     }
+  });
+
+  it('sets a rate limit at create, changes it, and clears it with null; a bad one is refused by name', async () => {
+    const created = await call('POST', appPath(app, '/connections'), {
+      token,
+      json: { name: 'limited', url: receiver.url, rateLimit: 50 },
+    });
+    expect(created).toMatchObject({ status: 201, body: { rateLimit: 50 } });
+    const path = appPath(app, `/connections/${created.body.connectionId}`);
+    expect((await call('PATCH', path, { token, json: { name: 'renamed' } })).body.rateLimit).toBe(50);
+    expect((await call('PATCH', path, { token, json: { rateLimit: 20 } })).body.rateLimit).toBe(20);
+    const bad = await call('PATCH', path, { token, json: { rateLimit: 0 } });
+    expect(bad).toMatchObject({ status: 422, body: { error: { field: 'rateLimit' } } });
+    expect((await call('GET', path, { token })).body.rateLimit).toBe(20);
+    const cleared = await call('PATCH', path, { token, json: { rateLimit: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).not.toHaveProperty('rateLimit');
+    expect((await call('GET', path, { token })).body).not.toHaveProperty('rateLimit');
+    await call('DELETE', path, { token });
   });
 
   it('refuses to keep (null) a header the connection does not have', async () => {

@@ -219,6 +219,15 @@ describe('webhooks CLI against local mode', () => {
     expect(json.health.version).toBeUndefined();
   });
 
+  it('sets a rate limit with --rate-limit N and clears it with --rate-limit none', async () => {
+    const set = await ok(['connections', 'update', connectionId, '--rate-limit', '20']);
+    expect(set).toMatch(/rate limit\s+20 deliveries\/s/);
+    expect(JSON.parse(await ok(['connections', 'get', connectionId, '--json'])).rateLimit).toBe(20);
+    const cleared = await ok(['connections', 'update', connectionId, '--rate-limit', 'none']);
+    expect(cleared).toMatch(/rate limit\s+none of its own/);
+    expect(JSON.parse(await ok(['connections', 'get', connectionId, '--json'])).rateLimit).toBeUndefined();
+  });
+
   it('shows the secret, and only the secret', async () => {
     const stdout = await ok(['connections', 'show-secret', connectionId]);
     expect(stdout).toMatch(/^whsec_[A-Za-z0-9+/=]+\n$/);

@@ -263,15 +263,23 @@ export class DynamoConnections implements ConnectionTable {
 }
 
 /** `SET #f0 = :f0, …` for the fields given (undefined ones left out). */
+/** SET for each defined field, REMOVE for each `null` one (a cleared optional field). */
 function assignments(fields: Record<string, unknown>) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
-  const parts = Object.entries(fields)
+  const set: string[] = [];
+  const remove: string[] = [];
+  Object.entries(fields)
     .filter(([, value]) => value !== undefined)
-    .map(([name, value], i) => {
+    .forEach(([name, value], i) => {
       names[`#f${i}`] = name;
+      if (value === null) {
+        remove.push(`#f${i}`);
+        return;
+      }
       values[`:f${i}`] = value;
-      return `#f${i} = :f${i}`;
+      set.push(`#f${i} = :f${i}`);
     });
-  return { expression: `SET ${parts.join(', ')}`, names, values };
+  const expression = `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`;
+  return { expression, names, values };
 }

@@ -113,6 +113,7 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
         method: body.method,
         headers: body.headers,
         enabled: body.enabled,
+        rateLimit: body.rateLimit,
       });
       c.header('Location', `/api/v1/applications/${applicationId}/connections/${created.connectionId}`);
       return c.json(connectionView(created), 201);
@@ -141,7 +142,7 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       method: 'patch',
       path: `${BASE}/{connectionId}`,
       tags: [TAG_CONNECTIONS],
-      summary: 'Edit name, URL, method, headers or enabled; every rule is checked again',
+      summary: 'Edit name, URL, method, headers, enabled or rate limit; every rule is checked again',
       request: { params: ConnectionParams, body: jsonBody(UpdateConnectionBody) },
       responses: {
         200: jsonOk(ConnectionSchema, 'the updated connection'),
@@ -158,6 +159,7 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
         method: body.method,
         headers: body.headers ? mergeHeaders(current.headers ?? {}, body.headers) : undefined,
         enabled: body.enabled,
+        rateLimit: body.rateLimit,
       });
       return c.json(connectionView(updated), 200);
     },

@@ -98,7 +98,10 @@ export class MemoryConnections implements ConnectionTable {
     this.check('update');
     const current = this.items.get(connectionId);
     if (!current || current.updatedAt !== seenUpdatedAt) return 'conflict';
-    this.items.set(connectionId, { ...current, ...defined(changes) });
+    const next: Record<string, unknown> = { ...current, ...defined(changes) };
+    // A null clears an optional field, as the adapter's REMOVE does.
+    for (const [field, value] of Object.entries(changes)) if (value === null) delete next[field];
+    this.items.set(connectionId, next as unknown as Connection);
     return 'updated';
   }
 

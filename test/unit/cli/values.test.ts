@@ -3,6 +3,7 @@ import {
   collectHeaders,
   parseHeader,
   parseHeadersJson,
+  parseRateLimit,
   parseSince,
   parseWholeNumber,
 } from '../../../cli/values';
@@ -99,6 +100,20 @@ describe('whole numbers', () => {
     for (const raw of ['0', '1001', '-1', '2.5', 'ten', '', '1e3']) {
       expect(() => parseWholeNumber(raw, '--limit', 1, 1000)).toThrow(
         `--limit: expected a whole number from 1 to 1000, got ${JSON.stringify(raw)}`,
+      );
+    }
+  });
+});
+
+describe('--rate-limit', () => {
+  it('takes 1 to 10000 deliveries per second, or none to clear, and refuses the rest naming the flag', () => {
+    expect(parseRateLimit('50')).toBe(50);
+    expect(parseRateLimit('10000')).toBe(10_000);
+    expect(parseRateLimit('none')).toBeNull();
+    expect(parseRateLimit('None')).toBeNull();
+    for (const raw of ['0', '10001', '2.5', 'fast', '']) {
+      expect(() => parseRateLimit(raw)).toThrow(
+        `--rate-limit: expected a whole number from 1 to 10000, got ${JSON.stringify(raw)}`,
       );
     }
   });
