@@ -22,6 +22,7 @@ import { measureConsoleBundle } from './console-bundle';
 import type { CoreFloorFigures, CoreFloorOptions } from './core-floor';
 import { measureEndToEnd } from './end-to-end';
 import type { OverheadFigures, OverheadOptions } from './overhead';
+import { measureRateLimit } from './rate-limit';
 import { measureSigning } from './signing';
 import type { BenchResults } from './support/results';
 import { fmt, ratio } from './support/stats';
@@ -37,6 +38,7 @@ const MEASUREMENTS = [
   'apiCalls',
   'apiCallsKms',
   'batchTime',
+  'rateLimit',
 ] as const;
 type Measurement = (typeof MEASUREMENTS)[number];
 const OUT_DIR = resolve(__dirname, '..', 'bench-results');
@@ -262,6 +264,48 @@ function printTable(results: BenchResults): void {
       ]);
     }
   }
+  const rl = results.rateLimit;
+  if (rl) {
+    section(
+      `9. a burst of ${rl.events} to one connection limited to ${rl.limit}/s, ${rl.pollers} pollers per queue, local mode`,
+    );
+    rows.push([
+      'busiest one-second window after the first 2 s: aligned / sliding (target ≤ 1.25 × limit)',
+      `${rl.maxAlignedWindow} / ${rl.maxSlidingWindow}`,
+      `${rl.limit}`,
+      `${rl.maxRatio}`,
+    ]);
+    rows.push([
+      'deliveries/s while work waits: mean / lowest window (target ≥ 0.9 × limit)',
+      `${rl.throughputMean} / ${rl.throughputMin}`,
+      `${rl.limit}`,
+      `${rl.throughputRatio}`,
+    ]);
+    rows.push([
+      'delivered / duplicates / dead-lettered',
+      `${rl.delivered} / ${rl.duplicates} / ${rl.deadLettered}`,
+      `${rl.events}`,
+      '',
+    ]);
+    rows.push([
+      'per delivery: counter writes / deferrals / log bytes',
+      `${rl.counterWritesPerDelivery} / ${rl.deferralsPerDelivery} / ${rl.logBytesPerDelivery}`,
+      '',
+      '',
+    ]);
+    rows.push([
+      'deliveries/s of the same local mode without a limit (the ceiling here)',
+      fmt(rl.unlimited.deliveriesPerSecond),
+      '',
+      '',
+    ]);
+    rows.push([
+      'added cost per million deliveries, USD: limited / unlimited',
+      `${rl.addedCostPerMillion} / ${rl.unlimited.addedCostPerMillion}`,
+      '',
+      '',
+    ]);
+  }
   const widths = [0, 1, 2, 3].map((i) =>
     Math.max(...rows.map((r) => r[i]!.length), ['figure', 'value', 'baseline', 'ratio'][i]!.length),
   );
@@ -315,6 +359,14 @@ async function main(): Promise<void> {
     await step('apiCalls', () => measureApiCalls({ healthy: quick ? 10 : 30, failing: quick ? 1 : 3 }));
     // The kms secret store: only its KMS calls matter (the rest is the same code), so a short run.
     await step('apiCallsKms', () => measureApiCalls({ healthy: 10, failing: 0, secretStore: 'kms' }));
+    await step('rateLimit', () =>
+      measureRateLimit({
+        events: quick ? 300 : 2_000,
+        limit: quick ? 20 : 50,
+        pollers: 4,
+        unlimitedEvents: quick ? 100 : 500,
+      }),
+    );
     await step('batchTime', async () => ({
       ...(await measureBatchTime({ batches10: quick ? 5 : 20, batches100: quick ? 1 : 3 })),
       core: runBundled<CoreFloorFigures>(bundled!.file, 'coreFloor', {

@@ -23,7 +23,7 @@ export const ENV = {
   attemptsTable: 'WEBHOOKS_ATTEMPTS_TABLE',
   /** Parked deliveries (docs/design.md §9). */
   parkedTable: 'WEBHOOKS_PARKED_TABLE',
-  /** Rate-limit windows (decisions.md D32). */
+  /** Rate-limit windows (decisions.md D35). */
   rateWindowsTable: 'WEBHOOKS_RATE_WINDOWS_TABLE',
   /** Deliveries per second of a connection that sets no `rateLimit`; absent or empty: none. */
   defaultRateLimit: 'WEBHOOKS_DEFAULT_RATE_LIMIT',
@@ -70,7 +70,7 @@ export interface DispatcherConfig {
   readonly connectionsTable: string;
   readonly attemptsTable: string;
   readonly parkedTable: string;
-  /** Where rate-limited connections count their sends, shared by every dispatcher (decisions.md D32). */
+  /** Where rate-limited connections count their sends, shared by every dispatcher (decisions.md D35). */
   readonly rateWindowsTable: string;
   /** Deliveries per second of a connection that sets no `rateLimit`; absent: none (core/rate-limit.ts). */
   readonly defaultRateLimit?: number;

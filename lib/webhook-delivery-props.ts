@@ -147,7 +147,7 @@ export interface WebhookDeliveryProps {
    * Deliveries per second each connection receives at most when it sets no `rateLimit` of its
    * own (a whole number from 1 to 10,000). The limit holds across every dispatcher container
    * and both queues; a delivery over it waits on the retry queue, never an attempt
-   * (docs/design.md "Rate limits", decisions.md D32).
+   * (docs/design.md "Rate limits", decisions.md D35).
    * @default - none: connections without their own limit are not limited
    */
   readonly defaultRateLimit?: number;

@@ -121,7 +121,7 @@ export class WebhookDelivery extends Construct {
    */
   public readonly parkedTable: dynamodb.Table;
   /**
-   * Rate-limit windows (decisions.md D32): one short-lived counter item per rate-limited
+   * Rate-limit windows (decisions.md D35): one short-lived counter item per rate-limited
    * connection and second, shared by every dispatcher. Unlimited connections never write it.
    */
   public readonly rateWindowsTable: dynamodb.Table;

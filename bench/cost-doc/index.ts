@@ -6,7 +6,7 @@
 import { breakdown, modelInputs } from './breakdown';
 import { type CostDoc, type CostDocInputs, costDocOf } from './context';
 import { fixedCosts, optionsCompared, pricesAndSources } from './fixed';
-import { apiCalls, batchFill, receiverLatency, scenarios, sqsRequests } from './measured';
+import { apiCalls, batchFill, rateLimits, receiverLatency, scenarios, sqsRequests } from './measured';
 import { intro, leversPriced, summary, targets } from './overview';
 
 const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
@@ -19,6 +19,7 @@ const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
   sqsRequests,
   batchFill,
   receiverLatency,
+  rateLimits,
   breakdown,
   modelInputs,
   fixedCosts,

@@ -146,3 +146,53 @@ ${table(['attempts in the batch', 'expected slowest'], latencyRows)}
 
 \`npm run bench\` checks that a real batch meets this physical limit (performance.md, "batch time").`;
 }
+
+/**
+ * What a per-connection rate limit adds (decisions.md D35), from the burst benchmark
+ * (bench/rate-limit.ts): nothing for an unlimited connection, one counter write per send and a
+ * delayed message per deferral for a limited one.
+ */
+export function rateLimits({ results, prices }: CostDoc): string {
+  const rl = results.rateLimit;
+  const perDeferral = prices.dynamoDbPerMillionWriteUnits + 3 * prices.sqsPerMillionRequests;
+  const head = `## Rate limits
+
+A connection **without a limit** never reaches the rate-limit table: it adds nothing. A connection
+**with a limit** adds one DynamoDB write per send (the counter's \`ADD\`, ${money(prices.dynamoDbPerMillionWriteUnits)} a
+million), and per deferral one more write, one SendMessage and its share of a ReceiveMessage and
+a DeleteMessageBatch (counted here at one of each, the dearest case): ${money(perDeferral)} a million
+deferrals, plus one INFO log line. Deferrals per delivery depend on how far a burst exceeds the
+limit and how late the deferred messages come back: each waiting delivery is aimed at the second
+its place fits, and waits again when that second is full.`;
+  if (!rl) return `${head}\n\nNot measured in the figures this document was made from.`;
+  return `${head}
+
+Measured (bench/rate-limit.ts, ${num(rl.events)} events to one connection limited to
+${num(rl.limit)}/s, ${num(rl.pollers)} pollers per queue, local mode):
+
+${table(
+  [
+    '',
+    'counter writes / delivery',
+    'deferrals / delivery',
+    'log bytes / delivery',
+    'added per million deliveries',
+  ],
+  [
+    [
+      `limited (${num(rl.limit)}/s)`,
+      num(rl.counterWritesPerDelivery),
+      num(rl.deferralsPerDelivery),
+      num(rl.logBytesPerDelivery),
+      money(rl.addedCostPerMillion),
+    ],
+    [
+      'unlimited',
+      num(rl.unlimited.counterWrites / rl.unlimited.events),
+      '0',
+      num(rl.unlimited.logBytesPerDelivery),
+      money(rl.unlimited.addedCostPerMillion),
+    ],
+  ],
+)}`;
+}

@@ -6,6 +6,7 @@ import type { ColdStartFigures } from '../cold-start';
 import type { ConsoleBundleFigures } from '../console-bundle';
 import type { EndToEndFigures } from '../end-to-end';
 import type { OverheadFigures } from '../overhead';
+import type { RateLimitFigures } from '../rate-limit';
 import type { SigningFigures } from '../signing';
 import type { VolumeFigures } from '../volume';
 
@@ -27,4 +28,6 @@ export interface BenchResults {
   /** The same with `secretStore: 'kms'`: the KMS calls of that store (D28). */
   apiCallsKms?: ApiCallFigures;
   batchTime?: BatchTimeFigures;
+  /** (9) A burst to one rate-limited connection (issue 25). */
+  rateLimit?: RateLimitFigures;
 }

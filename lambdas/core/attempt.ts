@@ -153,7 +153,7 @@ export function createAttempter(
   /**
    * Puts a delivery over its rate limit back, unchanged, as a new message on the retry queue
    * with a delay: a new message starts at receive count 0, so waiting never dead-letters it
-   * (a message merely left invisible would count a receive each time, decisions.md D32).
+   * (a message merely left invisible would count a receive each time, decisions.md D35).
    */
   async function defer(
     delivery: DeliveryMessage,

@@ -96,7 +96,7 @@ export interface DispatcherDeps {
   rateCounter?: RateCounter;
 }
 
-/** Shared per-second send counts of rate-limited connections (decisions.md D32). */
+/** Shared per-second send counts of rate-limited connections (decisions.md D35). */
 export interface RateCounter {
   /**
    * Counts one send to the connection in the window of epoch second `second`, on counter

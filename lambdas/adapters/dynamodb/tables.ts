@@ -82,7 +82,7 @@ export const PARKED_TABLE = {
 } as const;
 
 /**
- * Rate-limit windows (core/rate-limit.ts, decisions.md D32): one item per rate-limited
+ * Rate-limit windows (core/rate-limit.ts, decisions.md D35): one item per rate-limited
  * connection, second and shard, key `<connectionId>#<epoch second>#<shard>`, holding the sends
  * counted in that second. Written only for connections with a limit; each item expires a few
  * minutes after its second (TTL deletes are free), so the table holds a few minutes of windows.

@@ -1,0 +1,253 @@
+/**
+ * (9) A burst to one rate-limited connection, in local mode (fauxqs, dynalite, the production
+ * wiring under the Lambda-like runner with several pollers per queue): every event published at
+ * once, then each delivery's arrival at the receiver counted per one-second window. Reports the
+ * busiest window after the first two seconds (aligned to the second, and sliding), the
+ * throughput while work waits, duplicates and dead letters, and what the limit adds per
+ * delivery: counter writes, deferrals (each a retry-queue message) and log bytes, priced with
+ * bench/prices.ts; then a burst to an unlimited connection, which must add nothing.
+ */
+
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { WebhookManagement } from '../lambdas/management';
+import { localClientConfig, localQueueUrl } from '../local/bootstrap';
+import { capturedPowertoolsLog } from '../test/support/captured-log';
+import { dispatcherSettings, startDispatcher } from '../test/support/dispatcher';
+import { startLocalAws, useEnv } from '../test/support/emulators';
+import { user } from '../test/support/fixtures';
+import { testPki } from '../test/support/pki';
+import { startReceiverProcess } from '../test/support/receivers';
+import { PRICES } from './prices';
+import { round } from './support/stats';
+
+export interface RateLimitOptions {
+  events: number;
+  /** Deliveries per second of the limited connection. */
+  limit: number;
+  /** Pollers per queue (Lambda's concurrent batches). */
+  pollers: number;
+  /** Events of the unlimited burst. */
+  unlimitedEvents: number;
+}
+
+export interface RateLimitFigures {
+  events: number;
+  limit: number;
+  pollers: number;
+  /** From the first arrival to the last, s. */
+  seconds: number;
+  /** The busiest one-second window after the first two seconds, aligned to whole seconds. */
+  maxAlignedWindow: number;
+  /** The same over any one-second span (sliding). */
+  maxSlidingWindow: number;
+  /** `maxAlignedWindow ÷ limit` (target ≤ 1.25). */
+  maxRatio: number;
+  /** Deliveries per second while work waited (whole windows between the first two s and the last), mean and lowest. */
+  throughputMean: number;
+  throughputMin: number;
+  /** `throughputMean ÷ limit` (target ≥ 0.9). */
+  throughputRatio: number;
+  delivered: number;
+  duplicates: number;
+  deadLettered: number;
+  /** Per delivery: counter writes (1 + deferrals), deferrals, log bytes. */
+  counterWritesPerDelivery: number;
+  deferralsPerDelivery: number;
+  logBytesPerDelivery: number;
+  /** What the limit adds per million deliveries, USD: writes, SQS requests of the deferrals, their log lines. */
+  addedCostPerMillion: number;
+  unlimited: {
+    events: number;
+    /** What this machine's local mode delivers without a limit: the ceiling any limit is measured under. */
+    deliveriesPerSecond: number;
+    counterWrites: number;
+    logBytesPerDelivery: number;
+    addedCostPerMillion: number;
+  };
+}
+
+interface Receipt {
+  path: string;
+  deliveryId: string;
+  at: number;
+}
+
+const DEFERRED = 'delivery deferred: waiting for the rate limit';
+
+export async function measureRateLimit(options: RateLimitOptions): Promise<RateLimitFigures> {
+  const emulators = await startLocalAws({ visibilityTimeoutSeconds: 60 });
+  const { env, resources } = emulators;
+  const caPem = testPki().caPem;
+  const receiver = await startReceiverProcess({ report: true });
+  const receipts: Receipt[] = [];
+  receiver.onReport((report) => receipts.push(report));
+  const restoreEnv = useEnv(env);
+  const origin = `https://127.0.0.1:${receiver.port}`;
+  const capture = capturedPowertoolsLog('INFO');
+  const management = new WebhookManagement({
+    resources,
+    allowLoopback: true,
+    allowedPorts: [receiver.port],
+    ca: [caPem],
+  });
+  const running = startDispatcher(
+    {
+      region: emulators.region,
+      endpoints: emulators.endpoints,
+      runnerSqsEndpoint: emulators.endpoints.sqs,
+      resources,
+      ca: [caPem],
+      allowedPorts: [receiver.port],
+      functionTimeoutMs: 60_000,
+      runnerConcurrency: options.pollers,
+      sdkMaxAttempts: 3,
+      settings: dispatcherSettings(process.env),
+    },
+    { log: capture.log },
+  );
+  // Counts the counter's writes: the same object the dispatcher was built with.
+  const counter = running.wired.deps.rateCounter!;
+  const increment = counter.increment.bind(counter);
+  let counterWrites = 0;
+  counter.increment = (...args) => {
+    counterWrites++;
+    return increment(...args);
+  };
+  const deferrals = () => capture.lines.filter((line) => line.includes(DEFERRED)).length;
+  const sqs = new SQSClient(localClientConfig(emulators.endpoints.sqs, emulators.region));
+
+  const until = async (done: () => boolean, timeoutMs: number, what: string) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`rate limit: ${what} did not happen within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const burst = async (app: { id: string; name: string }, path: string, n: number, prefix: string) => {
+    const ids = Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    const chunks = Array.from({ length: Math.ceil(n / 50) }, (_, i) => ids.slice(i * 50, i * 50 + 50));
+    await Promise.all(
+      chunks.map((chunk) =>
+        management.publisher.publishUserIdentifiedBatch(
+          chunk.map((id) => ({ user: user(id), application: app })),
+        ),
+      ),
+    );
+    const mine = () => receipts.filter((r) => r.path === path);
+    await until(
+      () => new Set(mine().map((r) => r.deliveryId)).size >= n,
+      600_000,
+      `${n} deliveries to ${path}`,
+    );
+    // Anything sent twice would arrive within a few more seconds.
+    await new Promise((r) => setTimeout(r, 3_000));
+    return mine();
+  };
+
+  try {
+    const limitedApp = { id: 'app_bench_limited', name: 'Bench limited' };
+    const freeApp = { id: 'app_bench_free', name: 'Bench free' };
+    await management.connections.create({
+      applicationId: limitedApp.id,
+      name: 'limited',
+      url: `${origin}/limited`,
+      rateLimit: options.limit,
+    });
+    await management.connections.create({ applicationId: freeApp.id, name: 'free', url: `${origin}/free` });
+    capture.start(true);
+
+    // Unlimited first: it must cost nothing extra.
+    let logBefore = capture.bytes;
+    const freeStart = Date.now();
+    const free = await burst(freeApp, '/free', options.unlimitedEvents, 'usr_free_');
+    const unlimited = {
+      events: options.unlimitedEvents,
+      deliveriesPerSecond: round(
+        options.unlimitedEvents / ((Math.max(...free.map((r) => r.at)) - freeStart) / 1000),
+      ),
+      counterWrites,
+      logBytesPerDelivery: round((capture.bytes - logBefore) / options.unlimitedEvents),
+    };
+
+    counterWrites = 0;
+    const deferralsBefore = deferrals();
+    logBefore = capture.bytes;
+    const got = await burst(limitedApp, '/limited', options.events, 'usr_lim_');
+    const logBytes = capture.bytes - logBefore;
+    const deferred = deferrals() - deferralsBefore;
+
+    const times = got.map((r) => r.at).sort((a, b) => a - b);
+    const first = times[0]!;
+    const last = times.at(-1)!;
+    const firstSecond = Math.floor(first / 1000);
+    const lastSecond = Math.floor(last / 1000);
+    const perSecond = new Map<number, number>();
+    for (const t of times)
+      perSecond.set(Math.floor(t / 1000), (perSecond.get(Math.floor(t / 1000)) ?? 0) + 1);
+    const settled = [...perSecond.entries()].filter(([s]) => s >= firstSecond + 2);
+    const maxAligned = Math.max(0, ...settled.map(([, n]) => n));
+    let maxSliding = 0;
+    const after = times.filter((t) => t >= first + 2_000);
+    for (let i = 0, j = 0; i < after.length; i++) {
+      while (after[i]! - after[j]! >= 1_000) j++;
+      maxSliding = Math.max(maxSliding, i - j + 1);
+    }
+    const waiting = [...Array(Math.max(0, lastSecond - firstSecond - 2)).keys()].map(
+      (k) => perSecond.get(firstSecond + 2 + k) ?? 0,
+    );
+    const mean = waiting.reduce((a, b) => a + b, 0) / Math.max(1, waiting.length);
+    const byDelivery = new Map<string, number>();
+    for (const r of got) byDelivery.set(r.deliveryId, (byDelivery.get(r.deliveryId) ?? 0) + 1);
+    const dlq = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: localQueueUrl(emulators.endpoints.sqs, resources.dlqUrl),
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    const deadLettered =
+      Number(dlq.Attributes?.ApproximateNumberOfMessages ?? 0) +
+      Number(dlq.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+
+    const n = options.events;
+    const writesPer = counterWrites / n;
+    const deferralsPer = deferred / n;
+    const extraLogPer = Math.max(0, logBytes / n - unlimited.logBytesPerDelivery);
+    // A deferral is one SendMessage, and its share of a ReceiveMessage and a DeleteMessageBatch
+    // (batches of up to 10: counted at one of each per deferral, the dearest case).
+    const added =
+      writesPer * PRICES.dynamoDbPerMillionWriteUnits +
+      deferralsPer * 3 * PRICES.sqsPerMillionRequests +
+      (extraLogPer * PRICES.logsPerGbIngested * 1_000_000) / 1024 ** 3;
+    return {
+      events: n,
+      limit: options.limit,
+      pollers: options.pollers,
+      seconds: round((last - first) / 1000),
+      maxAlignedWindow: maxAligned,
+      maxSlidingWindow: maxSliding,
+      maxRatio: round(maxAligned / options.limit),
+      throughputMean: round(mean),
+      throughputMin: Math.min(...waiting),
+      throughputRatio: round(mean / options.limit),
+      delivered: byDelivery.size,
+      duplicates: got.length - byDelivery.size,
+      deadLettered,
+      counterWritesPerDelivery: round(writesPer),
+      deferralsPerDelivery: round(deferralsPer),
+      logBytesPerDelivery: round(logBytes / n),
+      addedCostPerMillion: round(added),
+      unlimited: {
+        ...unlimited,
+        addedCostPerMillion: round(
+          (unlimited.counterWrites / unlimited.events) * PRICES.dynamoDbPerMillionWriteUnits,
+        ),
+      },
+    };
+  } finally {
+    await running.stop();
+    capture.stop();
+    sqs.destroy();
+    restoreEnv();
+    await Promise.all([receiver.stop(), emulators.stop()]);
+  }
+}
