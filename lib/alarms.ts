@@ -168,11 +168,14 @@ function oldestAge(queue: sqs.IQueue): cloudwatch.Metric {
  * `fleetFailureRatio` of all attempts failed and at least `fleetFailureConnections` distinct
  * connections had a failed attempt (Contributor Insights' `UniqueContributors` over the failure
  * log lines). One customer's outage fails many attempts of few connections: it stays 0.
+ * A period with no data point counts as 0: when every attempt fails, no `delivered` count is
+ * emitted at all, and arithmetic on a missing point would leave the alarm with nothing to judge.
  */
 export function fleetFailureExpression(rule: FailingConnectionsRule, t: ResolvedAlarmThresholds): string {
+  const attempts = 'FILL(attempts, 0)';
   return (
-    `IF(attempts > 0 AND (attempts - delivered) / attempts >= ${t.fleetFailureRatio} ` +
-    `AND ${rule.expression('UniqueContributors')} >= ${t.fleetFailureConnections}, 1, 0)`
+    `IF(${attempts} > 0 AND (${attempts} - FILL(delivered, 0)) / ${attempts} >= ${t.fleetFailureRatio} ` +
+    `AND FILL(${rule.expression('UniqueContributors')}, 0) >= ${t.fleetFailureConnections}, 1, 0)`
   );
 }
 

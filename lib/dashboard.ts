@@ -81,7 +81,8 @@ export class WebhookDashboard extends Construct {
         'Success ratio (% of attempts delivered)',
         [
           new cloudwatch.MathExpression({
-            expression: '100 * delivered / attempts',
+            // No delivered count is emitted when none arrives: 0 %, not a gap.
+            expression: '100 * FILL(delivered, 0) / attempts',
             usingMetrics: {
               delivered: m.metric('attempts', { by: { name: 'Outcome', value: 'delivered' } }),
               attempts: m.metric('attempts'),

@@ -224,8 +224,8 @@ describe('dashboard and alarms', () => {
     const metrics = fleetExpression(template);
     const ruleName = stack.delivery.failingConnections.ruleName;
     expect(metrics.find((m) => m.ReturnData).Expression).toBe(
-      'IF(attempts > 0 AND (attempts - delivered) / attempts >= 0.5 AND ' +
-        `INSIGHT_RULE_METRIC('${ruleName}', 'UniqueContributors') >= 10, 1, 0)`,
+      'IF(FILL(attempts, 0) > 0 AND (FILL(attempts, 0) - FILL(delivered, 0)) / FILL(attempts, 0) >= 0.5 AND ' +
+        `FILL(INSIGHT_RULE_METRIC('${ruleName}', 'UniqueContributors'), 0) >= 10, 1, 0)`,
     );
     const stat = (id: string) => metrics.find((m) => m.Id === id).MetricStat;
     expect(stat('attempts')).toEqual({
@@ -249,7 +249,7 @@ describe('dashboard and alarms', () => {
       stackWith({ alarmThresholds: { fleetFailureRatio: 0.8, fleetFailureConnections: 25 } }),
     );
     expect(fleetExpression(t).find((m) => m.ReturnData).Expression).toMatch(
-      /\/ attempts >= 0\.8 AND INSIGHT_RULE_METRIC\('[^']+', 'UniqueContributors'\) >= 25, 1, 0\)$/,
+      /\/ FILL\(attempts, 0\) >= 0\.8 AND FILL\(INSIGHT_RULE_METRIC\('[^']+', 'UniqueContributors'\), 0\) >= 25, 1, 0\)$/,
     );
   });
 
