@@ -6,7 +6,7 @@
 
 import { parseHeaders } from './headers';
 
-export type Field = 'name' | 'url' | 'method' | 'headers';
+export type Field = 'name' | 'url' | 'method' | 'headers' | 'rateLimit';
 export type FieldErrors = Partial<Record<Field, string>>;
 
 export const FIELD_LABELS: Record<Field, string> = {
@@ -14,12 +14,30 @@ export const FIELD_LABELS: Record<Field, string> = {
   url: 'URL',
   method: 'Method',
   headers: 'Headers',
+  rateLimit: 'Rate limit',
 };
 
 export interface FormValues {
   name: string;
   url: string;
   headers: string;
+  /** Deliveries per second as typed; blank: none. @default '' */
+  rateLimit?: string;
+}
+
+/** The API's bounds of a connection's rate limit (lambdas/core/rate-limit.ts). */
+const MAX_RATE_LIMIT = 10_000;
+
+/** A typed rate limit: a whole number of deliveries per second, or null when blank. */
+export function parseRateLimit(raw: string): { value: number | null } | { error: string } {
+  const text = raw.trim();
+  if (text === '') return { value: null };
+  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_RATE_LIMIT)
+    return {
+      error: 'Rate limit must be a whole number of deliveries per second from 1 to 10000, or blank for none',
+    };
+  return { value: n };
 }
 
 const HTTPS = 'URL must start with https://';
@@ -45,6 +63,8 @@ export function checkConnectionForm(
   if (url === '') errors.url = "URL is required: the receiver's address, starting with https://";
   else if (!/^https:\/\//i.test(url)) errors.url = HTTPS;
   else if (!parses(url)) errors.url = 'URL is not a complete address, like https://crm.example.com/webhooks';
+  const rate = parseRateLimit(values.rateLimit ?? '');
+  if ('error' in rate) errors.rateLimit = rate.error;
   const parsed = parseHeaders(values.headers, { allowKeep: options.editing === true });
   if ('error' in parsed) {
     errors.headers = parsed.error;
@@ -56,7 +76,9 @@ export function checkConnectionForm(
 /** Which of the form's fields an API error names (`headers.X-Foo` belongs to Headers). */
 export function fieldOf(apiField: string | undefined): Field | undefined {
   const root = apiField?.split(/[.[]/)[0];
-  return root === 'name' || root === 'url' || root === 'method' || root === 'headers' ? root : undefined;
+  return root === 'name' || root === 'url' || root === 'method' || root === 'headers' || root === 'rateLimit'
+    ? root
+    : undefined;
 }
 
 /**

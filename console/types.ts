@@ -69,6 +69,8 @@ export interface Connection {
   /** Header names; the API never returns their values (each reads `[hidden]`). */
   headers: Record<string, string>;
   enabled: boolean;
+  /** Deliveries per second at most; absent: the stack's default, if any. */
+  rateLimit?: number;
   health: Health;
   secretVersion?: string;
   createdAt: string;
@@ -85,6 +87,8 @@ export interface ConnectionInput {
    */
   headers?: Record<string, string | null>;
   enabled?: boolean;
+  /** Deliveries per second at most; null removes the connection's own limit. */
+  rateLimit?: number | null;
 }
 
 /** One attempt of one delivery (the attempt log, docs/design.md §5). */

@@ -13,6 +13,7 @@ import {
   type Field,
   type FieldErrors,
   fieldOf,
+  parseRateLimit,
   plainFieldError,
 } from '../connection-rules';
 import { type Connection, type ConnectionInput, METHODS, type Method } from '../types';
@@ -26,7 +27,7 @@ export interface ConnectionFormProps {
   onCancel?: () => void;
 }
 
-const ORDER: Field[] = ['name', 'url', 'method', 'headers'];
+const ORDER: Field[] = ['name', 'url', 'method', 'rateLimit', 'headers'];
 
 export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCancel }: ConnectionFormProps) {
   const id = useId();
@@ -38,6 +39,8 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
     ? JSON.stringify(Object.fromEntries(headerNames.map((h) => [h, null])), null, 2)
     : '';
   const [headers, setHeaders] = useState(initialHeaders);
+  const initialRate = initial?.rateLimit !== undefined ? String(initial.rateLimit) : '';
+  const [rateLimit, setRateLimit] = useState(initialRate);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -52,7 +55,10 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
   const submit = async (event: Event) => {
     event.preventDefault();
     setFormError(undefined);
-    const checked = checkConnectionForm({ name, url, headers }, { editing: initial !== undefined });
+    const checked = checkConnectionForm(
+      { name, url, headers, rateLimit },
+      { editing: initial !== undefined },
+    );
     if (Object.keys(checked.errors).length > 0 || !checked.headers) {
       show(checked.errors);
       return;
@@ -64,6 +70,11 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
       // the masks back would replace the real values.
       const input: ConnectionInput = { name: name.trim(), url: url.trim(), method };
       if (headers !== initialHeaders) input.headers = checked.headers;
+      // Sent when typed at create, and on edit only when changed (blank clears it: null).
+      const rate = parseRateLimit(rateLimit);
+      if (rateLimit !== initialRate && 'value' in rate) {
+        if (rate.value !== null || initial) input.rateLimit = rate.value;
+      }
       await onSubmit(input);
     } catch (error) {
       const field = error instanceof ApiError ? fieldOf(error.field) : undefined;
@@ -144,6 +155,25 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
               </option>
             ))}
           </select>
+        )}
+      </FieldBlock>
+      <FieldBlock
+        {...block(
+          'rateLimit',
+          'Rate limit (deliveries per second)',
+          "Optional. At most this many deliveries a second reach the receiver; more wait their turn (no attempt is used). Blank: no limit of the connection's own.",
+        )}
+      >
+        {(a) => (
+          <input
+            {...a}
+            name="rateLimit"
+            inputMode="numeric"
+            value={rateLimit}
+            onInput={(e) => setRateLimit(e.currentTarget.value)}
+            autoComplete="off"
+            placeholder="50"
+          />
         )}
       </FieldBlock>
       <FieldBlock

@@ -130,6 +130,12 @@ function Overview({
           <p class="mono break">
             <span class="method">{c.method}</span> {c.url}
           </p>
+          {c.rateLimit !== undefined && (
+            <p class="muted">
+              Rate limit: {c.rateLimit} deliveries per second. Deliveries over it are waiting for the rate
+              limit: they show no attempt until they are sent.
+            </p>
+          )}
         </div>
         <div class="actions">
           <button type="button" class="button" onClick={() => setMode('edit')} disabled={busy}>

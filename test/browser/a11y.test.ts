@@ -70,7 +70,12 @@ beforeAll(async () => {
     behaviour: respond(200, '{"received":true}'),
     seed: async ({ management, receiver }) => {
       healthy = (
-        await management.connections.create({ applicationId, name: 'Billing', url: `${receiver.url}/b` })
+        await management.connections.create({
+          applicationId,
+          name: 'Billing',
+          url: `${receiver.url}/b`,
+          rateLimit: 20,
+        })
       ).connectionId;
       failing = (
         await management.connections.create({ applicationId, name: 'CRM', url: `${receiver.url}/c` })
@@ -119,8 +124,10 @@ describe('accessibility of every view (axe-core: no serious or critical violatio
     expect(await seriousViolations(page)).toEqual([]);
     await fill(page, 'URL', 'http://crm.example.com');
     await fill(page, 'Headers', '{');
+    await fill(page, 'Rate limit (deliveries per second)', '0');
     await clickButton(page, 'Add connection');
     await waitForText(page, 'URL must start with https://');
+    await waitForText(page, 'Rate limit must be a whole number');
     expect(await seriousViolations(page)).toEqual([]);
   });
 
@@ -128,6 +135,7 @@ describe('accessibility of every view (axe-core: no serious or critical violatio
     await page.goto(`${api.origin}/console/#/connections/${healthy}`);
     await byRole(page, 'heading', 'Signing secret');
     await waitForText(page, 'No delivery attempts yet');
+    await waitForText(page, 'waiting for the rate limit');
     expect(await seriousViolations(page)).toEqual([]);
 
     await clickButton(page, 'Show Secret');

@@ -1,4 +1,9 @@
-import { checkConnectionForm, plainFieldError } from '../../../console/connection-rules';
+import {
+  checkConnectionForm,
+  fieldOf,
+  parseRateLimit,
+  plainFieldError,
+} from '../../../console/connection-rules';
 
 describe('the connection form in plain words', () => {
   it('finds every broken simple rule at once, before sending', () => {
@@ -37,5 +42,23 @@ describe('the connection form in plain words', () => {
     expect(plainFieldError('headers.Host', 'headers.Host: is set by the sender')).toBe(
       'Header "Host" not accepted: is set by the sender',
     );
+  });
+});
+
+describe('the rate limit field', () => {
+  it('takes blank (none) or a whole number from 1 to 10000, and says what is wrong otherwise', () => {
+    expect(parseRateLimit('')).toEqual({ value: null });
+    expect(parseRateLimit(' 50 ')).toEqual({ value: 50 });
+    expect(parseRateLimit('10000')).toEqual({ value: 10_000 });
+    for (const raw of ['0', '10001', '2.5', 'fast', '-3'])
+      expect(parseRateLimit(raw)).toHaveProperty('error');
+    const { errors } = checkConnectionForm({
+      name: 'x',
+      url: 'https://a.example',
+      headers: '',
+      rateLimit: '0',
+    });
+    expect(errors).toEqual({ rateLimit: expect.stringMatching(/^Rate limit must be a whole number/) });
+    expect(fieldOf('rateLimit')).toBe('rateLimit');
   });
 });

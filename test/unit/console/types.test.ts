@@ -77,6 +77,7 @@ const CONNECTION: Presence<Connection> = {
   headers: 'required',
   enabled: 'required',
   health: 'required',
+  rateLimit: 'optional',
   secretVersion: 'optional',
   createdAt: 'required',
   updatedAt: 'required',
@@ -128,6 +129,7 @@ const INPUT: Presence<ConnectionInput> = {
   method: 'required',
   headers: 'optional',
   enabled: 'optional',
+  rateLimit: 'optional',
 };
 const ROTATED: Presence<RotatedSecret> = {
   secret: 'required',
