@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
+import { WebhookError } from '../../lambdas/core/errors';
 import {
   ENTRY_PEERS,
   MissingPeerDependencyError,
@@ -115,7 +116,13 @@ describe('peer dependencies of the entry points', () => {
       'serverless-webhooks/management needs @aws-sdk/client-kms, @aws-sdk/client-sns: npm install @aws-sdk/client-kms @aws-sdk/client-sns',
     );
     expect((error as Error).stack).toBe(`MissingPeerDependencyError: ${(error as Error).message}`);
-    expect(error).toMatchObject({ entry: 'serverless-webhooks/management', missing: [...absent].sort() });
+    expect(error).toMatchObject({
+      entry: 'serverless-webhooks/management',
+      missing: [...absent].sort(),
+      code: 'missing_peer_dependency',
+      stage: 'configuration',
+    });
+    expect(error).toBeInstanceOf(WebhookError);
     expect(Object.keys(error as object)).toEqual([]);
     expect(() =>
       requirePeers('serverless-webhooks/publisher', () => {
