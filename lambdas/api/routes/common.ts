@@ -39,6 +39,13 @@ const ERROR_DESCRIPTIONS = {
 
 type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
 
+/** 429 alone: what a route outside the session can answer besides its own (API Gateway throttles every route). */
+export function throttledResponse() {
+  return {
+    429: { content: { 'application/json': { schema: ErrorSchema } }, description: ERROR_DESCRIPTIONS[429] },
+  };
+}
+
 /** 401, 404 and 429 on every data route, plus the statuses given. */
 export function errorResponses(...extra: ErrorStatus[]) {
   const statuses = [...new Set<ErrorStatus>([401, 404, 429, ...extra])].sort();

@@ -6,7 +6,7 @@
 
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { ApiEnv, ApiMode } from '../types';
-import { jsonOk, TAG_API } from './common';
+import { jsonOk, TAG_API, throttledResponse } from './common';
 
 const BASE = '/api/v1';
 
@@ -43,7 +43,7 @@ export function indexRoute(app: OpenAPIHono<ApiEnv>, options: { console: boolean
       tags: [TAG_API],
       security: [],
       summary: 'The index of this API: its routes, its OpenAPI document and how to authenticate',
-      responses: { 200: jsonOk(ApiIndexSchema, 'the index') },
+      responses: { 200: jsonOk(ApiIndexSchema, 'the index'), ...throttledResponse() },
     }),
     (c) =>
       c.json(
