@@ -125,10 +125,11 @@ export class WebhookDashboard extends Construct {
     this.dashboard.addWidgets(
       graph('Dead letters by reason', m.metricBy('deadLetters', 'Reason')),
       graph('Parked by reason', m.metricBy('parked', 'Reason', PARK_REASONS)),
-      graph('Deferred, blocked, resent', [
+      graph('Deferred, blocked, resent, rate-limited', [
         m.metric('attemptLogDeferred', { label: 'attempt-log writes deferred' }),
         m.metric('blockedDestinations', { label: 'blocked destinations' }),
         m.metric('senderResends', { label: 'sender resends' }),
+        m.metric('rateLimitDeferrals', { label: 'rate-limit deferrals' }),
       ]),
     );
     this.addFailingConnections(s);

@@ -576,7 +576,12 @@ export class WebhookDelivery extends Construct {
       // Two event sources, each with its own limit.
       ...(p.maxConcurrency ? { concurrencyCap: 2 * p.maxConcurrency } : {}),
       dispatcherLogs: this.logGroup,
-      tables: { connections: this.connectionsTable, attempts: this.attemptsTable, parked: this.parkedTable },
+      tables: {
+        connections: this.connectionsTable,
+        attempts: this.attemptsTable,
+        parked: this.parkedTable,
+        'rate windows': this.rateWindowsTable,
+      },
       failingConnections: this.failingConnections,
       managementApi: this.managementApi?.api,
     });

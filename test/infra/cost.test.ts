@@ -6,6 +6,11 @@
 
 import { Template } from 'aws-cdk-lib/assertions';
 import { OBSERVABILITY } from '../../bench/cost';
+import {
+  CLOUDWATCH_METRICS,
+  METRIC_DIMENSIONS,
+  type MetricDimension,
+} from '../../lambdas/adapters/metrics/catalogue';
 import { defaultStack } from './fixtures';
 
 describe('the cost model counts what the stack deploys', () => {
@@ -41,7 +46,16 @@ describe('the cost model counts what the stack deploys', () => {
     expect(mappings.length * 5).toBe(OBSERVABILITY.eventSourceMappingMetrics);
   });
 
-  it('counts the catalogue’s metric and dimension-set combinations (47 today)', () => {
-    expect(OBSERVABILITY.customMetrics).toBe(47);
+  it('counts each catalogue metric with [Stack] and with [Stack, X] for each value of each X it is emitted by', () => {
+    const combinations = new Set(
+      Object.values(CLOUDWATCH_METRICS).flatMap((m) => [
+        `${m.name}|Stack`,
+        ...(m.by as readonly MetricDimension[]).flatMap((d) =>
+          METRIC_DIMENSIONS[d].map((value) => `${m.name}|Stack,${d}=${value}`),
+        ),
+      ]),
+    );
+    expect(combinations.has('Attempts|Stack,Outcome=delivered')).toBe(true);
+    expect(OBSERVABILITY.customMetrics).toBe(combinations.size);
   });
 });
