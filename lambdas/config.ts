@@ -11,6 +11,7 @@ import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from './core/constants';
 import { ConfigurationError } from './core/errors';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from './core/health';
 import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from './core/rate-limit';
+import { KEEP_BODIES, type KeepBodies } from './core/types';
 
 /** Names of the environment variables the dispatcher reads. The CDK construct sets them. */
 export const ENV = {
@@ -41,6 +42,8 @@ export const ENV = {
   attemptTimeoutMs: 'WEBHOOKS_ATTEMPT_TIMEOUT_MS',
   attemptTtlDays: 'WEBHOOKS_ATTEMPT_TTL_DAYS',
   deliveredTtlDays: 'WEBHOOKS_DELIVERED_TTL_DAYS',
+  /** Which delivery bodies the attempt log keeps: `all` (absent) or `failures`. */
+  keepBodies: 'WEBHOOKS_KEEP_BODIES',
   batchConcurrency: 'WEBHOOKS_BATCH_CONCURRENCY',
   connectionCacheTtlMs: 'WEBHOOKS_CONNECTION_CACHE_TTL_MS',
   allowedPorts: 'WEBHOOKS_ALLOWED_PORTS',
@@ -92,6 +95,8 @@ export interface DispatcherConfig {
    * attemptTtlDays; every other record keeps attemptTtlDays. @default attemptTtlDays
    */
   readonly deliveredTtlDays: number;
+  /** Which delivery bodies the attempt log keeps (docs/design.md §5). @default 'all' */
+  readonly keepBodies: KeepBodies;
   /** Records of one batch delivered at the same time. */
   readonly batchConcurrency: number;
   readonly connectionCacheTtlMs: number;
@@ -185,6 +190,15 @@ function secretStore(env: Env): SecretStore {
   throw new ConfigError(ENV.secretStore, `must be one of ${SECRET_STORES.join(', ')}, got "${kind}"`);
 }
 
+/** Which bodies the attempt log keeps, from the environment. */
+function keepBodies(env: Env): KeepBodies {
+  const raw = env[ENV.keepBodies]?.trim() || 'all';
+  if (!(KEEP_BODIES as readonly string[]).includes(raw)) {
+    throw new ConfigError(ENV.keepBodies, `must be one of ${KEEP_BODIES.join(', ')}, got "${raw}"`);
+  }
+  return raw as KeepBodies;
+}
+
 /** Health thresholds from the environment, checked by the same rules as the construct props. */
 function healthThresholds(env: Env): HealthThresholds {
   const read = (key: string): number | undefined => {
@@ -252,6 +266,7 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     attemptTimeoutMs: limited(env, ENV.attemptTimeoutMs, 'attemptTimeoutMs'),
     attemptTtlDays,
     deliveredTtlDays: integer(env, ENV.deliveredTtlDays, attemptTtlDays, 1, attemptTtlDays),
+    keepBodies: keepBodies(env),
     batchConcurrency: limited(env, ENV.batchConcurrency, 'batchConcurrency'),
     connectionCacheTtlMs: limited(env, ENV.connectionCacheTtlMs, 'connectionCacheTtlMs'),
     allowedPorts: Object.freeze(ports(env, ENV.allowedPorts)),

@@ -127,6 +127,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     attemptTimeoutMs: config.attemptTimeoutMs,
     attemptTtlDays: config.attemptTtlDays,
     deliveredTtlDays: config.deliveredTtlDays,
+    keepBodies: config.keepBodies,
     concurrency: config.batchConcurrency,
     egress,
     defaultRateLimit: config.defaultRateLimit,

@@ -18,6 +18,7 @@ const PROP_OF_SETTING: Partial<Record<DeployedSetting, keyof WebhookDeliveryProp
   attemptTimeoutMs: 'attemptTimeout',
   attemptTtlDays: 'attemptTtl',
   deliveredTtlDays: 'deliveredAttemptTtl',
+  keepBodies: 'keepBodies',
   batchConcurrency: 'batchConcurrency',
   defaultRateLimit: 'defaultRateLimit',
   connectionCacheTtlMs: 'connectionCacheTtl',

@@ -5,6 +5,7 @@ import { CONFIG_DEFAULTS, CONFIG_LIMITS, SECRET_STORES } from '../lambdas/config
 import { ConfigurationError, type WebhookErrorOptions } from '../lambdas/core/errors';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from '../lambdas/core/health';
 import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../lambdas/core/rate-limit';
+import { KEEP_BODIES, type KeepBodies } from '../lambdas/core/types';
 import type { ManagementApiOptions } from './management-api';
 import type { SecretStoreName } from './secret-store';
 
@@ -104,6 +105,16 @@ export interface WebhookDeliveryProps {
    * @default - `attemptTtl`
    */
   readonly deliveredAttemptTtl?: Duration;
+
+  /**
+   * Which delivery bodies the attempt log keeps, once per delivery on its first attempt's
+   * record, for the console's request view and for Resend: `all`, or only `failures`
+   * (deliveries whose first attempt failed). A body costs about one more write unit and its
+   * bytes of storage per delivery (docs/cost.md, "request bodies kept"); with `failures` a
+   * delivered delivery shows no body and cannot be resent.
+   * @default 'all'
+   */
+  readonly keepBodies?: KeepBodies;
 
   /**
    * Point-in-time recovery of the attempt log table. The log is an audit trail that ages out
@@ -361,6 +372,7 @@ export interface ResolvedWebhookDeliveryProps {
   readonly attemptTimeout: Duration;
   readonly attemptTtl: Duration;
   readonly deliveredAttemptTtl: Duration;
+  readonly keepBodies: KeepBodies;
   readonly attemptLogPointInTimeRecovery: boolean;
   readonly attemptLogCapacity: Required<AttemptLogCapacity> | undefined;
   readonly batchSize: number;
@@ -491,6 +503,17 @@ function checkSecretStore(store: string): SecretStoreName {
   return store as SecretStoreName;
 }
 
+function checkKeepBodies(keep: string | undefined): KeepBodies {
+  if (keep === undefined) return 'all';
+  if (!(KEEP_BODIES as readonly string[]).includes(keep)) {
+    throw new WebhookDeliveryPropsError(
+      'keepBodies',
+      `must be one of ${KEEP_BODIES.join(', ')}, got "${keep}"`,
+    );
+  }
+  return keep as KeepBodies;
+}
+
 function checkLogLevel(level: string): DispatcherLogLevel {
   const known: readonly string[] = DISPATCHER_LOG_LEVELS;
   if (!known.includes(level)) {
@@ -565,6 +588,7 @@ export function resolveProps(props: WebhookDeliveryProps, stackName: string): Re
       max: attemptTtl,
       unitMs: DAY_MS,
     }),
+    keepBodies: checkKeepBodies(props.keepBodies),
     attemptLogPointInTimeRecovery: props.attemptLogPointInTimeRecovery ?? true,
     attemptLogCapacity: checkCapacity(props.attemptLogCapacity),
     batchSize,

@@ -470,6 +470,7 @@ export class WebhookDelivery extends Construct {
       attemptTimeoutMs: String(p.attemptTimeout.toMilliseconds()),
       attemptTtlDays: String(p.attemptTtl.toDays()),
       deliveredTtlDays: String(p.deliveredAttemptTtl.toDays()),
+      keepBodies: p.keepBodies,
       batchConcurrency: String(p.batchConcurrency),
       connectionCacheTtlMs: String(p.connectionCacheTtl.toMilliseconds()),
       allowedPorts: p.allowedPorts.join(','),

@@ -11,13 +11,11 @@ import { HEALTH_STATES } from '../core/health';
 import { APPLICATION_ID, CONNECTION_ID, DELIVERY_ID } from '../core/ids';
 import { PARK_REASONS } from '../core/parking';
 import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../core/rate-limit';
-import { OUTCOMES } from '../core/types';
+import { HIDDEN_HEADER_VALUE, OUTCOMES } from '../core/types';
 import { isSince, SINCE_RULE } from '../management/since';
 
-export { OUTCOMES };
+export { HIDDEN_HEADER_VALUE, OUTCOMES };
 
-/** Shown instead of every custom header value: they often hold credentials. */
-export const HIDDEN_HEADER_VALUE = '[hidden]';
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
 

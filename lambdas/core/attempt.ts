@@ -238,7 +238,13 @@ export function createAttempter(
       return await settler.settle({
         delivery,
         facts,
-        request: { method: connection.method, target: destination.target, requestedAtMs },
+        request: {
+          method: connection.method,
+          target: destination.target,
+          requestedAtMs,
+          headers,
+          customNames: Object.keys(connection.headers),
+        },
         result,
         sensitive: redactedValues(connection.connectionId, destination, secret),
         connection,

@@ -29,6 +29,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
   const settler = createSettler(deps, {
     attemptTtlDays: options.attemptTtlDays,
     deliveredTtlDays: Math.min(options.deliveredTtlDays ?? options.attemptTtlDays, options.attemptTtlDays),
+    keepBodies: options.keepBodies,
   });
   const attempter = createAttempter(deps, settler, {
     headerPrefix: options.headerPrefix,

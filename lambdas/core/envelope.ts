@@ -4,10 +4,19 @@
  * dispatcher can dead-letter it with that reason.
  */
 
-import { ALLOWED_METHODS, ATTEMPTS_PER_CHAIN, ENVELOPE_VERSION, EVENT_KIND, MAX_ATTEMPT } from './constants';
+import {
+  ALLOWED_METHODS,
+  ATTEMPTS_PER_CHAIN,
+  ENVELOPE_VERSION,
+  EVENT_KIND,
+  MAX_ATTEMPT,
+  MAX_BODY_BYTES,
+} from './constants';
 import { PoisonMessageError, ValidationError } from './errors';
+import { MAX_CUSTOM_HEADERS, MAX_HEADER_NAME_LENGTH } from './headers';
 import { connectionIdOf, isApplicationId, isConnectionId, isDeliveryId, isEventId, isUserId } from './ids';
 import { buildPayload, checkBody, isIsoUtc, serialiseBody } from './payload';
+import { isBodyText, requestHeadersRule } from './request-check';
 import type {
   AttemptLogMessage,
   AttemptRecord,
@@ -191,6 +200,12 @@ function parseAttemptLog(m: Record<string, unknown>): AttemptLogMessage {
   }
   if (typeof record.final !== 'boolean') fail('record.final', 'must be a boolean');
   if (record.test !== undefined && record.test !== true) fail('record.test', 'must be true when present');
+  const headersRule = requestHeadersRule(record.requestHeaders, MAX_RECORD_TEXT);
+  if (headersRule) fail('record.requestHeaders', headersRule);
+  if (record.body !== undefined && !isBodyText(record.body)) {
+    fail('record.body', `must be a string of at most ${MAX_BODY_BYTES} bytes`);
+  }
+  if (record.resentAs !== undefined) fail('record.resentAs', 'is set by a Resend, never queued');
   const requestedAtS = Math.floor(Date.parse(record.requestedAt as string) / 1000);
   if (!wholeNumber(record.expiresAt, requestedAtS, requestedAtS + MAX_TTL_SECONDS)) {
     fail('record.expiresAt', 'must be epoch seconds within the attempt TTL of requestedAt');

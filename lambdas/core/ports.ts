@@ -16,6 +16,7 @@ import type {
   Connection,
   DeadLetter,
   DeliveryMessage,
+  KeepBodies,
   OutboundRequest,
 } from './types';
 
@@ -69,6 +70,12 @@ export interface DispatcherOptions {
   egress: EgressPolicy;
   /** Deliveries per second of a connection that sets no `rateLimit` of its own. Absent: none. */
   defaultRateLimit?: number;
+  /**
+   * Which delivery bodies the attempt log keeps, on each delivery's first record: every one,
+   * or only those whose first attempt failed (docs/design.md §5, docs/cost.md).
+   * @default 'all'
+   */
+  keepBodies?: KeepBodies;
 }
 
 // ---- What the core needs: driven ports --------------------------------------

@@ -4,7 +4,7 @@
  * connection's health counted and the outcome logged. Throws only InfrastructureError.
  */
 
-import { attemptRecordOf } from './attempt-record';
+import { attemptRecordOf, type SentRequest } from './attempt-record';
 import { infra } from './errors';
 import { decide } from './outcome';
 import { isParkReason, type ParkReason, parkedItemOf } from './parking';
@@ -19,6 +19,7 @@ import type {
   Decision,
   DeliveryMessage,
   EventFacts,
+  KeepBodies,
   Outcome,
 } from './types';
 
@@ -26,7 +27,7 @@ import type {
 export interface Settlement {
   delivery: DeliveryMessage;
   facts: EventFacts;
-  request: { method: string; target: string; requestedAtMs: number };
+  request: SentRequest;
   result: AttemptResult;
   /** Values that must never reach the record or a log: secret, custom header values, query values. */
   sensitive: readonly string[];
@@ -40,6 +41,8 @@ export interface SettleOptions {
   attemptTtlDays: number;
   /** TTL of a delivery's one and only record (delivered on its first attempt): docs/cost.md. */
   deliveredTtlDays: number;
+  /** Which deliveries' bodies the first attempt's record keeps (docs/design.md §5). @default 'all' */
+  keepBodies?: KeepBodies;
 }
 
 export interface Settler {
@@ -233,6 +236,7 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
         sensitive: s.sensitive,
         ttlDays: ttlDaysOf(decision.outcome, delivery.attempt),
         nowMs: clock.now(),
+        keepBodies: options.keepBodies,
       });
       // A delivery (nearly every attempt) has nothing to act on: no await for it.
       const went =

@@ -113,6 +113,12 @@ export interface RangeRead {
 export interface AttemptTable extends AttemptLog {
   /** Every attempt of one delivery, oldest first. */
   ofDelivery(deliveryId: string): Promise<AttemptRecord[]>;
+  /**
+   * Marks a delivery's attempt as resent as the next number (`resentAs`), unless it is marked
+   * already or does not exist: true only for the one call that marked it. Two Resends that
+   * read the same last attempt race here, and one wins (docs/api.md).
+   */
+  markResent(deliveryId: string, attempt: number): Promise<boolean>;
   /** A connection's recent attempts, newest first (by delivery, then attempt). */
   recent(query: {
     connectionId: string;

@@ -206,7 +206,33 @@ export interface AttemptRecord {
   test?: boolean;
   /** Epoch seconds; DynamoDB TTL. */
   expiresAt: number;
+  /**
+   * The request headers as they went out, in order; custom header values read
+   * {@link HIDDEN_HEADER_VALUE}, the signature and timestamp are shown (docs/design.md §5).
+   * Absent on refusals (nothing was sent) and on records written before it was kept.
+   */
+  requestHeaders?: RequestHeader[];
+  /**
+   * The exact body text, on the record of a delivery's first attempt only (once per delivery,
+   * not per attempt), and only when the stack keeps it (`keepBodies`, docs/design.md §5).
+   */
+  body?: string;
+  /** Set by a Resend: the attempt number it queued after this one (core/resend.ts). */
+  resentAs?: number;
 }
+
+/** One request header of an attempt as it went out (a custom header's value hidden). */
+export interface RequestHeader {
+  name: string;
+  value: string;
+}
+
+/** What a custom header's value reads wherever it is shown: its value is never stored or shown. */
+export const HIDDEN_HEADER_VALUE = '[hidden]';
+
+/** Which delivery bodies the attempt log keeps: every delivery's, or only those that failed an attempt. */
+export const KEEP_BODIES = ['all', 'failures'] as const;
+export type KeepBodies = (typeof KEEP_BODIES)[number];
 
 /** Every field an attempt record may hold: what the retry queue's attempt-log messages are checked against and what views show. */
 export const ATTEMPT_RECORD_FIELDS = [
@@ -229,6 +255,9 @@ export const ATTEMPT_RECORD_FIELDS = [
   'final',
   'test',
   'expiresAt',
+  'requestHeaders',
+  'body',
+  'resentAs',
 ] as const satisfies readonly (keyof AttemptRecord)[];
 
 /** A request ready to send. */

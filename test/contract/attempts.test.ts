@@ -109,6 +109,38 @@ describe.each(Object.entries(LAYOUTS))('%s', (_name, layout) =>
         expect(await log.ofDelivery(record.deliveryId)).toEqual([record]);
       });
 
+      it('keeps the request as it went out: headers in order and the exact body, read back as written', async () => {
+        const log = make();
+        const body = '{"event":"user.identified","user":{"id":"usr_1","name":"Zoë 𝄞"}}';
+        const requestHeaders = [
+          { name: 'Content-Type', value: 'application/json' },
+          { name: 'X-Service-Signature', value: `sha256=${'0'.repeat(64)}` },
+          { name: 'Authorization', value: '[hidden]' },
+        ];
+        const record = { ...attemptAt(id('con'), id('app'), Date.now()), requestHeaders, body };
+        expect(await log.append(record)).toBe('written');
+        expect(await log.append({ ...record })).toBe('duplicate');
+        expect(await log.append({ ...record, body: `${body} ` })).toBe('conflict');
+        const [read] = await log.ofDelivery(record.deliveryId);
+        expect(read).toEqual(record);
+      });
+
+      it('marks an attempt resent once: of two Resends that read the same attempt, one wins', async () => {
+        const log = make();
+        const first = attemptAt(id('con'), id('app'), Date.now());
+        const second = retryOf(first, 2, 1_000);
+        expect(await log.append(first)).toBe('written');
+        expect(await log.append(second)).toBe('written');
+        const marks = await Promise.all([
+          log.markResent(first.deliveryId, 2),
+          log.markResent(first.deliveryId, 2),
+        ]);
+        expect(marks.sort()).toEqual([false, true]);
+        expect(await log.markResent(first.deliveryId, 7)).toBe(false); // no such attempt
+        const read = await log.ofDelivery(first.deliveryId);
+        expect(read.map((r) => r.resentAs)).toEqual([undefined, 3]);
+      });
+
       it("gives every attempt of one delivery, oldest first, and no other delivery's", async () => {
         const log = make();
         const first = attemptAt(id('con'), id('app'), Date.now() - MINUTE, {

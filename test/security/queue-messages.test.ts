@@ -252,6 +252,17 @@ describe('an attempt-log message never replaces a record', () => {
     ['a TTL far in the future', { expiresAt: 99_999_999_999 }],
     ['a huge snippet', { responseSnippet: 'x'.repeat(100_000) }],
     ['another connection', { connectionId: 'con_zzz' }],
+    ['a Resend mark (set by the API alone)', { resentAs: 4 }],
+    ['request headers that are not a list', { requestHeaders: { Authorization: 'x' } }],
+    [
+      'a request header with more than a name and value',
+      { requestHeaders: [{ name: 'a', value: 'b', x: 1 }] },
+    ],
+    [
+      'too many request headers',
+      { requestHeaders: Array.from({ length: 28 }, () => ({ name: 'a', value: 'b' })) },
+    ],
+    ['a body over 256 KiB', { body: 'x'.repeat(256 * 1024 + 1) }],
   ])('a record with %s is poison', async (_name, change) => {
     const f = setup();
     await f.run(deliveryOf('con_a'), 'retry');

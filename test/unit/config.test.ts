@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       attemptTimeoutMs: 30_000,
       attemptTtlDays: 30,
       deliveredTtlDays: 30,
+      keepBodies: 'all',
       batchConcurrency: 10,
       connectionCacheTtlMs: 30_000,
       allowedPorts: [443],
@@ -72,6 +73,11 @@ describe('loadConfig', () => {
   it("reads the stack's default rate limit, absent when unset", () => {
     expect(loadConfig({ ...minimal, [ENV.defaultRateLimit]: '50' }).defaultRateLimit).toBe(50);
     expect(loadConfig({ ...minimal, [ENV.defaultRateLimit]: '' }).defaultRateLimit).toBeUndefined();
+  });
+
+  it("keeps every delivery's body unless told failures, and refuses any other word", () => {
+    expect(loadConfig({ ...minimal, [ENV.keepBodies]: 'failures' }).keepBodies).toBe('failures');
+    expect(() => loadConfig({ ...minimal, [ENV.keepBodies]: 'none' })).toThrow(/all, failures.*"none"/);
   });
 
   it('returns a frozen object', () => {

@@ -5,9 +5,10 @@
  * core: another attempt log (or another store) would have its own.
  */
 
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { deliveryShard } from '../../core/ids';
 import { truncateUtf8 } from '../../core/redact';
-import type { AttemptRecord } from '../../core/types';
+import type { AttemptRecord, RequestHeader } from '../../core/types';
 import { ATTEMPTS_TABLE } from './tables';
 
 /** docs/design.md §5: a successful attempt is one DynamoDB write unit (items up to 1 KB). */
@@ -21,6 +22,36 @@ export function attemptSortKey(deliveryId: string, attempt: number): string {
 /** What every attempt of one delivery's sort key begins with (a `begins_with` query reads them all). */
 export function deliveryKeyPrefix(deliveryId: string): string {
   return `${deliveryId}#`;
+}
+
+/**
+ * The body's stored form: deflate (raw, no header) of its UTF-8 bytes, a Binary attribute. A
+ * user.identified body with metadata takes about half its size (`npm run bench -- --only
+ * bodyStorage`, docs/cost.md), so a delivery's first record usually stays within 2 write units.
+ */
+export function encodeBody(body: string): Uint8Array {
+  return new Uint8Array(deflateRawSync(Buffer.from(body, 'utf8')));
+}
+
+export function decodeBody(stored: Uint8Array): string {
+  return inflateRawSync(stored).toString('utf8');
+}
+
+/**
+ * The request headers' stored form: one string, a header a line, `name: value` as HTTP writes
+ * them. Names are tokens and values hold no CR or LF (core/headers.ts), so it reads back exactly;
+ * a string keeps the item's attributes scalar.
+ */
+export function encodeHeaders(headers: readonly RequestHeader[]): string {
+  return headers.map((h) => `${h.name}: ${h.value}`).join('\n');
+}
+
+export function decodeHeaders(text: string): RequestHeader[] {
+  if (text === '') return [];
+  return text.split('\n').map((line) => {
+    const at = line.indexOf(': ');
+    return { name: line.slice(0, at), value: line.slice(at + 2) };
+  });
 }
 
 /** The partition key of shard `shard` of a connection: the bare id for shard 0 (tables.ts). */
@@ -57,6 +88,8 @@ export function attemptItem(record: AttemptRecord, shard = 0): Record<string, un
     if (value !== undefined) item[key] = value;
   }
   item[ATTEMPTS_TABLE.partitionKey] = shardPartition(record.connectionId, shard);
+  if (record.requestHeaders) item.requestHeaders = encodeHeaders(record.requestHeaders);
+  if (record.body !== undefined) item.body = encodeBody(record.body);
   item[ATTEMPTS_TABLE.sortKey] = attemptSortKey(record.deliveryId, record.attempt);
   if (record.final && record.outcome !== 'delivered') {
     item[ATTEMPTS_TABLE.finalFailuresIndex.partitionKey] = failurePartition(
@@ -79,6 +112,8 @@ export function recordOf(item: Record<string, unknown>): AttemptRecord {
   const partition = record[ATTEMPTS_TABLE.partitionKey];
   // Connection ids hold no `#` (core/ids.ts), so what precedes it is the connection.
   if (typeof partition === 'string') record[ATTEMPTS_TABLE.partitionKey] = partition.split('#')[0];
+  if (typeof record.requestHeaders === 'string') record.requestHeaders = decodeHeaders(record.requestHeaders);
+  if (record.body instanceof Uint8Array) record.body = decodeBody(record.body);
   return record as unknown as AttemptRecord;
 }
 
@@ -94,6 +129,7 @@ export function itemSize(item: object): number {
     if (value === undefined) continue;
     size += Buffer.byteLength(name, 'utf8');
     if (typeof value === 'string') size += Buffer.byteLength(value, 'utf8');
+    else if (value instanceof Uint8Array) size += value.byteLength;
     else if (typeof value === 'number')
       size += Math.ceil(String(Math.abs(value)).replace('.', '').length / 2) + 2;
     else if (typeof value === 'boolean' || value === null) size += 1;
@@ -110,7 +146,13 @@ export function itemSize(item: object): number {
 export function deliveredItemSize(record: AttemptRecord, shard = 0): number {
   const sortKey = attemptSortKey(record.deliveryId, record.attempt);
   const suffix = shard === 0 ? 0 : `#${shard}`.length;
-  return itemSize(record) + suffix + ATTEMPTS_TABLE.sortKey.length + Buffer.byteLength(sortKey, 'utf8');
+  const { requestHeaders, ...rest } = record;
+  const headers = requestHeaders
+    ? 'requestHeaders'.length + Buffer.byteLength(encodeHeaders(requestHeaders))
+    : 0;
+  return (
+    itemSize(rest) + headers + suffix + ATTEMPTS_TABLE.sortKey.length + Buffer.byteLength(sortKey, 'utf8')
+  );
 }
 
 /**
@@ -134,16 +176,27 @@ export function certainlyOneWriteUnit(record: AttemptRecord): boolean {
     record.connectionId.length +
     record.applicationId.length +
     record.userId.length +
-    3 * (record.target.length + (record.responseSnippet?.length ?? 0));
+    3 * (record.target.length + (record.responseSnippet?.length ?? 0)) +
+    (record.requestHeaders ? 'requestHeaders'.length + 3 * headersLength(record.requestHeaders) : 0);
   return bound <= WRITE_UNIT_BYTES;
+}
+
+/** UTF-16 length of the headers' stored text (an upper bound of its bytes / 3). */
+function headersLength(headers: readonly RequestHeader[]): number {
+  let n = 0;
+  for (const h of headers) n += h.name.length + h.value.length + 3;
+  return n;
 }
 
 /**
  * Trims a successful attempt's response snippet, then its target, until its item in shard
- * `shard` fits one write unit. Failed attempts keep their full 1 KiB snippet: it is what an operator reads.
+ * `shard` fits one write unit. Failed attempts keep their full 1 KiB snippet: it is what an
+ * operator reads. A record that carries the delivery's body (a first attempt, docs/design.md §5)
+ * is not trimmed: the body takes its own write unit whatever the snippet, and the body is what
+ * it is kept for.
  */
 export function fitRecord(record: AttemptRecord, shard = 0): AttemptRecord {
-  if (record.outcome !== 'delivered') return record;
+  if (record.outcome !== 'delivered' || record.body !== undefined) return record;
   if (certainlyOneWriteUnit(record)) return record;
   let over = deliveredItemSize(record, shard) - WRITE_UNIT_BYTES;
   if (over <= 0) return record;
@@ -154,10 +207,51 @@ export function fitRecord(record: AttemptRecord, shard = 0): AttemptRecord {
     if (!fitted.responseSnippet) delete fitted.responseSnippet;
     over = deliveredItemSize(fitted, shard) - WRITE_UNIT_BYTES;
   }
+  if (over > 0 && fitted.requestHeaders) {
+    // Only many long custom header names get here; the headers are the same on every attempt.
+    delete fitted.requestHeaders;
+    over = deliveredItemSize(fitted, shard) - WRITE_UNIT_BYTES;
+  }
   if (over > 0) {
     // '…' is 3 bytes: make room for it too.
     const keep = Math.max(0, Buffer.byteLength(fitted.target, 'utf8') - over - 3);
     fitted.target = `${truncateUtf8(fitted.target, keep)}…`;
   }
   return fitted;
+}
+
+/** An attribute as DynamoDB returns it in an error (not unmarshalled by the document client). */
+export type StoredValue = { S?: string; N?: string; BOOL?: boolean; B?: Uint8Array };
+
+/** Attempt items hold strings, numbers, booleans and the body's bytes: compared attribute by attribute. */
+export function sameAsStored(stored: Record<string, StoredValue>, item: Record<string, unknown>): boolean {
+  const keys = Object.keys(item);
+  if (keys.length !== Object.keys(stored).length) return false;
+  return keys.every((k) => {
+    const v = item[k];
+    const s = stored[k];
+    if (!s) return false;
+    if (typeof v === 'string') return s.S === v;
+    if (typeof v === 'number') return s.N !== undefined && Number(s.N) === v;
+    if (typeof v === 'boolean') return s.BOOL === v;
+    if (v instanceof Uint8Array) return s.B !== undefined && sameBytes(s.B, v);
+    return false;
+  });
+}
+
+/** Attempt items hold scalars and bytes only: equal when every attribute is equal. */
+export function sameItem(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every((k) => {
+      const x = a[k];
+      const y = b[k];
+      return x instanceof Uint8Array && y instanceof Uint8Array ? sameBytes(x, y) : x === y;
+    })
+  );
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }

@@ -18,7 +18,13 @@
  * index with `finalFailuresShards` partitions per UTC day, merged the same way.
  */
 
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { shardCountOf } from '../../core/attempt-shards';
 import { MAX_ATTEMPT } from '../../core/constants';
 import { decodeCursor, encodeCursor } from '../../core/cursor';
@@ -40,6 +46,9 @@ import {
   failurePartitionsOf,
   fitRecord,
   recordOf,
+  type StoredValue,
+  sameAsStored,
+  sameItem,
   shardPartition,
 } from './attempt-item';
 import { type Item, type Key, mergeNewestFirst, mergePages, PartitionReads } from './attempt-reads';
@@ -114,6 +123,27 @@ export class DynamoAttempts implements AttemptTable {
       new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
     );
     return Item;
+  }
+
+  async markResent(deliveryId: string, attempt: number): Promise<boolean> {
+    const connectionId = connectionIdOf(deliveryId);
+    const shard = deliveryShard(deliveryId, shardCountOf(await this.shards(connectionId), deliveryId));
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PK]: shardPartition(connectionId, shard), [SK]: attemptSortKey(deliveryId, attempt) },
+          UpdateExpression: 'SET #r = :next',
+          ConditionExpression: 'attribute_exists(#sk) AND attribute_not_exists(#r)',
+          ExpressionAttributeNames: { '#r': 'resentAs', '#sk': SK },
+          ExpressionAttributeValues: { ':next': attempt + 1 },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
   }
 
   /** The partitions of a connection's attempts: every shard any of its counts placed one in. */
@@ -305,28 +335,4 @@ export class DynamoAttempts implements AttemptTable {
     items.sort((a, b) => (position(a) < position(b) ? -1 : 1));
     return { items, scanned, readUnits, truncated: startKey !== undefined };
   }
-}
-
-/** An attribute as DynamoDB returns it in an error (not unmarshalled by the document client). */
-type StoredValue = { S?: string; N?: string; BOOL?: boolean };
-
-/** Attempt items hold strings, numbers and booleans only: compared attribute by attribute. */
-function sameAsStored(stored: Record<string, StoredValue>, item: Item): boolean {
-  const keys = Object.keys(item);
-  if (keys.length !== Object.keys(stored).length) return false;
-  return keys.every((k) => {
-    const v = item[k];
-    const s = stored[k];
-    if (!s) return false;
-    if (typeof v === 'string') return s.S === v;
-    if (typeof v === 'number') return s.N !== undefined && Number(s.N) === v;
-    if (typeof v === 'boolean') return s.BOOL === v;
-    return false;
-  });
-}
-
-/** Attempt items hold scalars only: equal when every attribute is equal. */
-function sameItem(a: Item, b: Item): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }

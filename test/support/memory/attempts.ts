@@ -39,7 +39,7 @@ export class MemoryAttempts implements AttemptTable {
   private readonly byKey = new Map<string, AttemptRecord>();
 
   constructor(
-    /** Operations: append, ofDelivery, recent, finalFailures, page, inRange. */
+    /** Operations: append, markResent, ofDelivery, recent, finalFailures, page, inRange. */
     private readonly outage: Outage = noOutage,
   ) {}
 
@@ -62,6 +62,15 @@ export class MemoryAttempts implements AttemptTable {
     this.byKey.set(key, stored);
     this.records.push(record);
     return 'written';
+  }
+
+  async markResent(deliveryId: string, attempt: number): Promise<boolean> {
+    this.check('markResent');
+    const key = `${connectionIdOf(deliveryId)} ${deliveryId}#${String(attempt).padStart(4, '0')}`;
+    const existing = this.byKey.get(key);
+    if (!existing || existing.resentAs !== undefined) return false;
+    this.byKey.set(key, { ...existing, resentAs: attempt + 1 });
+    return true;
   }
 
   /** A connection's records, newest first. */
@@ -154,8 +163,11 @@ function defined(record: AttemptRecord): AttemptRecord {
   ) as unknown as AttemptRecord;
 }
 
-/** Records hold scalars only: the same when every field is. */
+/** Records hold scalars and the request headers' list: the same when every field is. */
 function same(a: AttemptRecord, b: AttemptRecord): boolean {
   const keys = Object.keys(a) as (keyof AttemptRecord)[];
-  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every((k) => a[k] === b[k] || JSON.stringify(a[k]) === JSON.stringify(b[k]))
+  );
 }

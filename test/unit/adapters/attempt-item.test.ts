@@ -1,11 +1,17 @@
+import { inflateRawSync } from 'node:zlib';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import {
   attemptItem,
   attemptSortKey,
   certainlyOneWriteUnit,
+  decodeHeaders,
   deliveredItemSize,
+  encodeHeaders,
   fitRecord,
   itemSize,
+  recordOf,
+  sameAsStored,
+  sameItem,
 } from '../../../lambdas/adapters/dynamodb/attempt-item';
 import type { AttemptRecord } from '../../../lambdas/core/types';
 
@@ -146,11 +152,15 @@ function dynamoItemSize(item: Record<string, unknown>): number {
   const marshalled = marshall(item, { removeUndefinedValues: true });
   const bytewise: Record<string, Record<string, unknown>> = {};
   for (const [name, value] of Object.entries(marshalled)) {
-    if (!('S' in value || 'N' in value || 'BOOL' in value || 'NULL' in value)) {
-      throw new Error(`attribute ${name}: the attempt item holds only strings, numbers and booleans`);
+    if (!('S' in value || 'N' in value || 'BOOL' in value || 'NULL' in value || 'B' in value)) {
+      throw new Error(`attribute ${name}: the attempt item holds only strings, numbers, booleans and bytes`);
     }
     bytewise[asBytes(name)] =
-      'S' in value ? { S: asBytes(value.S!) } : (value as unknown as Record<string, unknown>);
+      'S' in value
+        ? { S: asBytes(value.S!) }
+        : 'B' in value
+          ? { B: Buffer.from(value.B as Uint8Array).toString('base64') }
+          : (value as unknown as Record<string, unknown>);
   }
   return dynalite.itemSize(bytewise);
 }
@@ -223,5 +233,72 @@ describe('attempt item size against DynamoDB’s rules', () => {
       };
       expect(dynamoItemSize(attemptItem(fitRecord(long)))).toBeLessThanOrEqual(1024);
     }
+  });
+});
+
+describe('the request an attempt item keeps', () => {
+  const headers = [
+    { name: 'Content-Type', value: 'application/json' },
+    { name: 'X-Service-Timestamp', value: '1732200000000' },
+    { name: 'X-Service-Signature', value: `sha256=${'a'.repeat(64)}` },
+    { name: 'Authorization', value: '[hidden]' },
+    { name: 'X-Odd', value: 'a: b: c' },
+  ];
+  const body = JSON.stringify({
+    event: 'user.identified',
+    timestamp: '2026-11-21T15:00:00.000Z',
+    user: { id: 'usr_1', email: 'ada@example.com', metadata: { plan: 'pro', source: 'extension' } },
+    application: { id: 'app_1', name: 'Acme' },
+  });
+
+  it('stores the headers as one text attribute, a header a line, and reads them back in order', () => {
+    const item = attemptItem({ ...base, requestHeaders: headers });
+    expect(item.requestHeaders).toBe(headers.map((h) => `${h.name}: ${h.value}`).join('\n'));
+    expect(recordOf(item).requestHeaders).toEqual(headers);
+    expect(decodeHeaders(encodeHeaders([]))).toEqual([]);
+  });
+
+  it('stores the body deflated as bytes and reads back the exact text', () => {
+    const unicode = body.replace('Acme', 'Açme 𝄞');
+    const item = attemptItem({ ...base, body: unicode });
+    expect(item.body).toBeInstanceOf(Uint8Array);
+    expect(inflateRawSync(item.body as Uint8Array).toString('utf8')).toBe(unicode);
+    expect((item.body as Uint8Array).byteLength).toBeLessThan(Buffer.byteLength(unicode));
+    expect(recordOf(item).body).toBe(unicode);
+  });
+
+  it('keeps a first attempt with its body whole, snippet included (no trimming to one unit)', () => {
+    const first = { ...base, body, responseSnippet: 'é'.repeat(512), requestHeaders: headers };
+    expect(fitRecord(first)).toBe(first);
+  });
+
+  it('counts the body bytes and the headers text in the item size, as DynamoDB does', () => {
+    const item = attemptItem({ ...base, body, requestHeaders: headers });
+    expect(itemSize(item)).toBeGreaterThanOrEqual(dynamoItemSize(item));
+    expect(itemSize(item) - dynamoItemSize(item)).toBeLessThanOrEqual(10);
+  });
+
+  it('keeps a later success within one write unit with its headers, dropping them only when nothing else fits', () => {
+    const later = { ...base, attempt: 2, requestHeaders: headers };
+    expect(fitRecord(later)).toBe(later);
+    const many = Array.from({ length: 20 }, (_, i) => ({
+      name: `X-${'n'.repeat(200)}-${i}`,
+      value: '[hidden]',
+    }));
+    const fitted = fitRecord({ ...later, requestHeaders: many });
+    expect(fitted.requestHeaders).toBeUndefined();
+    expect(dynamoItemSize(attemptItem(fitted))).toBeLessThanOrEqual(1024);
+    expect(certainlyOneWriteUnit({ ...later, requestHeaders: many })).toBe(false);
+    expect(deliveredItemSize(later)).toBe(itemSize(attemptItem(later)));
+  });
+
+  it('tells a repeated write of an item with bytes from a different one', () => {
+    const item = attemptItem({ ...base, body, requestHeaders: headers });
+    const again = attemptItem({ ...base, body, requestHeaders: headers });
+    expect(sameItem(item, again)).toBe(true);
+    expect(sameAsStored(marshall(item) as never, again)).toBe(true);
+    const other = attemptItem({ ...base, body: body.replace('pro', 'free'), requestHeaders: headers });
+    expect(sameItem(item, other)).toBe(false);
+    expect(sameAsStored(marshall(item) as never, other)).toBe(false);
   });
 });

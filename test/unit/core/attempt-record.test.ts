@@ -1,5 +1,5 @@
 import type { AttemptRecordInput } from '../../../lambdas/core/attempt-record';
-import { attemptRecordOf, MAX_ERROR_LENGTH } from '../../../lambdas/core/attempt-record';
+import { attemptRecordOf, keepsBody, MAX_ERROR_LENGTH } from '../../../lambdas/core/attempt-record';
 import { RESPONSE_SNIPPET_BYTES } from '../../../lambdas/core/constants';
 
 const at = Date.parse('2026-11-22T10:00:00.000Z');
@@ -82,5 +82,73 @@ describe('attemptRecordOf', () => {
     expect(record.error).toBe(lastError);
     expect(record.error).not.toContain('whsec_secret');
     expect(Buffer.byteLength(record.error!)).toBeLessThanOrEqual(MAX_ERROR_LENGTH);
+  });
+});
+
+describe('the request an attempt record keeps', () => {
+  const sent = {
+    'Content-Type': 'application/json',
+    'User-Agent': 'webhooks/1',
+    'X-Service-Timestamp': '1764064800000',
+    'X-Service-Signature': `sha256=${'f'.repeat(64)}`,
+    Authorization: 'Bearer header-value',
+    'x-tenant': 'acme-tenant-7',
+  };
+  const request = {
+    method: 'POST',
+    target: 'https://crm.example.com/hooks',
+    requestedAtMs: at,
+    headers: sent,
+    customNames: ['authorization', 'X-Tenant'],
+  };
+
+  it('lists every header in the order sent, custom values hidden, signature and timestamp shown', () => {
+    const { record } = attemptRecordOf(input({ request }));
+    expect(record.requestHeaders).toEqual([
+      { name: 'Content-Type', value: 'application/json' },
+      { name: 'User-Agent', value: 'webhooks/1' },
+      { name: 'X-Service-Timestamp', value: '1764064800000' },
+      { name: 'X-Service-Signature', value: `sha256=${'f'.repeat(64)}` },
+      { name: 'Authorization', value: '[hidden]' },
+      { name: 'x-tenant', value: '[hidden]' },
+    ]);
+    expect(JSON.stringify(record)).not.toContain('header-value');
+    expect(JSON.stringify(record)).not.toContain('acme-tenant-7');
+  });
+
+  it('keeps no headers for a refusal, where nothing was sent', () => {
+    const { record } = attemptRecordOf(
+      input({ request: { method: 'POST', target: '(unknown)', requestedAtMs: at } }),
+    );
+    expect(record).not.toHaveProperty('requestHeaders');
+  });
+
+  const first = (outcome: 'delivered' | 'http_error', keepBodies?: 'all' | 'failures') =>
+    attemptRecordOf(
+      input({
+        delivery: { ...input().delivery, attempt: 1, body: '{"event":"user.identified"}' },
+        decision:
+          outcome === 'delivered'
+            ? { action: 'done', outcome }
+            : { action: 'retry', outcome, delaySeconds: 1 },
+        result:
+          outcome === 'delivered'
+            ? { kind: 'response', status: 200, durationMs: 3, snippet: '' }
+            : { kind: 'response', status: 500, durationMs: 3, snippet: '' },
+        keepBodies,
+      }),
+    ).record;
+
+  it('keeps the body once per delivery, on the first attempt only', () => {
+    expect(first('delivered').body).toBe('{"event":"user.identified"}');
+    expect(first('http_error', 'all').body).toBe('{"event":"user.identified"}');
+    expect(attemptRecordOf(input()).record).not.toHaveProperty('body'); // attempt 2
+  });
+
+  it("with keepBodies 'failures', keeps the body only when the first attempt failed", () => {
+    expect(first('delivered', 'failures')).not.toHaveProperty('body');
+    expect(first('http_error', 'failures').body).toBe('{"event":"user.identified"}');
+    expect(keepsBody(1, 'delivered', 'failures')).toBe(false);
+    expect(keepsBody(2, 'http_error', 'all')).toBe(false);
   });
 });
