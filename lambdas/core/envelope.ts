@@ -13,7 +13,6 @@ import {
   MAX_BODY_BYTES,
 } from './constants';
 import { PoisonMessageError, ValidationError } from './errors';
-import { MAX_CUSTOM_HEADERS, MAX_HEADER_NAME_LENGTH } from './headers';
 import { connectionIdOf, isApplicationId, isConnectionId, isDeliveryId, isEventId, isUserId } from './ids';
 import { buildPayload, checkBody, isIsoUtc, serialiseBody } from './payload';
 import { isBodyText, requestHeadersRule } from './request-check';
