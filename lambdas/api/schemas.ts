@@ -14,6 +14,7 @@ import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../core/rate-limit';
 import { HIDDEN_HEADER_VALUE, OUTCOMES } from '../core/types';
 import { isSince, SINCE_RULE } from '../management/since';
 
+export { AttemptPageSchema, AttemptSchema, DeliverySchema, ResendResultSchema } from './delivery-schemas';
 export { HIDDEN_HEADER_VALUE, OUTCOMES };
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -224,38 +225,6 @@ export const RotatedSecretSchema = SecretSchema.extend({
     .number()
     .openapi({ description: 'receivers should accept the old and the new secret for this long' }),
 }).openapi('RotatedSecret');
-
-export const AttemptSchema = z
-  .object({
-    deliveryId: z.string(),
-    attempt: z.number().int(),
-    eventId: z.string(),
-    connectionId: z.string(),
-    applicationId: z.string(),
-    userId: z.string(),
-    event: z.string(),
-    method: z.string(),
-    target: z.string().openapi({ description: 'origin and path of the URL, never the query string' }),
-    requestedAt: z.string(),
-    durationMs: z.number(),
-    outcome: z.enum(OUTCOMES),
-    statusCode: z.number().int().optional(),
-    responseSnippet: z.string().optional(),
-    error: z.string().optional(),
-    nextAttemptAt: z.string().optional(),
-    final: z.boolean(),
-    test: z.boolean().optional(),
-    expiresAt: z.number().int().openapi({ description: 'epoch seconds when the record ages out' }),
-  })
-  .openapi('Attempt');
-
-export const AttemptPageSchema = z
-  .object({ data: z.array(AttemptSchema), nextCursor: z.string().nullable() })
-  .openapi('AttemptPage');
-
-export const DeliverySchema = z
-  .object({ deliveryId: z.string(), connectionId: z.string(), attempts: z.array(AttemptSchema) })
-  .openapi('Delivery');
 
 export const ParkedSchema = z
   .object({

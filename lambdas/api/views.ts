@@ -38,8 +38,11 @@ export function connectionView(c: Connection): ConnectionView {
   };
 }
 
-export function attemptView(record: AttemptRecord): AttemptRecord {
+/** An attempt as the API shows it: without the delivery's body, which the delivery view shows once. */
+export function attemptView(record: AttemptRecord): Omit<AttemptRecord, 'body'> {
   const out: Record<string, unknown> = {};
-  for (const field of ATTEMPT_RECORD_FIELDS) if (record[field] !== undefined) out[field] = record[field];
+  for (const field of ATTEMPT_RECORD_FIELDS) {
+    if (field !== 'body' && record[field] !== undefined) out[field] = record[field];
+  }
   return out as unknown as AttemptRecord;
 }

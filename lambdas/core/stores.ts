@@ -119,6 +119,8 @@ export interface AttemptTable extends AttemptLog {
    * read the same last attempt race here, and one wins (docs/api.md).
    */
   markResent(deliveryId: string, attempt: number): Promise<boolean>;
+  /** Takes back a mark whose Resend could not be queued, if it is still that mark. */
+  unmarkResent(deliveryId: string, attempt: number): Promise<void>;
   /** A connection's recent attempts, newest first (by delivery, then attempt). */
   recent(query: {
     connectionId: string;

@@ -32,7 +32,8 @@ function checkConnectionId(connectionId: string): void {
 }
 
 export class Attempts {
-  private readonly table: AttemptTable;
+  /** The attempt log's table, for Resend's mark (management/resend.ts). */
+  readonly table: AttemptTable;
 
   constructor(options: ManagementOptions) {
     const client = documentClient(options.clients?.dynamodb);

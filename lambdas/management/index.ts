@@ -17,6 +17,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SnsOperationalEvents } from '../adapters/sns/operational-events';
+import { SqsQueues } from '../adapters/sqs/queues';
 import type { AttemptRecord, Connection } from '../core/types';
 import { WebhookPublisher } from '../publisher';
 import { Attempts } from './attempts';
@@ -31,6 +32,7 @@ import {
 import { DeadLetterQueue } from './dead-letters';
 import { NotFoundError } from './errors';
 import { ParkedDeliveriesAdmin, type ParkedPageResult, type RecoverResult, type Scope } from './parked';
+import { type ResendResult, resendDelivery } from './resend';
 import { sendTest } from './test-send';
 import type { ManagementOptions, UpdateConnectionInput } from './types';
 
@@ -55,6 +57,7 @@ export {
   type RecoverResult,
   type Scope,
 } from './parked';
+export type { ResendResult } from './resend';
 export { isSince, parseSince } from './since';
 export { resourcesFromStack } from './stack';
 export type * from './types';
@@ -153,6 +156,31 @@ export class WebhookManagement {
   /** Re-queues one parked delivery now; NotFoundError when it is not parked (or not the caller's). */
   retryDelivery(deliveryId: string, scope: Scope = {}): Promise<{ requeued: true; connectionId: string }> {
     return this.parked.retry(deliveryId, scope);
+  }
+
+  /**
+   * Resend: sends a delivery again as a new attempt (same delivery id and body, the next attempt
+   * number, signed afresh), through the retry queue. NotFoundError when it is not in the attempt
+   * log (or not the caller's); ConflictError when it cannot be sent again now, saying why (a
+   * retry still scheduled, already resent, its body not kept).
+   */
+  resendDelivery(deliveryId: string, scope: Scope = {}): Promise<ResendResult> {
+    const { resources, clients } = this.shared;
+    return resendDelivery(
+      {
+        attempts: this.attempts.table,
+        queue: new SqsQueues({
+          retryQueueUrl: resources.retryQueueUrl,
+          dlqUrl: resources.dlqUrl,
+          client: clients?.sqs,
+        }),
+        scoped: (id, s) => this.parked.deliveryScoped(id, s),
+        parkedItem: (id, s) => this.parked.get(id, s),
+        retryParked: (id, s) => this.parked.retry(id, s),
+      },
+      deliveryId,
+      scope,
+    );
   }
 
   /** One immediate signed test delivery (`test: true` in the attempt log, never retried). */

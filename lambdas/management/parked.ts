@@ -118,7 +118,7 @@ export class ParkedDeliveriesAdmin {
   }
 
   /** The connection of a delivery, in scope; a delivery whose connection is gone or another application's is not found. */
-  private async deliveryScoped(deliveryId: string, scope: Scope): Promise<string> {
+  async deliveryScoped(deliveryId: string, scope: Scope): Promise<string> {
     const connectionId = connectionIdOf(deliveryId);
     try {
       await this.scoped(connectionId, scope);

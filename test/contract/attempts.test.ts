@@ -139,6 +139,14 @@ describe.each(Object.entries(LAYOUTS))('%s', (_name, layout) =>
         expect(await log.markResent(first.deliveryId, 7)).toBe(false); // no such attempt
         const read = await log.ofDelivery(first.deliveryId);
         expect(read.map((r) => r.resentAs)).toEqual([undefined, 3]);
+        // A Resend that could not be queued takes its mark back; the next one may mark again.
+        await log.unmarkResent(first.deliveryId, 2);
+        await log.unmarkResent(first.deliveryId, 1); // not marked: nothing happens
+        expect((await log.ofDelivery(first.deliveryId)).map((r) => r.resentAs)).toEqual([
+          undefined,
+          undefined,
+        ]);
+        expect(await log.markResent(first.deliveryId, 2)).toBe(true);
       });
 
       it("gives every attempt of one delivery, oldest first, and no other delivery's", async () => {

@@ -125,7 +125,19 @@ export class DynamoAttempts implements AttemptTable {
     return Item;
   }
 
-  async markResent(deliveryId: string, attempt: number): Promise<boolean> {
+  markResent(deliveryId: string, attempt: number): Promise<boolean> {
+    return this.mark(deliveryId, attempt, 'SET', 'attribute_exists(#sk) AND attribute_not_exists(#r)');
+  }
+
+  async unmarkResent(deliveryId: string, attempt: number): Promise<void> {
+    await this.mark(deliveryId, attempt, 'REMOVE', '#r = :next');
+  }
+
+  /**
+   * Sets or removes an attempt's Resend mark under a condition, in the shard its delivery is
+   * placed in now (as append places it): false when the condition failed.
+   */
+  private async mark(deliveryId: string, attempt: number, op: 'SET' | 'REMOVE', condition: string) {
     const connectionId = connectionIdOf(deliveryId);
     const shard = deliveryShard(deliveryId, shardCountOf(await this.shards(connectionId), deliveryId));
     try {
@@ -133,9 +145,9 @@ export class DynamoAttempts implements AttemptTable {
         new UpdateCommand({
           TableName: this.tableName,
           Key: { [PK]: shardPartition(connectionId, shard), [SK]: attemptSortKey(deliveryId, attempt) },
-          UpdateExpression: 'SET #r = :next',
-          ConditionExpression: 'attribute_exists(#sk) AND attribute_not_exists(#r)',
-          ExpressionAttributeNames: { '#r': 'resentAs', '#sk': SK },
+          UpdateExpression: op === 'SET' ? 'SET #r = :next' : 'REMOVE #r',
+          ConditionExpression: condition,
+          ExpressionAttributeNames: { '#r': 'resentAs', ...(op === 'SET' ? { '#sk': SK } : {}) },
           ExpressionAttributeValues: { ':next': attempt + 1 },
         }),
       );

@@ -2,6 +2,7 @@
 
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { connectionIdOf } from '../../core/ids';
+import { bodyOfDelivery } from '../../core/resend';
 import { parseSince } from '../../management/since';
 import { ApiError, ERROR_CODES, notFound } from '../errors';
 import {
@@ -125,7 +126,18 @@ export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
         (a) => a.applicationId === applicationId,
       );
       if (attempts.length === 0) throw notFound('delivery');
-      return c.json({ deliveryId, connectionId, attempts: attempts.map(attemptView) }, 200);
+      const body = bodyOfDelivery(attempts);
+      return c.json(
+        {
+          deliveryId,
+          connectionId,
+          attempts: attempts.map(attemptView),
+          ...('body' in body
+            ? { body: body.body }
+            : { bodyUnavailable: { reason: body.missing, message: body.message } }),
+        },
+        200,
+      );
     },
   );
 }

@@ -18,6 +18,7 @@ import {
   ParkedQuery,
   RecoverBody,
   RecoverResultSchema,
+  ResendResultSchema,
   RetryResultSchema,
 } from '../schemas';
 import type { ApiDeps, ApiEnv } from '../types';
@@ -122,6 +123,29 @@ export function parkedRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       return c.json(
         await management.retryDelivery(deliveryId, { applicationId: c.get('applicationId') }),
         200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      operationId: 'resendDelivery',
+      method: 'post',
+      path: `${BASE}/deliveries/{deliveryId}/resend`,
+      tags: [TAG_PARKED],
+      summary:
+        'Resend any delivery still in the attempt log, delivered or not: a new attempt of the same delivery (same id and body, the next attempt number, signed afresh), sent through the pipeline; if it fails it is retried and parked like any chain',
+      request: { params: DeliveryParams },
+      responses: {
+        202: jsonOk(ResendResultSchema, 'the new attempt is queued; the dispatcher sends it within seconds'),
+        ...errorResponses(409, 413, 422),
+      },
+    }),
+    async (c) => {
+      const { deliveryId } = c.req.valid('param');
+      return c.json(
+        await management.resendDelivery(deliveryId, { applicationId: c.get('applicationId') }),
+        202,
       );
     },
   );

@@ -73,6 +73,15 @@ export class MemoryAttempts implements AttemptTable {
     return true;
   }
 
+  async unmarkResent(deliveryId: string, attempt: number): Promise<void> {
+    this.check('unmarkResent');
+    const key = `${connectionIdOf(deliveryId)} ${deliveryId}#${String(attempt).padStart(4, '0')}`;
+    const existing = this.byKey.get(key);
+    if (existing?.resentAs !== attempt + 1) return;
+    const { resentAs: _, ...rest } = existing;
+    this.byKey.set(key, rest);
+  }
+
   /** A connection's records, newest first. */
   private log(connectionId: string): AttemptRecord[] {
     return [...this.byKey.values()].filter((r) => r.connectionId === connectionId).sort(newestFirst);

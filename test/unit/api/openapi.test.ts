@@ -35,6 +35,7 @@ describe('OpenAPI document', () => {
         'GET /failures',
         'GET /connections/{connectionId}/parked',
         'POST /connections/{connectionId}/recover',
+        'POST /deliveries/{deliveryId}/resend',
         'POST /deliveries/{deliveryId}/retry',
         'GET /api/v1',
       ].sort(),

@@ -1,0 +1,72 @@
+/**
+ * The API's shapes of the attempt log: an attempt with the request it sent, a page of them, a
+ * delivery with its body (or why it is not kept), and what a Resend answers. schemas.ts
+ * re-exports them beside the other shapes.
+ */
+
+import { z } from '@hono/zod-openapi';
+import { HIDDEN_HEADER_VALUE, OUTCOMES } from '../core/types';
+
+export const AttemptSchema = z
+  .object({
+    deliveryId: z.string(),
+    attempt: z.number().int(),
+    eventId: z.string(),
+    connectionId: z.string(),
+    applicationId: z.string(),
+    userId: z.string(),
+    event: z.string(),
+    method: z.string(),
+    target: z.string().openapi({ description: 'origin and path of the URL, never the query string' }),
+    requestedAt: z.string(),
+    durationMs: z.number(),
+    outcome: z.enum(OUTCOMES),
+    statusCode: z.number().int().optional(),
+    responseSnippet: z.string().optional(),
+    error: z.string().optional(),
+    nextAttemptAt: z.string().optional(),
+    final: z.boolean(),
+    test: z.boolean().optional(),
+    expiresAt: z.number().int().openapi({ description: 'epoch seconds when the record ages out' }),
+    requestHeaders: z
+      .array(z.object({ name: z.string(), value: z.string() }))
+      .optional()
+      .openapi({
+        description: `the request headers as sent, in order; a custom header's value reads ${HIDDEN_HEADER_VALUE}. Absent when nothing was sent (a refusal)`,
+      }),
+    resentAs: z.number().int().optional().openapi({
+      description: 'a Resend queued the delivery again after this attempt, as this attempt number',
+    }),
+  })
+  .openapi('Attempt');
+
+export const AttemptPageSchema = z
+  .object({ data: z.array(AttemptSchema), nextCursor: z.string().nullable() })
+  .openapi('AttemptPage');
+
+export const DeliverySchema = z
+  .object({
+    deliveryId: z.string(),
+    connectionId: z.string(),
+    attempts: z.array(AttemptSchema),
+    body: z.string().optional().openapi({
+      description:
+        'the exact request body every attempt sent (absent when it is not kept: see bodyUnavailable)',
+    }),
+    bodyUnavailable: z
+      .object({ reason: z.enum(['not_kept', 'aged_out']), message: z.string() })
+      .optional()
+      .openapi({ description: 'why the body is not shown, in words for the reader' }),
+  })
+  .openapi('Delivery');
+
+export const ResendResultSchema = z
+  .object({
+    deliveryId: z.string(),
+    connectionId: z.string(),
+    attempt: z
+      .number()
+      .int()
+      .openapi({ description: 'the number of the new attempt (the last one plus one)' }),
+  })
+  .openapi('ResendResult');
