@@ -239,8 +239,9 @@ export class WebhookManagementApi extends Construct {
       [r.connectionsTableArn],
     );
     on(['dynamodb:Query'], [`${r.connectionsTableArn}/index/${CONNECTIONS_TABLE.byApplicationIndex.name}`]);
-    // Reads of the log are Queries; a Send Test records its own attempt.
-    on(['dynamodb:Query', 'dynamodb:PutItem'], [r.attemptsTableArn]);
+    // Reads of the log are Queries; a Send Test records its own attempt; a Resend marks the
+    // delivery's last attempt (resentAs) with a conditional UpdateItem.
+    on(['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [r.attemptsTableArn]);
     on(['dynamodb:Query'], [`${r.attemptsTableArn}/index/${ATTEMPTS_TABLE.finalFailuresIndex.name}`]);
     r.secrets.grantOperate(role);
     on(['secretsmanager:GetSecretValue'], [this.sessionKey.secretArn]);

@@ -260,14 +260,18 @@ export class WebhookDelivery extends Construct {
    */
   public grantOperate(grantee: iam.IGrantable): iam.Grant {
     this.retryWriters.push(principalArnOf(grantee));
-    return grantOn(grantee, CONNECTION_OPERATE_ACTIONS, this.connectionsTableArns())
-      .combine(grantOn(grantee, ATTEMPT_OPERATE_ACTIONS, this.attemptsTableArns()))
-      .combine(grantOn(grantee, PARKED_OPERATE_ACTIONS, this.parkedTableArns()))
-      .combine(this.eventsTopic.grantPublish(grantee))
-      .combine(this.secrets.grantOperate(grantee))
-      .combine(this.deadLetterQueue.grant(grantee, ...DEAD_LETTER_OPERATE_ACTIONS))
-      .combine(this.grantPublish(grantee))
-      .combine(this.retryQueue.grant(grantee, 'sqs:SendMessage'));
+    return (
+      grantOn(grantee, CONNECTION_OPERATE_ACTIONS, this.connectionsTableArns())
+        .combine(grantOn(grantee, ATTEMPT_OPERATE_ACTIONS, this.attemptsTableArns()))
+        // Resend marks the delivery's last attempt (resentAs), on the table only.
+        .combine(grantOn(grantee, ['dynamodb:UpdateItem'], [this.attemptsTable.tableArn]))
+        .combine(grantOn(grantee, PARKED_OPERATE_ACTIONS, this.parkedTableArns()))
+        .combine(this.eventsTopic.grantPublish(grantee))
+        .combine(this.secrets.grantOperate(grantee))
+        .combine(this.deadLetterQueue.grant(grantee, ...DEAD_LETTER_OPERATE_ACTIONS))
+        .combine(this.grantPublish(grantee))
+        .combine(this.retryQueue.grant(grantee, 'sqs:SendMessage'))
+    );
   }
 
   private createDeadLetterQueue(p: ResolvedWebhookDeliveryProps): sqs.Queue {

@@ -92,7 +92,12 @@ describe('management API and console', () => {
       'dynamodb:UpdateItem',
     ]);
     expect(actionsOn(granted, indexArn(connections, 'byApplication'))).toEqual(['dynamodb:Query']);
-    expect(actionsOn(granted, getAtt(attempts))).toEqual(['dynamodb:PutItem', 'dynamodb:Query']);
+    // Query reads, PutItem records a Send Test, UpdateItem marks a Resend; the index is read only.
+    expect(actionsOn(granted, getAtt(attempts))).toEqual([
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
     expect(actionsOn(granted, indexArn(attempts, 'finalFailures'))).toEqual(['dynamodb:Query']);
     expect(actionsOn(granted, stack.resolve(d.secretArnPattern))).toEqual([
       'secretsmanager:CreateSecret',

@@ -189,7 +189,8 @@ describe('grant and bind helpers', () => {
     expect(actionsOn(granted, getAtt(connections))).toEqual(operate);
     expect(actionsOn(granted, indexArn(connections, 'byApplication'))).toEqual(operate);
     const readAttempts = ['dynamodb:PutItem', 'dynamodb:Query'];
-    expect(actionsOn(granted, getAtt(attempts))).toEqual(readAttempts);
+    // Resend's mark (UpdateItem) is on the table alone, never the index.
+    expect(actionsOn(granted, getAtt(attempts))).toEqual([...readAttempts, 'dynamodb:UpdateItem']);
     expect(actionsOn(granted, indexArn(attempts, 'finalFailures'))).toEqual(readAttempts);
     expect(actionsOn(granted, stack.resolve(d.secretArnPattern))).toEqual([
       'secretsmanager:CreateSecret',
