@@ -291,6 +291,16 @@ async function freshParked(): Promise<{ connectionId: string; deliveryId: string
   return { connectionId, deliveryId: item.deliveryId };
 }
 
+/** A delivery of its own, ended and with its body kept, that a Resend can send again. */
+async function freshResendable(): Promise<{ connectionId: string; deliveryId: string }> {
+  const connectionId = await freshConnection();
+  const attempt = attemptAt(connectionId, world.app, Date.now() - 30_000, {
+    body: JSON.stringify({ event: 'user.identified' }),
+  });
+  await h.attemptLog.append(attempt);
+  return { connectionId, deliveryId: attempt.deliveryId };
+}
+
 const mine = (extra: PathValues = {}): PathValues => ({
   applicationId: world.app,
   connectionId: world.connectionId,
@@ -400,6 +410,14 @@ const VALID: Record<string, () => Promise<ValidRequest[]>> = {
       expect: 200,
     },
   ],
+  'POST /api/v1/applications/{applicationId}/deliveries/{deliveryId}/resend': async () => {
+    const delivery = await freshResendable();
+    return [
+      { label: 'an ended delivery', params: mine({ ...delivery }), expect: 202 },
+      // the same one again: its Resend is queued and has not arrived
+      { label: 'resent already', params: mine({ ...delivery }), expect: 409 },
+    ];
+  },
   'POST /api/v1/applications/{applicationId}/deliveries/{deliveryId}/retry': async () => {
     const parked = await freshParked();
     return [
