@@ -80,7 +80,7 @@ describe('the web console, walked by a new user', () => {
     const type = await field(page, 'Type');
     expect(await type.evaluate((el) => [(el as any).value, el.textContent])).toEqual(['webhook', 'Webhook']);
     const order = await page.$$eval('form label', (labels) => labels.map((l) => l.textContent));
-    expect(order).toEqual(['Type', 'Name', 'URL', 'Method', 'Headers']);
+    expect(order).toEqual(['Type', 'Name', 'URL', 'Method', 'Rate limit (deliveries per second)', 'Headers']);
   });
 
   it('shows every broken rule at once, in words, beside its field, before sending anything', async () => {
@@ -116,6 +116,7 @@ describe('the web console, walked by a new user', () => {
       { label: 'Name', invalid: 'true', error: expect.stringMatching(/^Name is required/), described: true },
       { label: 'URL', invalid: 'true', error: 'URL must start with https://', described: true },
       { label: 'Method', invalid: null, error: null, described: null },
+      { label: 'Rate limit (deliveries per second)', invalid: null, error: null, described: null },
       {
         label: 'Headers',
         invalid: 'true',
