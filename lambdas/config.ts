@@ -49,7 +49,12 @@ export const ENV = {
   allowedPorts: 'WEBHOOKS_ALLOWED_PORTS',
   /** Local mode only: deliver to loopback addresses. Refused inside Lambda. */
   allowLoopback: 'WEBHOOKS_LOCAL_ALLOW_LOOPBACK',
+  /** The stack's name: the `Stack` dimension of every metric (adapters/metrics/catalogue.ts). */
+  stackName: 'WEBHOOKS_STACK_NAME',
 } as const;
+
+/** The `Stack` dimension's value when the environment names no stack (tests, tools). */
+export const DEFAULT_STACK_NAME = 'webhooks';
 
 /**
  * Where connection secrets are kept (D28): one Secrets Manager secret per connection (the
@@ -102,6 +107,8 @@ export interface DispatcherConfig {
   readonly connectionCacheTtlMs: number;
   readonly allowedPorts: readonly number[];
   readonly allowLoopback: boolean;
+  /** The `Stack` dimension of every metric. @default DEFAULT_STACK_NAME */
+  readonly stackName: string;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -271,6 +278,7 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     connectionCacheTtlMs: limited(env, ENV.connectionCacheTtlMs, 'connectionCacheTtlMs'),
     allowedPorts: Object.freeze(ports(env, ENV.allowedPorts)),
     allowLoopback,
+    stackName: env[ENV.stackName]?.trim() || DEFAULT_STACK_NAME,
   });
 }
 

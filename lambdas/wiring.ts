@@ -17,8 +17,8 @@ import { DynamoConnections } from './adapters/dynamodb/connections';
 import { DynamoParked } from './adapters/dynamodb/parked';
 import { DynamoRateWindows } from './adapters/dynamodb/rate-windows';
 import { HttpsSender, type Resolver } from './adapters/http/sender';
-import { powertoolsLog } from './adapters/logger';
-import { emfMetrics } from './adapters/metrics/emf';
+import { invocationLog, powertoolsLog } from './adapters/logger';
+import { EmfMetrics } from './adapters/metrics/emf';
 import { KmsSigningSecrets } from './adapters/secrets/kms-sealed';
 import { SecretsManagerSigningSecrets } from './adapters/secrets/signing-secrets';
 import { SnsOperationalEvents } from './adapters/sns/operational-events';
@@ -28,8 +28,17 @@ import { attemptShardSteps } from './core/attempt-shards';
 import { cachedConnections } from './core/cached-connections';
 import { createDispatcher } from './core/dispatch';
 import { createHealthTracker } from './core/health-tracker';
-import type { Clock, Dispatcher, DispatcherDeps, Log, OperationalEvents, SigningSecrets } from './core/ports';
+import type {
+  Clock,
+  Dispatcher,
+  DispatcherDeps,
+  Log,
+  Metrics,
+  OperationalEvents,
+  SigningSecrets,
+} from './core/ports';
 import type { AttemptRecord, Connection, DeliveryMessage } from './core/types';
+import type { InvocationHooks } from './dispatcher/handler';
 
 /** The AWS SDK clients a caller may pass; each absent one is built from the default credential chain. */
 export interface AwsClients {
@@ -49,16 +58,27 @@ export interface WiringOptions {
   ca?: string[];
   resolver?: Resolver;
   clock?: Clock;
+  /**
+   * What the dispatcher counts with: local mode's Prometheus registry, a test's capture.
+   * @default EMF documents on stdout, flushed at the end of each invocation
+   */
+  metrics?: Metrics & { flush?(): void };
 }
 
 export interface Wired {
   dispatcher: Dispatcher;
   deps: DispatcherDeps;
+  /** The handler's hooks: each line tagged with its invocation, the metrics flushed at its end. */
+  invocation: InvocationHooks;
   close(): Promise<void>;
 }
 
 /** The adapters every wiring shares: the clock, the document client, the sender and its egress policy, the queues, the secret store. */
-function sharedAdapters(config: TestSendConfig, options: WiringOptions, inFlight?: number) {
+function sharedAdapters(
+  config: TestSendConfig,
+  options: WiringOptions,
+  counting?: { inFlight: number; metrics: Metrics },
+) {
   const clock = options.clock ?? { now: () => Date.now() };
   const egress = { allowedPorts: config.allowedPorts, allowLoopback: config.allowLoopback };
   return {
@@ -70,7 +90,12 @@ function sharedAdapters(config: TestSendConfig, options: WiringOptions, inFlight
       egress,
       ca: options.ca,
       resolver: options.resolver,
-      ...(inFlight ? { maxIdlePerOrigin: inFlight } : {}),
+      ...(counting
+        ? {
+            maxIdlePerOrigin: counting.inFlight,
+            onResend: () => counting.metrics.record({ kind: 'senderResend' }),
+          }
+        : {}),
     }),
     queues: new SqsQueues({
       retryQueueUrl: config.retryQueueUrl,
@@ -82,12 +107,14 @@ function sharedAdapters(config: TestSendConfig, options: WiringOptions, inFlight
 }
 
 export function wireDispatcher(config: DispatcherConfig, options: WiringOptions = {}): Wired {
-  const { clock, egress, doc, sender, queues, secrets } = sharedAdapters(
+  const clock = options.clock ?? { now: () => Date.now() };
+  const metrics = options.metrics ?? new EmfMetrics({ stack: config.stackName, clock });
+  const { egress, doc, sender, queues, secrets } = sharedAdapters(
     config,
-    options,
-    config.batchConcurrency,
+    { ...options, clock },
+    { inFlight: config.batchConcurrency, metrics },
   );
-  const log = options.deps?.log ?? powertoolsLog();
+  const log = invocationLog(options.deps?.log ?? powertoolsLog());
   const events: OperationalEvents = config.eventsTopicArn
     ? new SnsOperationalEvents({ topicArn: config.eventsTopicArn, client: options.clients?.sns })
     : loggedEvents(log);
@@ -106,6 +133,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
         events,
         clock,
         log,
+        metrics,
       },
       config.health,
     ),
@@ -117,10 +145,10 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     }),
     attemptLogFallback: queues,
     clock,
-    log,
-    metrics: emfMetrics,
+    metrics,
     rateCounter: new DynamoRateWindows({ tableName: config.rateWindowsTable, client: doc }),
     ...options.deps,
+    log,
   };
   const dispatcher = createDispatcher(deps, {
     headerPrefix: config.headerPrefix,
@@ -132,7 +160,12 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     egress,
     defaultRateLimit: config.defaultRateLimit,
   });
-  return { dispatcher, deps, close: () => sender.close() };
+  return {
+    dispatcher,
+    deps,
+    invocation: { during: log.during, finish: () => metrics.flush?.() },
+    close: () => sender.close(),
+  };
 }
 
 /** What a test send needs to know: where its record goes, how it signs and where it may send. */

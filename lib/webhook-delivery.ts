@@ -478,6 +478,7 @@ export class WebhookDelivery extends Construct {
       batchConcurrency: String(p.batchConcurrency),
       connectionCacheTtlMs: String(p.connectionCacheTtl.toMilliseconds()),
       allowedPorts: p.allowedPorts.join(','),
+      stackName: Stack.of(this).stackName,
     });
     return new lambda.Function(this, 'Dispatcher', {
       description: 'Signs and sends webhook deliveries; schedules retries, dead-letters, logs every attempt',

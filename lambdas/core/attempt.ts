@@ -162,11 +162,12 @@ export function createAttempter(
     ids: { connectionId: string; deliveryId: string; attempt: number },
   ): Promise<Deferral> {
     await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(delivery, delaySeconds));
+    deps.metrics?.record({ kind: 'rateLimitDeferral' });
     deps.log.info('delivery deferred: waiting for the rate limit', {
       ...ids,
+      eventId: delivery.eventId,
       rateLimit: limit,
       delaySeconds,
-      ...deps.metrics?.rateLimitDeferral?.(clock.now()),
     });
     return { deferred: 'rate_limit', delaySeconds };
   }

@@ -8,8 +8,9 @@
 import type { Attempter, Run } from './attempt';
 import { MAX_ERROR_LENGTH } from './attempt-record';
 import { type QueueSource, type ReadMessage, readMessage } from './envelope';
-import { DeadlineError, infra, PoisonMessageError } from './errors';
+import { DeadlineError, InfrastructureError, infra, PoisonMessageError } from './errors';
 import type { FanOut } from './fan-out';
+import { countFailure } from './metrics';
 import { deadLetterSource, errorText } from './poison';
 import type { BatchResult, DispatcherDeps, InputRecord } from './ports';
 import { truncateUtf8 } from './redact';
@@ -21,7 +22,7 @@ import type { DeadLetter } from './types';
 export type ProcessBatch = (records: readonly InputRecord[], run: Run) => Promise<BatchResult>;
 
 export function createBatch(
-  deps: Pick<DispatcherDeps, 'connections' | 'deadLetters' | 'attemptLog' | 'clock' | 'log'>,
+  deps: Pick<DispatcherDeps, 'connections' | 'deadLetters' | 'attemptLog' | 'clock' | 'log' | 'metrics'>,
   parts: { fanOut: FanOut; attempter: Attempter; settler: Settler },
 ): ProcessBatch {
   const { clock, log } = deps;
@@ -45,6 +46,7 @@ export function createBatch(
       ...deadLetterSource(record.body),
     };
     await infra('deadLetters.put', {}, () => deps.deadLetters.put(letter));
+    deps.metrics?.record({ kind: 'deadLetter', reason: error.reason });
     log.warn('poison message dead-lettered', {
       messageId: record.messageId,
       sourceQueue: source,
@@ -66,7 +68,7 @@ export function createBatch(
     // two more turns of the microtask queue than one that awaits it.
     switch (read.type) {
       case 'event':
-        await parts.fanOut(read.message, read.body, read.facts, run);
+        await parts.fanOut(read.message, read.body, read.facts, run, record.sentAtMs);
         return;
       case 'delivery': {
         const delivery = read.message;
@@ -98,8 +100,10 @@ export function createBatch(
       const messageId = records[i]!.messageId;
       failures.push(messageId);
       const error = result.reason;
+      countFailure(deps.metrics, error);
       const fields = {
         messageId,
+        ...(error instanceof InfrastructureError ? error.ids : {}),
         error: errorText(error),
         errorName: error instanceof Error ? error.name : 'Error',
       };

@@ -122,6 +122,8 @@ function parseDelivery(m: Record<string, unknown>): ReadMessage & { type: 'deliv
   const payload = checkBody(m.body);
   if (!isIsoUtc(m.firstAttemptAt)) fail('firstAttemptAt', 'must be an ISO 8601 UTC date-time');
   if (m.test !== undefined && typeof m.test !== 'boolean') fail('test', 'must be a boolean when present');
+  if (m.publishedAt !== undefined && !isIsoUtc(m.publishedAt))
+    fail('publishedAt', 'must be an ISO 8601 UTC date-time when present');
   const message: DeliveryMessage = {
     v: 1,
     type: 'delivery',
@@ -133,6 +135,7 @@ function parseDelivery(m: Record<string, unknown>): ReadMessage & { type: 'deliv
     body: m.body,
     firstAttemptAt: m.firstAttemptAt,
   };
+  if (m.publishedAt !== undefined) message.publishedAt = m.publishedAt as string;
   if (m.test === true) message.test = true;
   return { type: 'delivery', message, facts: factsOf(payload) };
 }

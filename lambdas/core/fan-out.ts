@@ -7,16 +7,24 @@
 import type { Attempter, Run } from './attempt';
 import { infra } from './errors';
 import { deliveryIdFor } from './ids';
+import { countFailure } from './metrics';
 import { errorText } from './poison';
 import type { DispatcherDeps } from './ports';
 import { fansOutTo, judgeTarget, type Target } from './targets';
 import { isoTime } from './time';
 import type { DeliveryMessage, EventFacts, EventMessage } from './types';
 
-export type FanOut = (event: EventMessage, body: string, facts: EventFacts, run: Run) => Promise<void>;
+export type FanOut = (
+  event: EventMessage,
+  body: string,
+  facts: EventFacts,
+  run: Run,
+  /** The event's SQS sent time (Unix ms): its publish time, carried by its deliveries. */
+  sentAtMs?: number,
+) => Promise<void>;
 
 export function createFanOut(
-  deps: Pick<DispatcherDeps, 'connections' | 'scheduler' | 'clock' | 'log'>,
+  deps: Pick<DispatcherDeps, 'connections' | 'scheduler' | 'clock' | 'log' | 'metrics'>,
   attempter: Attempter,
 ): FanOut {
   const { clock, log } = deps;
@@ -41,7 +49,7 @@ export function createFanOut(
   }
 
   /** `body`: the event's request body as readMessage serialised it, the same bytes for every connection. */
-  return async function fanOut(event, body, facts, run) {
+  return async function fanOut(event, body, facts, run, sentAtMs) {
     const targets = await targetsOf(event);
     if (targets.length === 0) {
       log.info('no enabled webhook connection for this application; nothing to deliver', {
@@ -52,6 +60,7 @@ export function createFanOut(
     }
     const occurredAtMs = Date.parse(event.occurredAt);
     const firstAttemptAt = isoTime(clock.now());
+    const publishedAt = sentAtMs === undefined ? undefined : isoTime(sentAtMs);
     const deliver = async (target: Target) => {
       const delivery: DeliveryMessage = {
         v: 1,
@@ -63,16 +72,19 @@ export function createFanOut(
         chainStart: 1,
         body,
         firstAttemptAt,
+        ...(publishedAt ? { publishedAt } : {}),
       };
       try {
         await attempter.deliverTo(delivery, target, facts, run);
       } catch (error) {
         log.warn('delivery handed back to the queue', {
           deliveryId: delivery.deliveryId,
+          eventId: delivery.eventId,
           connectionId: delivery.connectionId,
           attempt: delivery.attempt,
           error: errorText(error),
         });
+        countFailure(deps.metrics, error);
         await infra('scheduler.schedule', { deliveryId: delivery.deliveryId }, () =>
           deps.scheduler.schedule(delivery, 0),
         );

@@ -12,6 +12,7 @@
 import { InfrastructureError } from './errors';
 import {
   type HealthEvent,
+  type HealthState,
   type HealthStep,
   type HealthThresholds,
   type HealthTransition,
@@ -75,6 +76,13 @@ export function healthLogMessage(transition: HealthTransition): string {
   return `connection health: ${transition}`;
 }
 
+/** The state a connection enters by each transition. */
+const STATE_ENTERED: Readonly<Record<HealthTransition, HealthState>> = {
+  'connection.failing': 'failing',
+  'connection.disabled': 'disabled',
+  'connection.recovered': 'healthy',
+};
+
 /** Connections remembered as "recorded a failure here"; beyond it the memory starts afresh. */
 const MAX_REMEMBERED = 10_000;
 
@@ -107,6 +115,7 @@ export function createHealthTracker(deps: HealthTrackerDeps, thresholds: HealthT
         failedHere.delete(id);
       }
       for (const transition of step.transitions) {
+        deps.metrics?.record({ kind: 'health', state: STATE_ENTERED[transition] });
         const event = operationalEvent(transition, connection, step.health, at);
         log.warn(healthLogMessage(transition), {
           connectionId: id,
@@ -117,6 +126,7 @@ export function createHealthTracker(deps: HealthTrackerDeps, thresholds: HealthT
         try {
           await deps.events.publish(event);
         } catch (error) {
+          deps.metrics?.record({ kind: 'infrastructure', dependency: 'sns' });
           log.error('operational event not published', {
             connectionId: id,
             event: transition,
@@ -125,6 +135,10 @@ export function createHealthTracker(deps: HealthTrackerDeps, thresholds: HealthT
         }
       }
     } catch (error) {
+      // Contention is many writers at once, not a failing table.
+      if (!(error instanceof HealthContentionError)) {
+        deps.metrics?.record({ kind: 'infrastructure', dependency: 'dynamodb' });
+      }
       log.warn('connection health not recorded; the delivery is not affected', {
         connectionId: id,
         health: kind,

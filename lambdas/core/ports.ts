@@ -9,6 +9,7 @@
 import type { EgressPolicy } from './egress';
 import type { QueueSource } from './envelope';
 import type { ConnectionHealth } from './health';
+import type { MetricFact } from './metrics';
 import type { OperationalEvent, ParkedItem } from './parking';
 import type {
   AttemptRecord,
@@ -31,6 +32,11 @@ export interface InputRecord {
    * Absent is read as `ingress`, the queue publishers can write: it carries events only.
    */
   source?: QueueSource;
+  /**
+   * When the message was sent to its queue (SQS `SentTimestamp`, Unix ms). An ingress event's
+   * is its publish time, which its deliveries carry to measure delivery latency.
+   */
+  sentAtMs?: number;
 }
 
 /** What the core needs to know about the running invocation. */
@@ -172,14 +178,12 @@ export interface Log {
 }
 
 /**
- * What the dispatcher counts. A count travels with the log line of the attempt that caused it
- * (one line, one event in CloudWatch Logs); the adapter owns the wire format.
+ * What the dispatcher counts: the core records facts (core/metrics.ts), the adapter owns the
+ * wire format and the names (adapters/metrics: one EMF document set per invocation in Lambda,
+ * Prometheus counters in local mode). Recording never throws and never waits.
  */
 export interface Metrics {
-  /** The fields, merged into the attempt's log line, that count one destination the egress policy refused. */
-  blockedDestination(atMs: number): Record<string, unknown>;
-  /** The fields, merged into the deferral's log line, that count one delivery deferred by its rate limit. */
-  rateLimitDeferral?(atMs: number): Record<string, unknown>;
+  record(fact: MetricFact): void;
 }
 
 /** Port: the parked-deliveries store, as the dispatcher writes it. */
@@ -218,4 +222,6 @@ export interface HealthTrackerDeps {
   events: OperationalEvents;
   clock: Clock;
   log: Log;
+  /** Counts transitions and failed health writes. Absent: nothing is counted. */
+  metrics?: Metrics;
 }

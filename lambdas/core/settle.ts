@@ -6,10 +6,11 @@
 
 import { attemptRecordOf, type SentRequest } from './attempt-record';
 import { infra } from './errors';
+import { statusClassOf } from './metrics';
 import { decide } from './outcome';
 import { isParkReason, type ParkReason, parkedItemOf } from './parking';
 import { errorText } from './poison';
-import type { AppendOutcome, DispatcherDeps } from './ports';
+import type { AppendOutcome, DispatcherDeps, Metrics } from './ports';
 import { isoTime } from './time';
 import type {
   AttemptRecord,
@@ -82,6 +83,7 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
     log.warn('attempt record not written: a different record of this attempt exists and is never replaced', {
       connectionId: rec.connectionId,
       deliveryId: rec.deliveryId,
+      eventId: rec.eventId,
       attempt: rec.attempt,
       via,
     });
@@ -94,10 +96,13 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
       const ids = { connectionId: rec.connectionId, deliveryId: rec.deliveryId, attempt: rec.attempt };
       log.warn('attempt log write failed; the record is queued for a later write', {
         ...ids,
+        eventId: rec.eventId,
         error: errorText(cause),
       });
+      deps.metrics?.record({ kind: 'infrastructure', dependency: 'dynamodb' });
       // Failing the SQS record here would send this attempt again: queue the record instead.
       await infra('attemptLogFallback.defer', ids, () => deps.attemptLogFallback.defer(rec));
+      deps.metrics?.record({ kind: 'attemptLogDeferred' });
     }
   }
 
@@ -130,9 +135,12 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
     } catch (cause) {
       log.warn('parking failed; the delivery goes to the dead-letter queue instead', {
         ...ids,
+        eventId: s.delivery.eventId,
         error: errorText(cause),
       });
+      deps.metrics?.record({ kind: 'infrastructure', dependency: 'dynamodb' });
       await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+      deps.metrics?.record({ kind: 'deadLetter', reason: letter.reason });
       return 'dead-lettered';
     }
   }
@@ -152,6 +160,7 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
     if (decision.action === 'retry') {
       const next: DeliveryMessage = { ...delivery, attempt: delivery.attempt + 1 };
       await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(next, decision.delaySeconds));
+      deps.metrics?.record({ kind: 'retry' });
     } else if (decision.action === 'dead-letter') {
       const letter: DeadLetter = {
         v: 1,
@@ -163,6 +172,7 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
       };
       if (isParkReason(decision.reason)) return park(s, decision.reason, rec, letter);
       await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+      deps.metrics?.record({ kind: 'deadLetter', reason: letter.reason });
       return 'dead-lettered';
     }
     return undefined;
@@ -212,12 +222,42 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
       reason: decision.action === 'dead-letter' ? decision.reason : undefined,
       error: rec.error,
       test: rec.test,
-      ...(rec.outcome === 'blocked' ? deps.metrics?.blockedDestination(clock.now()) : {}),
     };
     if (decision.action === 'retry') log.warn('attempt failed; retry scheduled', fields);
     else if (s.delivery.test) log.warn('test send failed', fields);
     else if (went === 'parked') log.warn('delivery parked', fields);
     else log.warn('delivery dead-lettered', fields);
+  }
+
+  /** The facts of a settled attempt, once its record is written (a retry and a dead letter count as they happen). */
+  function count(
+    metrics: Metrics,
+    s: Settlement,
+    decision: Decision,
+    rec: AttemptRecord,
+    went: 'parked' | 'dead-lettered' | undefined,
+  ): void {
+    const sent = s.result.kind !== 'refused';
+    metrics.record({
+      kind: 'attempt',
+      outcome: rec.outcome,
+      statusClass: statusClassOf(rec.statusCode),
+      ...(sent ? { durationMs: rec.durationMs } : {}),
+    });
+    if (rec.outcome === 'blocked') metrics.record({ kind: 'blocked' });
+    // A test send is one attempt and no delivery: it has no final result.
+    if (s.delivery.test) return;
+    if (decision.action === 'done') {
+      metrics.record({ kind: 'final', result: 'delivered' });
+      const published = s.delivery.publishedAt ? Date.parse(s.delivery.publishedAt) : Number.NaN;
+      if (Number.isFinite(published)) {
+        metrics.record({ kind: 'latency', ms: Math.max(0, clock.now() - published) });
+      }
+    } else if (went === 'parked' && decision.action === 'dead-letter' && isParkReason(decision.reason)) {
+      metrics.record({ kind: 'final', result: 'parked', reason: decision.reason });
+    } else if (went === 'dead-lettered') {
+      metrics.record({ kind: 'final', result: 'dead_lettered' });
+    }
   }
 
   return {
@@ -244,6 +284,7 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
       await record(built.record);
       const counting = countHealth(s, decision);
       if (counting) await counting;
+      if (deps.metrics) count(deps.metrics, s, decision, built.record, went);
       logOutcome(s, decision, built.record, built.statusCode, went);
       return built.record;
     },

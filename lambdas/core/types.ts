@@ -68,6 +68,12 @@ export interface DeliveryMessage {
   /** The exact JSON text sent as the request body, identical on every attempt. */
   body: string;
   firstAttemptAt: string;
+  /**
+   * When the event was published (its ingress message's SQS sent time), carried across
+   * retries to measure delivery latency. Absent on messages written before it existed, and
+   * on test sends: their deliveries count no latency.
+   */
+  publishedAt?: string;
   /** Set on dashboard test sends: logged with `test: true`, never retried. */
   test?: boolean;
 }

@@ -9,4 +9,5 @@ import { wireDispatcher } from '../wiring';
 import { createHandler } from './handler';
 
 const config = loadConfig();
-export const handler = createHandler(wireDispatcher(config).dispatcher, config.retryQueueUrl);
+const wired = wireDispatcher(config);
+export const handler = createHandler(wired.dispatcher, config.retryQueueUrl, wired.invocation);

@@ -252,7 +252,7 @@ function startDispatcher(
   const runner = startEventSources(
     {
       sqs: new SQSClient({}),
-      handler: createHandler(wired.dispatcher, config.retryQueueUrl),
+      handler: createHandler(wired.dispatcher, config.retryQueueUrl, wired.invocation),
       functionTimeoutMs: FUNCTION_TIMEOUT_MS,
       waitTimeSeconds: 1,
       concurrency: options.pollers,

@@ -58,6 +58,7 @@ async function dispatch(conn: Connection, egress: EgressPolicy, resolver?: Resol
     plenty,
   );
   expect(failures).toEqual([]);
+  f.metrics.flush();
   return f.state;
 }
 
@@ -116,25 +117,22 @@ describe('a blocked destination', () => {
         }),
       ]);
       expect(state.deadLetters).toEqual([]);
-      const metricLines = state.logs.filter((l) => l.fields?._aws);
-      expect(metricLines).toEqual([
+      // Counted once, in the invocation's EMF document, not in the attempt's log line.
+      expect(state.logs.some((l) => l.fields && '_aws' in l.fields)).toBe(false);
+      expect(state.emf.filter((d) => 'BlockedDestinations' in d)).toEqual([
         expect.objectContaining({
-          level: 'warn',
-          message: 'delivery parked',
-          fields: expect.objectContaining({
-            outcome: 'blocked',
-            reason: 'blocked',
-            BlockedDestinations: 1,
-            _aws: {
-              Timestamp: state.now,
-              CloudWatchMetrics: [
-                {
-                  Namespace: 'Webhooks',
-                  Dimensions: [[]],
-                  Metrics: [{ Name: 'BlockedDestinations', Unit: 'Count' }],
-                },
-              ],
-            },
+          BlockedDestinations: 1,
+          Stack: 'test-stack',
+          Outcome: 'blocked',
+          _aws: expect.objectContaining({
+            Timestamp: state.now,
+            CloudWatchMetrics: expect.arrayContaining([
+              {
+                Namespace: 'Webhooks',
+                Dimensions: [['Stack']],
+                Metrics: expect.arrayContaining([{ Name: 'BlockedDestinations', Unit: 'Count' }]),
+              },
+            ]),
           }),
         }),
       ]);

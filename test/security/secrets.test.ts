@@ -13,6 +13,7 @@ import type { LookupAddress } from 'node:dns';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { HttpsSender } from '../../lambdas/adapters/http/sender';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
+import { EmfMetrics } from '../../lambdas/adapters/metrics/emf';
 import { createDispatcher } from '../../lambdas/core/dispatch';
 import type { Connection } from '../../lambdas/core/types';
 import { connection, HEADER_VALUE, SECRET } from '../support/fixtures';
@@ -151,9 +152,11 @@ it('keeps the secret, header values, query strings and URL credentials out of ev
   );
 });
 
-it('writes the BlockedDestinations metric as a top-level Embedded Metric Format document', async () => {
+it('writes the BlockedDestinations metric as a top-level Embedded Metric Format document on stdout', async () => {
   const f = memoryPorts([connectionTo('con_blocked', `https://rebound.test:${receiver.port}/x`)]);
   f.deps.sender = sender;
+  const metrics = new EmfMetrics({ stack: 'test-stack', clock: f.deps.clock });
+  f.deps.metrics = metrics;
   f.deps.log = powertoolsLog(new Logger({ serviceName: 'webhook-dispatcher', logLevel: 'INFO' }));
   const dispatcher = createDispatcher(f.deps, {
     headerPrefix: 'X-Service',
@@ -165,6 +168,7 @@ it('writes the BlockedDestinations metric as a top-level Embedded Metric Format 
   await dispatcher.processBatch([{ messageId: 'm1', body: JSON.stringify(event('evt_1')) }], {
     remainingMs: () => 60_000,
   });
+  metrics.flush();
   for (const undo of restore.splice(0)) undo();
   const documents = lines
     .join('')
@@ -172,20 +176,22 @@ it('writes the BlockedDestinations metric as a top-level Embedded Metric Format 
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, unknown>)
     .filter((d) => '_aws' in d);
+  // One document, its own line (not merged into a log line): what CloudWatch Logs extracts.
   expect(documents).toEqual([
     expect.objectContaining({
-      level: 'WARN',
+      Stack: 'test-stack',
       BlockedDestinations: 1,
       _aws: {
         Timestamp: f.state.now,
-        CloudWatchMetrics: [
+        CloudWatchMetrics: expect.arrayContaining([
           {
             Namespace: 'Webhooks',
-            Dimensions: [[]],
-            Metrics: [{ Name: 'BlockedDestinations', Unit: 'Count' }],
+            Dimensions: [['Stack']],
+            Metrics: expect.arrayContaining([{ Name: 'BlockedDestinations', Unit: 'Count' }]),
           },
-        ],
+        ]),
       },
     }),
   ]);
+  expect(documents[0]).not.toHaveProperty('level');
 });

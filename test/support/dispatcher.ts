@@ -166,7 +166,7 @@ export function startDispatcher<L extends Log = CountingLog>(
   const runner: Runner = startEventSources(
     {
       sqs: runnerSqs,
-      handler: createHandler(wired.dispatcher, config.retryQueueUrl),
+      handler: createHandler(wired.dispatcher, config.retryQueueUrl, wired.invocation),
       functionTimeoutMs: spec.functionTimeoutMs,
       waitTimeSeconds: spec.waitTimeSeconds ?? 1,
       concurrency: spec.runnerConcurrency,

@@ -45,7 +45,11 @@ describe('loadConfig', () => {
       connectionCacheTtlMs: 30_000,
       allowedPorts: [443],
       allowLoopback: false,
+      stackName: 'webhooks',
     });
+    expect(loadConfig({ ...minimal, WEBHOOKS_STACK_NAME: ' Prod-Webhooks ' }).stackName).toBe(
+      'Prod-Webhooks',
+    );
   });
 
   it('reads the kms secret store with its key, and refuses kms without a key or an unknown store', () => {

@@ -61,6 +61,8 @@ export interface PoolOptions {
    * @default {@link DEFAULT_IDLE_PER_ORIGIN}
    */
   maxIdlePerOrigin?: number;
+  /** Told each time a request is sent again after meeting a dead pooled socket (D31): counted. */
+  onResend?: () => void;
 }
 
 /** A `net.connect` lookup that refuses the whole destination if any address is refused. */
@@ -144,9 +146,11 @@ export class ConnectionPool {
   private readonly agent: EgressAgent;
   /** Idle connections kept per receiver (and resends a request may need to reach a new one). */
   readonly maxIdlePerOrigin: number;
+  private readonly onResend?: () => void;
 
   constructor(options: PoolOptions) {
     this.maxIdlePerOrigin = options.maxIdlePerOrigin ?? DEFAULT_IDLE_PER_ORIGIN;
+    this.onResend = options.onResend;
     this.agent = new EgressAgent(options.egress, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, {
       keepAlive: true,
       // An idle pooled socket is closed after this (or the receiver's own Keep-Alive hint).
@@ -170,7 +174,7 @@ export class ConnectionPool {
 
   /** The resends one request may have, as many as the idle sockets kept per receiver (D31). */
   resends(): DeadSocketResends {
-    return new DeadSocketResends(this.maxIdlePerOrigin);
+    return new DeadSocketResends(this.maxIdlePerOrigin, this.onResend);
   }
 
   /** Closes pooled connections. */
@@ -195,7 +199,10 @@ const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 
 export class DeadSocketResends {
   private used = 0;
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly onResend?: () => void,
+  ) {}
 
   /**
    * Whether `outgoing`, which failed with `error` before any response, goes out again; counts
@@ -206,6 +213,7 @@ export class DeadSocketResends {
     if (!outgoing.reusedSocket || typeof code !== 'string' || !STALE_SOCKET_CODES.has(code)) return false;
     if (this.used >= this.max) return false;
     this.used++;
+    this.onResend?.();
     return true;
   }
 }

@@ -10,6 +10,7 @@
  */
 
 import { HEALTH_STATES } from '../../core/health';
+import { DEPENDENCIES, FINAL_RESULTS, STATUS_CLASSES } from '../../core/metrics';
 import { DEAD_LETTER_REASONS, OUTCOMES } from '../../core/types';
 
 /** CloudWatch namespace of every custom metric. */
@@ -21,12 +22,12 @@ export const STACK_DIMENSION = 'Stack';
 /** The one further dimension a metric may carry, with its bounded values. */
 export const METRIC_DIMENSIONS = {
   Outcome: OUTCOMES,
-  StatusClass: ['2xx', '3xx', '4xx', '5xx', 'none'],
-  Result: ['delivered', 'parked', 'dead_lettered'],
+  StatusClass: STATUS_CLASSES,
+  Result: FINAL_RESULTS,
   /** A dead letter's reason (DeadLetters) or a parked delivery's (Parked, a subset). */
   Reason: DEAD_LETTER_REASONS,
   State: HEALTH_STATES,
-  Dependency: ['dynamodb', 'sqs', 'secrets', 'sns'],
+  Dependency: DEPENDENCIES,
   Queue: ['ingress', 'retry'],
 } as const;
 

@@ -1,41 +1,137 @@
 /**
- * The dispatcher's metrics as CloudWatch Embedded Metric Format: fields that, merged into a
- * JSON log line Lambda writes to CloudWatch Logs, become a metric with no PutMetricData call
- * (docs/security.md, "BlockedDestinations").
+ * The dispatcher's metrics in Lambda: CloudWatch Embedded Metric Format. Facts are aggregated
+ * over an invocation and written once at its end (`flush`, called by the handler whether or not
+ * records failed), as JSON lines on stdout that CloudWatch Logs turns into metrics with no
+ * PutMetricData call. Never a line per success.
+ *
+ * One document holds one value per dimension, so an invocation whose attempts had two outcomes
+ * needs two documents. The fewest are written: every metric's values for one set of dimension
+ * values go into the first document whose dimensions agree (a healthy batch is one document:
+ * Outcome=delivered, StatusClass=2xx, Result=delivered, with every duration as one array), and
+ * each metric is emitted with the sets `[Stack]` and `[Stack, X]` of the catalogue. Counts are
+ * summed; durations and latencies are arrays of up to 100 values (EMF's limit), so CloudWatch
+ * keeps every value for percentiles. No connection or application id is ever a dimension.
  */
 
-import type { Metrics } from '../../core/ports';
-import { METRICS_NAMESPACE } from './catalogue';
+import type { MetricFact } from '../../core/metrics';
+import type { Clock, Metrics } from '../../core/ports';
+import {
+  CLOUDWATCH_METRICS,
+  METRICS_NAMESPACE,
+  type MetricDimension,
+  type MetricKey,
+  STACK_DIMENSION,
+} from './catalogue';
+import { type Sample, samplesOf } from './samples';
 
-export const emfMetrics: Metrics = {
-  blockedDestination(atMs) {
-    return {
-      _aws: {
-        Timestamp: atMs,
-        CloudWatchMetrics: [
-          {
-            Namespace: METRICS_NAMESPACE,
-            Dimensions: [[]],
-            Metrics: [{ Name: 'BlockedDestinations', Unit: 'Count' }],
-          },
-        ],
-      },
-      BlockedDestinations: 1,
-    };
-  },
-  rateLimitDeferral(atMs) {
-    return {
-      _aws: {
-        Timestamp: atMs,
-        CloudWatchMetrics: [
-          {
-            Namespace: METRICS_NAMESPACE,
-            Dimensions: [[]],
-            Metrics: [{ Name: 'RateLimitDeferrals', Unit: 'Count' }],
-          },
-        ],
-      },
-      RateLimitDeferrals: 1,
-    };
-  },
-};
+/** EMF accepts at most this many values for one metric in one document. */
+export const MAX_VALUES_PER_METRIC = 100;
+
+export interface EmfDirective {
+  Namespace: string;
+  Dimensions: string[][];
+  Metrics: { Name: string; Unit: string }[];
+}
+
+/** One EMF document: the `_aws` metadata, the dimension values and the metric values, top level. */
+export interface EmfDocument {
+  _aws: { Timestamp: number; CloudWatchMetrics: EmfDirective[] };
+  [member: string]: unknown;
+}
+
+export interface EmfMetricsOptions {
+  /** The `Stack` dimension's value: the stack's name (lambdas/config.ts `stackName`). */
+  stack: string;
+  clock?: Clock;
+  /** Where each document goes, as one line. @default stdout (Lambda sends it to CloudWatch Logs) */
+  write?: (line: string) => void;
+}
+
+interface Group {
+  metric: MetricKey;
+  dims: Sample['dims'];
+  values: number[];
+}
+
+interface Packed {
+  dims: Partial<Record<MetricDimension, string>>;
+  groups: Group[];
+}
+
+const ORDER = Object.keys(CLOUDWATCH_METRICS) as MetricKey[];
+
+export class EmfMetrics implements Metrics {
+  private readonly groups = new Map<string, Group>();
+  private readonly clock: Clock;
+  private readonly write: (line: string) => void;
+
+  constructor(private readonly options: EmfMetricsOptions) {
+    this.clock = options.clock ?? { now: () => Date.now() };
+    this.write = options.write ?? ((line) => process.stdout.write(`${line}\n`));
+  }
+
+  record(fact: MetricFact): void {
+    for (const sample of samplesOf(fact)) {
+      const key = `${sample.metric}|${Object.entries(sample.dims).join('|')}`;
+      const group = this.groups.get(key);
+      const summed = CLOUDWATCH_METRICS[sample.metric].unit === 'Count';
+      if (!group) this.groups.set(key, { metric: sample.metric, dims: sample.dims, values: [sample.value] });
+      else if (summed) group.values[0]! += sample.value;
+      else group.values.push(sample.value);
+    }
+  }
+
+  /** The documents of what was recorded since the last flush (nothing: none). */
+  documents(): EmfDocument[] {
+    const packed: Packed[] = [];
+    const groups = [...this.groups.values()].sort(
+      (a, b) => ORDER.indexOf(a.metric) - ORDER.indexOf(b.metric),
+    );
+    for (const group of groups) {
+      for (let i = 0; i < group.values.length; i += MAX_VALUES_PER_METRIC) {
+        const chunk = { ...group, values: group.values.slice(i, i + MAX_VALUES_PER_METRIC) };
+        const fits = (doc: Packed) =>
+          !doc.groups.some((g) => g.metric === chunk.metric) &&
+          Object.entries(chunk.dims).every(([k, v]) => (doc.dims[k as MetricDimension] ?? v) === v);
+        let doc = packed.find(fits);
+        if (!doc) {
+          doc = { dims: {}, groups: [] };
+          packed.push(doc);
+        }
+        Object.assign(doc.dims, chunk.dims);
+        doc.groups.push(chunk);
+      }
+    }
+    const timestamp = this.clock.now();
+    return packed.map((doc) => this.render(doc, timestamp));
+  }
+
+  /** Writes what was recorded since the last flush, and forgets it. */
+  flush(): void {
+    if (this.groups.size === 0) return;
+    const documents = this.documents();
+    this.groups.clear();
+    for (const document of documents) this.write(JSON.stringify(document));
+  }
+
+  private render(doc: Packed, timestamp: number): EmfDocument {
+    const directives = new Map<string, EmfDirective>();
+    const members: Record<string, unknown> = { [STACK_DIMENSION]: this.options.stack, ...doc.dims };
+    for (const group of doc.groups) {
+      const metric = CLOUDWATCH_METRICS[group.metric];
+      const keys = Object.keys(group.dims);
+      let directive = directives.get(keys.join());
+      if (!directive) {
+        directive = {
+          Namespace: METRICS_NAMESPACE,
+          Dimensions: [[STACK_DIMENSION], ...keys.map((k) => [STACK_DIMENSION, k])],
+          Metrics: [],
+        };
+        directives.set(keys.join(), directive);
+      }
+      directive.Metrics.push({ Name: metric.name, Unit: metric.unit });
+      members[metric.name] = metric.unit === 'Count' ? group.values[0] : group.values;
+    }
+    return { _aws: { Timestamp: timestamp, CloudWatchMetrics: [...directives.values()] }, ...members };
+  }
+}

@@ -7,7 +7,7 @@
  * dead-lettered, parked and logged, the clock (`now`), and `fail`, the ports that are down.
  */
 
-import { emfMetrics } from '../../../lambdas/adapters/metrics/emf';
+import { type EmfDocument, EmfMetrics } from '../../../lambdas/adapters/metrics/emf';
 import type { HealthThresholds } from '../../../lambdas/core/health';
 import { createHealthTracker } from '../../../lambdas/core/health-tracker';
 import type { Clock, DispatcherDeps, HttpSender, Log } from '../../../lambdas/core/ports';
@@ -99,6 +99,8 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
     records: stores.attempts.records,
     deferred: stores.queues.deferred,
     logs,
+    /** EMF documents the metrics adapter wrote, read back from their lines (at each `metrics.flush()`). */
+    emf: [] as EmfDocument[],
     now: Date.parse('2026-11-21T15:00:00.000Z'),
     fail,
     inFlight: 0,
@@ -121,6 +123,12 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
     logs.push({ level, message, fields });
   };
   const clock = options.clock ?? { now: () => state.now };
+  /** The production EMF adapter, its lines captured in `state.emf`; a handler test flushes it. */
+  const metrics = new EmfMetrics({
+    stack: 'test-stack',
+    clock,
+    write: (line) => state.emf.push(JSON.parse(line) as EmfDocument),
+  });
   const deps: DispatcherDeps = {
     connections: stores.connections,
     secrets: stores.secrets,
@@ -134,6 +142,7 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
         events: stores.events,
         clock,
         log: { debug() {}, info() {}, warn() {}, error() {} },
+        metrics,
       },
       options.health ?? { failingAfter: 3, disableAfter: 5 },
     ),
@@ -146,12 +155,13 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
       warn: keep('warn'),
       error: keep('error'),
     },
-    metrics: emfMetrics,
+    metrics,
     rateCounter: stores.rateWindows,
   };
   return {
     state,
     deps,
+    metrics,
     ...stores,
     /** Forgets what was recorded (between benchmark rounds), keeping the ports and connections. */
     clear() {
@@ -160,6 +170,8 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
       stores.events.events.length = 0;
       state.sent.length = 0;
       logs.length = 0;
+      metrics.flush();
+      state.emf.length = 0;
     },
   };
 }

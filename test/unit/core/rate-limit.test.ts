@@ -129,7 +129,11 @@ describe('a delivery over its connection rate limit', () => {
     expect(f.state.scheduled.map((s) => s.delaySeconds).sort()).toEqual([1, 1, 1, 2, 2]);
     const lines = f.state.logs.filter((l) => l.message === 'delivery deferred: waiting for the rate limit');
     expect(lines).toHaveLength(5);
-    expect(lines[0]!.fields).toMatchObject({ connectionId: 'con_a', rateLimit: 3, RateLimitDeferrals: 1 });
+    expect(lines[0]!.fields).toMatchObject({ connectionId: 'con_a', rateLimit: 3 });
+    // Counted in the invocation's EMF document: five deferrals, and no attempt for them.
+    f.metrics.flush();
+    expect(f.state.emf.map((d) => d.RateLimitDeferrals).filter(Boolean)).toEqual([5]);
+    expect(f.state.emf.reduce((n, d) => n + ((d.Attempts as number) ?? 0), 0)).toBe(3);
   });
 
   it('goes when its window comes: the deferred messages are delivered once each, a second later', async () => {

@@ -273,12 +273,15 @@ describe('every outcome goes through decide()', () => {
     },
   );
 
-  it('parks a destination the sender blocked at connect time, and counts the metric on its log line', async () => {
-    const { settle, state } = setup();
+  it('parks a destination the sender blocked at connect time, and counts it in the EMF document', async () => {
+    const { settle, state, metrics } = setup();
     await settle(delivery(1), { kind: 'blocked', durationMs: 3, error: 'resolved to 10.0.0.1' });
     expect(state.parked).toEqual([expect.objectContaining({ reason: 'blocked', lastOutcome: 'blocked' })]);
     const line = state.logs.find((l) => l.message === 'delivery parked');
     expect(line?.fields).toMatchObject({ outcome: 'blocked', reason: 'blocked' });
-    expect(JSON.stringify(line?.fields)).toContain('BlockedDestination');
+    metrics.flush();
+    expect(state.emf).toEqual([
+      expect.objectContaining({ BlockedDestinations: 1, Parked: 1, Reason: 'blocked', Outcome: 'blocked' }),
+    ]);
   });
 });

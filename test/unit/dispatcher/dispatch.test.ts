@@ -478,26 +478,33 @@ describe('test sends', () => {
 });
 
 describe('blocked destination metric', () => {
-  const emf = (timestamp: number) => ({
-    _aws: {
-      Timestamp: timestamp,
-      CloudWatchMetrics: [
-        {
-          Namespace: 'Webhooks',
-          Dimensions: [[]],
-          Metrics: [{ Name: 'BlockedDestinations', Unit: 'Count' }],
-        },
-      ],
-    },
-    BlockedDestinations: 1,
-  });
+  /** The BlockedDestinations directive and value, as the EMF adapter writes them at a flush. */
+  const blockedIn = (docs: Array<Record<string, unknown> & { _aws: { CloudWatchMetrics: unknown[] } }>) =>
+    docs.filter((d) => 'BlockedDestinations' in d);
 
-  it('counts a destination refused at dispatch in an Embedded Metric Format log line', async () => {
-    const { dispatcher, state } = setup([connection('con_a', { url: 'https://10.0.0.5/hooks' })]);
+  it("counts a destination refused at dispatch in the invocation's Embedded Metric Format document", async () => {
+    const { dispatcher, state, metrics } = setup([connection('con_a', { url: 'https://10.0.0.5/hooks' })]);
     await dispatcher.processBatch([record(retryOf(2))], plenty);
-    const lines = state.logs.filter((l) => l.fields?._aws);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 'warn', fields: { ...emf(state.now), outcome: 'blocked' } });
+    expect(state.emf).toEqual([]);
+    metrics.flush();
+    const docs = blockedIn(state.emf);
+    expect(docs).toHaveLength(1);
+    expect(docs[0]).toMatchObject({
+      _aws: {
+        Timestamp: state.now,
+        CloudWatchMetrics: expect.arrayContaining([
+          {
+            Namespace: 'Webhooks',
+            Dimensions: [['Stack']],
+            Metrics: expect.arrayContaining([{ Name: 'BlockedDestinations', Unit: 'Count' }]),
+          },
+        ]),
+      },
+      Stack: 'test-stack',
+      BlockedDestinations: 1,
+    });
+    // The attempt's log line stays a log line: no metric fields in it.
+    expect(state.logs.some((l) => l.fields && '_aws' in l.fields)).toBe(false);
   });
 
   it('counts a destination the sender refused at connect time', async () => {
@@ -506,41 +513,28 @@ describe('blocked destination metric', () => {
       durationMs: 3,
       error: 'hooks.example.com resolves to a refused address',
     };
-    const { dispatcher, state } = setup([connection('con_a')], () => blocked);
+    const { dispatcher, state, metrics } = setup([connection('con_a')], () => blocked);
     await dispatcher.processBatch([record(eventMessage())], plenty);
-    expect(state.logs.filter((l) => l.fields?._aws).map((l) => l.fields)).toEqual([
-      expect.objectContaining(emf(state.now)),
-    ]);
+    metrics.flush();
+    expect(blockedIn(state.emf).map((d) => d.BlockedDestinations)).toEqual([1]);
   });
 
-  it('takes the metric fields from the metrics port, and writes none without one', async () => {
-    const counted: number[] = [];
-    const f = memoryPorts([connection('con_a', { url: 'https://10.0.0.5/hooks' })]);
-    f.deps.metrics = {
-      blockedDestination: (atMs) => {
-        counted.push(atMs);
-        return { Counted: 1 };
-      },
-    };
-    await createDispatcher(f.deps, options).processBatch([record(retryOf(2))], plenty);
-    expect(counted).toEqual([f.state.now]);
-    expect(f.state.logs.find((l) => l.fields?.outcome === 'blocked')?.fields).toMatchObject({ Counted: 1 });
-
+  it('records nothing without a metrics port', async () => {
     const without = memoryPorts([connection('con_a', { url: 'https://10.0.0.5/hooks' })]);
     delete without.deps.metrics;
     await createDispatcher(without.deps, options).processBatch([record(retryOf(2))], plenty);
-    expect(without.state.logs.some((l) => l.fields && '_aws' in l.fields)).toBe(false);
+    without.metrics.flush();
+    expect(without.state.emf).toEqual([]);
   });
 
-  it('emits no metric for attempts that were not blocked', async () => {
-    const { dispatcher, state } = setup([connection('con_a'), connection('con_b')], (req) =>
+  it('emits no BlockedDestinations for attempts that were not blocked', async () => {
+    const { dispatcher, state, metrics } = setup([connection('con_a'), connection('con_b')], (req) =>
       req.url.href.includes('con-a') ? ok(200) : ok(503),
     );
     await dispatcher.processBatch([record(eventMessage())], plenty);
-    expect(state.logs.length).toBeGreaterThan(0);
-    expect(
-      state.logs.some((l) => l.fields && ('_aws' in l.fields || 'BlockedDestinations' in l.fields)),
-    ).toBe(false);
+    metrics.flush();
+    expect(state.emf.length).toBeGreaterThan(0);
+    expect(blockedIn(state.emf)).toEqual([]);
   });
 });
 

@@ -1,0 +1,51 @@
+/**
+ * A fact of the core (core/metrics.ts) as the catalogue's metrics: which metric, with which
+ * second-dimension values, and what value. Both adapters (EMF, Prometheus) start from these, so
+ * they count the same things under the same names.
+ */
+
+import type { MetricFact } from '../../core/metrics';
+import type { MetricDimension, MetricKey } from './catalogue';
+
+export interface Sample {
+  metric: MetricKey;
+  /** The second dimensions of the catalogue, with this fact's values (none for an undimensioned metric). */
+  dims: Partial<Record<MetricDimension, string>>;
+  /** 1 for a count; milliseconds for a duration or latency. */
+  value: number;
+}
+
+const one = (metric: MetricKey, dims: Sample['dims'] = {}): Sample[] => [{ metric, dims, value: 1 }];
+
+export function samplesOf(fact: MetricFact): Sample[] {
+  switch (fact.kind) {
+    case 'attempt': {
+      const counted = one('attempts', { Outcome: fact.outcome, StatusClass: fact.statusClass });
+      return fact.durationMs === undefined
+        ? counted
+        : [...counted, { metric: 'attemptDuration', dims: {}, value: fact.durationMs }];
+    }
+    case 'final':
+      return fact.result === 'parked'
+        ? [...one('deliveries', { Result: 'parked' }), ...one('parked', { Reason: fact.reason })]
+        : one('deliveries', { Result: fact.result });
+    case 'latency':
+      return [{ metric: 'deliveryLatency', dims: {}, value: fact.ms }];
+    case 'retry':
+      return one('retriesScheduled');
+    case 'deadLetter':
+      return one('deadLetters', { Reason: fact.reason });
+    case 'health':
+      return one('healthTransitions', { State: fact.state });
+    case 'infrastructure':
+      return one('infrastructureFailures', { Dependency: fact.dependency });
+    case 'attemptLogDeferred':
+      return one('attemptLogDeferred');
+    case 'senderResend':
+      return one('senderResends');
+    case 'blocked':
+      return one('blockedDestinations');
+    case 'rateLimitDeferral':
+      return one('rateLimitDeferrals');
+  }
+}

@@ -1,0 +1,252 @@
+/**
+ * What the core counts (core/metrics.ts facts through the Metrics port), for each way a
+ * delivery can go: a fact missing here is a metric that silently disappeared.
+ */
+
+import { createDispatcher } from '../../../lambdas/core/dispatch';
+import { createHealthTracker } from '../../../lambdas/core/health-tracker';
+import { dependencyOf, type MetricFact, statusClassOf } from '../../../lambdas/core/metrics';
+import type { DispatcherOptions, InputRecord } from '../../../lambdas/core/ports';
+import type { DeliveryMessage } from '../../../lambdas/core/types';
+import { connection, ok } from '../../support/fixtures';
+import { memoryPorts, type Responder } from '../../support/memory';
+
+const options: DispatcherOptions = {
+  headerPrefix: 'X-Service',
+  attemptTtlDays: 30,
+  concurrency: 10,
+  egress: { allowedPorts: [443], allowLoopback: false },
+};
+const plenty = { remainingMs: () => 90_000 };
+
+const event = {
+  v: 1,
+  type: 'event',
+  eventId: 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+  event: 'user.identified',
+  occurredAt: '2026-11-21T14:53:00.123Z',
+  user: { id: 'usr_7', email: 'grace@example.com' },
+  application: { id: 'app_1', name: 'Acme' },
+};
+
+function setup(responder?: Responder) {
+  const f = memoryPorts([connection('con_a')], { responder });
+  const facts: MetricFact[] = [];
+  f.deps.metrics = { record: (fact) => facts.push(fact) };
+  return { ...f, facts, dispatcher: createDispatcher(f.deps, options) };
+}
+
+const ingress = (sentAtMs?: number): InputRecord => ({
+  messageId: 'm1',
+  body: JSON.stringify(event),
+  source: 'ingress',
+  ...(sentAtMs === undefined ? {} : { sentAtMs }),
+});
+const retry = (delivery: DeliveryMessage): InputRecord => ({
+  messageId: 'm2',
+  body: JSON.stringify(delivery),
+  source: 'retry',
+});
+
+describe('one delivery that fails twice, then arrives', () => {
+  it('counts 2 http_error attempts, 2 retries, 1 delivered attempt and result, and the latency from publish', async () => {
+    const answers = [500, 500, 200];
+    const f = setup(() => ok(answers.shift()!));
+    const publishedAt = f.state.now - 5_000;
+    await f.dispatcher.processBatch([ingress(publishedAt)], plenty);
+    for (let i = 0; i < 2; i++) {
+      const next = f.state.scheduled.shift()!.delivery;
+      // Carried across retries: the publish time, not the first attempt's.
+      expect(next.publishedAt).toBe(new Date(publishedAt).toISOString());
+      f.state.now += 60_000;
+      await f.dispatcher.processBatch([retry(next)], plenty);
+    }
+    const attempt = (outcome: string, statusClass: string) => ({
+      kind: 'attempt',
+      outcome,
+      statusClass,
+      durationMs: expect.any(Number),
+    });
+    expect(f.facts).toEqual([
+      { kind: 'retry' },
+      attempt('http_error', '5xx'),
+      { kind: 'retry' },
+      attempt('http_error', '5xx'),
+      attempt('delivered', '2xx'),
+      { kind: 'final', result: 'delivered' },
+      { kind: 'latency', ms: 125_000 },
+    ]);
+  });
+
+  it('measures no latency for a message written before deliveries carried their publish time', async () => {
+    const f = setup();
+    await f.dispatcher.processBatch([ingress()], plenty);
+    expect(f.facts.map((x) => x.kind)).toEqual(['attempt', 'final']);
+  });
+});
+
+describe('final results and dead letters', () => {
+  it('counts an exhausted delivery as parked with its reason, with no dead letter', async () => {
+    const f = setup(() => ok(503));
+    // The last attempt of the chain of the delivery the fan-out wrote.
+    await f.dispatcher.processBatch([ingress()], plenty);
+    const last: DeliveryMessage = { ...f.state.scheduled[0]!.delivery, attempt: 4 };
+    f.facts.length = 0;
+    await f.dispatcher.processBatch([retry(last)], plenty);
+    expect(f.facts).toEqual([
+      { kind: 'attempt', outcome: 'http_error', statusClass: '5xx', durationMs: expect.any(Number) },
+      { kind: 'final', result: 'parked', reason: 'exhausted' },
+    ]);
+  });
+
+  it('counts a delivery whose parking failed as dead-lettered, with its reason and the table failure', async () => {
+    const f = setup();
+    f.state.connections.set('con_a', { ...connection('con_a'), enabled: false });
+    f.state.fail.add('parked');
+    // Named explicitly: a disabled connection is refused, not left out of the fan-out.
+    const named = { ...ingress(), body: JSON.stringify({ ...event, connectionIds: ['con_a'] }) };
+    await f.dispatcher.processBatch([named], plenty);
+    expect(f.facts).toEqual([
+      { kind: 'infrastructure', dependency: 'dynamodb' },
+      { kind: 'deadLetter', reason: 'connection_disabled' },
+      { kind: 'attempt', outcome: 'rejected', statusClass: 'none' },
+      { kind: 'final', result: 'dead_lettered' },
+    ]);
+  });
+
+  it('counts a poison message as a dead letter with its reason, and no attempt', async () => {
+    const f = setup();
+    await f.dispatcher.processBatch([{ messageId: 'p', body: '{not json', source: 'ingress' }], plenty);
+    expect(f.facts).toEqual([{ kind: 'deadLetter', reason: 'invalid_message' }]);
+  });
+
+  it('counts a blocked destination with its attempt (a refusal: no duration)', async () => {
+    const f = setup();
+    f.state.connections.set('con_a', connection('con_a', { url: 'https://10.0.0.5/hooks' }));
+    await f.dispatcher.processBatch([ingress()], plenty);
+    expect(f.facts).toEqual([
+      { kind: 'attempt', outcome: 'blocked', statusClass: 'none' },
+      { kind: 'blocked' },
+      { kind: 'final', result: 'parked', reason: 'blocked' },
+    ]);
+  });
+
+  it('counts a test send as one attempt and no delivery', async () => {
+    const f = setup(() => ok(200));
+    const delivery: DeliveryMessage = {
+      v: 1,
+      type: 'delivery',
+      deliveryId: 'dlv_01JD3XQ4Z8K2M5N7P9R1S3T5V7_con_a',
+      eventId: event.eventId,
+      connectionId: 'con_a',
+      attempt: 1,
+      body: '{"event":"user.identified","timestamp":"2026-11-21T14:53:00.123Z","user":{"id":"usr_7","email":"grace@example.com","name":"Grace Hopper","metadata":{}},"application":{"id":"app_1","name":"Acme"}}',
+      firstAttemptAt: '2026-11-21T14:53:00Z',
+      publishedAt: '2026-11-21T14:53:00Z',
+      test: true,
+    };
+    await f.dispatcher.attemptOnce(delivery, connection('con_a'), plenty);
+    expect(f.facts.map((x) => x.kind)).toEqual(['attempt']);
+  });
+});
+
+describe('infrastructure failures, by dependency', () => {
+  it('counts the secret store failing (delivery handed back) and the queue failing (record redelivered)', async () => {
+    const f = setup();
+    f.state.fail.add('secrets');
+    await f.dispatcher.processBatch([ingress()], plenty);
+    expect(f.facts).toEqual([{ kind: 'infrastructure', dependency: 'secrets' }]);
+    f.facts.length = 0;
+    f.state.fail.add('scheduler');
+    const { failures } = await f.dispatcher.processBatch([ingress()], plenty);
+    expect(failures).toEqual(['m1']);
+    expect(f.facts).toEqual([
+      { kind: 'infrastructure', dependency: 'secrets' },
+      { kind: 'infrastructure', dependency: 'sqs' },
+    ]);
+  });
+
+  it('counts an attempt record the table refused as a DynamoDB failure and a deferred write', async () => {
+    const f = setup();
+    f.state.fail.add('attemptLog');
+    await f.dispatcher.processBatch([ingress()], plenty);
+    expect(f.state.deferred).toHaveLength(1);
+    expect(f.facts.slice(0, 2)).toEqual([
+      { kind: 'infrastructure', dependency: 'dynamodb' },
+      { kind: 'attemptLogDeferred' },
+    ]);
+  });
+});
+
+describe('health transitions', () => {
+  it('counts each transition by the state entered, and a failed health write as DynamoDB', async () => {
+    const f = memoryPorts([connection('con_a')]);
+    const facts: MetricFact[] = [];
+    const tracker = createHealthTracker(
+      {
+        health: f.connections.health,
+        events: f.events,
+        clock: f.deps.clock,
+        log: f.deps.log,
+        metrics: { record: (fact) => facts.push(fact) },
+      },
+      { failingAfter: 1, disableAfter: 2 },
+    );
+    const con = f.state.connections.get('con_a')!;
+    await tracker.exhausted(con);
+    await tracker.exhausted(con);
+    expect(facts).toEqual([
+      { kind: 'health', state: 'failing' },
+      { kind: 'health', state: 'disabled' },
+    ]);
+    facts.length = 0;
+    f.state.fail.add('health');
+    await tracker.exhausted(connection('con_a'));
+    expect(facts).toEqual([{ kind: 'infrastructure', dependency: 'dynamodb' }]);
+  });
+});
+
+describe('classes and dependencies', () => {
+  it('puts each status in its class, and no response (or a 1xx) in none', () => {
+    expect([200, 204, 301, 404, 429, 500, 599, 101, 600, undefined].map(statusClassOf)).toEqual([
+      '2xx',
+      '2xx',
+      '3xx',
+      '4xx',
+      '4xx',
+      '5xx',
+      '5xx',
+      'none',
+      'none',
+      'none',
+    ]);
+  });
+
+  it('names the dependency behind every port operation, and none for the deadline', () => {
+    expect(
+      [
+        'connections.get',
+        'attemptLog.append',
+        'parked.park',
+        'health.write',
+        'scheduler.schedule',
+        'deadLetters.put',
+        'attemptLogFallback.defer',
+        'secrets.current',
+        'events.publish',
+        'invocation',
+      ].map(dependencyOf),
+    ).toEqual([
+      'dynamodb',
+      'dynamodb',
+      'dynamodb',
+      'dynamodb',
+      'sqs',
+      'sqs',
+      'sqs',
+      'secrets',
+      'sns',
+      undefined,
+    ]);
+  });
+});
