@@ -92,6 +92,11 @@ export interface LocalApiOptions {
   /** @default CONSOLE_DIST_DIR */
   consoleDir?: string | false;
   clock?: () => number;
+  /**
+   * Served at `GET /metrics` with no authentication: the server listens on loopback only
+   * (docs/operations.md, Metrics). Absent: `/metrics` is the API's 404.
+   */
+  metrics?: { contentType: string; text(): Promise<string> };
 }
 
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
@@ -102,7 +107,21 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     clock: options.clock,
     mode: 'local',
   });
-  const server: Server = createServer(getRequestListener(app.fetch));
+  const api = getRequestListener(app.fetch);
+  const { metrics } = options;
+  const server: Server = createServer((req, res) => {
+    if (metrics && req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
+      metrics.text().then(
+        (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
+        (error: unknown) =>
+          res
+            .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+            .end(`metrics could not be read: ${error instanceof Error ? error.message : String(error)}\n`),
+      );
+      return;
+    }
+    void api(req, res);
+  });
   const wanted = options.port ?? DEFAULT_API_PORT;
   let origin: string;
   let movedFrom: number | undefined;

@@ -24,6 +24,7 @@ import { type LocalEmulators, startEmulators } from '../emulators';
 import { watchEvents } from '../events';
 import { loadOrCreateCa } from '../local-ca';
 import { prettyLog } from '../pretty-log';
+import { fauxqsQueueReader, PrometheusMetrics } from '../prometheus';
 import { startEventSources } from '../runner';
 import { type LocalState, removeState, writeState } from '../state';
 import { createLocalPki, type LocalPki } from '../tls';
@@ -73,14 +74,23 @@ export async function startStack(
     out,
   );
   const config = dispatcherConfig(headerPrefix, allowedPorts, settings.health);
+  // One registry: the in-process dispatcher counts into it, the API server's /metrics reads it.
+  const metrics = new PrometheusMetrics({
+    queues: fauxqsQueueReader(emulators.endpoints.sqs, {
+      ingress: resources.queueUrl,
+      retry: resources.retryQueueUrl,
+      dlq: resources.dlqUrl,
+    }),
+  });
   const dispatcher = startDispatcher(config, resources, trust.ca, {
     jsonLogs: args['json-logs'],
     pollers: settings.pollers,
     statePath,
     out,
+    metrics,
   });
   const demo = await demoConnection(management, receiver);
-  const api = await startApi(management, statePath, settings.apiPort, out);
+  const api = await startApi(management, statePath, settings.apiPort, out, metrics);
   const demoConsole = await management.createConsoleSession({
     applicationId: DEMO_APPLICATION.id,
     apiUrl: api.origin,
@@ -238,10 +248,16 @@ function startDispatcher(
   config: DispatcherConfig,
   resources: LocalResources,
   ca: string[],
-  options: { jsonLogs: boolean | undefined; pollers: number; statePath: string; out: Out },
+  options: {
+    jsonLogs: boolean | undefined;
+    pollers: number;
+    statePath: string;
+    out: Out;
+    metrics: PrometheusMetrics;
+  },
 ) {
-  const { jsonLogs, statePath, out } = options;
-  const wired = wireDispatcher(config, { ca, deps: { log: dispatcherLog(jsonLogs, out) } });
+  const { jsonLogs, statePath, out, metrics } = options;
+  const wired = wireDispatcher(config, { ca, metrics, deps: { log: dispatcherLog(jsonLogs, out) } });
   const eventsFile = join(dirname(statePath), 'events.jsonl');
   const events = watchEvents({
     sqs: new SQSClient({}),
@@ -314,6 +330,7 @@ async function startApi(
   statePath: string,
   port: number | undefined,
   out: Out,
+  metrics: PrometheusMetrics,
 ): Promise<LocalApi> {
   const consoleFiles = await prepareConsole(join(dirname(statePath), 'console'));
   if (consoleFiles.problem) out(`  (the web console could not be built: ${consoleFiles.problem})`);
@@ -322,5 +339,6 @@ async function startApi(
     port,
     strictPort: port !== undefined,
     consoleDir: consoleFiles.dir,
+    metrics,
   });
 }

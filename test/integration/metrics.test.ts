@@ -1,0 +1,130 @@
+/**
+ * Local `/metrics` end to end: `npm start` in its own process, one event to a receiver that
+ * answers 503, 503, then 200 (the demo receiver's `/flaky`), and the Prometheus text scraped
+ * before and after. The dispatcher counts into the registry the API server reads.
+ */
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type OutputChild, spawnUntil } from '../support/child';
+import { waitFor } from '../support/wait';
+
+const ROOT = resolve(__dirname, '..', '..');
+const APP = 'app_metrics_e2e';
+
+let local: OutputChild;
+let env: NodeJS.ProcessEnv;
+let apiUrl: string;
+let receiverOrigin: string;
+
+/** The test's environment without the integration project's emulator settings. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(AWS_|WEBHOOKS_)/.test(key) && key !== 'DEBUG') out[key] = value;
+  }
+  return out;
+}
+
+function webhooks(args: string[]): Promise<string> {
+  return new Promise((done, reject) => {
+    const child = spawn(process.execPath, ['cli/webhooks.cjs', '--local', ...args], { cwd: ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
+    child.on('close', (code) =>
+      code === 0 ? done(stdout) : reject(new Error(`webhooks ${args.join(' ')} exited ${code}: ${stderr}`)),
+    );
+  });
+}
+
+/** Every sample of the text format by its series (`name{label="v",…}`), summed if repeated. */
+async function scrape(): Promise<{ contentType: string; series: Map<string, number>; text: string }> {
+  const res = await fetch(`${apiUrl}/metrics`);
+  expect(res.status).toBe(200);
+  const text = await res.text();
+  const series = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const at = line.lastIndexOf(' ');
+    series.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return { contentType: res.headers.get('content-type') ?? '', series, text };
+}
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wh-metrics-'));
+  const stateFile = join(dir, 'state.json');
+  env = { ...cleanEnv(), WEBHOOKS_STATE_FILE: stateFile, NO_COLOR: '1' };
+  local = await spawnUntil('local/start.ts', [], {
+    env,
+    timeoutMs: 60_000,
+    ready: (output) => /✓ delivered\s+dlv_/.test(output),
+  });
+  const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+  apiUrl = state.resources.apiUrl;
+  receiverOrigin = new URL(state.demoReceiverUrl).origin;
+});
+
+afterAll(async () => {
+  local.child.kill('SIGINT');
+  expect(await local.exitCode).toBe(0);
+});
+
+it('after one event that fails twice and then arrives, shows 2 http_error and 1 delivered attempt, 3 durations, 2 retries and 1 delivery', async () => {
+  const created = await webhooks([
+    'connections',
+    'create',
+    '--application',
+    APP,
+    '--name',
+    'Flaky',
+    '--url',
+    `${receiverOrigin}/flaky`,
+  ]);
+  expect(created).toMatch(/Created connection con_/);
+  const before = await scrape();
+  const at = (s: typeof before, series: string) => s.series.get(series) ?? 0;
+  const delivered = 'webhooks_deliveries_total{result="delivered"}';
+
+  await webhooks([
+    'publish',
+    '--application',
+    APP,
+    '--user-json',
+    '{"id":"usr_metrics","email":"m@example.com"}',
+  ]);
+  // Retries after 1 s and 2 s: the third attempt lands within seconds.
+  let after = before;
+  await waitFor(
+    'the delivery to be counted',
+    async () => {
+      after = await scrape();
+      return at(after, delivered) - at(before, delivered) >= 1;
+    },
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
+  const grew = (series: string) => at(after, series) - at(before, series);
+  expect(after.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+  expect(grew('webhooks_attempts_total{outcome="http_error",status_class="5xx"}')).toBe(2);
+  expect(grew('webhooks_attempts_total{outcome="delivered",status_class="2xx"}')).toBe(1);
+  expect(grew('webhooks_attempt_duration_seconds_count')).toBe(3);
+  expect(grew('webhooks_retries_scheduled_total')).toBe(2);
+  expect(grew(delivered)).toBe(1);
+  expect(grew('webhooks_delivery_latency_seconds_count')).toBe(1);
+  // Publish to the 2xx spans both retry delays (1 s + 2 s).
+  expect(grew('webhooks_delivery_latency_seconds_sum')).toBeGreaterThanOrEqual(3);
+  // The queues, read from the emulator at scrape time.
+  for (const queue of ['ingress', 'retry', 'dlq']) {
+    expect(after.series.has(`webhooks_queue_depth{queue="${queue}",state="visible"}`)).toBe(true);
+    expect(after.series.has(`webhooks_queue_oldest_age_seconds{queue="${queue}"}`)).toBe(true);
+  }
+  expect(after.text).toContain('# TYPE webhooks_attempt_duration_seconds histogram');
+});
