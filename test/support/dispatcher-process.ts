@@ -7,6 +7,7 @@
  */
 import { exitWithParent } from './child';
 import { type DispatcherSpec, startDispatcher } from './dispatcher';
+import type { MetricTotalsView } from './metric-totals';
 
 export const SPEC_ENV = 'WEBHOOKS_RELIABILITY_DISPATCHER';
 const STATS_EVERY_MS = 1_000;
@@ -16,6 +17,7 @@ export interface DispatcherStatsLine {
     readonly pid: number;
     readonly batches: ReturnType<typeof startDispatcher>['batches'];
     readonly logCounts: Record<string, number>;
+    readonly metrics: MetricTotalsView;
   };
 }
 
@@ -26,7 +28,12 @@ function main(): void {
   const running = startDispatcher(spec);
   const print = () => {
     const line: DispatcherStatsLine = {
-      stats: { pid: process.pid, batches: running.batches, logCounts: running.log.counts },
+      stats: {
+        pid: process.pid,
+        batches: running.batches,
+        logCounts: running.log.counts,
+        metrics: running.metrics,
+      },
     };
     process.stdout.write(`${JSON.stringify(line)}\n`);
   };

@@ -10,6 +10,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { type EmfDocument, EmfMetrics } from '../../lambdas/adapters/metrics/emf';
 import { ENV, loadConfig } from '../../lambdas/config';
 import type { Log } from '../../lambdas/core/ports';
 import { createHandler } from '../../lambdas/dispatcher/handler';
@@ -17,6 +18,7 @@ import { type Wired, wireDispatcher } from '../../lambdas/wiring';
 import { type LocalResources, localClientConfig, localQueueUrl } from '../../local/bootstrap';
 import type { LocalEndpoints } from '../../local/emulators';
 import { type BatchReport, type Runner, startEventSources } from '../../local/runner';
+import { MetricTotals } from './metric-totals';
 
 export interface DispatcherSpec {
   readonly region: string;
@@ -121,6 +123,8 @@ export class CountingLog implements Log {
 export interface RunningDispatcher<L extends Log = CountingLog> {
   readonly wired: Wired;
   readonly log: L;
+  /** What the production EMF adapter wrote, totalled as CloudWatch would (the ledger checks it). */
+  readonly metrics: MetricTotals;
   readonly batches: BatchStats;
   /** Stops polling, lets batches in flight finish, closes clients and pools. */
   stop(): Promise<void>;
@@ -161,7 +165,12 @@ export function startDispatcher<L extends Log = CountingLog>(
     ...(spec.disableAfter ? setting(ENV.disableAfter, spec.disableAfter) : {}),
   });
   const log = hooks.log ?? (new CountingLog() as Log as L);
-  const wired = wireDispatcher(config, { clients, ca: [...spec.ca], deps: { log } });
+  const metrics = new MetricTotals();
+  const emf = new EmfMetrics({
+    stack: 'faults',
+    write: (line) => metrics.add(JSON.parse(line) as EmfDocument),
+  });
+  const wired = wireDispatcher(config, { clients, ca: [...spec.ca], metrics: emf, deps: { log } });
   const batches: BatchStats = { batches: 0, ok: 0, partial: 0, error: 0, timeout: 0, recordsLeft: 0 };
   const runner: Runner = startEventSources(
     {
@@ -194,6 +203,7 @@ export function startDispatcher<L extends Log = CountingLog>(
   return {
     wired,
     log,
+    metrics,
     batches,
     async stop() {
       await runner.stop();

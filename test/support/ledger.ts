@@ -19,6 +19,7 @@
  *   TLS certificate the dispatcher refuses, the TCP connections it accepted).
  */
 import type { AttemptRecord } from '../../lambdas/core/types';
+import type { MetricTotalsView } from './metric-totals';
 import type { DeliveryReceipts, ReceiverFleet } from './receivers';
 
 export interface PublishedEvent {
@@ -112,6 +113,8 @@ export interface Ledger {
   readonly checks: Record<string, number>;
   /** Empty when the ledger proves the run: nothing lost, everything explained. */
   readonly problems: readonly string[];
+  /** The dispatcher's metrics totals, when the run checked them (test/support/metric-totals.ts). */
+  readonly metrics?: MetricTotalsView;
 }
 
 const SAMPLE = 8;
@@ -532,6 +535,12 @@ export function formatLedger(l: Ledger, title?: string): string {
   if (causes) lines.splice(6, 0, causes);
   const failed = Object.entries(l.checks).filter(([, v]) => v > 0);
   if (failed.length) lines.push(`  checks: ${failed.map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  if (l.metrics) {
+    const m = l.metrics;
+    lines.push(
+      `  metrics (EMF totals)  attempts ${int(m.byMetric.Attempts ?? 0)}, delivered ${int(m.deliveries.delivered ?? 0)}, parked ${int(m.deliveries.parked ?? 0)}, dead-lettered ${int(m.deliveries.dead_lettered ?? 0)}, dead letters ${int(m.byMetric.DeadLetters ?? 0)}, retries ${int(m.byMetric.RetriesScheduled ?? 0)}`,
+    );
+  }
   for (const p of l.problems) lines.push(`  PROBLEM: ${p}`);
   return `${title ? `${title}\n` : ''}${lines.join('\n')}`;
 }

@@ -31,6 +31,7 @@ import {
   type PublishedEvent,
   type PublishedPoison,
 } from './ledger';
+import { MetricTotals, metricProblems } from './metric-totals';
 import { testPki } from './pki';
 import { attemptsOf, messagesLeft } from './queries';
 import { type FleetBehaviour, type FleetReceiver, ReceiverFleet, type ReceiverOptions } from './receivers';
@@ -186,6 +187,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const childStats = new Map<number, BatchStats>();
   let inProcess: ReturnType<typeof startDispatcher> | undefined;
   let child: ReadyChild<{ ready: true; pid: number }> | undefined;
+  /** Metrics of in-process dispatchers already stopped; a child's are not checked (it may be killed). */
+  const stoppedMetrics = new MetricTotals();
+  let childRan = false;
   let firstPublish: number | undefined;
 
   const spec = (): DispatcherSpec => ({
@@ -341,6 +345,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         inProcess = startDispatcher(spec(), { log });
         return;
       }
+      childRan = true;
       child = await spawnReady<{ ready: true; pid: number }>('test/support/dispatcher-process.ts', [], {
         env: { ...process.env, WEBHOOKS_RELIABILITY_DISPATCHER: JSON.stringify(spec()) },
       });
@@ -358,6 +363,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const running = inProcess;
       inProcess = undefined;
       await running?.stop();
+      if (running) stoppedMetrics.merge(running.metrics);
       const c = child;
       child = undefined;
       await c?.stop();
@@ -398,7 +404,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     },
     async ledger(drainedAt = Date.now()) {
       const [dlq, attempts, parked] = await Promise.all([readDlq(), readAttempts(), readParked()]);
-      return computeLedger({
+      const ledger = computeLedger({
         events,
         poison,
         fleet,
@@ -409,6 +415,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         startedAt: firstPublish ?? Date.now(),
         drainedAt,
       });
+      if (childRan) return ledger;
+      // The metrics the dispatcher emitted must agree with what happened (a metric dropped fails here).
+      const totals = new MetricTotals();
+      totals.merge(stoppedMetrics);
+      if (inProcess) totals.merge(inProcess.metrics);
+      const deliveryIds = new Set(events.flatMap((e) => e.deliveries.map((d) => d.deliveryId)));
+      const problems = metricProblems(totals, ledger, { attempts, dlq, deliveryIds });
+      return { ...ledger, metrics: totals, problems: [...ledger.problems, ...problems] };
     },
     async stop() {
       await stack.stopDispatcher();
