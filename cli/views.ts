@@ -193,7 +193,7 @@ const ATTEMPT_WIDTHS = {
 
 export function attemptColumns(
   now: Date,
-  options: { delivery: boolean; fixedWidths?: boolean },
+  options: { delivery: boolean; fixedWidths?: boolean; traces?: boolean },
 ): Column<AttemptRecord>[] {
   const w = (name: keyof typeof ATTEMPT_WIDTHS) =>
     options.fixedWidths ? { minWidth: ATTEMPT_WIDTHS[name] } : {};
@@ -207,6 +207,8 @@ export function attemptColumns(
     { header: 'STATUS', value: (r) => r.statusCode, align: 'right', ...w('status') },
     { header: 'LATENCY', value: (r) => `${r.durationMs} ms`, align: 'right', ...w('latency') },
     { header: 'NEXT', value: attemptNext, ...w('next') },
+    // Only where an attempt was traced (the dispatcher's `tracing` prop): X-Ray's trace id.
+    ...(options.traces ? [{ header: 'TRACE', value: (r: AttemptRecord) => r.traceId }] : []),
     { header: 'RESPONSE / ERROR', value: detail },
   ];
 }

@@ -111,6 +111,8 @@ export interface Attempt {
   nextAttemptAt?: string;
   final: boolean;
   test?: boolean;
+  /** The attempt's X-Ray trace id, when the dispatcher runs with tracing on. */
+  traceId?: string;
   expiresAt: number;
 }
 

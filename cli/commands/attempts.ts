@@ -93,7 +93,8 @@ function get(): Command {
         ['target', `${first.method} ${first.target}`],
       ]),
     );
-    ctx.print(`\n${table(attempts, attemptColumns(ctx.now(), { delivery: false }))}`);
+    const traces = attempts.some((a) => a.traceId !== undefined);
+    ctx.print(`\n${table(attempts, attemptColumns(ctx.now(), { delivery: false, traces }))}`);
     if (last.responseSnippet)
       ctx.print(
         `\nLast response (attempt ${last.attempt}):\n  ${visible(truncate(last.responseSnippet, RESPONSE_SNIPPET_BYTES) ?? '')}`,

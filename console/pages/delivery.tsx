@@ -87,6 +87,14 @@ function AttemptCard({ attempt: a }: { attempt: Attempt }) {
             <dd>{a.error}</dd>
           </>
         )}
+        {a.traceId && (
+          <>
+            <dt>Trace</dt>
+            <dd>
+              <code>{a.traceId}</code>
+            </dd>
+          </>
+        )}
       </dl>
       {a.responseSnippet ? (
         <pre class="snippet">{a.responseSnippet}</pre>

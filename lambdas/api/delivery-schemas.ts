@@ -27,6 +27,10 @@ export const AttemptSchema = z
     nextAttemptAt: z.string().optional(),
     final: z.boolean(),
     test: z.boolean().optional(),
+    traceId: z
+      .string()
+      .optional()
+      .openapi({ description: "the attempt's X-Ray trace id, when the dispatcher runs with tracing on" }),
     expiresAt: z.number().int().openapi({ description: 'epoch seconds when the record ages out' }),
     requestHeaders: z
       .array(z.object({ name: z.string(), value: z.string() }))

@@ -31,6 +31,8 @@ export interface SentRequest {
   headers?: Record<string, string>;
   /** Names of the connection's custom headers, whose values are never kept. */
   customNames?: readonly string[];
+  /** The attempt span's trace id (tracing on only). */
+  traceId?: string;
 }
 
 export interface AttemptRecordInput {
@@ -84,6 +86,7 @@ export function attemptRecordOf(input: AttemptRecordInput): BuiltRecord {
   const lastError = error ?? (statusCode !== undefined ? `receiver answered HTTP ${statusCode}` : undefined);
   if (decision.action !== 'done' && lastError) record.error = lastError;
   if (delivery.test) record.test = true;
+  if (request.traceId) record.traceId = request.traceId;
   if (decision.action === 'retry') record.nextAttemptAt = isoTime(input.nowMs + decision.delaySeconds * 1000);
   if (request.headers) record.requestHeaders = requestHeadersOf(request.headers, request.customNames ?? []);
   if (keepsBody(delivery.attempt, decision.outcome, input.keepBodies ?? 'all')) record.body = delivery.body;

@@ -27,6 +27,8 @@ import type {
 } from './types';
 import { ATTEMPT_RECORD_FIELDS, OUTCOMES } from './types';
 
+/** A trace id as X-Ray (`1-5759e988-bd862e3fe1be46a994272793`) or W3C (32 hex digits) writes it. */
+const TRACE_ID = /^[0-9A-Za-z-]{1,64}$/;
 const ATTEMPT_RECORD_FIELD_SET: ReadonlySet<string> = new Set(ATTEMPT_RECORD_FIELDS);
 
 import { describe, MAX_JSON_DEPTH, nestsDeeperThan } from './untrusted';
@@ -208,6 +210,12 @@ function parseAttemptLog(m: Record<string, unknown>): AttemptLogMessage {
     fail('record.body', `must be a string of at most ${MAX_BODY_BYTES} bytes`);
   }
   if (record.resentAs !== undefined) fail('record.resentAs', 'is set by a Resend, never queued');
+  if (
+    record.traceId !== undefined &&
+    !(typeof record.traceId === 'string' && TRACE_ID.test(record.traceId))
+  ) {
+    fail('record.traceId', 'must be a trace id (letters, digits and dashes, at most 64)');
+  }
   const requestedAtS = Math.floor(Date.parse(record.requestedAt as string) / 1000);
   if (!wholeNumber(record.expiresAt, requestedAtS, requestedAtS + MAX_TTL_SECONDS)) {
     fail('record.expiresAt', 'must be epoch seconds within the attempt TTL of requestedAt');

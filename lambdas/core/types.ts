@@ -210,6 +210,11 @@ export interface AttemptRecord {
   nextAttemptAt?: string;
   final: boolean;
   test?: boolean;
+  /**
+   * The trace the attempt's span belongs to (X-Ray, `1-…-…`), when the dispatcher runs with
+   * tracing on (docs/operations.md); absent otherwise. Never sent to the receiver.
+   */
+  traceId?: string;
   /** Epoch seconds; DynamoDB TTL. */
   expiresAt: number;
   /**
@@ -260,6 +265,7 @@ export const ATTEMPT_RECORD_FIELDS = [
   'nextAttemptAt',
   'final',
   'test',
+  'traceId',
   'expiresAt',
   'requestHeaders',
   'body',

@@ -176,6 +176,8 @@ export function certainlyOneWriteUnit(record: AttemptRecord): boolean {
     record.connectionId.length +
     record.applicationId.length +
     record.userId.length +
+    // A traced attempt's `traceId` (ASCII, name and value): not among the fixed bytes above.
+    (record.traceId ? 7 + record.traceId.length : 0) +
     3 * (record.target.length + (record.responseSnippet?.length ?? 0)) +
     (record.requestHeaders ? 'requestHeaders'.length + 3 * headersLength(record.requestHeaders) : 0);
   return bound <= WRITE_UNIT_BYTES;

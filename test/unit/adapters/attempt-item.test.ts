@@ -101,6 +101,7 @@ describe('attempt items', () => {
       statusCode: 299,
       expiresAt: 99_999_999_999,
       test: true,
+      traceId: `1-6925a3c0-${'f'.repeat(24)}`,
       target: 'https://h.example/',
       responseSnippet: '',
     };

@@ -121,6 +121,7 @@ const ATTEMPT: Presence<Attempt> = {
   nextAttemptAt: 'optional',
   final: 'required',
   test: 'optional',
+  traceId: 'optional',
   expiresAt: 'required',
 };
 const INPUT: Presence<ConnectionInput> = {

@@ -83,6 +83,13 @@ describe('attemptRecordOf', () => {
     expect(record.error).not.toContain('whsec_secret');
     expect(Buffer.byteLength(record.error!)).toBeLessThanOrEqual(MAX_ERROR_LENGTH);
   });
+
+  it('carries the trace id of a traced attempt, and none when untraced', () => {
+    const traceId = '1-6925a3c0-0123456789abcdef01234567';
+    const traced = attemptRecordOf(input({ request: { ...input().request, traceId } })).record;
+    expect(traced.traceId).toBe(traceId);
+    expect('traceId' in attemptRecordOf(input()).record).toBe(false);
+  });
 });
 
 describe('the request an attempt record keeps', () => {

@@ -122,3 +122,33 @@ describe('parseMessage', () => {
     expect((caught as Error).message).toContain(mention);
   });
 });
+
+describe('a deferred attempt record from the retry queue', () => {
+  const record = {
+    deliveryId,
+    attempt: 2,
+    eventId: event.eventId,
+    connectionId: 'con_a',
+    applicationId: 'app_1',
+    userId: 'usr_1',
+    event: 'user.identified',
+    method: 'POST',
+    target: 'https://h.example/hook',
+    requestedAt: occurredAt,
+    durationMs: 12,
+    outcome: 'delivered',
+    statusCode: 200,
+    final: true,
+    expiresAt: Math.floor(Date.parse(occurredAt) / 1000) + 86_400,
+  };
+  const text = (over: Record<string, unknown>) =>
+    JSON.stringify({ v: 1, type: 'attempt-log', record: { ...record, ...over } });
+
+  it('keeps a trace id, and refuses one that is not a trace id by name', () => {
+    const traceId = '1-6925a3c0-0123456789abcdef01234567';
+    const parsed = parseMessage(text({ traceId }), 'retry');
+    expect(parsed).toMatchObject({ type: 'attempt-log', record: { traceId } });
+    expect(() => parseMessage(text({ traceId: 'x'.repeat(65) }), 'retry')).toThrow(/record\.traceId/);
+    expect(() => parseMessage(text({ traceId: '<b>1</b>' }), 'retry')).toThrow(/record\.traceId/);
+  });
+});
