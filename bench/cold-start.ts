@@ -21,6 +21,8 @@ const BUNDLE_SCRIPT = join(ROOT, 'scripts', 'bundle-lambdas.mjs');
 const DISPATCHER_ENTRY = join(ROOT, 'lambdas', 'dispatcher', 'index.ts');
 const PROBE = join(ROOT, 'bench', 'cold-start', 'probe.mjs');
 const SDK_ENTRY = join(ROOT, 'bench', 'cold-start', 'sdk-clients.ts');
+/** The tracing adapter, as the metafile names it: the dispatcher imports it only with `tracing` on. */
+const TRACING_ADAPTER = 'lambdas/adapters/tracing/xray.ts';
 
 export interface BundleFigures {
   /** What a cold start loads, minified: index.mjs and the chunks it imports statically. */
@@ -33,6 +35,11 @@ export interface BundleFigures {
   assetGzipBytes: number;
   /** Largest contributors to the minified output, bytes. */
   topPackages: Array<{ name: string; bytes: number }>;
+  /**
+   * What a cold start loads with `tracing` on, minified: the above plus the tracing adapter's
+   * chunk and the chunks it imports (D38). Equal to `bytes` for a bundle without tracing.
+   */
+  tracedBytes: number;
 }
 
 export interface ColdStartFigures {
@@ -47,6 +54,8 @@ export interface ColdStartFigures {
   initRatio: number;
   /** Median init of the dispatcher without NODE_OPTIONS (what source-map support costs). */
   dispatcherInitMsWithoutNodeOptions: number;
+  /** Median init, as deployed, with `tracing` on (WEBHOOKS_TRACING=true): the X-Ray chunk loaded too. */
+  dispatcherTracedInitMs: number;
 }
 
 /** Bundles any entry with the options of the deployed Lambda functions. */
@@ -98,9 +107,14 @@ function bundle(entry: string, dir: string, name: string): BundleFigures & { fil
     }
   }
   const loadedCode = Buffer.concat(loaded.map(read));
+  const tracingChunk = code.find((p) => TRACING_ADAPTER in outputs[p]!.inputs && p !== entryOut);
+  const traced = tracingChunk
+    ? new Set([...loaded, ...loadedAtInit(outputs, tracingChunk)])
+    : new Set(loaded);
   return {
     file,
     bytes: loadedCode.length,
+    tracedBytes: [...traced].reduce((sum, p) => sum + read(p).length, 0),
     shippedBytes: code.reduce((sum, p) => sum + outputs[p]!.bytes, 0),
     gzipBytes: gzipSync(loadedCode).length,
     sourceMapBytes: code.reduce((sum, p) => sum + read(`${p}.map`).length, 0),
@@ -134,9 +148,18 @@ const LAMBDA_ENV = {
   POWERTOOLS_LOG_LEVEL: 'INFO',
 };
 
-function initMs(file: string, nodeOptions: string | undefined): number {
+function initMs(
+  file: string,
+  nodeOptions: string | undefined,
+  extraEnv: Record<string, string> = {},
+): number {
   const out = execFileSync(process.execPath, [PROBE, file], {
-    env: { PATH: process.env.PATH, ...LAMBDA_ENV, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+    env: {
+      PATH: process.env.PATH,
+      ...LAMBDA_ENV,
+      ...extraEnv,
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+    },
     encoding: 'utf8',
   });
   return (JSON.parse(out.trim().split('\n').at(-1)!) as { initMs: number }).initMs;
@@ -150,13 +173,23 @@ export function measureColdStart(samples: number): ColdStartFigures {
   try {
     const dispatcher = bundle(DISPATCHER_ENTRY, dir, 'dispatcher');
     const sdkOnly = bundle(SDK_ENTRY, dir, 'sdk-only');
-    const times = { dispatcher: [] as number[], sdk: [] as number[], bare: [] as number[] };
+    const times = {
+      dispatcher: [] as number[],
+      sdk: [] as number[],
+      bare: [] as number[],
+      traced: [] as number[],
+    };
+    const TRACED = {
+      WEBHOOKS_TRACING: 'true',
+      _X_AMZN_TRACE_ID: 'Root=1-6925a3c0-0123456789abcdef01234567;Sampled=1',
+    };
     initMs(dispatcher.file, DISPATCHER_NODE_OPTIONS); // warms the file cache, not counted
     initMs(sdkOnly.file, DISPATCHER_NODE_OPTIONS);
     for (let i = 0; i < samples; i++) {
       times.dispatcher.push(initMs(dispatcher.file, DISPATCHER_NODE_OPTIONS));
       times.sdk.push(initMs(sdkOnly.file, DISPATCHER_NODE_OPTIONS));
       times.bare.push(initMs(dispatcher.file, undefined));
+      times.traced.push(initMs(dispatcher.file, DISPATCHER_NODE_OPTIONS, TRACED));
     }
     const { file: _d, ...dispatcherFigures } = dispatcher;
     const { file: _s, ...sdkFigures } = sdkOnly;
@@ -171,6 +204,7 @@ export function measureColdStart(samples: number): ColdStartFigures {
       sdkOnlyInitMs,
       initRatio: ratio(dispatcherInitMs, sdkOnlyInitMs),
       dispatcherInitMsWithoutNodeOptions: round(median(times.bare)),
+      dispatcherTracedInitMs: round(median(times.traced)),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

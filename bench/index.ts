@@ -194,6 +194,8 @@ function printTable(results: BenchResults): void {
       `${c.initRatio}`,
     ]);
     rows.push(['module init ms without NODE_OPTIONS', fmt(c.dispatcherInitMsWithoutNodeOptions), '', '']);
+    rows.push(['bytes loaded at a cold start with tracing on (D38)', fmt(c.dispatcher.tracedBytes), '', '']);
+    rows.push(['module init ms with tracing on (D38)', fmt(c.dispatcherTracedInitMs), '', '']);
   }
   const v = results.volume;
   if (v) {

@@ -5,7 +5,7 @@
  * Optional context (`cdk synth -c key=value` or `cdk.json`):
  * stackName (default Webhooks), headerPrefix, secretPrefix, logLevel, maxConcurrency,
  * memorySize, alarmTopicArn, dashboard (true | false), removalPolicy (retain | destroy),
- * secretStore (secrets-manager | kms).
+ * secretStore (secrets-manager | kms), tracing (true | false).
  */
 import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -62,6 +62,7 @@ const stack = new WebhookStack(app, stackName, {
   alarmTopicArn: text('alarmTopicArn'),
   dashboard: flag('dashboard'),
   removalPolicy: removalPolicy(),
+  tracing: flag('tracing'),
 });
 acknowledgeNagFindings(stack.delivery);
 

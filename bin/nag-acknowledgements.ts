@@ -26,6 +26,18 @@ export function acknowledgeNagFindings(delivery: WebhookDelivery): void {
       'with a random suffix; GetSecretValue is limited to that prefix.',
   });
   const api = delivery.managementApi;
+  if (delivery.tracing) {
+    // AwsSolutions-IAM5: X-Ray's PutTraceSegments and PutTelemetryRecords have no resource-level
+    // permissions; active tracing (opt-in `tracing` prop) grants them on "*" and nothing else.
+    const xray = {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active X-Ray tracing (the opt-in tracing prop): xray:PutTraceSegments and xray:PutTelemetryRecords ' +
+        'support no resource-level permissions, so Lambda grants them on "*" and nothing else.',
+    };
+    Validations.of(delivery.dispatcherRole).acknowledge(xray);
+    if (api) Validations.of(api.role).acknowledge(xray);
+  }
   if (api) {
     Validations.of(api.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagArn(delivery, delivery.secretArnPattern)}]`,

@@ -51,6 +51,8 @@ export const ENV = {
   allowLoopback: 'WEBHOOKS_LOCAL_ALLOW_LOOPBACK',
   /** The stack's name: the `Stack` dimension of every metric (adapters/metrics/catalogue.ts). */
   stackName: 'WEBHOOKS_STACK_NAME',
+  /** `true`: one X-Ray span per attempt (the construct's `tracing` prop); absent or `false`: none. */
+  tracing: 'WEBHOOKS_TRACING',
 } as const;
 
 /** The `Stack` dimension's value when the environment names no stack (tests, tools). */
@@ -109,6 +111,8 @@ export interface DispatcherConfig {
   readonly allowLoopback: boolean;
   /** The `Stack` dimension of every metric. @default DEFAULT_STACK_NAME */
   readonly stackName: string;
+  /** One X-Ray span per attempt, its trace id in the attempt record (docs/operations.md). */
+  readonly tracing: boolean;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -279,6 +283,7 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     allowedPorts: Object.freeze(ports(env, ENV.allowedPorts)),
     allowLoopback,
     stackName: env[ENV.stackName]?.trim() || DEFAULT_STACK_NAME,
+    tracing: flag(env, ENV.tracing),
   });
 }
 

@@ -73,6 +73,8 @@ export interface ManagedResources {
   readonly connectionCacheTtl: Duration;
   readonly logRetention: logs.RetentionDays;
   readonly removalPolicy: RemovalPolicy;
+  /** Active X-Ray tracing of the Lambda (the delivery's `tracing` prop): its invocations only, no SDK. */
+  readonly tracing?: boolean;
 }
 
 export interface WebhookManagementApiProps extends ManagementApiOptions {
@@ -163,6 +165,7 @@ export class WebhookManagementApi extends Construct {
       memorySize: 512,
       role: this.role,
       logGroup: this.logGroup,
+      ...(r.tracing ? { tracing: lambda.Tracing.ACTIVE } : {}),
       environment: {
         [ENV.queueUrl]: r.queueUrl,
         [ENV.retryQueueUrl]: r.retryQueueUrl,

@@ -228,6 +228,17 @@ export interface WebhookDeliveryProps {
   readonly logRetention?: RetentionDays;
 
   /**
+   * AWS X-Ray tracing, opt-in: active tracing on the dispatcher (linked to the SQS messages it
+   * consumes) with one subsegment per attempt, annotated with the connection and delivery ids,
+   * the attempt number and its outcome, and the trace id kept in the attempt record; active
+   * tracing on the management API Lambda too. No trace header is ever sent to a receiver.
+   * X-Ray bills traces recorded and read (docs/operations.md). Off: no X-Ray permission and no
+   * X-Ray code runs.
+   * @default false
+   */
+  readonly tracing?: boolean;
+
+  /**
    * Log level of the dispatcher (`POWERTOOLS_LOG_LEVEL`).
    * @default 'INFO'
    */
@@ -389,6 +400,7 @@ export interface ResolvedWebhookDeliveryProps {
   readonly dlqRetention: Duration;
   readonly logRetention: RetentionDays;
   readonly logLevel: DispatcherLogLevel;
+  readonly tracing: boolean;
   readonly secretPrefix: string;
   readonly secretStore: SecretStoreName;
   readonly removalPolicy: RemovalPolicy;
@@ -630,6 +642,7 @@ export function resolveProps(props: WebhookDeliveryProps, stackName: string): Re
     }),
     logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
     logLevel: checkLogLevel(props.logLevel ?? 'INFO'),
+    tracing: props.tracing ?? false,
     secretPrefix: checkSecretPrefix(props.secretPrefix ?? `webhooks/${stackName}/`),
     secretStore: checkSecretStore(props.secretStore ?? 'secrets-manager'),
     removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,

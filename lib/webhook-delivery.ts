@@ -166,6 +166,8 @@ export class WebhookDelivery extends Construct {
   public readonly allowedPorts: readonly number[];
   /** The management HTTP API and console; undefined when `managementApi` is `false`. */
   public readonly managementApi?: WebhookManagementApi;
+  /** Whether the dispatcher (and management API) run with active X-Ray tracing (`tracing` prop). */
+  public readonly tracing: boolean;
 
   /** @throws WebhookDeliveryPropsError when a prop is invalid or contradicts another. */
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps = {}) {
@@ -174,6 +176,7 @@ export class WebhookDelivery extends Construct {
     this.secretPrefix = p.secretPrefix;
     this.headerPrefix = p.headerPrefix;
     this.allowedPorts = [...p.allowedPorts];
+    this.tracing = p.tracing;
     this.secrets = new ConnectionSecretStore(this, p.secretStore, p.secretPrefix, p.removalPolicy);
     this.secretArnPattern = this.secrets.secretArnPattern;
     this.secretStore = p.secretStore;
@@ -479,6 +482,7 @@ export class WebhookDelivery extends Construct {
       connectionCacheTtlMs: String(p.connectionCacheTtl.toMilliseconds()),
       allowedPorts: p.allowedPorts.join(','),
       stackName: Stack.of(this).stackName,
+      tracing: String(p.tracing),
     });
     return new lambda.Function(this, 'Dispatcher', {
       description: 'Signs and sends webhook deliveries; schedules retries, dead-letters, logs every attempt',
@@ -490,6 +494,8 @@ export class WebhookDelivery extends Construct {
       memorySize: p.memorySize,
       role: this.dispatcherRole,
       logGroup: this.logGroup,
+      // Active tracing adds xray:PutTraceSegments and PutTelemetryRecords to the role; off, neither.
+      ...(p.tracing ? { tracing: lambda.Tracing.ACTIVE } : {}),
       environment: {
         ...environment,
         POWERTOOLS_SERVICE_NAME,
@@ -622,6 +628,7 @@ export class WebhookDelivery extends Construct {
         connectionCacheTtl: p.connectionCacheTtl,
         logRetention: p.logRetention,
         removalPolicy: p.removalPolicy,
+        tracing: p.tracing,
       },
     });
     this.retryWriters.push(api.role.roleArn);

@@ -2,7 +2,9 @@
 import { pathToFileURL } from 'node:url';
 
 const started = performance.now();
-await import(pathToFileURL(process.argv[2]).href);
+const module = await import(pathToFileURL(process.argv[2]).href);
+// The dispatcher finishes its wiring asynchronously (the tracing adapter is imported when on).
+await module.ready;
 const initMs = performance.now() - started;
 process.stdout.write(`${JSON.stringify({ initMs, rssBytes: process.memoryUsage().rss })}\n`);
 // Pipes to the parent are synchronous on Linux: nothing is lost by leaving now.

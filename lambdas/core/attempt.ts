@@ -79,7 +79,7 @@ const MAX_REMEMBERED_SECRETS = 10_000;
 export function createAttempter(
   deps: Pick<
     DispatcherDeps,
-    'secrets' | 'sender' | 'clock' | 'scheduler' | 'log' | 'metrics' | 'rateCounter'
+    'secrets' | 'sender' | 'clock' | 'scheduler' | 'log' | 'metrics' | 'rateCounter' | 'tracing'
   >,
   settler: Settler,
   options: AttemptOptions,
@@ -130,6 +130,30 @@ export function createAttempter(
     return entry;
   }
 
+  /**
+   * Runs one attempt (or refusal) in its span when tracing is on: the span's trace id goes
+   * into the record, its outcome onto the span.
+   */
+  async function traced(
+    delivery: DeliveryMessage,
+    run: (traceId: string | undefined) => Promise<AttemptRecord>,
+  ): Promise<AttemptRecord> {
+    if (!deps.tracing) return run(undefined);
+    const span = deps.tracing.attempt({
+      connectionId: delivery.connectionId,
+      deliveryId: delivery.deliveryId,
+      attempt: delivery.attempt,
+    });
+    try {
+      const record = await run(span.traceId);
+      span.end(record.outcome);
+      return record;
+    } catch (error) {
+      span.end(undefined, error);
+      throw error;
+    }
+  }
+
   function refuse(
     delivery: DeliveryMessage,
     facts: EventFacts,
@@ -137,17 +161,20 @@ export function createAttempter(
     reason: RefusalReason,
     error: string,
   ): Promise<AttemptRecord> {
-    return settler.settle({
-      delivery,
-      facts,
-      request: {
-        method: connection?.method ?? 'POST',
-        target: loggedTarget(connection),
-        requestedAtMs: clock.now(),
-      },
-      result: { kind: 'refused', reason, durationMs: 0, error },
-      sensitive: connection ? Object.values(connection.headers ?? {}) : [],
-    });
+    return traced(delivery, (traceId) =>
+      settler.settle({
+        delivery,
+        facts,
+        request: {
+          method: connection?.method ?? 'POST',
+          target: loggedTarget(connection),
+          requestedAtMs: clock.now(),
+          ...(traceId ? { traceId } : {}),
+        },
+        result: { kind: 'refused', reason, durationMs: 0, error },
+        sensitive: connection ? Object.values(connection.headers ?? {}) : [],
+      }),
+    );
   }
 
   /**
@@ -219,37 +246,41 @@ export function createAttempter(
         );
         if (!decision.go) return await defer(delivery, rateLimit, decision.delaySeconds, ids);
       }
-      const requestedAtMs = clock.now();
-      const headers = buildHeaders({
-        prefix: options.headerPrefix,
-        secret,
-        body: delivery.body,
-        timestampMs: requestedAtMs,
-        deliveryId: delivery.deliveryId,
-        attempt: delivery.attempt,
-        custom: connection.headers,
-      });
-      const result = await deps.sender.send({
-        method: connection.method,
-        url: destination.url,
-        headers,
-        body: delivery.body,
-        timeoutMs: options.timeoutMs,
-      });
-      return await settler.settle({
-        delivery,
-        facts,
-        request: {
+      return await traced(delivery, async (traceId) => {
+        const requestedAtMs = clock.now();
+        // The span is ours alone: no trace header joins these (nothing of tracing is sent).
+        const headers = buildHeaders({
+          prefix: options.headerPrefix,
+          secret,
+          body: delivery.body,
+          timestampMs: requestedAtMs,
+          deliveryId: delivery.deliveryId,
+          attempt: delivery.attempt,
+          custom: connection.headers,
+        });
+        const result = await deps.sender.send({
           method: connection.method,
-          target: destination.target,
-          requestedAtMs,
+          url: destination.url,
           headers,
-          customNames: Object.keys(connection.headers),
-        },
-        result,
-        sensitive: redactedValues(connection.connectionId, destination, secret),
-        connection,
-        debugLines: run.debugLines,
+          body: delivery.body,
+          timeoutMs: options.timeoutMs,
+        });
+        return settler.settle({
+          delivery,
+          facts,
+          request: {
+            method: connection.method,
+            target: destination.target,
+            requestedAtMs,
+            headers,
+            customNames: Object.keys(connection.headers),
+            ...(traceId ? { traceId } : {}),
+          },
+          result,
+          sensitive: redactedValues(connection.connectionId, destination, secret),
+          connection,
+          debugLines: run.debugLines,
+        });
       });
     } finally {
       limiter.release();

@@ -19,6 +19,7 @@ import type {
   DeliveryMessage,
   KeepBodies,
   OutboundRequest,
+  Outcome,
 } from './types';
 
 // ---- What the core offers ------------------------------------------------------
@@ -107,6 +108,8 @@ export interface DispatcherDeps {
    * enforced (test sends); a connection without a limit never reaches it.
    */
   rateCounter?: RateCounter;
+  /** One span per attempt (adapters/tracing/xray.ts, with `tracing` on). Absent: nothing is traced. */
+  tracing?: Tracing;
 }
 
 /** Shared per-second send counts of rate-limited connections (decisions.md D35). */
@@ -184,6 +187,26 @@ export interface Log {
  */
 export interface Metrics {
   record(fact: MetricFact): void;
+}
+
+/** Which attempt a span is of: ids only, never a URL, a header, a body or a secret. */
+export interface SpanIds {
+  connectionId: string;
+  deliveryId: string;
+  attempt: number;
+}
+
+/** Port: spans of the attempts. Nothing of it reaches the receiver (no trace header is sent). */
+export interface Tracing {
+  /** Opens the span of one attempt, annotated with its ids. */
+  attempt(ids: SpanIds): AttemptSpan;
+}
+
+export interface AttemptSpan {
+  /** The trace the span belongs to, kept in the attempt record; undefined when there is none. */
+  readonly traceId?: string;
+  /** Closes the span with the attempt's outcome, or marked failed by the error that ended it. */
+  end(outcome: Outcome | undefined, error?: unknown): void;
 }
 
 /** Port: the parked-deliveries store, as the dispatcher writes it. */

@@ -4,10 +4,21 @@
  * partial batch response, so only the records that must be redelivered come back.
  */
 
-import { loadConfig } from '../config';
+import { type DispatcherConfig, loadConfig } from '../config';
 import { wireDispatcher } from '../wiring';
-import { createHandler } from './handler';
+import { createHandler, type SqsBatchHandler } from './handler';
 
 const config = loadConfig();
-const wired = wireDispatcher(config);
-export const handler = createHandler(wired.dispatcher, config.retryQueueUrl, wired.invocation);
+/** The handler once wired: awaited by every invocation, and by the cold-start bench. */
+export const ready = wire(config);
+export const handler: SqsBatchHandler = async (event, context) => (await ready)(event, context);
+
+/**
+ * Tracing (the construct's `tracing` prop) is loaded only when on: the X-Ray SDK stays in a
+ * chunk an untraced dispatcher never reads (D38, docs/performance.md). Started at init.
+ */
+async function wire(config: DispatcherConfig): Promise<SqsBatchHandler> {
+  const tracing = config.tracing ? (await import('../adapters/tracing/xray.js')).xrayTracing() : undefined;
+  const wired = wireDispatcher(config, tracing ? { deps: { tracing } } : {});
+  return createHandler(wired.dispatcher, config.retryQueueUrl, wired.invocation);
+}

@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       allowedPorts: [443],
       allowLoopback: false,
       stackName: 'webhooks',
+      tracing: false,
     });
     expect(loadConfig({ ...minimal, WEBHOOKS_STACK_NAME: ' Prod-Webhooks ' }).stackName).toBe(
       'Prod-Webhooks',
@@ -139,5 +140,11 @@ describe('loadConfig', () => {
       ENV.allowLoopback,
     );
     expect(loadConfig({ ...minimal, [ENV.allowLoopback]: 'true' }).allowLoopback).toBe(true);
+  });
+
+  it('reads tracing as a flag, off by default, and refuses anything but true or false by name', () => {
+    expect(loadConfig({ ...minimal, [ENV.tracing]: 'true' }).tracing).toBe(true);
+    expect(loadConfig({ ...minimal, [ENV.tracing]: 'false' }).tracing).toBe(false);
+    expect(keyOf({ ...minimal, [ENV.tracing]: 'yes' })).toBe(ENV.tracing);
   });
 });

@@ -1,0 +1,187 @@
+/**
+ * Tracing (D38): the core opens one span per attempt through the Tracing port and keeps its
+ * trace id in the attempt record; the X-Ray adapter turns a span into one annotated
+ * subsegment, never with a URL, header, body, error text or secret.
+ */
+import {
+  ATTEMPT_SPAN,
+  type SegmentLike,
+  type SubsegmentLike,
+  type TracerLike,
+  xrayTracing,
+} from '../../../lambdas/adapters/tracing/xray';
+import { createDispatcher } from '../../../lambdas/core/dispatch';
+import type { AttemptSpan, DispatcherOptions, SpanIds, Tracing } from '../../../lambdas/core/ports';
+import type { Outcome } from '../../../lambdas/core/types';
+import { connection, HEADER_VALUE, ok, SECRET } from '../../support/fixtures';
+import { memoryPorts, type Responder } from '../../support/memory';
+
+const options: DispatcherOptions = {
+  headerPrefix: 'X-Service',
+  attemptTtlDays: 30,
+  concurrency: 10,
+  egress: { allowedPorts: [443], allowLoopback: false },
+};
+const plenty = { remainingMs: () => 90_000 };
+const TRACE = '1-6925a3c0-0123456789abcdef01234567';
+
+const event = {
+  v: 1,
+  type: 'event',
+  eventId: 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+  event: 'user.identified',
+  occurredAt: '2026-11-21T14:53:00.123Z',
+  user: { id: 'usr_7', email: 'grace@example.com' },
+  application: { id: 'app_1', name: 'Acme' },
+};
+const ingress = (messageId = 'm1') => ({
+  messageId,
+  body: JSON.stringify(event),
+  source: 'ingress' as const,
+});
+
+/** A fake port: every span it opened, with what it was closed with. */
+function fakeTracing() {
+  const spans: Array<{ ids: SpanIds; ended: number; outcome?: Outcome; error?: unknown }> = [];
+  const tracing: Tracing = {
+    attempt(ids): AttemptSpan {
+      const span: (typeof spans)[number] = { ids, ended: 0 };
+      spans.push(span);
+      return {
+        traceId: TRACE,
+        end(outcome, error) {
+          span.ended += 1;
+          span.outcome = outcome;
+          span.error = error;
+        },
+      };
+    },
+  };
+  return { tracing, spans };
+}
+
+function setup(responder: Responder, connections = [connection('con_a'), connection('con_b')]) {
+  const f = memoryPorts(connections, { responder });
+  const fake = fakeTracing();
+  const dispatcher = createDispatcher({ ...f.deps, tracing: fake.tracing }, options);
+  return { ...f, ...fake, dispatcher };
+}
+
+describe('the dispatcher with a tracing port', () => {
+  it('opens one span per attempt, closes it with the outcome, and records its trace id', async () => {
+    const { dispatcher, state, spans } = setup((req) => (req.url.href.includes('con-b') ? ok(503) : ok(200)));
+    await dispatcher.processBatch([ingress()], plenty);
+    expect(state.records).toHaveLength(2);
+    expect(spans).toHaveLength(2);
+    for (const span of spans) expect(span.ended).toBe(1);
+    const byConnection = Object.fromEntries(spans.map((s) => [s.ids.connectionId, s]));
+    const records = Object.fromEntries(state.records.map((r) => [r.connectionId, r]));
+    for (const id of ['con_a', 'con_b']) {
+      expect(byConnection[id]!.ids).toEqual({
+        connectionId: id,
+        deliveryId: records[id]!.deliveryId,
+        attempt: 1,
+      });
+      expect(byConnection[id]!.outcome).toBe(records[id]!.outcome);
+      expect(records[id]!.traceId).toBe(TRACE);
+    }
+    expect(new Set(spans.map((s) => s.outcome))).toEqual(new Set(['delivered', 'http_error']));
+  });
+
+  it('spans a refusal too (a blocked destination), without a send', async () => {
+    const { dispatcher, state, spans } = setup(
+      () => ok(200),
+      [connection('con_a', { url: 'https://169.254.169.254/latest' })],
+    );
+    await dispatcher.processBatch([ingress()], plenty);
+    expect(state.sent).toHaveLength(0);
+    expect(spans.map((s) => s.outcome)).toEqual(['blocked']);
+    expect(state.records[0]).toMatchObject({ outcome: 'blocked', traceId: TRACE });
+  });
+
+  it('closes the span with the error when the attempt fails for infrastructure, and sends no trace header', async () => {
+    const { dispatcher, state, spans } = setup(() => ok(503), [connection('con_a')]);
+    state.fail.add('scheduler'); // the retry cannot be scheduled, nor the delivery handed back
+    const { failures } = await dispatcher.processBatch([ingress('m-1')], plenty);
+    expect(failures).toEqual(['m-1']);
+    expect(spans).toHaveLength(1);
+    expect(spans[0]).toMatchObject({ ended: 1, outcome: undefined });
+    expect(spans[0]!.error).toBeInstanceOf(Error);
+    const sentHeaders = Object.keys(state.sent[0]!.headers).map((h) => h.toLowerCase());
+    expect(sentHeaders.filter((h) => /trace|traceparent|tracestate/.test(h))).toEqual([]);
+  });
+
+  it('records no trace id without the port', async () => {
+    const f = memoryPorts([connection('con_a')], { responder: () => ok(200) });
+    await createDispatcher(f.deps, options).processBatch([ingress()], plenty);
+    expect(f.state.records[0]!.traceId).toBeUndefined();
+  });
+});
+
+/** A fake X-Ray tracer: the subsegments it opened, their annotations, flags and closes. */
+function fakeTracer(hasSegment = true, traceId: string | undefined = TRACE) {
+  const subsegments: Array<{
+    name: string;
+    annotations: Record<string, unknown>;
+    errorFlag: boolean;
+    closed: number;
+  }> = [];
+  const segment: SegmentLike = {
+    addNewSubsegment(name): SubsegmentLike {
+      const sub = { name, annotations: {} as Record<string, unknown>, errorFlag: false, closed: 0 };
+      subsegments.push(sub);
+      return {
+        addAnnotation: (key, value) => {
+          sub.annotations[key] = value;
+        },
+        addErrorFlag: () => {
+          sub.errorFlag = true;
+        },
+        close: () => {
+          sub.closed += 1;
+        },
+      };
+    },
+  };
+  const tracer: TracerLike = {
+    getSegment: () => (hasSegment ? segment : undefined),
+    getRootXrayTraceId: () => traceId,
+  };
+  return { tracer, subsegments };
+}
+
+describe('the X-Ray tracing adapter', () => {
+  const ids = { connectionId: 'con_a', deliveryId: 'dlv_1_con_a', attempt: 3 };
+
+  it('opens one annotated subsegment per span and closes it with the outcome', () => {
+    const { tracer, subsegments } = fakeTracer();
+    const span = xrayTracing(tracer).attempt(ids);
+    expect(span.traceId).toBe(TRACE);
+    span.end('http_error');
+    expect(subsegments).toEqual([
+      {
+        name: ATTEMPT_SPAN,
+        annotations: { connectionId: 'con_a', deliveryId: 'dlv_1_con_a', attempt: 3, outcome: 'http_error' },
+        errorFlag: false,
+        closed: 1,
+      },
+    ]);
+  });
+
+  it("flags an error with the error's name only, never its message", () => {
+    const { tracer, subsegments } = fakeTracer();
+    const error = new TypeError(`secrets store answered with ${SECRET} and ${HEADER_VALUE}`);
+    xrayTracing(tracer).attempt(ids).end(undefined, error);
+    expect(subsegments[0]).toMatchObject({ errorFlag: true, closed: 1, annotations: { error: 'TypeError' } });
+    expect(JSON.stringify(subsegments)).not.toContain(SECRET);
+    expect(JSON.stringify(subsegments)).not.toContain(HEADER_VALUE);
+  });
+
+  it('gives an inert span, and no trace id, outside an invocation segment', () => {
+    const { tracer, subsegments } = fakeTracer(false);
+    const span = xrayTracing(tracer).attempt(ids);
+    expect(span.traceId).toBeUndefined();
+    span.end('delivered');
+    expect(subsegments).toEqual([]);
+  });
+});
