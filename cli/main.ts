@@ -16,6 +16,7 @@ import { connectionsCommand } from './commands/connections';
 import { consoleCommand } from './commands/console';
 import { dlqCommand } from './commands/dlq';
 import { publishCommand } from './commands/publish';
+import { statsCommand } from './commands/stats';
 import type { Context, GlobalFlags } from './context';
 import { CliError, debugEnabled, EXIT, reasonFor, UsageError } from './errors';
 import { safeJson, visible } from './format';
@@ -28,6 +29,7 @@ export const COMMANDS: ReadonlyArray<() => Command> = [
   publishCommand,
   attemptsCommand,
   dlqCommand,
+  statsCommand,
   consoleCommand,
   certsCommand,
 ];

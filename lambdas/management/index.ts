@@ -16,6 +16,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { documentClient } from '../adapters/dynamodb/client';
 import { SnsOperationalEvents } from '../adapters/sns/operational-events';
 import { SqsQueues } from '../adapters/sqs/queues';
 import type { AttemptRecord, Connection } from '../core/types';
@@ -31,6 +32,7 @@ import {
 } from './console-session';
 import { DeadLetterQueue } from './dead-letters';
 import { NotFoundError } from './errors';
+import { type OperatorStatsSource, StoreStats } from './operator-stats';
 import { ParkedDeliveriesAdmin, type ParkedPageResult, type RecoverResult, type Scope } from './parked';
 import { type ResendResult, resendDelivery } from './resend';
 import { sendTest } from './test-send';
@@ -49,6 +51,7 @@ export {
 } from './console-session';
 export { type DeadLetterEntry, DeadLetterQueue, type RedriveResult } from './dead-letters';
 export { ConflictError, NotFoundError, ValidationError } from './errors';
+export type { OperatorStats, OperatorStatsSource, QueueDepth, StatsQuery } from './operator-stats';
 export {
   DEFAULT_RECOVERY_RATE_PER_SECOND,
   ParkedDeliveriesAdmin,
@@ -72,6 +75,8 @@ export class WebhookManagement {
   readonly publisher: WebhookPublisher;
   /** Parked deliveries: list, retry, recover (docs/design.md §9). */
   readonly parked: ParkedDeliveriesAdmin;
+  /** `webhooks stats`: figures read from the stack's stores and queues (operator-stats.ts). */
+  readonly stats: OperatorStatsSource;
   /** How long the dispatchers cache a connection, when known (ManagementOptions.connectionCacheTtlMs). */
   readonly connectionCacheTtlMs?: number;
 
@@ -100,6 +105,10 @@ export class WebhookManagement {
     this.attempts = new Attempts(this.shared);
     this.deadLetters = new DeadLetterQueue(this.shared);
     this.publisher = new WebhookPublisher({ queueUrl: options.resources.queueUrl, sqsClient: clients.sqs });
+    this.stats = new StoreStats(options.resources, {
+      sqs: clients.sqs,
+      doc: documentClient(clients.dynamodb),
+    });
   }
 
   /** A connection with its health (docs/design.md §9); 404 (NotFoundError) for another application's id. */

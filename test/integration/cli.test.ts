@@ -385,6 +385,73 @@ describe('webhooks CLI against local mode', () => {
     expectOneLineError(again, 1, `delivery ${deliveryId} does not exist`);
   });
 
+  it('shows stats after known deliveries: attempts by outcome, the failing connection first, parked and DLQ counts', async () => {
+    interface Stats {
+      attempts: { total: number; byOutcome: Record<string, number> };
+      topFailing: Array<{ connectionId: string; failed: number; attempts: number }>;
+      queues: Record<'ingress' | 'retry', { visible: number; delayed: number; inFlight: number }>;
+      dlqDepth: number;
+      parked: number;
+    }
+    // A second connection whose receiver path always answers 503: 4 attempts, then parked.
+    receiver.behave((req, res) => {
+      if (req.path.startsWith('/failing')) res.writeHead(503).end('down for maintenance');
+      else respond(200)(req, res, 0);
+    });
+    const created = await ok([
+      'connections',
+      'create',
+      '--application',
+      APP,
+      '--name',
+      'CLI e2e failing',
+      '--url',
+      `https://localhost:${receiver.port}/failing`,
+    ]);
+    const failingId = /Created connection (con_[A-Za-z0-9_-]+)\./.exec(created)?.[1] ?? '';
+    expect(failingId).not.toBe('');
+    const before = JSON.parse(await ok(['stats', '--since', '1h', '--json'])) as Stats;
+    await ok([
+      'publish',
+      '--application',
+      APP,
+      '--user-json',
+      '{"id":"usr_cli_stats"}',
+      '--connection',
+      failingId,
+    ]);
+    const stats = await waitFor(
+      'the failing delivery parked after its 4 attempts',
+      async () => {
+        const s = JSON.parse(await ok(['stats', '--since', '1h', '--json'])) as Stats;
+        return s.parked === before.parked + 1 && s.topFailing[0]?.failed === 4 ? s : undefined;
+      },
+      { timeoutMs: 40_000, intervalMs: 1_000 },
+    );
+    // The 4 failed attempts of the one delivery, and nothing else failed meanwhile.
+    expect(stats.topFailing[0]).toEqual({ connectionId: failingId, failed: 4, attempts: 4 });
+    expect(before.topFailing.map((c) => c.connectionId)).not.toContain(failingId);
+    expect(stats.attempts.byOutcome.http_error! - before.attempts.byOutcome.http_error!).toBe(4);
+    expect(stats.attempts.total - before.attempts.total).toBe(4);
+    // The delivery parked for a disabled connection earlier (recovered since) is in the window too.
+    expect(stats.attempts.byOutcome.connection_disabled).toBe(1);
+    expect(stats.attempts.total).toBe(Object.values(stats.attempts.byOutcome).reduce((a, b) => a + b, 0));
+    expect(stats.dlqDepth).toBe(0);
+    expect(stats.queues.retry).toEqual({ visible: 0, delayed: 0, inFlight: 0 });
+
+    const text = await ok(['stats', '--since', '1h']);
+    expect(text).toMatch(/^Attempts requested from \S+ to \S+: \d+\n/);
+    expect(text).toMatch(new RegExp(`http_error\\s+${stats.attempts.byOutcome.http_error}\\s+`));
+    expect(text).toMatch(new RegExp(`${failingId}\\s+4\\s+4`));
+    expect(text).toMatch(/dead-letter queue\s+0 messages/);
+    expect(text).toMatch(new RegExp(`parked\\s+${stats.parked} deliver`));
+
+    const bad = await webhooks(['stats', '--since', 'yesterday']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--since: expected a duration');
+    await ok(['connections', 'delete', failingId, '--yes']);
+  });
+
   it('publishes to the connection --connection names, and says how to follow it', async () => {
     const stdout = await ok([
       'publish',
