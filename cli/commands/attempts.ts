@@ -2,6 +2,7 @@
 
 import type { Command } from 'commander';
 import { RESPONSE_SNIPPET_BYTES } from '../../lambdas/core/constants';
+import { bodyOfDelivery } from '../../lambdas/core/resend';
 import type { AttemptRecord } from '../../lambdas/core/types';
 import { NotFoundError, type ParkReason, type WebhookManagement } from '../../lambdas/management';
 import { CliError } from '../errors';
@@ -99,6 +100,7 @@ function get(): Command {
       ctx.print(
         `\nLast response (attempt ${last.attempt}):\n  ${visible(truncate(last.responseSnippet, RESPONSE_SNIPPET_BYTES) ?? '')}`,
       );
+    ctx.print(`\n${requestView(attempts)}`);
     const advice = failureAdvice(last, { local: ctx.globals.local, suggest: ctx.suggest });
     if (advice) ctx.print(`\nWhat to do: ${advice}`);
     if (place === 'parked') {
@@ -227,6 +229,42 @@ function tail(): Command {
   });
 }
 
+/**
+ * The request the latest attempt sent, as the attempt log keeps it (docs/design.md §5): method
+ * and target, every header (custom values hidden, the signature shown), and the body, kept once
+ * per delivery, or the plain reason it is not there.
+ */
+export function requestView(attempts: readonly AttemptRecord[]): string {
+  const sent = [...attempts].reverse().find((a) => a.requestHeaders !== undefined) ?? attempts.at(-1)!;
+  const lines = [`Request (attempt ${sent.attempt}):`, `  ${sent.method} ${sent.target}`];
+  if (sent.requestHeaders) {
+    for (const h of sent.requestHeaders) lines.push(`  ${visible(h.name)}: ${visible(h.value)}`);
+  } else {
+    lines.push('  (headers not recorded: nothing was sent, or the attempt predates request records)');
+  }
+  const body = bodyOfDelivery(attempts);
+  lines.push('', 'body' in body ? `  ${visible(body.body)}` : `  (no body: ${body.message})`);
+  return lines.join('\n');
+}
+
+function resend(): Command {
+  const cmd = leaf('resend', {
+    summary: 'send any delivery again, delivered or not, as its next attempt',
+    usage: '<delivery-id>',
+    details:
+      'The delivery goes back on the internal retry queue with the same delivery id and body, as attempt\nlast + 1, signed afresh when the dispatcher sends it; if that attempt fails it is retried after\n1 s, 2 s and 4 s, then parked. Refused while a retry of it is still scheduled, or when its body\nis no longer kept (see `attempts get <id>`).',
+    examples: ['webhooks attempts resend dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
+  }).argument('<delivery-id>');
+  return handle(cmd, async (ctx, { positionals }) => {
+    const deliveryId = positionals[0]!;
+    const result = await (await ctx.management()).resendDelivery(deliveryId);
+    ctx.printJson(result);
+    ctx.print(
+      `Queued ${deliveryId} again as attempt ${result.attempt} for ${result.connectionId}. Follow it: ${ctx.suggest(`attempts get ${deliveryId}`)}`,
+    );
+  });
+}
+
 function retry(): Command {
   const cmd = leaf('retry', {
     summary: 'send one parked delivery again now (a new chain of 4 attempts)',
@@ -248,8 +286,8 @@ function retry(): Command {
 export function attemptsCommand(): Command {
   const cmd = group(
     'attempts',
-    'read the attempt log: every delivery attempt, its outcome and the response; retry a parked delivery',
+    'read the attempt log: every delivery attempt, its request, outcome and response; retry a parked delivery, resend any',
   );
-  for (const sub of [list(), get(), failures(), tail(), retry()]) cmd.addCommand(sub);
+  for (const sub of [list(), get(), failures(), tail(), retry(), resend()]) cmd.addCommand(sub);
   return cmd;
 }

@@ -238,7 +238,7 @@ describe('the command line', () => {
     ],
     [
       ['attempts', 'tial'],
-      /^unknown command "attempts tial" \(did you mean tail\?\); subcommands: list, get, failures, tail, retry$/,
+      /^unknown command "attempts tial" \(did you mean tail\?\); subcommands: list, get, failures, tail, retry, resend$/,
       'npx webhooks attempts --help',
     ],
     [
@@ -588,5 +588,86 @@ describe('publish, where the event goes', () => {
     expect(result.stdout).toContain('It goes to con_1.');
     expect(result.stdout).toContain('con_sick is disabled: its delivery will be parked, not sent.');
     expect(result.stdout).not.toContain('con_off');
+  });
+});
+
+describe('attempts get and resend: the request sent, and sending it again', () => {
+  const deliveryId = 'dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B';
+  const base = {
+    deliveryId,
+    connectionId: 'con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B',
+    eventId: 'evt_1',
+    event: 'user.identified',
+    method: 'POST',
+    target: 'https://a.example/hooks',
+    durationMs: 5,
+    requestedAt: '2026-11-21T15:00:00.000Z',
+  };
+  const headers = [
+    { name: 'content-type', value: 'application/json' },
+    { name: 'x-service-signature', value: 'v1=abc123' },
+    { name: 'x-tenant', value: '[hidden]' },
+  ];
+  const get = (records: unknown[]) =>
+    cli(['--local', 'attempts', 'get', deliveryId], {
+      open: async () =>
+        ({
+          attempts: { ofDelivery: async () => records },
+          parked: { get: async () => undefined },
+        }) as unknown as WebhookManagement,
+    });
+
+  it('shows the latest request: method, target, every header as kept, and the body kept on the first record', async () => {
+    const result = await get([
+      {
+        ...base,
+        attempt: 1,
+        outcome: 'http_error',
+        statusCode: 500,
+        final: false,
+        requestHeaders: headers,
+        body: '{"event":"user.identified"}',
+      },
+      {
+        ...base,
+        attempt: 2,
+        outcome: 'delivered',
+        statusCode: 200,
+        final: true,
+        requestHeaders: [headers[1]!],
+      },
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'Request (attempt 2):\n  POST https://a.example/hooks\n  x-service-signature: v1=abc123\n\n  {"event":"user.identified"}',
+    );
+  });
+
+  it('says plainly why a body is not there', async () => {
+    const result = await get([
+      { ...base, attempt: 1, outcome: 'delivered', statusCode: 200, final: true, requestHeaders: headers },
+    ]);
+    expect(result.stdout).toContain('x-tenant: [hidden]');
+    expect(result.stdout).toContain(
+      "(no body: bodies of delivered deliveries are not kept by this stack's settings (keepBodies: 'failures'))",
+    );
+  });
+
+  it('resend queues the delivery again through the management library and says which attempt it is', async () => {
+    const calls: unknown[] = [];
+    const result = await cli(['--local', 'attempts', 'resend', deliveryId], {
+      open: async () =>
+        ({
+          resendDelivery: async (id: string) => {
+            calls.push(id);
+            return { deliveryId: id, connectionId: base.connectionId, attempt: 3 };
+          },
+        }) as unknown as WebhookManagement,
+    });
+    expect(result.code).toBe(0);
+    expect(calls).toEqual([deliveryId]);
+    expect(result.stdout).toContain(
+      `Queued ${deliveryId} again as attempt 3 for ${base.connectionId}. Follow it: npx webhooks --local attempts get ${deliveryId}`,
+    );
   });
 });
