@@ -101,8 +101,14 @@ export class WebhookManagement {
       ? new SnsOperationalEvents({ topicArn: eventsTopicArn, client: clients.sns })
       : undefined;
     this.connections = new Connections(this.shared, events);
-    this.parked = new ParkedDeliveriesAdmin(this.shared, (id) => this.connections.get(id));
     this.attempts = new Attempts(this.shared);
+    const attemptTable = this.attempts.table;
+    this.parked = new ParkedDeliveriesAdmin(
+      this.shared,
+      (id) => this.connections.get(id),
+      undefined,
+      (deliveryId, attempt) => attemptTable.markResent(deliveryId, attempt),
+    );
     this.deadLetters = new DeadLetterQueue(this.shared);
     this.publisher = new WebhookPublisher({ queueUrl: options.resources.queueUrl, sqsClient: clients.sqs });
     this.stats = new StoreStats(options.resources, {

@@ -60,6 +60,12 @@ export class ParkedDeliveriesAdmin {
     /** Reads a connection (404 when missing); the scope check is done here. */
     private readonly connectionOf: (connectionId: string) => Promise<{ applicationId: string }>,
     private readonly clock: { now(): number } = { now: () => Date.now() },
+    /**
+     * Marks a re-queued delivery's last attempt as resent (management/resend.ts), so a Resend
+     * that arrives before the re-queued attempt is logged is refused instead of queueing the
+     * same attempt number again. Absent: no mark (a store without Resend).
+     */
+    private readonly markResent?: (deliveryId: string, attempt: number) => Promise<boolean>,
   ) {
     const table = options.resources.parkedTable;
     this.store = new DynamoParked({
@@ -217,7 +223,14 @@ export class ParkedDeliveriesAdmin {
     await Promise.all(
       sendable
         .filter((item) => sent.has(item.deliveryId))
-        .map((item) => this.store.release(item.connectionId, item.deliveryId, item.claimedUntil)),
+        .map(async (item) => {
+          // Marked while the claim still holds the parked item, so a Resend meanwhile is refused
+          // either way (by the claim, then by the mark). False when a Resend marked it first (it
+          // queued this very attempt through this claim). A mark that cannot be written leaves
+          // only that race open: the delivery is queued already, so it must not fail here.
+          await this.markResent?.(item.deliveryId, item.attempts).catch(() => false);
+          await this.store.release(item.connectionId, item.deliveryId, item.claimedUntil);
+        }),
     );
     return sent.size;
   }

@@ -15,22 +15,29 @@ import { type Receiver, respond, startReceiver } from '../support/receivers';
 import { waitFor } from '../support/wait';
 
 let receiver: Receiver;
+let slow: Receiver;
 let harness: Harness;
 let management: WebhookManagement;
 
 beforeAll(async () => {
   receiver = await startReceiver(respond(200));
-  harness = await startHarness({ ports: [receiver.port], attemptTimeoutMs: 2_000 });
+  slow = await startReceiver((_req, res, n) => {
+    // Attempts 1–4 fail, so the delivery is parked; attempt 5 (the recovery's) answers late.
+    if (n <= 4) res.writeHead(503).end('down');
+    else setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 1_500);
+  });
+  harness = await startHarness({ ports: [receiver.port, slow.port], attemptTimeoutMs: 3_000 });
   management = new WebhookManagement({
     resources: { ...harness.resources, headerPrefix: 'X-Service' },
     allowLoopback: true,
-    allowedPorts: [443, receiver.port],
+    allowedPorts: [443, receiver.port, slow.port],
     ca: [testPki().caPem],
   });
 });
 afterAll(async () => {
   await harness.stop();
   await receiver.close();
+  await slow.close();
 });
 
 it('sends a delivered delivery again as its next attempt: same id and body, signed afresh, logged with its request', async () => {
@@ -86,4 +93,40 @@ it('sends a delivered delivery again as its next attempt: same id and body, sign
   const signature = records[1]!.requestHeaders?.find((h) => h.name.toLowerCase() === 'x-service-signature');
   expect(signature?.value).toBe(second!.headers['x-service-signature']);
   expect(receiver.requests).toHaveLength(2);
+});
+
+it('refuses a Resend while a recovered delivery is on its way, so no attempt number is queued twice', async () => {
+  const app = id('app');
+  try {
+    const con = await harness.createConnection({ applicationId: app, url: slow.url, name: 'Late CRM' });
+    await harness.publish(userIdentified(app));
+    await waitFor(
+      'the delivery parked',
+      async () => (await harness.parkedOf(con.connectionId)).length === 1,
+      {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+      },
+    );
+    const [parked] = await harness.parkedOf(con.connectionId);
+    const deliveryId = parked!.deliveryId;
+
+    await management.retryDelivery(deliveryId, { applicationId: app });
+    // Attempt 5 is queued (and in flight, answered late); a Resend now must not queue 5 again.
+    await expect(management.resendDelivery(deliveryId, { applicationId: app })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    await waitFor(
+      'attempt 5 logged',
+      async () => (await management.attempts.ofDelivery(deliveryId)).length === 5,
+      {
+        timeoutMs: 15_000,
+        intervalMs: 100,
+      },
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(slow.requests.map((r) => r.headers['x-service-attempt'])).toEqual(['1', '2', '3', '4', '5']);
+  } finally {
+    slow.behave(respond(200));
+  }
 });
