@@ -17,6 +17,7 @@ import { testPki } from '../test/support/pki';
 import { startReceiverProcess } from '../test/support/receivers';
 import { measureApiCalls } from './api-calls';
 import { measureBatchTime } from './batch-time';
+import { measureBodyStorage } from './body-storage';
 import { bundleLikeLambda, measureColdStart } from './cold-start';
 import { measureConsoleBundle } from './console-bundle';
 import type { CoreFloorFigures, CoreFloorOptions } from './core-floor';
@@ -39,6 +40,7 @@ const MEASUREMENTS = [
   'apiCallsKms',
   'batchTime',
   'rateLimit',
+  'bodyStorage',
 ] as const;
 type Measurement = (typeof MEASUREMENTS)[number];
 const OUT_DIR = resolve(__dirname, '..', 'bench-results');
@@ -308,6 +310,38 @@ function printTable(results: BenchResults): void {
       '',
     ]);
   }
+  const bs = results.bodyStorage;
+  if (bs) {
+    section(
+      `10. request bodies kept (D37): raw-deflated, on the first attempt's record, ${bs.retentionDays}-day retention`,
+    );
+    for (const [size, k] of Object.entries(bs.cases)) {
+      rows.push([
+        `${size} metadata: body bytes stored / raw`,
+        fmt(k.storedBytes),
+        fmt(k.rawBytes),
+        `${k.ratio}`,
+      ]);
+      rows.push([
+        `  item bytes with body / headers only / neither`,
+        `${k.itemBytes.withBody} / ${k.itemBytes.headersOnly} / ${k.itemBytes.bare}`,
+        '',
+        '',
+      ]);
+      rows.push([
+        '  WCU: first attempt with body / without / a later attempt',
+        `${k.writeUnits.firstWithBody} / ${k.writeUnits.firstWithoutBody} / ${k.writeUnits.later}`,
+        '',
+        '',
+      ]);
+      rows.push([
+        '  added per million deliveries: WCU / GB-month',
+        `${fmt(k.perMillion.addedWriteUnits)} / ${k.perMillion.addedGbMonth}`,
+        '',
+        '',
+      ]);
+    }
+  }
   const widths = [0, 1, 2, 3].map((i) =>
     Math.max(...rows.map((r) => r[i]!.length), ['figure', 'value', 'baseline', 'ratio'][i]!.length),
   );
@@ -346,6 +380,7 @@ async function main(): Promise<void> {
   };
   await step('signing', () => measureSigning(quick ? 5_000 : 20_000, quick ? 3 : 7));
   await step('volume', () => measureVolume());
+  await step('bodyStorage', () => measureBodyStorage());
   await step('coldStart', () => measureColdStart(quick ? 3 : 9));
   await step('consoleBundle', () => measureConsoleBundle());
   const bundled = only.includes('overhead') || only.includes('batchTime') ? bundledProcess() : undefined;

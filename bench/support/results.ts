@@ -2,6 +2,7 @@
 
 import type { ApiCallFigures } from '../api-calls';
 import type { BatchTimeFigures } from '../batch-time';
+import type { BodyStorageFigures } from '../body-storage';
 import type { ColdStartFigures } from '../cold-start';
 import type { ConsoleBundleFigures } from '../console-bundle';
 import type { EndToEndFigures } from '../end-to-end';
@@ -30,4 +31,6 @@ export interface BenchResults {
   batchTime?: BatchTimeFigures;
   /** (9) A burst to one rate-limited connection (issue 25). */
   rateLimit?: RateLimitFigures;
+  /** (10) Request bodies kept on the first attempt's record (issue 23, D37). */
+  bodyStorage?: BodyStorageFigures;
 }
