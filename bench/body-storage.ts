@@ -19,6 +19,7 @@ import { buildHeaders } from '../lambdas/core/headers';
 import { buildPayload, serialiseBody } from '../lambdas/core/payload';
 import type { AttemptRecord } from '../lambdas/core/types';
 import { attemptAt, HEADER_PREFIX, HEADER_VALUE, SECRET, user } from '../test/support/fixtures';
+import { ERROR_PAGE } from '../test/support/receiver-pages';
 
 // As bench/cost-model.ts counts: a 30-day month, GiB.
 const DAYS_PER_MONTH = 30;
@@ -37,8 +38,12 @@ export interface BodyStorageCase {
   itemBytes: { withBody: number; headersOnly: number; bare: number };
   /** Write units of the first attempt (body kept / not kept) and of a later attempt. */
   writeUnits: { firstWithBody: number; firstWithoutBody: number; later: number };
+  /** Write units of a failed first attempt (HTTP 503, an HTML error page), with and without the body. */
+  failedWriteUnits: { firstWithBody: number; firstWithoutBody: number };
   /** What keeping the body adds per million deliveries: write units, and GB-month at the retention. */
   perMillion: { addedWriteUnits: number; addedGbMonth: number };
+  /** The same per million deliveries whose first attempt failed (all `keepBodies: 'failures'` keeps). */
+  perMillionFailed: { addedWriteUnits: number; addedGbMonth: number };
 }
 
 export interface BodyStorageFigures {
@@ -113,6 +118,15 @@ export function measureCase(body: string, retentionDays: number): BodyStorageCas
   };
   const withBody: AttemptRecord = { ...headersOnly, body };
   const later: AttemptRecord = { ...headersOnly, attempt: 2 };
+  const failed: AttemptRecord = {
+    ...headersOnly,
+    outcome: 'http_error',
+    statusCode: 503,
+    responseSnippet: ERROR_PAGE,
+    error: 'receiver answered HTTP 503',
+    final: false,
+    nextAttemptAt: new Date(at + 60_000).toISOString(),
+  };
   const rawBytes = Buffer.byteLength(body, 'utf8');
   const storedBytes = encodeBody(body).byteLength;
   const itemBytes = {
@@ -125,17 +139,27 @@ export function measureCase(body: string, retentionDays: number): BodyStorageCas
     firstWithoutBody: writeUnitsOf(itemBytes.headersOnly),
     later: writeUnitsOf(itemSize(attemptItem(later))),
   };
+  const failedBytes = itemSize(attemptItem(failed));
+  const failedWithBodyBytes = itemSize(attemptItem({ ...failed, body }));
+  const failedWriteUnits = {
+    firstWithBody: writeUnitsOf(failedWithBodyBytes),
+    firstWithoutBody: writeUnitsOf(failedBytes),
+  };
+  const gbMonth = (bytes: number) => Math.round(gbMonthPerMillion(bytes, retentionDays) * 10_000) / 10_000;
   return {
     rawBytes,
     storedBytes,
     ratio: Math.round((storedBytes / rawBytes) * 100) / 100,
     itemBytes,
     writeUnits,
+    failedWriteUnits,
     perMillion: {
       addedWriteUnits: (writeUnits.firstWithBody - writeUnits.firstWithoutBody) * 1_000_000,
-      addedGbMonth:
-        Math.round(gbMonthPerMillion(itemBytes.withBody - itemBytes.headersOnly, retentionDays) * 10_000) /
-        10_000,
+      addedGbMonth: gbMonth(itemBytes.withBody - itemBytes.headersOnly),
+    },
+    perMillionFailed: {
+      addedWriteUnits: (failedWriteUnits.firstWithBody - failedWriteUnits.firstWithoutBody) * 1_000_000,
+      addedGbMonth: gbMonth(failedWithBodyBytes - failedBytes),
     },
   };
 }

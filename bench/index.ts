@@ -340,6 +340,12 @@ function printTable(results: BenchResults): void {
         '',
         '',
       ]);
+      rows.push([
+        "  failed first attempt (503 page), keepBodies 'failures': WCU with / without; added per million failed: WCU / GB-month",
+        `${k.failedWriteUnits.firstWithBody} / ${k.failedWriteUnits.firstWithoutBody}; ${fmt(k.perMillionFailed.addedWriteUnits)} / ${k.perMillionFailed.addedGbMonth}`,
+        '',
+        '',
+      ]);
     }
   }
   const widths = [0, 1, 2, 3].map((i) =>

@@ -3,6 +3,7 @@
  * (context.ts), in the order the document reads.
  */
 
+import { keptBodies } from './bodies';
 import { breakdown, modelInputs } from './breakdown';
 import { type CostDoc, type CostDocInputs, costDocOf } from './context';
 import { fixedCosts, optionsCompared, pricesAndSources } from './fixed';
@@ -20,6 +21,7 @@ const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
   batchFill,
   receiverLatency,
   rateLimits,
+  keptBodies,
   breakdown,
   modelInputs,
   fixedCosts,

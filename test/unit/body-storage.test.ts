@@ -49,6 +49,18 @@ it('measures the stored body as the attempt item keeps it, and what it adds to t
   expect(k.perMillion.addedGbMonth).toBeCloseTo(((4 + k.storedBytes) * 1e6) / 1024 ** 3, 4);
 });
 
+it("counts a failed first attempt (what keepBodies: 'failures' keeps) with its 1 KiB error snippet", () => {
+  const k = measureCase(bodyOf('small'), 30);
+  // The error page's snippet alone makes the record larger than a delivered one.
+  expect(k.failedWriteUnits.firstWithoutBody).toBeGreaterThan(k.writeUnits.firstWithoutBody);
+  expect(k.failedWriteUnits.firstWithBody).toBeGreaterThanOrEqual(k.failedWriteUnits.firstWithoutBody);
+  expect(k.perMillionFailed.addedWriteUnits).toBe(
+    (k.failedWriteUnits.firstWithBody - k.failedWriteUnits.firstWithoutBody) * 1_000_000,
+  );
+  // The same body attribute is added to either record.
+  expect(k.perMillionFailed.addedGbMonth).toBe(k.perMillion.addedGbMonth);
+});
+
 it('counts the stored bytes as raw deflate of the UTF-8 body (what attempt-item.ts writes)', () => {
   const body = bodyOf('large');
   const k = measureCase(body, 30);
