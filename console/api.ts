@@ -15,6 +15,7 @@ import type {
   Page,
   ParkedDelivery,
   RecoverResult,
+  ResendResult,
   RetryResult,
   RotatedSecret,
   Secret,
@@ -209,5 +210,10 @@ export class ApiClient {
 
   retryDelivery(deliveryId: string): Promise<RetryResult> {
     return this.call('POST', `/deliveries/${encodeURIComponent(deliveryId)}/retry`);
+  }
+
+  /** Sends a delivery again as its next attempt (same delivery id, freshly signed). */
+  resendDelivery(deliveryId: string): Promise<ResendResult> {
+    return this.call('POST', `/deliveries/${encodeURIComponent(deliveryId)}/resend`);
   }
 }

@@ -114,6 +114,10 @@ export interface Attempt {
   /** The attempt's X-Ray trace id, when the dispatcher runs with tracing on. */
   traceId?: string;
   expiresAt: number;
+  /** The request headers as sent, in order; a custom header's value reads `[hidden]`. */
+  requestHeaders?: Array<{ name: string; value: string }>;
+  /** A Resend queued the delivery again after this attempt, as this attempt number. */
+  resentAs?: number;
 }
 
 export interface Page<T> {
@@ -155,6 +159,17 @@ export interface Delivery {
   deliveryId: string;
   connectionId: string;
   attempts: Attempt[];
+  /** The exact request body every attempt sent, when it is kept. */
+  body?: string;
+  /** Why the body is not shown, in words for the reader. */
+  bodyUnavailable?: { reason: 'not_kept' | 'aged_out'; message: string };
+}
+
+/** What `POST …/deliveries/{id}/resend` answers: the new attempt's number. */
+export interface ResendResult {
+  deliveryId: string;
+  connectionId: string;
+  attempt: number;
 }
 
 export interface Secret {

@@ -1,19 +1,33 @@
-/** One delivery: every attempt, oldest first, with what the receiver answered. */
+/**
+ * One delivery: every attempt, oldest first, with the request as it went out (method, target,
+ * headers as kept) and what the receiver answered; the body once for the delivery, or why it is
+ * not kept; and Resend. Every value is untrusted text, rendered as text.
+ */
 
+import { useRef } from 'preact/hooks';
 import type { ApiClient } from '../api';
 import { OutcomeBadge } from '../components/badges';
+import { ResendPanel } from '../components/resend-panel';
 import { Empty, Failed, Loading } from '../components/states';
 import { formatDuration, formatTime } from '../format';
 import { href } from '../router';
-import type { Attempt } from '../types';
+import type { Attempt, Delivery } from '../types';
 import { useResource } from '../use-resource';
 
 export function DeliveryPage(props: { api: ApiClient; deliveryId: string; connectionId?: string }) {
   const [resource, reload] = useResource(() => props.api.getDelivery(props.deliveryId), [props.deliveryId]);
-  const attempts =
-    resource.state === 'ready' ? [...resource.data.attempts].sort((a, b) => a.attempt - b.attempt) : [];
-  const connectionId =
-    props.connectionId ?? (resource.state === 'ready' ? resource.data.connectionId : undefined);
+  // While a refresh (after Resend) loads, keep showing what was there, so the Resend result and
+  // its focus stay put instead of the page blanking to "Loading".
+  const last = useRef<Delivery | undefined>(undefined);
+  if (resource.state === 'ready') last.current = resource.data;
+  const delivery =
+    resource.state === 'ready'
+      ? resource.data
+      : resource.state === 'loading' && last.current?.deliveryId === props.deliveryId
+        ? last.current
+        : undefined;
+  const attempts = delivery ? [...delivery.attempts].sort((a, b) => a.attempt - b.attempt) : [];
+  const connectionId = props.connectionId ?? delivery?.connectionId;
   return (
     <section>
       <nav class="crumbs" aria-label="Breadcrumb">
@@ -27,7 +41,7 @@ export function DeliveryPage(props: { api: ApiClient; deliveryId: string; connec
       </nav>
       <h1>Delivery</h1>
       <p class="mono muted">{props.deliveryId}</p>
-      {resource.state === 'loading' && <Loading what="the delivery" />}
+      {resource.state === 'loading' && !delivery && <Loading what="the delivery" />}
       {resource.state === 'error' && <Failed what="the delivery" error={resource.error} retry={reload} />}
       {resource.state === 'ready' && attempts.length === 0 && (
         <Empty title="No attempts recorded">
@@ -49,6 +63,12 @@ export function DeliveryPage(props: { api: ApiClient; deliveryId: string; connec
             <dd>{attempts.length}</dd>
           </dl>
         </div>
+      )}
+      {delivery && attempts.length > 0 && (
+        <>
+          <RequestBody delivery={delivery} />
+          <ResendPanel api={props.api} deliveryId={props.deliveryId} onQueued={reload} />
+        </>
       )}
       <ol class="attempts">
         {attempts.map((a) => (
@@ -96,11 +116,62 @@ function AttemptCard({ attempt: a }: { attempt: Attempt }) {
           </>
         )}
       </dl>
+      <RequestView attempt={a} />
+      <h3>Response</h3>
       {a.responseSnippet ? (
         <pre class="snippet">{a.responseSnippet}</pre>
       ) : (
         <p class="muted">No response body.</p>
       )}
     </li>
+  );
+}
+
+/** The body every attempt sent, shown once; or the API's reason, in words, when it is not kept. */
+function RequestBody({ delivery }: { delivery: Delivery }) {
+  return (
+    <section class="card" aria-labelledby="request-body-heading">
+      <h2 id="request-body-heading">Request body</h2>
+      {delivery.body !== undefined ? (
+        <pre class="snippet request-body">{delivery.body}</pre>
+      ) : (
+        <p class="muted">{delivery.bodyUnavailable?.message ?? 'The request body is not shown.'}</p>
+      )}
+    </section>
+  );
+}
+
+/** One attempt's request line and headers as kept (custom header values read [hidden]). */
+function RequestView({ attempt: a }: { attempt: Attempt }) {
+  return (
+    <>
+      <h3>Request</h3>
+      <p class="mono break">
+        <span class="method">{a.method}</span> {a.target}
+      </p>
+      {a.requestHeaders && a.requestHeaders.length > 0 ? (
+        <div class="table-scroll">
+          <table class="table" aria-label={`Request headers of attempt ${a.attempt}`}>
+            <thead>
+              <tr>
+                <th scope="col">Header</th>
+                <th scope="col">Value</th>
+              </tr>
+            </thead>
+            <tbody>
+              {a.requestHeaders.map((h, i) => (
+                <tr key={i}>
+                  <td class="mono">{h.name}</td>
+                  <td class="mono break">{h.value}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : (
+        <p class="muted">No request was sent on this attempt.</p>
+      )}
+      {a.resentAs !== undefined && <p class="muted">Resent afterwards as attempt {a.resentAs}.</p>}
+    </>
   );
 }

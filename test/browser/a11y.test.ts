@@ -1,9 +1,9 @@
 /**
  * Accessibility of every view, checked by axe-core in the real Chromium: no serious or
  * critical violation on the list, the add form (empty and showing its errors), a healthy
- * connection, a failing connection with parked deliveries, and a delivery's detail. And where
- * focus goes after an action: to the revealed secret after Show Secret, to the result after
- * Send Test, never back to <body>.
+ * connection, a failing connection with parked deliveries, and a delivery's detail with the
+ * request view. And where focus goes after an action: to the revealed secret after Show Secret,
+ * to the result after Send Test and after Resend, never back to <body>.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -160,9 +160,17 @@ describe('accessibility of every view (axe-core: no serious or critical violatio
     expect(await seriousViolations(page)).toEqual([]);
   });
 
-  it("a delivery's detail", async () => {
+  it("a delivery's detail with its request view, and after Resend: focus goes to the result", async () => {
     await page.goto(`${api.origin}/console/#/deliveries/${testDelivery}?connection=${healthy}`);
     await waitForText(page, 'Attempt 1');
+    await byRole(page, 'table', 'Request headers of attempt 1');
+    await page.waitForSelector('pre.request-body');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await clickButton(page, 'Resend');
+    await page.waitForSelector('.resend-result');
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.matches('.resend-result'));
+    expect(await focused(page)).toBe('p.resend-result');
     expect(await seriousViolations(page)).toEqual([]);
   });
 });

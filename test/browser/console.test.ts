@@ -241,6 +241,44 @@ describe('the web console, walked by a new user', () => {
     await screenshot(page, '07-delivery');
   });
 
+  it("shows each attempt's request as it went out, and the body once, as text", async () => {
+    const request = await page.$eval('.attempt', (el) => el.textContent ?? '');
+    expect(request).toContain(`POST ${receiver.url}`);
+    const headers = await page.$$eval('table[aria-label="Request headers of attempt 1"] tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+    );
+    expect(headers).toContainEqual(['X-Team', '[hidden]']);
+    expect(
+      headers.some(([name, value]) => /-Signature$/.test(name!) && /^sha256=[0-9a-f]{64}$/.test(value!)),
+    ).toBe(true);
+    const body = await page.$eval('pre.request-body', (el) => ({
+      text: el.textContent ?? '',
+      elements: el.children.length,
+    }));
+    expect(JSON.parse(body.text)).toEqual(
+      expect.objectContaining({
+        event: 'user.identified',
+        user: expect.objectContaining({ id: expect.any(String) }),
+      }),
+    );
+    expect(body.elements).toBe(0);
+    expect(await page.$$eval('pre.request-body', (els) => els.length)).toBe(1);
+  });
+
+  it('resends the delivery as its next attempt, then says why a second resend waits', async () => {
+    await clickButton(page, 'Resend');
+    await page.waitForSelector('.resend-result');
+    expect(await page.$eval('.resend-result', (el) => el.textContent)).toBe('Queued again as attempt 2.');
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.matches('.resend-result'));
+    await waitForText(page, 'Resent afterwards as attempt 2.');
+
+    await clickButton(page, 'Resend');
+    const refusal = await page.waitForSelector('.form-error[role="alert"]');
+    expect(await refusal!.evaluate((el) => el.textContent)).toMatch(/already queued again as attempt 2/);
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.matches('.form-error'));
+    expect(await page.$('.resend-result')).toBeNull();
+  });
+
   it('filters the attempt log', async () => {
     await page.goBack();
     await byRole(page, 'table', 'Attempts');

@@ -20,6 +20,7 @@ import {
   PARK_REASONS,
   type ParkedDelivery,
   type RecoverResult,
+  type ResendResult,
   type RotatedSecret,
   STATS_BUCKETS,
   type Stats,
@@ -123,6 +124,8 @@ const ATTEMPT: Presence<Attempt> = {
   test: 'optional',
   traceId: 'optional',
   expiresAt: 'required',
+  requestHeaders: 'optional',
+  resentAs: 'optional',
 };
 const INPUT: Presence<ConnectionInput> = {
   name: 'required',
@@ -142,6 +145,13 @@ const DELIVERY: Presence<Delivery> = {
   deliveryId: 'required',
   connectionId: 'required',
   attempts: 'required',
+  body: 'optional',
+  bodyUnavailable: 'optional',
+};
+const RESENT: Presence<ResendResult> = {
+  deliveryId: 'required',
+  connectionId: 'required',
+  attempt: 'required',
 };
 const STATS: Presence<Stats> = {
   since: 'required',
@@ -166,6 +176,7 @@ describe("the console's API types", () => {
     expect(mismatches(schemas.ParkedPage!, { data: 'required', nextCursor: 'required' })).toEqual([]);
     expect(mismatches(schemas.RecoverResult!, RECOVERED)).toEqual([]);
     expect(mismatches(schemas.RetryResult!, { requeued: 'required', connectionId: 'required' })).toEqual([]);
+    expect(mismatches(schemas.ResendResult!, RESENT)).toEqual([]);
     expect(mismatches(schemas.RotatedSecret!, ROTATED)).toEqual([]);
     expect(mismatches(schemas.Secret!, { secret: 'required', secretVersion: 'optional' })).toEqual([]);
     expect(mismatches(schemas.Delivery!, DELIVERY)).toEqual([]);
