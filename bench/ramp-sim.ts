@@ -20,6 +20,7 @@ import { RETRY_DELAYS_S } from '../lambdas/core/constants';
 import { deliveryIdTimePrefix, deliveryShard } from '../lambdas/core/ids';
 import type { AttemptShardStep } from '../lambdas/core/types';
 import { seeded } from './batch-time';
+import { poisson } from './support/stats';
 
 /** DynamoDB: one partition takes at most 1,000 write units a second. */
 export const PARTITION_WCU_PER_S = 1_000;
@@ -64,23 +65,6 @@ export interface RampResult {
 }
 
 type Pending = { connection: number; id: string; attempt: number };
-
-/** Poisson draw (normal approximation above 50). */
-function poisson(mean: number, random: () => number): number {
-  if (mean > 50) {
-    const u = Math.max(1e-12, random());
-    const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
-    return Math.max(0, Math.round(mean + z * Math.sqrt(mean)));
-  }
-  const l = Math.exp(-mean);
-  let k = 0;
-  let p = 1;
-  do {
-    k++;
-    p *= random();
-  } while (p > l);
-  return k - 1;
-}
 
 /** Concurrent batches of a mapping `active` seconds after its first message. */
 export function mappingBatches(active: number): number {

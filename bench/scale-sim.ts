@@ -23,6 +23,7 @@ import { MAX_BATCH_SIZE_WITHOUT_WINDOW } from '../lib/webhook-delivery-props';
 import { seeded } from './batch-time';
 import { DEFAULT_LATENCY, expectedSlowestMs, MB_PER_VCPU } from './cost-model';
 import { type RampResult, raisedTo, simulateRamp } from './ramp-sim';
+import { poisson } from './support/stats';
 
 /** DynamoDB: a partition serves at most 1,000 write units per second (and 3,000 read units). */
 export const PARTITION_WCU_PER_S = 1_000;
@@ -54,24 +55,6 @@ export interface SimResult {
   /** Highest write units in one second on one partition, base table and index. */
   peakTableWcu: number;
   peakIndexWcu: number;
-}
-
-/** Poisson draw (Knuth for small means, normal approximation above 50). */
-function poisson(mean: number, random: () => number): number {
-  if (mean > 50) {
-    const u = Math.max(1e-12, random());
-    const v = random();
-    const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-    return Math.max(0, Math.round(mean + z * Math.sqrt(mean)));
-  }
-  const l = Math.exp(-mean);
-  let k = 0;
-  let p = 1;
-  do {
-    k++;
-    p *= random();
-  } while (p > l);
-  return k - 1;
 }
 
 /** Simulates `seconds` of traffic; counts write units per partition per second. */

@@ -29,3 +29,21 @@ export function fmt(value: number, unit = ''): string {
   const text = shown.toLocaleString('en-US').replace(/,/g, ' ');
   return unit ? `${text} ${unit}` : text;
 }
+
+/** A Poisson draw of the given mean (Knuth's method for small means, the normal approximation above 50). */
+export function poisson(mean: number, random: () => number): number {
+  if (mean > 50) {
+    const u = Math.max(1e-12, random());
+    const v = random();
+    const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+    return Math.max(0, Math.round(mean + z * Math.sqrt(mean)));
+  }
+  const l = Math.exp(-mean);
+  let k = 0;
+  let p = 1;
+  do {
+    k++;
+    p *= random();
+  } while (p > l);
+  return k - 1;
+}
