@@ -1,13 +1,21 @@
 /**
  * "Resend": sends a delivery again as its next attempt (same delivery id, freshly signed), shows
  * what the API answered (the new attempt's number, or the 409's reason in words) and moves focus
- * to that answer, as Send Test does.
+ * to that answer, as Send Test does. A delivery whose body is not kept cannot be sent again: the
+ * panel says why instead of offering a button that can only fail.
  */
 
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
+import type { Delivery } from '../types';
 
-export function ResendPanel(props: { api: ApiClient; deliveryId: string; onQueued: () => void }) {
+export function ResendPanel(props: {
+  api: ApiClient;
+  deliveryId: string;
+  onQueued: () => void;
+  /** Set when the delivery's body is not kept: Resend has nothing to send. */
+  bodyUnavailable?: Delivery['bodyUnavailable'];
+}) {
   const [queued, setQueued] = useState<number>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -36,6 +44,17 @@ export function ResendPanel(props: { api: ApiClient; deliveryId: string; onQueue
       setBusy(false);
     }
   };
+
+  if (props.bodyUnavailable) {
+    return (
+      <div class="card">
+        <h2>Resend</h2>
+        <p class="muted resend-unavailable">
+          This delivery cannot be sent again: {props.bodyUnavailable.message}.
+        </p>
+      </div>
+    );
+  }
 
   return (
     <div class="card">

@@ -67,7 +67,12 @@ export function DeliveryPage(props: { api: ApiClient; deliveryId: string; connec
       {delivery && attempts.length > 0 && (
         <>
           <RequestBody delivery={delivery} />
-          <ResendPanel api={props.api} deliveryId={props.deliveryId} onQueued={reload} />
+          <ResendPanel
+            api={props.api}
+            deliveryId={props.deliveryId}
+            onQueued={reload}
+            bodyUnavailable={delivery.body === undefined ? delivery.bodyUnavailable : undefined}
+          />
         </>
       )}
       <ol class="attempts">

@@ -77,7 +77,16 @@ export function createBatch(
         );
         // The body names its application: a connection of another application never receives it
         // (nor signs it with its secret), whatever the message says (docs/security.md).
-        const target = judgeTarget(delivery.connectionId, connection, read.facts.applicationId);
+        let target = judgeTarget(delivery.connectionId, connection, read.facts.applicationId);
+        if (target.refusal?.[0] === 'connection_disabled' && deps.connections.fresh) {
+          // A delivery message is a retry, a recovery, a Resend or a deferral. A customer who
+          // enables a connection and recovers its parked deliveries at once must not see them
+          // parked again because a cached copy still says disabled: ask the table before parking.
+          const latest = await infra('connections.get', { connectionId: delivery.connectionId }, () =>
+            deps.connections.fresh!(delivery.connectionId),
+          );
+          target = judgeTarget(delivery.connectionId, latest, read.facts.applicationId);
+        }
         await parts.attempter.deliverTo(delivery, target, read.facts, run);
         return;
       }

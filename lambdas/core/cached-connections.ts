@@ -1,7 +1,8 @@
 /**
  * Caches connection lookups in the warm Lambda (docs/design.md §5): steady traffic reads
  * DynamoDB at most once per connection and per application every `ttlMs` (≤ 30 s), and a
- * change (disable, rotation that bumps `secretVersion`) is seen within that time.
+ * change (disable, rotation that bumps `secretVersion`) is seen within that time. `fresh` reads
+ * past the cache, for the one verdict a stale entry must not give (core/batch.ts).
  */
 
 import { TtlCache } from './cache';
@@ -21,6 +22,11 @@ export function cachedConnections(store: ConnectionStore, ttlMs: number, clock: 
         connection: await store.get(connectionId),
       }));
       return entry.connection;
+    },
+    async fresh(connectionId) {
+      const connection = await store.get(connectionId);
+      byId.set(connectionId, { connection });
+      return connection;
     },
     listByApplication(applicationId) {
       return byApplication.getOrLoad(applicationId, () => store.listByApplication(applicationId));

@@ -126,6 +126,11 @@ export interface ConnectionStore {
   get(connectionId: string): Promise<Connection | undefined>;
   /** Every connection of an application (enabled or not). */
   listByApplication(applicationId: string): Promise<Connection[]>;
+  /**
+   * The connection read past any cache (and the cache refreshed with it); absent on a store
+   * with no cache, whose `get` is always fresh.
+   */
+  fresh?(connectionId: string): Promise<Connection | undefined>;
 }
 
 export interface SigningSecrets {

@@ -8,13 +8,15 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import { DynamoAttempts } from '../../lambdas/adapters/dynamodb/attempts';
 import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
 import { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
 import { ENV } from '../../lambdas/config';
+import { attemptShardSteps } from '../../lambdas/core/attempt-shards';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { WebhookManagement } from '../../lambdas/management';
 import type { LocalApi } from '../../local/api-server';
-import { parkedAt } from '../support/fixtures';
+import { attemptAt, parkedAt } from '../support/fixtures';
 import { respond } from '../support/receivers';
 import {
   bodyText,
@@ -42,6 +44,8 @@ let failing: string;
 let disabled: string;
 /** Healthy by state (2 exhausted in a row, below the threshold of 3), and every delivery parked. */
 let ledger: string;
+/** A delivery delivered at its first attempt whose body the stack did not keep (keepBodies: 'failures'). */
+let bodiless: string;
 const parkedOf: Record<string, ParkedItem[]> = {};
 
 /** A parked delivery of this application, with an error the page must show as text. */
@@ -57,7 +61,18 @@ beforeAll(async () => {
     seed: async ({ management: m, receiver }) => {
       const create = async (name: string) =>
         (await m.connections.create({ applicationId, name, url: `${receiver.url}/${name}` })).connectionId;
-      await create('Billing');
+      const billing = await create('Billing');
+      // As the dispatcher writes it under keepBodies 'failures': delivered, so no body kept.
+      const record = attemptAt(billing, applicationId, Date.now() - 30 * 60_000, {
+        target: `${receiver.url}/Billing`,
+      });
+      bodiless = record.deliveryId;
+      const log = new DynamoAttempts({
+        tableName: process.env[ENV.attemptsTable]!,
+        shards: async () =>
+          attemptShardSteps({ attemptShards: [{ count: 1, from: new Date(0).toISOString() }] }),
+      });
+      expect(await log.append(record)).toBe('written');
       failing = await create('CRM');
       disabled = await create('Warehouse');
       ledger = await create('Ledger');
@@ -198,5 +213,23 @@ describe('endpoint health and parked deliveries in the console', () => {
     await (await offer.$('::-p-aria([name="Recover deliveries"][role="button"])'))!.click();
     await waitForText(page, '2 deliveries are queued again, oldest first.');
     expect(await stillParked(disabled)).toEqual([]);
+  });
+
+  it('says why a delivery has no body and offers no Resend that could only fail', async () => {
+    await page.goto(`${api.origin}/console/#/deliveries/${bodiless}`);
+    await byRole(page, 'heading', 'Delivery');
+    await waitForText(page, 'Attempt 1');
+    const notKept =
+      "bodies of delivered deliveries are not kept by this stack's settings (keepBodies: 'failures')";
+    const section = await page.$eval(
+      'section[aria-labelledby="request-body-heading"]',
+      (el) => el.textContent ?? '',
+    );
+    expect(section).toContain(notKept);
+    expect(await page.$('pre.request-body')).toBeNull();
+    expect(await page.$eval('.resend-unavailable', (el) => el.textContent)).toBe(
+      `This delivery cannot be sent again: ${notKept}.`,
+    );
+    expect(await page.$('::-p-aria([name="Resend"][role="button"])')).toBeNull();
   });
 });

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { verifyWebhook, WebhookVerificationError } from '../../lambdas/receiver';
+import { LOCAL_CONNECTION_CACHE_TTL_MS } from '../../local/constants';
 import { type OutputChild, spawnUntil } from '../support/child';
 import { testPki } from '../support/pki';
 import { type ReceivedRequest, type Receiver, respond, startReceiver } from '../support/receivers';
@@ -18,7 +19,7 @@ const ROOT = resolve(__dirname, '..', '..');
 const READY_TIMEOUT_MS = 60_000;
 const CLI_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 20_000;
-/** Local mode caches connections for 1 s; leave room for a slow machine. */
+/** Local mode caches connections for LOCAL_CONNECTION_CACHE_TTL_MS; leave room for a slow machine. */
 const ROTATION_TIMEOUT_MS = 20_000;
 const APP = 'app_cli_e2e';
 
@@ -346,6 +347,9 @@ describe('webhooks CLI against local mode', () => {
 
   it('parks a delivery to a disabled connection, lists it, and recovers it after enabling, once', async () => {
     await ok(['connections', 'disable', connectionId]);
+    // As the command says, the dispatcher sees the change within its connection cache time: the
+    // test before this one just had a delivery read the connection, so wait that time out.
+    await new Promise((r) => setTimeout(r, LOCAL_CONNECTION_CACHE_TTL_MS + 500));
     const eventFile = join(dir, 'event.json');
     writeFileSync(
       eventFile,
@@ -359,6 +363,10 @@ describe('webhooks CLI against local mode', () => {
     const deliveryId = await waitFor(
       'the delivery to the disabled connection parked',
       async () => {
+        // A disabled connection is never sent to: fail at once, and say so, if it was.
+        const sent = receiver.requests.find((r) => JSON.parse(r.body).user?.id === 'usr_cli_parked');
+        if (sent)
+          throw new Error(`delivered to a disabled connection: ${header(sent, 'X-Service-Delivery')}`);
         const page = JSON.parse(await ok(['connections', 'parked', connectionId, '--json'])) as {
           data: Array<{ deliveryId: string; reason: string }>;
         };

@@ -3,6 +3,7 @@
 import type { Attempter, Run } from '../../../lambdas/core/attempt';
 import { attemptRecordOf } from '../../../lambdas/core/attempt-record';
 import { createBatch } from '../../../lambdas/core/batch';
+import { cachedConnections } from '../../../lambdas/core/cached-connections';
 import { bodyOfEvent } from '../../../lambdas/core/envelope';
 import { DeadlineError, InfrastructureError } from '../../../lambdas/core/errors';
 import type { FanOut } from '../../../lambdas/core/fan-out';
@@ -67,8 +68,10 @@ const on = (source: InputRecord['source'], messageId: string, body: unknown): In
 });
 
 /** The batch's parts as recorders; `throwFor` maps an eventId or connectionId to what its part throws. */
-function setup(throwFor: Record<string, Error> = {}) {
+function setup(throwFor: Record<string, Error> = {}, options: { cacheMs?: number } = {}) {
   const f = memoryPorts([connection('con_a'), connection('con_x', { applicationId: 'app_2' })]);
+  if (options.cacheMs)
+    f.deps.connections = cachedConnections(f.deps.connections, options.cacheMs, f.deps.clock);
   const fannedOut: Array<{ event: EventMessage; body: string; facts: EventFacts }> = [];
   const attempted: Array<{ delivery: DeliveryMessage; target: Target; facts: EventFacts }> = [];
   const noted: Array<{ rec: AttemptRecord; outcome: AppendOutcome | undefined; via: string }> = [];
@@ -211,6 +214,23 @@ describe('routing', () => {
         facts: FACTS,
       },
     ]);
+  });
+
+  it('asks the table, past the cache, before parking a delivery for a connection the cache says is disabled', async () => {
+    const { processBatch, attempted, state, deps } = setup({}, { cacheMs: 30_000 });
+    state.connections.set('con_a', connection('con_a', { enabled: false }));
+    await deps.connections.get('con_a'); // cached as disabled
+    state.connections.set('con_a', connection('con_a', { enabled: true })); // enabled, then recovered
+    await processBatch([on('retry', 'm1', delivery('con_a', 4))], run);
+    expect(attempted[0]!.target).toEqual({ id: 'con_a', connection: state.connections.get('con_a') });
+    expect((await deps.connections.get('con_a'))?.enabled).toBe(true); // and the cache refreshed
+  });
+
+  it('still parks a delivery for a connection the table says is disabled', async () => {
+    const { processBatch, attempted, state } = setup({}, { cacheMs: 30_000 });
+    state.connections.set('con_a', connection('con_a', { enabled: false }));
+    await processBatch([on('retry', 'm1', delivery('con_a', 4))], run);
+    expect(attempted[0]!.target.refusal).toEqual(['connection_disabled', 'connection con_a is disabled']);
   });
 
   it('refuses a delivery whose connection belongs to another application than its body names', async () => {
