@@ -1,6 +1,6 @@
 /** How the console writes times, durations and outcomes. */
 
-import type { Health, HealthState, Outcome, ParkReason } from './types';
+import type { Attempt, Health, HealthState, Outcome, ParkReason } from './types';
 
 export const OUTCOME_LABELS: Record<Outcome, string> = {
   delivered: 'Delivered',
@@ -75,4 +75,25 @@ export function healthSummary(h: Health, parked?: boolean): string {
   if (h.lastFailureAt) parts.push(`last failure ${formatTime(h.lastFailureAt)}`);
   if (h.lastSuccessAt) parts.push(`last success after a failure ${formatTime(h.lastSuccessAt)}`);
   return parts.join('; ');
+}
+
+/**
+ * Where a delivery stands, from its attempts (oldest first), in the words the CLI's
+ * `attempts get` uses: delivered, retrying (and when), or failed for good (then parked for its
+ * connection, or dead-lettered if parking failed).
+ */
+export function deliveryState(
+  attempts: readonly Pick<Attempt, 'attempt' | 'outcome' | 'nextAttemptAt' | 'final' | 'test' | 'resentAs'>[],
+): string {
+  const last = attempts[attempts.length - 1];
+  if (!last) return 'No attempts yet';
+  if (last.resentAs !== undefined) return `Sent again: attempt ${last.resentAs} is queued`;
+  if (last.test)
+    return last.outcome === 'delivered' ? 'Test delivery, delivered' : 'Test delivery, failed (not retried)';
+  if (last.outcome === 'delivered') return `Delivered on attempt ${last.attempt}`;
+  if (last.nextAttemptAt)
+    return `Retrying: attempt ${last.attempt + 1} due ${formatTime(last.nextAttemptAt)}`;
+  if (last.final)
+    return `Not delivered: attempt ${last.attempt} was its last; parked until sent again (Resend, or Recover on its connection)`;
+  return `Last attempt ${last.attempt}: ${last.outcome.replace('_', ' ')}`;
 }

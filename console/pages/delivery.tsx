@@ -9,7 +9,7 @@ import type { ApiClient } from '../api';
 import { OutcomeBadge } from '../components/badges';
 import { ResendPanel } from '../components/resend-panel';
 import { Empty, Failed, Loading } from '../components/states';
-import { formatDuration, formatTime } from '../format';
+import { deliveryState, formatDuration, formatTime } from '../format';
 import { href } from '../router';
 import type { Attempt, Delivery } from '../types';
 import { useResource } from '../use-resource';
@@ -61,6 +61,8 @@ export function DeliveryPage(props: { api: ApiClient; deliveryId: string; connec
             </dd>
             <dt>Attempts</dt>
             <dd>{attempts.length}</dd>
+            <dt>State</dt>
+            <dd class="delivery-state">{deliveryState(attempts)}</dd>
           </dl>
         </div>
       )}

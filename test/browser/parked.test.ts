@@ -219,6 +219,7 @@ describe('endpoint health and parked deliveries in the console', () => {
     await page.goto(`${api.origin}/console/#/deliveries/${bodiless}`);
     await byRole(page, 'heading', 'Delivery');
     await waitForText(page, 'Attempt 1');
+    expect(await page.$eval('.delivery-state', (el) => el.textContent)).toBe('Delivered on attempt 1');
     const notKept =
       "bodies of delivered deliveries are not kept by this stack's settings (keepBodies: 'failures')";
     const section = await page.$eval(

@@ -1,4 +1,4 @@
-import { healthSummary } from '../../../console/format';
+import { deliveryState, healthSummary } from '../../../console/format';
 import type { Health } from '../../../console/types';
 
 const AT = '2026-11-22T10:00:00.000Z';
@@ -28,5 +28,24 @@ describe('health in words', () => {
     expect(healthSummary({ state: 'disabled', consecutiveFailures: 1, failingSince: AT })).toMatch(
       /^Disabled after failing: 1 delivery in a row failed on every attempt since /,
     );
+  });
+});
+
+describe('deliveryState', () => {
+  const a = (attempt: number, fields: Partial<Parameters<typeof deliveryState>[0][number]> = {}) => ({
+    attempt,
+    outcome: 'http_error' as const,
+    final: false,
+    ...fields,
+  });
+  it('says where a delivery stands from its last attempt', () => {
+    expect(deliveryState([])).toBe('No attempts yet');
+    expect(deliveryState([a(1), a(2, { outcome: 'delivered', final: true })])).toBe('Delivered on attempt 2');
+    expect(deliveryState([a(1, { nextAttemptAt: AT })])).toMatch(/^Retrying: attempt 2 due /);
+    expect(deliveryState([a(1), a(2), a(3), a(4, { final: true })])).toBe(
+      'Not delivered: attempt 4 was its last; parked until sent again (Resend, or Recover on its connection)',
+    );
+    expect(deliveryState([a(4, { final: true, resentAs: 5 })])).toBe('Sent again: attempt 5 is queued');
+    expect(deliveryState([a(1, { test: true, final: true })])).toBe('Test delivery, failed (not retried)');
   });
 });
