@@ -393,14 +393,33 @@ export interface ScenarioCost {
 
 const chunks = (bytes: number) => Math.max(1, Math.ceil(bytes / SQS_CHUNK_BYTES));
 
+/**
+ * ReceiveMessage returns at most 10 messages and DeleteMessageBatch deletes at most 10 (SQS API
+ * reference): an event source handing the function 100 records made 10 receives and 10 deletes
+ * for them. Whatever the batch size, receive and delete cost each at least a tenth of a request
+ * per message: 0.2 together.
+ */
+export const SQS_MESSAGES_PER_REQUEST = 10;
+
+/**
+ * Receive or delete requests per message: the counted requests per batch over its fill, never
+ * below {@link SQS_MESSAGES_PER_REQUEST}'s floor.
+ */
+export function sqsRequestsPerMessage(perBatch: number, fill: number): number {
+  return Math.max(perBatch / Math.max(1, fill), 1 / SQS_MESSAGES_PER_REQUEST);
+}
+
 /** SQS requests per delivery of a kind, for the doc's table. */
 export function sqsRequestsPerDelivery(kind: DeliveryKind, figures: Figures, a: Assumptions, fill: number) {
   const k = figures.kinds[kind];
-  const perBatchChunks = chunks(figures.largestMessageBytes * a.batchSize);
+  // Each receive carries at most 10 messages: its payload, in 64 KB chunks, is at most 10 of the largest.
+  const perReceiveChunks = chunks(
+    figures.largestMessageBytes * Math.min(a.batchSize, SQS_MESSAGES_PER_REQUEST),
+  );
   const publish =
     a.publishBatchSize === 10 ? figures.publishRequests.batched : figures.publishRequests.single;
-  const receive = (k.messages / fill) * figures.receivesPerBatch * perBatchChunks;
-  const del = (k.messages / fill) * figures.deletesPerBatch;
+  const receive = k.messages * sqsRequestsPerMessage(figures.receivesPerBatch, fill) * perReceiveChunks;
+  const del = k.messages * sqsRequestsPerMessage(figures.deletesPerBatch, fill);
   return { publish, receive, delete: del, sends: k.sqsSends, total: publish + receive + del + k.sqsSends };
 }
 
@@ -545,9 +564,19 @@ export function scenarioCost(
 
 export interface FixedInputs {
   connections: number;
-  /** Warm containers that each read every connection's secret once a day and its item every TTL. */
+  /** Events per second over all connections: how many connections a container delivers to in its life. */
+  eventsPerSecond: number;
+  /** Warm containers (execution environments) the traffic keeps busy at once. */
   warmContainers: number;
+  /** How long a container keeps a secret it read (the stores cache each for 24 h). */
   secretCacheS: number;
+  /**
+   * How long a warm container lives before Lambda replaces it (and its caches start empty):
+   * {@link CONTAINER_LIFETIME_S}.
+   */
+  containerLifetimeS: number;
+  /** Secrets Manager secrets the stack makes besides the connections' (the console's session key). */
+  otherSecrets: number;
   /** The stack's alarms, dashboard, Contributor Insights rule and metrics: {@link observabilityLines}. */
   observability: ObservabilityInputs;
   /** Secrets in Secrets Manager (default) or encrypted with one stack KMS key in the connection item. */
@@ -561,6 +590,35 @@ export interface FixedInputs {
   idlePollers: number;
 }
 
+/**
+ * How long a busy Lambda container lives: 2 hours. Lambda replaces execution environments
+ * even while they are invoked without pause; observed every two hours
+ * (https://xebia.com/blog/til-that-aws-lambda-terminates-instances-preemptively/), and the AWS
+ * Lambda developer guide says environments are terminated periodically for runtime updates and
+ * maintenance even under continuous invocation. A new container reads every secret again.
+ */
+export const CONTAINER_LIFETIME_S = 2 * 3600;
+
+/**
+ * Secret reads a month (each a GetSecretValue with its KMS decrypt, or a KMS Decrypt with the
+ * kms store): each container reads a connection's secret the first time it delivers to it, and
+ * again when its cache expires or the container is replaced, whichever comes first. With `x`
+ * deliveries of a connection per container in that period (traffic spread evenly), a container
+ * reads 1 − e^−x of the connections in each period.
+ */
+export function secretReadsPerMonth(
+  f: Pick<
+    FixedInputs,
+    'connections' | 'eventsPerSecond' | 'warmContainers' | 'secretCacheS' | 'containerLifetimeS'
+  >,
+): number {
+  const periodS = Math.min(f.secretCacheS, f.containerLifetimeS);
+  const containers = Math.max(1, f.warmContainers);
+  const x = ((f.eventsPerSecond / f.connections) * periodS) / containers;
+  const touched = f.connections * (1 - Math.exp(-x));
+  return containers * touched * (MONTH_S / periodS);
+}
+
 /** A key with yearly rotation: its own month, and one for each of its first two rotations (KMS pricing). */
 export const KMS_KEY_MONTHS_WITH_ROTATION = 3;
 
@@ -571,8 +629,14 @@ export interface FixedCost {
 
 /** Fixed monthly cost, for `connections` connections and one stack. */
 export function fixedCost(f: FixedInputs, prices: Prices): FixedCost {
-  const secretReads = f.connections * f.warmContainers * (MONTH_S / f.secretCacheS);
+  const secretReads = secretReadsPerMonth(f);
   const idleReceives = f.idlePollers * (MONTH_S / 20);
+  const period = `${Math.min(f.secretCacheS, f.containerLifetimeS) / 3600} h`;
+  const readers = `each of ${f.warmContainers.toFixed(1)} warm containers reads each secret it delivers to once per ${period} (a container lives ${f.containerLifetimeS / 3600} h; the cache keeps a secret ${f.secretCacheS / 3600} h)`;
+  const otherSecrets = {
+    item: `Secrets Manager: the stack's other secrets (${f.otherSecrets}: the console's session key)`,
+    perMonth: f.otherSecrets * prices.secretsManagerPerSecretMonth,
+  };
   const lines =
     f.secretStore === 'secrets-manager'
       ? [
@@ -580,8 +644,9 @@ export function fixedCost(f: FixedInputs, prices: Prices): FixedCost {
             item: `Secrets Manager: one secret per connection (${f.connections})`,
             perMonth: f.connections * prices.secretsManagerPerSecretMonth,
           },
+          otherSecrets,
           {
-            item: `GetSecretValue: each of ${f.warmContainers} warm containers reads each secret once per ${f.secretCacheS / 3600} h`,
+            item: `GetSecretValue: ${readers}`,
             perMonth: (secretReads / 10_000) * prices.secretsManagerPer10kCalls,
           },
           {
@@ -595,8 +660,9 @@ export function fixedCost(f: FixedInputs, prices: Prices): FixedCost {
             item: `KMS: one customer managed key for the stack, rotated yearly ($${prices.kmsPerKeyMonth} a month, +$${prices.kmsPerKeyMonth} for each of its first two rotations: the most, from its third year)`,
             perMonth: KMS_KEY_MONTHS_WITH_ROTATION * prices.kmsPerKeyMonth,
           },
+          otherSecrets,
           {
-            item: `KMS Decrypt: each of ${f.warmContainers} warm containers decrypts each secret once per ${f.secretCacheS / 3600} h (${f.kmsDecryptsPerSecretRead ?? 1} Decrypt per secret read, counted; none per delivery)`,
+            item: `KMS Decrypt: ${readers} (${f.kmsDecryptsPerSecretRead ?? 1} Decrypt per secret read, counted; none per delivery)`,
             perMonth: ((secretReads * (f.kmsDecryptsPerSecretRead ?? 1)) / 10_000) * prices.kmsPer10kRequests,
           },
         ];
@@ -627,15 +693,16 @@ export interface ObservabilityInputs {
 
 /**
  * Custom metrics the catalogue allows: each metric with `[Stack]` alone, and with `[Stack, X]`
- * for each value of each second dimension it is emitted by. An upper bound: CloudWatch bills a
+ * for each value of each second dimension it is emitted by (the metric's own `values` of X
+ * when it names them: a delivery is parked for 3 of the 7 dead-letter reasons). An upper bound: CloudWatch bills a
  * combination only in the months it is emitted (a dead-letter reason that never happens costs nothing).
  */
 export function catalogueMetricCount(
-  metrics: Record<string, { by: readonly string[] }>,
+  metrics: Record<string, { by: readonly string[]; values?: Readonly<Record<string, readonly string[]>> }>,
   dimensions: Record<string, readonly string[]>,
 ): number {
   return Object.values(metrics).reduce(
-    (sum, m) => sum + 1 + m.by.reduce((n, d) => n + (dimensions[d]?.length ?? 0), 0),
+    (sum, m) => sum + 1 + m.by.reduce((n, d) => n + ((m.values?.[d] ?? dimensions[d])?.length ?? 0), 0),
     0,
   );
 }
@@ -660,7 +727,7 @@ export function observabilityLines(
       perMonth: o.contributorInsightsRules * prices.contributorInsightsRulePerMonth,
     },
     {
-      item: `Contributor Insights: failed-attempt log lines matched (${insightMillions} million a month assumed)`,
+      item: `Contributor Insights: failed-attempt log lines matched (${Number(insightMillions.toPrecision(3))} million a month)`,
       perMonth: insightMillions * prices.contributorInsightsPerMillionEvents,
     },
     {

@@ -15,12 +15,21 @@ import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLOUDWATCH_METRICS, METRIC_DIMENSIONS } from '../lambdas/adapters/metrics/catalogue';
 import { CONFIG_DEFAULTS } from '../lambdas/config';
+import {
+  ALL_IN_TRAFFIC,
+  type AllInInputs,
+  allInProfile,
+  bodyCostOf,
+  costProfile,
+  emfBytesPerInvocation,
+} from './all-in';
 import type { PhaseCounts } from './api-calls';
 import { costDoc } from './cost-doc';
 import type { KmsCalls } from './cost-doc/context';
 import { money } from './cost-doc/format';
 import {
   type Assumptions,
+  CONTAINER_LIFETIME_S,
   catalogueMetricCount,
   type DeliveryKind,
   defaultAssumptions,
@@ -70,11 +79,18 @@ export const OBSERVABILITY: ObservabilityInputs = {
   eventSourceMappingMetrics: 2 * 5,
 };
 
-/** Fixed costs: 1,000 connections, 10 warm containers, the stack's caches, alarms, dashboard and metrics. */
+/**
+ * Fixed costs: 1,000 connections at 100 events/s, 10 warm containers each living 2 hours, the
+ * stack's caches, its secrets, alarms, dashboard and metrics.
+ */
 export const FIXED: FixedInputs = {
-  connections: 1_000,
+  connections: ALL_IN_TRAFFIC.connections,
+  eventsPerSecond: ALL_IN_TRAFFIC.eventsPerSecond,
   warmContainers: 10,
   secretCacheS: 24 * 3600,
+  containerLifetimeS: CONTAINER_LIFETIME_S,
+  // The console's session key (lib/management-api.ts), deployed with the management API by default.
+  otherSecrets: 1,
   observability: OBSERVABILITY,
   secretStore: 'secrets-manager',
   // Two event source mappings (the ingress and the retry queue), each with its own pollers.
@@ -188,7 +204,56 @@ export function figuresFrom(results: BenchResults): Figures {
   };
 }
 
+/** The all-in model's inputs (bench/all-in.ts) for one bench run's figures. */
+export function allInInputs(
+  figures: Figures,
+  results: BenchResults | undefined,
+  prices: Prices = PRICES,
+): AllInInputs {
+  const calls = results && kmsCallsFrom(results);
+  const { connections, eventsPerSecond, warmContainers, secretStore, observability, ...fixed } = FIXED;
+  const emf = new Map<number, number>();
+  return {
+    figures,
+    prices,
+    traffic: ALL_IN_TRAFFIC,
+    fixed: { ...fixed, ...(calls ? { kmsDecryptsPerSecretRead: calls.decryptsPerSecretRead } : {}) },
+    observability,
+    body: bodyCostOf(),
+    emfBytes: (n) => {
+      if (!emf.has(n)) emf.set(n, emfBytesPerInvocation(n));
+      return emf.get(n)!;
+    },
+  };
+}
+
+type ScenarioReport = { perMillion: number; lines: Array<{ item: string; perMillion: number }> };
+
+/** `"allIn"` of `npm run cost -- --json`: each profile's scenarios at the stated traffic. */
+export interface AllInReport {
+  traffic: { eventsPerSecond: number; connections: number };
+  profiles: Record<'defaults' | 'lean', Record<string, ScenarioReport>>;
+}
+
+export function allInReport(inputs: AllInInputs, a: Assumptions = ASSUMPTIONS): AllInReport {
+  const profile = (name: 'defaults' | 'lean') =>
+    Object.fromEntries(
+      Object.entries(allInProfile(costProfile(name, a), inputs)).map(([key, c]) => [
+        key,
+        {
+          perMillion: r4(c.perMillion),
+          lines: c.lines.map((l) => ({ item: l.item, perMillion: r4(l.perMillion) })),
+        },
+      ]),
+    );
+  return {
+    traffic: { ...inputs.traffic },
+    profiles: { defaults: profile('defaults'), lean: profile('lean') },
+  };
+}
+
 export interface CostReport {
+  allIn: AllInReport;
   scenarios: Record<string, { perMillion: number; lines: Array<{ item: string; perMillion: number }> }>;
   fixedPerThousandConnections: {
     perMonth: number;
@@ -206,10 +271,12 @@ export function costReport(
   prices: Prices = PRICES,
   /** The fixed cost with the kms secret store (counted calls: {@link fixedKmsCost}). */
   kms: FixedCost = fixedKmsCost(undefined, prices),
+  allIn: AllInInputs = allInInputs(figures, undefined, prices),
 ): CostReport {
   const costs = SCENARIOS.map((s) => scenarioCost(s, figures, prices, a));
   const fixed = fixedCost(FIXED, prices);
   return {
+    allIn: allInReport(allIn, a),
     scenarios: Object.fromEntries(
       costs.map((c) => [
         c.scenario.key,
@@ -262,8 +329,13 @@ function main(): void {
   }
   const { results, file } = loadResults();
   if (values.json) {
+    const figures = figuresFrom(results);
     console.log(
-      JSON.stringify(costReport(figuresFrom(results), ASSUMPTIONS, PRICES, fixedKmsCost(results)), null, 2),
+      JSON.stringify(
+        costReport(figures, ASSUMPTIONS, PRICES, fixedKmsCost(results), allInInputs(figures, results)),
+        null,
+        2,
+      ),
     );
     return;
   }
@@ -282,9 +354,24 @@ function main(): void {
     return;
   }
   writeFileSync(DOC, doc);
-  const report = costReport(figuresFrom(results), ASSUMPTIONS, PRICES, fixedKmsCost(results));
+  const figures = figuresFrom(results);
+  const report = costReport(
+    figures,
+    ASSUMPTIONS,
+    PRICES,
+    fixedKmsCost(results),
+    allInInputs(figures, results),
+  );
   for (const [key, s] of Object.entries(report.scenarios))
     console.log(`${key.padEnd(15)} ${money(s.perMillion)} per million deliveries`);
+  for (const [name, p] of Object.entries(report.allIn.profiles))
+    console.log(
+      `all-in, ${name.padEnd(8)} ${Object.entries(p)
+        .map(([key, s]) => `${key} ${money(s.perMillion)}`)
+        .join(
+          ', ',
+        )} per million (${report.allIn.traffic.eventsPerSecond} events/s, ${report.allIn.traffic.connections} connections)`,
+    );
   console.log(
     `${'fixed'.padEnd(15)} ${money(report.fixedPerThousandConnections.perMonth)} a month per 1,000 connections (${money(report.fixedPerThousandConnections.withKmsSecretStore.perMonth)} with secretStore: 'kms')`,
   );

@@ -138,6 +138,9 @@ async function playDelivery(kind: DeliveryKind, level: 'INFO' | 'DEBUG', parkedS
   const dispatcher = createDispatcher(ports.deps, {
     headerPrefix: HEADER_PREFIX,
     attemptTtlDays: 30,
+    // Bodies of deliveries that failed a first attempt are in these figures; the cost model
+    // adds those of deliveries delivered at once when a profile keeps them all (bench/all-in.ts).
+    keepBodies: 'failures',
     concurrency: BATCH_SIZE,
     egress: { allowLoopback: false, allowedPorts: [443] },
   });

@@ -5,10 +5,12 @@
  * Optional context (`cdk synth -c key=value` or `cdk.json`):
  * stackName (default Webhooks), headerPrefix, secretPrefix, logLevel, maxConcurrency,
  * memorySize, alarmTopicArn, dashboard (true | false), removalPolicy (retain | destroy),
- * secretStore (secrets-manager | kms), tracing (true | false).
+ * secretStore (secrets-manager | kms), tracing (true | false), profile (defaults | lean: the
+ * cost levers of lib/profiles.ts together; a key above given too wins over the profile's).
  */
 import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import type { ProfileName } from '../lib/profiles';
 import type { SecretStoreName } from '../lib/secret-store';
 import type { DispatcherLogLevel } from '../lib/webhook-delivery';
 import { WebhookStack } from '../lib/webhook-stack';
@@ -51,6 +53,8 @@ const stackName = text('stackName') ?? 'Webhooks';
 const stack = new WebhookStack(app, stackName, {
   stackName,
   description: 'Outbound webhook delivery: SQS delivery queue and DLQ, dispatcher Lambda, DynamoDB tables',
+  // The construct rejects a profile it does not know, naming the two.
+  profile: text('profile') as ProfileName | undefined,
   headerPrefix: text('headerPrefix'),
   secretPrefix: text('secretPrefix'),
   // The construct rejects a store it does not know, naming the two.

@@ -7,6 +7,7 @@ import { HealthSettingsError, type HealthThresholds, validateThresholds } from '
 import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../lambdas/core/rate-limit';
 import { KEEP_BODIES, type KeepBodies } from '../lambdas/core/types';
 import type { ManagementApiOptions } from './management-api';
+import { PROFILES, type ProfileName, withProfile } from './profiles';
 import type { SecretStoreName } from './secret-store';
 
 /** docs/protocol.md §6, §8: one delivery attempt gets at most 30 seconds. */
@@ -75,6 +76,16 @@ const MAX_SECRET_PREFIX_LENGTH = 256;
  * Values must be concrete (not CloudFormation tokens) so they can be checked at synth time.
  */
 export interface WebhookDeliveryProps {
+  /**
+   * A named set of the props below, chosen together from the cost model (docs/cost.md,
+   * "All-in cost per profile"): `lean` sets `batchSize: 100`, `maxBatchingWindow: 1 s`,
+   * `batchConcurrency: 100`, `deliveredAttemptTtl: 3 days`, `keepBodies: 'failures'` and
+   * `secretStore: 'kms'` (choose it when you create the stack: the secret store cannot change
+   * under existing connections). A prop you set yourself always wins over the profile's.
+   * @default 'defaults' (every prop at its own default)
+   */
+  readonly profile?: ProfileName;
+
   /**
    * Prefix of the service headers: `<prefix>-Event`, `<prefix>-Timestamp`,
    * `<prefix>-Signature`, `<prefix>-Delivery`, `<prefix>-Attempt`.
@@ -539,7 +550,14 @@ function checkLogLevel(level: string): DispatcherLogLevel {
  * @param stackName name of the enclosing stack, for the default secret prefix.
  * @throws WebhookDeliveryPropsError
  */
-export function resolveProps(props: WebhookDeliveryProps, stackName: string): ResolvedWebhookDeliveryProps {
+export function resolveProps(given: WebhookDeliveryProps, stackName: string): ResolvedWebhookDeliveryProps {
+  if (given.profile !== undefined && !(PROFILES as readonly string[]).includes(given.profile)) {
+    throw new WebhookDeliveryPropsError(
+      'profile',
+      `must be one of ${PROFILES.join(', ')}, got "${given.profile}"`,
+    );
+  }
+  const props = withProfile(given);
   const attemptTimeout = durationIn(
     'attemptTimeout',
     props.attemptTimeout ?? Duration.millis(CONFIG_DEFAULTS.attemptTimeoutMs),

@@ -8,6 +8,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { OBSERVABILITY } from '../../bench/cost';
 import {
   CLOUDWATCH_METRICS,
+  type CloudWatchMetric,
   METRIC_DIMENSIONS,
   type MetricDimension,
 } from '../../lambdas/adapters/metrics/catalogue';
@@ -51,11 +52,16 @@ describe('the cost model counts what the stack deploys', () => {
       Object.values(CLOUDWATCH_METRICS).flatMap((m) => [
         `${m.name}|Stack`,
         ...(m.by as readonly MetricDimension[]).flatMap((d) =>
-          METRIC_DIMENSIONS[d].map((value) => `${m.name}|Stack,${d}=${value}`),
+          (
+            ((m as CloudWatchMetric).values?.[d] as readonly string[] | undefined) ?? METRIC_DIMENSIONS[d]
+          ).map((value) => `${m.name}|Stack,${d}=${value}`),
         ),
       ]),
     );
     expect(combinations.has('Attempts|Stack,Outcome=delivered')).toBe(true);
+    // A delivery is parked for 3 reasons, not for every dead-letter reason.
+    expect(combinations.has('Parked|Stack,Reason=exhausted')).toBe(true);
+    expect(combinations.has('Parked|Stack,Reason=invalid_message')).toBe(false);
     expect(OBSERVABILITY.customMetrics).toBe(combinations.size);
   });
 });

@@ -4,6 +4,7 @@ import {
   alternatives,
   batchFill,
   batchHitProbability,
+  CONTAINER_LIFETIME_S,
   catalogueMetricCount,
   connectionReadsPerDelivery,
   DEFAULT_LATENCY,
@@ -20,6 +21,8 @@ import {
   PRICES,
   SCENARIOS,
   scenarioCost,
+  secretReadsPerMonth,
+  sqsRequestsPerDelivery,
 } from '../../bench/cost-model';
 
 const GIB = 1024 ** 3;
@@ -181,6 +184,20 @@ describe('scenario cost', () => {
     expect(line(scenarioCost(healthyBatched, figures, PRICES, a), 'SQS publish')).toBeCloseTo(0.04, 9);
   });
 
+  it('prices receive and delete at no less than a tenth of a request each per message, whatever the batch', () => {
+    const big = { ...a, batchSize: 100, batchingWindowS: 1 };
+    const c100 = scenarioCost(healthy, figures, PRICES, big);
+    expect(c100.lambda.fill).toBeGreaterThan(10);
+    const r = sqsRequestsPerDelivery('healthy', figures, big, c100.lambda.fill);
+    expect(r.receive).toBeCloseTo(0.1, 12);
+    expect(r.delete).toBeCloseTo(0.1, 12);
+    expect(line(c100, 'SQS receive + delete')).toBeCloseTo(0.2 * 0.4, 9);
+    // Below 10 a batch, one receive and one delete per batch: more than the floor.
+    const small = sqsRequestsPerDelivery('healthy', figures, a, 4);
+    expect(small.receive).toBeCloseTo(0.25, 12);
+    expect(small.delete).toBeCloseTo(0.25, 12);
+  });
+
   it('costs the failing chain its sends, writes, index storage and four attempts of transfer', () => {
     const f = scenarioCost(failing10, figures, PRICES, a);
     expect(line(f, 'SQS retries and dead letters')).toBeCloseTo(0.1 * 4 * 0.4, 9);
@@ -206,8 +223,12 @@ describe('scenario cost', () => {
 describe('fixed costs and alternatives', () => {
   const base = {
     connections: 1_000,
+    // Dense traffic: every container delivers to every connection in each period.
+    eventsPerSecond: 100_000,
     warmContainers: 10,
     secretCacheS: 86_400,
+    containerLifetimeS: 86_400,
+    otherSecrets: 1,
     observability: {
       alarms: 8,
       alarmMetrics: 11,
@@ -220,22 +241,41 @@ describe('fixed costs and alternatives', () => {
     idlePollers: 5,
   };
 
-  it('prices a secret per connection, or one KMS key with the secretStore lever', () => {
+  it('prices a secret per connection and the console session key, or one KMS key with the secretStore lever', () => {
     const sm = fixedCost({ ...base, secretStore: 'secrets-manager' }, PRICES);
-    expect(sm.lines[0]!.perMonth).toBe(400);
+    const cost = (f: typeof sm, start: string) => f.lines.find((l) => l.item.startsWith(start))!.perMonth;
+    expect(cost(sm, 'Secrets Manager: one secret per connection')).toBe(400);
+    expect(cost(sm, "Secrets Manager: the stack's other secrets")).toBeCloseTo(0.4, 9);
     const reads = 1_000 * 10 * 30;
-    expect(sm.lines[1]!.perMonth).toBeCloseTo((reads / 10_000) * 0.05, 9);
+    expect(cost(sm, 'GetSecretValue')).toBeCloseTo((reads / 10_000) * 0.05, 6);
+    expect(cost(sm, 'KMS decrypts behind')).toBeCloseTo((reads / 10_000) * 0.03, 6);
     const kms = fixedCost({ ...base, secretStore: 'kms' }, PRICES);
     // The key at its most (two paid rotations) and one Decrypt per secret read: under issue 15's $5.
-    expect(kms.lines[0]!.perMonth).toBe(3);
-    expect(kms.lines[1]!.perMonth).toBeCloseTo((reads / 10_000) * 0.03, 9);
-    expect(kms.lines[0]!.perMonth + kms.lines[1]!.perMonth).toBeLessThanOrEqual(5);
+    expect(cost(kms, 'KMS: one customer managed key')).toBe(3);
+    expect(cost(kms, 'KMS Decrypt')).toBeCloseTo((reads / 10_000) * 0.03, 6);
+    // The console's session key stays a Secrets Manager secret with either store.
+    expect(cost(kms, "Secrets Manager: the stack's other secrets")).toBeCloseTo(0.4, 9);
+    expect(cost(kms, 'KMS: one customer managed key') + cost(kms, 'KMS Decrypt')).toBeLessThanOrEqual(5);
     const twice = fixedCost({ ...base, secretStore: 'kms', kmsDecryptsPerSecretRead: 2 }, PRICES);
-    expect(twice.lines[1]!.perMonth).toBeCloseTo(2 * kms.lines[1]!.perMonth, 9);
+    expect(cost(twice, 'KMS Decrypt')).toBeCloseTo(2 * cost(kms, 'KMS Decrypt'), 9);
     expect(sm.perMonth).toBeCloseTo(
       sm.lines.reduce((s, l) => s + l.perMonth, 0),
       12,
     );
+  });
+
+  it('reads each secret once per container life when containers live shorter than the cache', () => {
+    const day = secretReadsPerMonth(base);
+    expect(day).toBeCloseTo(1_000 * 10 * 30, 0);
+    // Containers replaced every 2 hours read every secret 12 times a day instead of once.
+    expect(secretReadsPerMonth({ ...base, containerLifetimeS: CONTAINER_LIFETIME_S })).toBeCloseTo(
+      12 * day,
+      0,
+    );
+    // Sparse traffic: a container reads only the connections it delivers to (1 − e^−x of them).
+    const sparse = { ...base, eventsPerSecond: 0.01, containerLifetimeS: 3_600, secretCacheS: 86_400 };
+    const x = ((0.01 / 1_000) * 3_600) / 10;
+    expect(secretReadsPerMonth(sparse)).toBeCloseTo(10 * 1_000 * (1 - Math.exp(-x)) * 24 * 30, 6);
   });
 
   it('prices each part of watching the stack as its own line', () => {
@@ -254,6 +294,9 @@ describe('fixed costs and alternatives', () => {
   it('counts each metric alone and with each value of each dimension it is emitted by', () => {
     const metrics = { a: { by: ['X', 'Y'] }, b: { by: [] }, c: { by: ['X'] } };
     expect(catalogueMetricCount(metrics, { X: ['1', '2', '3'], Y: ['1', '2'] })).toBe(1 + 3 + 2 + 1 + 1 + 3);
+    // A metric emitted with only some values of a dimension counts those alone.
+    const some = { ...metrics, c: { by: ['X'], values: { X: ['2'] } } };
+    expect(catalogueMetricCount(some, { X: ['1', '2', '3'], Y: ['1', '2'] })).toBe(1 + 3 + 2 + 1 + 1 + 1);
   });
 
   it('prices EventBridge per event and per attempt', () => {

@@ -1,6 +1,14 @@
 /** `npm run cost` (bench/cost.ts): the model's inputs from a bench run, and the JSON report. */
 
-import { costReport, figuresFrom, loadResults } from '../../bench/cost';
+import {
+  ASSUMPTIONS,
+  allInInputs,
+  costReport,
+  figuresFrom,
+  fixedKmsCost,
+  loadResults,
+} from '../../bench/cost';
+import { PRICES } from '../../bench/prices';
 
 describe('npm run cost -- --json', () => {
   it('reports the four scenarios and the fixed costs, each total the sum of its lines', () => {
@@ -19,6 +27,42 @@ describe('npm run cost -- --json', () => {
       );
     }
     expect(report.fixedPerThousandConnections.perMonth).toBeGreaterThan(400);
+  });
+
+  it('reports "allIn" for the defaults and the lean profile at 100 events/s and 1,000 connections', () => {
+    const { results } = loadResults();
+    const figures = figuresFrom(results);
+    const { allIn } = costReport(
+      figures,
+      ASSUMPTIONS,
+      PRICES,
+      fixedKmsCost(results),
+      allInInputs(figures, results),
+    );
+    expect(allIn.traffic).toEqual({ eventsPerSecond: 100, connections: 1_000 });
+    expect(Object.keys(allIn.profiles)).toEqual(['defaults', 'lean']);
+    for (const profile of Object.values(allIn.profiles)) {
+      expect(Object.keys(profile)).toEqual(['healthy', 'healthyBatched', 'failing10', 'hanging1']);
+      for (const s of Object.values(profile)) {
+        expect(s.perMillion).toBeCloseTo(
+          s.lines.reduce((sum, l) => sum + l.perMillion, 0),
+          2,
+        );
+        for (const l of s.lines) expect(Object.keys(l)).toEqual(['item', 'perMillion']);
+      }
+    }
+    const items = (p: 'defaults' | 'lean') => allIn.profiles[p].healthy!.lines.map((l) => l.item).join('\n');
+    expect(items('defaults')).toMatch(/^Secrets Manager: one secret per connection \(1000\)/m);
+    expect(items('defaults')).toMatch(/^Secrets Manager: the stack's other secrets/m);
+    expect(items('lean')).toMatch(/^KMS Decrypt/m);
+    // $400 a month of secrets over 259.2 million deliveries: $1.54 a million, in the defaults only.
+    const secrets = allIn.profiles.defaults.healthy!.lines.find((l) =>
+      l.item.startsWith('Secrets Manager: one secret'),
+    );
+    expect(secrets?.perMillion).toBeCloseTo(400 / 259.2, 3);
+    expect(allIn.profiles.lean.healthy!.perMillion).toBeLessThan(
+      allIn.profiles.defaults.healthy!.perMillion - 1.5,
+    );
   });
 });
 

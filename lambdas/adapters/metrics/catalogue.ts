@@ -11,6 +11,7 @@
 
 import { HEALTH_STATES } from '../../core/health';
 import { DEPENDENCIES, FINAL_RESULTS, STATUS_CLASSES } from '../../core/metrics';
+import { PARK_REASONS } from '../../core/parking';
 import { DEAD_LETTER_REASONS, OUTCOMES } from '../../core/types';
 
 /** CloudWatch namespace of every custom metric. */
@@ -39,6 +40,11 @@ export interface CloudWatchMetric {
   unit: 'Count' | 'Milliseconds';
   /** The dimension sets it is emitted with, besides `[Stack]` alone (always emitted). */
   by: readonly MetricDimension[];
+  /**
+   * The values of a dimension of `by` this metric is emitted with, when only some of
+   * {@link METRIC_DIMENSIONS}' (each emitted value is a billed metric: docs/cost.md counts these).
+   */
+  values?: { readonly [D in MetricDimension]?: readonly (typeof METRIC_DIMENSIONS)[D][number][] };
   /** Prometheus name in local mode's `GET /metrics`. */
   prometheus: string;
   help: string;
@@ -74,6 +80,8 @@ export const CLOUDWATCH_METRICS = {
     name: 'Parked',
     unit: 'Count',
     by: ['Reason'],
+    // A delivery is parked for 3 of the dead-letter reasons only (core/parking.ts).
+    values: { Reason: PARK_REASONS },
     prometheus: 'webhooks_parked_total',
     help: 'Deliveries parked, by reason',
   },

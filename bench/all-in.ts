@@ -1,0 +1,227 @@
+/**
+ * The all-in cost per million deliveries of issue 26: at a stated traffic, every variable line
+ * of the cost model (bench/cost-model.ts, SQS's 10-messages-a-request floor included) plus the
+ * lines the marginal figure leaves out, for each construct profile (lib/profiles.ts):
+ *
+ * - the request bodies the profile keeps (`keepBodies`), measured by bench/body-storage.ts;
+ * - the metric documents (CloudWatch EMF) each invocation writes to its log, rendered by the
+ *   dispatcher's own adapter;
+ * - every fixed monthly cost (secrets, KMS, alarms, dashboard, custom metrics, Contributor
+ *   Insights, idle polling) spread over the month's deliveries at that traffic, each its own line.
+ *
+ * test/unit/all-in.test.ts holds the arithmetic to account.
+ */
+
+import { EmfMetrics } from '../lambdas/adapters/metrics/emf';
+import type { KeepBodies } from '../lambdas/core/types';
+import { type ProfileName, profileProps } from '../lib/profiles';
+import type { SecretStoreName } from '../lib/secret-store';
+import { type BodyStorageCase, measureBodyStorage } from './body-storage';
+import {
+  type Assumptions,
+  DAYS_PER_MONTH,
+  type Figures,
+  type FixedInputs,
+  fixedCost,
+  KINDS,
+  MILLION,
+  MONTH_S,
+  type ObservabilityInputs,
+  SCENARIOS,
+  type Scenario,
+  SQS_EVENT_SOURCE_POLLERS,
+  scenarioCost,
+} from './cost-model';
+import type { Prices } from './prices';
+
+const GIB = 1024 ** 3;
+
+/** The traffic issue 26 states the all-in figures at. */
+export interface Traffic {
+  eventsPerSecond: number;
+  connections: number;
+}
+export const ALL_IN_TRAFFIC: Traffic = { eventsPerSecond: 100, connections: 1_000 };
+
+/** A construct profile as the model sees it: its assumptions and the two choices they lack. */
+export interface CostProfile {
+  name: ProfileName;
+  a: Assumptions;
+  secretStore: SecretStoreName;
+  keepBodies: KeepBodies;
+}
+
+/** The model's assumptions for a profile of lib/profiles.ts, from the stack defaults' `base`. */
+export function costProfile(name: ProfileName, base: Assumptions): CostProfile {
+  const p = profileProps(name);
+  return {
+    name,
+    a: {
+      ...base,
+      batchSize: p.batchSize ?? base.batchSize,
+      batchingWindowS: p.maxBatchingWindow?.toSeconds() ?? base.batchingWindowS,
+      memoryMb: p.memorySize ?? base.memoryMb,
+      ttlDaysSuccess: p.deliveredAttemptTtl?.toDays() ?? base.ttlDaysSuccess,
+    },
+    secretStore: p.secretStore ?? 'secrets-manager',
+    keepBodies: p.keepBodies ?? 'all',
+  };
+}
+
+/** What keeping one delivery's body adds to its first attempt's record: write units and bytes. */
+export interface BodyCost {
+  writeUnits: number;
+  bytes: number;
+}
+
+/** The body of the spec's payload with the fixtures' metadata (the volume bench's), measured. */
+export function bodyCostOf(c: BodyStorageCase = measureBodyStorage().cases.small): BodyCost {
+  return {
+    writeUnits: c.writeUnits.firstWithBody - c.writeUnits.firstWithoutBody,
+    bytes: c.itemBytes.withBody - c.itemBytes.headersOnly,
+  };
+}
+
+/**
+ * Bytes of the metric documents one invocation of `n` delivered attempts writes to its log
+ * (one EMF document: attempts, durations, deliveries, latencies), rendered by the dispatcher's
+ * EMF adapter with a 20-character stack name.
+ */
+export function emfBytesPerInvocation(n: number): number {
+  let bytes = 0;
+  const metrics = new EmfMetrics({
+    stack: 'webhooks-production1',
+    clock: { now: () => 1_764_000_000_000 },
+    write: (line) => {
+      bytes += Buffer.byteLength(line, 'utf8') + 1;
+    },
+  });
+  for (let i = 0; i < n; i++) {
+    metrics.record({ kind: 'attempt', outcome: 'delivered', statusClass: '2xx', durationMs: 100 + i });
+    metrics.record({ kind: 'final', result: 'delivered' });
+    metrics.record({ kind: 'latency', ms: 150 + i });
+  }
+  metrics.flush();
+  return bytes;
+}
+
+export interface AllInInputs {
+  figures: Figures;
+  prices: Prices;
+  traffic: Traffic;
+  /** The fixed inputs but those the profile and the traffic set. */
+  fixed: Omit<
+    FixedInputs,
+    'connections' | 'eventsPerSecond' | 'warmContainers' | 'secretStore' | 'observability'
+  >;
+  observability: ObservabilityInputs;
+  body: BodyCost;
+  /** {@link emfBytesPerInvocation}, by messages per invocation. */
+  emfBytes: (fill: number) => number;
+}
+
+export interface AllInLine {
+  item: string;
+  perMillion: number;
+  /** `variable`: per delivery; `fixed`: a monthly cost spread over the month's deliveries. */
+  kind: 'variable' | 'fixed';
+}
+
+export interface AllInCost {
+  perMillion: number;
+  lines: AllInLine[];
+  /** Deliveries a month at the traffic, over which the fixed lines are spread. */
+  deliveriesPerMonth: number;
+  /** Warm containers the scenario keeps (at least the event source's 5 concurrent batches). */
+  warmContainers: number;
+}
+
+/** Deliveries a month at `eventsPerSecond` (one event, one connection: no fan-out). */
+export const deliveriesPerMonth = (t: Traffic) => t.eventsPerSecond * MONTH_S;
+
+/** A monthly cost as dollars per million deliveries at the traffic. */
+export const spread = (perMonth: number, t: Traffic) => (perMonth * MILLION) / deliveriesPerMonth(t);
+
+/** The all-in cost of one scenario under one profile. */
+export function allInCost(scenario: Scenario, profile: CostProfile, x: AllInInputs): AllInCost {
+  const a: Assumptions = {
+    ...profile.a,
+    eventsPerSecond: x.traffic.eventsPerSecond,
+    connections: x.traffic.connections,
+  };
+  const c = scenarioCost(scenario, x.figures, x.prices, a);
+  const mix = scenario.mix;
+  const lines: AllInLine[] = c.lines.map((l) => ({
+    item: l.item,
+    perMillion: l.perMillion,
+    kind: 'variable',
+  }));
+
+  // Bodies: the figures keep them for deliveries that failed a first attempt (as 'failures'
+  // does); 'all' adds the body of each delivery delivered at once, kept for the successes' TTL.
+  const writePrice =
+    a.writeCapacity.mode === 'on-demand'
+      ? x.prices.dynamoDbPerMillionWriteUnits
+      : (x.prices.dynamoDbProvisionedWcuHour / 3600 / a.writeCapacity.utilisation) * MILLION;
+  const keptAtOnce = profile.keepBodies === 'all' ? mix.healthy : 0;
+  const bodyGbMonths = (keptAtOnce * MILLION * x.body.bytes * (a.ttlDaysSuccess / DAYS_PER_MONTH)) / GIB;
+  lines.push({
+    item: `Request bodies of deliveries delivered at their first attempt (keepBodies: '${profile.keepBodies}'; +${x.body.writeUnits} write unit and ${x.body.bytes} B each when kept, for ${a.ttlDaysSuccess} d)`,
+    perMillion:
+      keptAtOnce * x.body.writeUnits * writePrice +
+      bodyGbMonths * (x.prices.dynamoDbStoragePerGbMonth + (a.pitr ? x.prices.dynamoDbPitrPerGbMonth : 0)),
+    kind: 'variable',
+  });
+
+  // One EMF document per invocation, sized for its mean fill of delivered attempts.
+  const fill = Math.max(1, Math.round(c.lambda.fill));
+  const emfBytes = x.emfBytes(fill);
+  lines.push({
+    item: `CloudWatch Logs ingestion: metric documents (EMF, ${emfBytes} B per invocation of ${fill})`,
+    perMillion: ((c.lambda.invocations * emfBytes) / GIB) * x.prices.logsPerGbIngested,
+    kind: 'variable',
+  });
+
+  // Fixed costs at this traffic, for this scenario's containers and failed attempts.
+  const monthly = deliveriesPerMonth(x.traffic);
+  const failedAttempts = KINDS.reduce(
+    (s, k) => s + (k === 'healthy' ? 0 : mix[k] * x.figures.kinds[k].attempts),
+    0,
+  );
+  const warmContainers = Math.max(SQS_EVENT_SOURCE_POLLERS, c.lambda.containers);
+  const fixed = fixedCost(
+    {
+      ...x.fixed,
+      connections: x.traffic.connections,
+      eventsPerSecond: x.traffic.eventsPerSecond,
+      warmContainers,
+      secretStore: profile.secretStore,
+      observability: { ...x.observability, contributorInsightsEventsPerMonth: failedAttempts * monthly },
+    },
+    x.prices,
+  );
+  for (const l of fixed.lines)
+    lines.push({
+      item: `${l.item}: ${money2(l.perMonth)} a month`,
+      perMillion: spread(l.perMonth, x.traffic),
+      kind: 'fixed',
+    });
+  return {
+    perMillion: lines.reduce((s, l) => s + l.perMillion, 0),
+    lines,
+    deliveriesPerMonth: monthly,
+    warmContainers,
+  };
+}
+
+const money2 = (x: number) => `$${x.toFixed(2)}`;
+
+export type ScenarioKey = Scenario['key'];
+
+/** Every scenario of the model under one profile. */
+export function allInProfile(profile: CostProfile, x: AllInInputs): Record<ScenarioKey, AllInCost> {
+  return Object.fromEntries(SCENARIOS.map((s) => [s.key, allInCost(s, profile, x)])) as Record<
+    ScenarioKey,
+    AllInCost
+  >;
+}

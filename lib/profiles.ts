@@ -1,0 +1,64 @@
+/**
+ * Construct profiles: named sets of `WebhookDelivery` props chosen together from the cost model
+ * (docs/cost.md, "All-in cost per profile"; D39 in docs/decisions.md). A profile only fills
+ * props the caller left unset: an explicit prop always wins.
+ */
+
+import { Duration } from 'aws-cdk-lib';
+import type { KeepBodies } from '../lambdas/core/types';
+import type { SecretStoreName } from './secret-store';
+
+/** The profiles `WebhookDelivery` accepts as its `profile` prop. */
+export const PROFILES = ['defaults', 'lean'] as const;
+export type ProfileName = (typeof PROFILES)[number];
+
+/** Props a profile may set (the `WebhookDelivery` props of the same names): cost levers only. */
+export interface ProfileProps {
+  readonly batchSize?: number;
+  readonly maxBatchingWindow?: Duration;
+  readonly batchConcurrency?: number;
+  readonly deliveredAttemptTtl?: Duration;
+  readonly keepBodies?: KeepBodies;
+  readonly secretStore?: SecretStoreName;
+  readonly memorySize?: number;
+}
+
+/**
+ * `lean`: the levers whose saving outweighs what they give up (D39). Batches of up to 100
+ * gathered for at most 1 s on the ingress queue (retries keep 1, 2 and 4 s: D29), all of a
+ * batch's attempts at once; the record of a delivery delivered at its first attempt kept 3 days
+ * (every record of a delivery that ever failed keeps `attemptTtl`); bodies kept for failed
+ * deliveries only; connection secrets sealed with one stack KMS key (D28). Left out: PITR off
+ * (about a cent a million for the audit trail's backup) and provisioned capacity (its size
+ * depends on traffic the construct cannot know).
+ */
+export const LEAN_PROFILE: Readonly<ProfileProps> = Object.freeze({
+  batchSize: 100,
+  maxBatchingWindow: Duration.seconds(1),
+  batchConcurrency: 100,
+  deliveredAttemptTtl: Duration.days(3),
+  keepBodies: 'failures',
+  secretStore: 'kms',
+});
+
+const PROFILE_PROPS: Readonly<Record<ProfileName, Readonly<ProfileProps>>> = {
+  defaults: Object.freeze({}),
+  lean: LEAN_PROFILE,
+};
+
+/** The props a profile sets (none for `defaults`). */
+export function profileProps(name: ProfileName): Readonly<ProfileProps> {
+  return PROFILE_PROPS[name];
+}
+
+/**
+ * The props with the profile's filled in where the caller gave none (a prop given as
+ * `undefined` counts as not given). An unknown profile name is returned as is, for
+ * `resolveProps` to reject by name.
+ */
+export function withProfile<P extends ProfileProps & { readonly profile?: string }>(props: P): P {
+  const name = props.profile ?? 'defaults';
+  if (!(PROFILES as readonly string[]).includes(name)) return props;
+  const given = Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined));
+  return { ...profileProps(name as ProfileName), ...given } as P;
+}
