@@ -7,8 +7,12 @@
 import { readFileSync } from 'node:fs';
 import * as tls from 'node:tls';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { type ManagementOptions, resourcesFromStack, WebhookManagement } from '../lambdas/management';
+import { CloudWatchStats } from '../lambdas/management/cloudwatch-stats';
+import { StoreStats } from '../lambdas/management/operator-stats';
 import { LOCAL_CONNECTION_CACHE_TTL_MS } from '../local/constants';
+import { fauxqsOldestAges } from '../local/fauxqs-queues';
 import { type LocalState, localManagementEnv, readState } from '../local/state';
 import { DEFAULT_STACK, type GlobalFlags } from './context';
 import { CliError } from './errors';
@@ -49,6 +53,9 @@ export function localOptions(state: LocalState, env: NodeJS.ProcessEnv = process
     allowLoopback: true,
     allowedPorts: state.allowedPorts,
     connectionCacheTtlMs: state.connectionCacheTtlMs ?? LOCAL_CONNECTION_CACHE_TTL_MS,
+    // `stats` reads the attempt log; the queues' oldest ages come from the SQS emulator.
+    statsSource: (resources, clients) =>
+      new StoreStats(resources, clients, fauxqsOldestAges(state.endpoints.sqs, resources)),
     // Node's defaults (with NODE_EXTRA_CA_CERTS), local mode's CA, and the extra one if any.
     ca: [
       ...nodeDefaultCas(env),
@@ -85,6 +92,12 @@ export async function openTarget(
     for (const key of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']) delete env[key];
   }
   if (globals.region) env.AWS_REGION = globals.region;
-  const resources = await resourcesFromStack(globals.stack ?? DEFAULT_STACK, new CloudFormationClient({}));
-  return new WebhookManagement({ resources });
+  const stackName = globals.stack ?? DEFAULT_STACK;
+  const resources = await resourcesFromStack(stackName, new CloudFormationClient({}));
+  return new WebhookManagement({
+    resources,
+    // A deployed stack's `stats` come from CloudWatch, not a Scan of its attempt log.
+    statsSource: (r, clients) =>
+      new CloudWatchStats(r, { ...clients, cloudwatch: new CloudWatchClient({}) }, stackName),
+  });
 }

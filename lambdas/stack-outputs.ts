@@ -32,6 +32,10 @@ export const STACK_OUTPUTS = {
   parkedTableName: 'ParkedTableName',
   /** ARN of the SNS topic of operational events (connection.failing, .disabled, .recovered). */
   eventsTopicArn: 'EventsTopicArn',
+  /** Name of the Contributor Insights rule over failed attempts, keyed on the connection (`webhooks stats`). */
+  failingConnectionsRuleName: 'FailingConnectionsRuleName',
+  /** The `Stack` dimension value of the stack's `Webhooks` metrics (the enclosing stack's name). */
+  metricsStackName: 'MetricsStackName',
 } as const;
 
 /** One of the stack's output keys. */

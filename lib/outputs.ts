@@ -5,7 +5,7 @@
  * your own.
  */
 
-import { CfnOutput } from 'aws-cdk-lib';
+import { CfnOutput, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -31,6 +31,8 @@ export interface DeliveryResources {
   readonly headerPrefix: string;
   readonly allowedPorts: readonly number[];
   readonly managementApi?: WebhookManagementApi;
+  /** The Contributor Insights rule over failed attempts. */
+  readonly failingConnections: { readonly ruleName: string };
 }
 
 /** Adds every output of {@link STACK_OUTPUTS} (and the management API's) to `scope`. */
@@ -79,6 +81,14 @@ export function addDeliveryOutputs(scope: Construct, d: DeliveryResources): void
       value: d.eventsTopic.topicArn,
       description:
         'SNS topic of operational events: connection.failing, connection.disabled, connection.recovered',
+    },
+    failingConnectionsRuleName: {
+      value: d.failingConnections.ruleName,
+      description: 'Contributor Insights rule of failed attempts by connection (webhooks stats)',
+    },
+    metricsStackName: {
+      value: Stack.of(d.dispatcher).stackName,
+      description: 'Stack dimension of the Webhooks metrics (webhooks stats)',
     },
   };
   for (const [key, output] of Object.entries(outputs)) {

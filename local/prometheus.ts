@@ -12,21 +12,14 @@ import { CLOUDWATCH_METRICS, type MetricKey, PROMETHEUS_GAUGES } from '../lambda
 import { samplesOf } from '../lambdas/adapters/metrics/samples';
 import type { MetricFact } from '../lambdas/core/metrics';
 import type { Metrics } from '../lambdas/core/ports';
+import type { QueueReading } from './fauxqs-queues';
+
+export { fauxqsQueueReader, type QueueReading } from './fauxqs-queues';
 
 /** Attempt durations: 5 ms to the 30 s deadline. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** Publish to 2xx: immediate, through the retry schedule (minutes, hours), to a day. */
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3_600, 14_400, 86_400];
-
-/** What one queue holds, as the emulator tells it. */
-export interface QueueReading {
-  queue: string;
-  visible: number;
-  delayed: number;
-  inFlight: number;
-  /** Age of the oldest message in seconds; 0 when the queue is empty. */
-  oldestAgeSeconds: number;
-}
 
 /** `StatusClass` → `status_class`. */
 const labelOf = (dimension: string) => dimension.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
@@ -112,45 +105,4 @@ export class PrometheusMetrics implements Metrics {
       },
     });
   }
-}
-
-interface InspectedMessage {
-  sentTimestamp?: number;
-}
-
-/**
- * Reads the queues from fauxqs' inspection endpoint (`GET /_fauxqs/queues/<name>`), which sees
- * every message (visible, delayed, in flight) without receiving it: a scrape changes nothing.
- */
-export function fauxqsQueueReader(
-  sqsEndpoint: string,
-  queues: Record<string, string>,
-  now: () => number = Date.now,
-): () => Promise<QueueReading[]> {
-  return () =>
-    Promise.all(
-      Object.entries(queues).map(async ([queue, url]) => {
-        const name = new URL(url).pathname.split('/').pop()!;
-        const res = await fetch(new URL(`/_fauxqs/queues/${encodeURIComponent(name)}`, sqsEndpoint));
-        if (!res.ok) throw new Error(`fauxqs inspection of ${name} answered ${res.status}`);
-        const inspected = (await res.json()) as {
-          messages: {
-            ready: InspectedMessage[];
-            delayed: InspectedMessage[];
-            inflight: { message: InspectedMessage }[];
-          };
-        };
-        const { ready, delayed, inflight } = inspected.messages;
-        const sent = [...ready, ...delayed, ...inflight.map((i) => i.message)]
-          .map((m) => m.sentTimestamp)
-          .filter((t): t is number => typeof t === 'number');
-        return {
-          queue,
-          visible: ready.length,
-          delayed: delayed.length,
-          inFlight: inflight.length,
-          oldestAgeSeconds: sent.length ? Math.max(0, (now() - Math.min(...sent)) / 1000) : 0,
-        };
-      }),
-    );
 }

@@ -3,7 +3,6 @@
 import type { Command } from 'commander';
 import { OUTCOMES } from '../../lambdas/core/types';
 import type { OperatorStats, QueueDepth } from '../../lambdas/management';
-import { CliError } from '../errors';
 import { keyValues, plural, table } from '../format';
 import { handle, leaf } from '../program';
 import { parseSince, parseWholeNumber } from '../values';
@@ -13,13 +12,15 @@ const DEFAULT_TOP = 5;
 
 export function statsCommand(): Command {
   const cmd = leaf('stats', {
-    summary: 'attempts by outcome, the most failing connections, queue depths, DLQ and parked counts',
+    summary:
+      'attempts by outcome, the most failing connections, queue depths and ages, DLQ and parked counts',
     usage: '[--since 1h|30m|2d|<ISO date-time>] [--top <n>]',
     details:
-      'Attempts are counted by when they were requested, from the attempt log; a connection fails an attempt\nwith any outcome but delivered. Queue figures are now, as SQS counts them (approximate). Local mode only\nfor now: it reads every attempt in the attempt log (docs/operations.md#webhooks-stats).',
+      "A connection fails an attempt with any outcome but delivered. Local mode counts the attempt log by when\neach attempt was requested; a deployed stack reads CloudWatch: the Webhooks Attempts metric by outcome,\nthe failed-attempts Contributor Insights rule and the queues' ApproximateAgeOfOldestMessage. Queue depths\nare now, as SQS counts them (approximate). IAM actions needed: docs/operations.md#webhooks-stats.",
     examples: [
       'webhooks --local stats',
       'webhooks --local stats --since 24h --top 10',
+      'webhooks --stack Webhooks --region eu-west-1 stats --since 1d',
       'webhooks --local stats --json',
     ],
   })
@@ -29,11 +30,6 @@ export function statsCommand(): Command {
     )
     .option('--top <n>', `how many failing connections to list (default ${DEFAULT_TOP})`);
   return handle(cmd, async (ctx, { flags }) => {
-    if (!ctx.globals.local) {
-      throw new CliError(
-        "webhooks stats reads local mode only for now (--local): a deployed stack's figures are in CloudWatch (docs/operations.md#webhooks-stats)",
-      );
-    }
     const until = ctx.now();
     const since = parseSince(flags.string('since') ?? DEFAULT_SINCE, until);
     const top = flags.has('top') ? parseWholeNumber(flags.string('top')!, '--top', 1, 100) : DEFAULT_TOP;
@@ -46,7 +42,8 @@ export function statsCommand(): Command {
 /** The human form: the window, attempts by outcome, failing connections, queues. */
 export function statsText(s: OperatorStats): string {
   const { total, byOutcome } = s.attempts;
-  const lines = [`Attempts requested from ${s.since} to ${s.until}: ${total}`];
+  const what = s.source === 'cloudwatch' ? 'Attempts (CloudWatch)' : 'Attempts requested';
+  const lines = [`${what} from ${s.since} to ${s.until}: ${total}`];
   if (total > 0) {
     const rows = OUTCOMES.filter((o) => byOutcome[o] > 0).map((o) => ({
       outcome: o,
@@ -66,11 +63,21 @@ export function statsText(s: OperatorStats): string {
     lines.push('No connection failed an attempt in the window.');
   } else {
     lines.push(`Most failing connections (${plural(s.topFailing.length, 'connection')}):`);
+    // The attempt log knows each connection's attempts; the Contributor Insights rule only its failures.
+    const withTotals = s.topFailing.every((r) => r.attempts !== undefined);
     lines.push(
       table(s.topFailing, [
         { header: 'CONNECTION', value: (r) => r.connectionId },
         { header: 'FAILED', value: (r) => r.failed, align: 'right' },
-        { header: 'OF', value: (r) => r.attempts, align: 'right' },
+        ...(withTotals
+          ? [
+              {
+                header: 'OF',
+                value: (r: (typeof s.topFailing)[number]) => r.attempts,
+                align: 'right' as const,
+              },
+            ]
+          : []),
       ]),
     );
   }
@@ -79,7 +86,7 @@ export function statsText(s: OperatorStats): string {
     keyValues([
       ['ingress queue', queueLine(s.queues.ingress)],
       ['retry queue', queueLine(s.queues.retry)],
-      ['dead-letter queue', plural(s.dlqDepth, 'message')],
+      ['dead-letter queue', `${plural(s.dlqDepth, 'message')}${age(s.queues.deadLetter)}`],
       ['parked', s.parked === undefined ? undefined : plural(s.parked, 'delivery', 'deliveries')],
     ]),
   );
@@ -87,5 +94,21 @@ export function statsText(s: OperatorStats): string {
 }
 
 function queueLine(q: QueueDepth): string {
-  return `${q.visible} waiting, ${q.delayed} delayed, ${q.inFlight} in flight`;
+  return `${q.visible} waiting, ${q.delayed} delayed, ${q.inFlight} in flight${age(q)}`;
+}
+
+/** ", oldest 42 s" (whole seconds, then minutes, hours or days), ", oldest unknown", or nothing on an empty queue. */
+function age(q: QueueDepth): string {
+  if (q.oldestAgeSeconds === null) return ', oldest unknown';
+  if (q.visible + q.delayed + q.inFlight === 0 && q.oldestAgeSeconds === 0) return '';
+  return `, oldest ${duration(q.oldestAgeSeconds)}`;
+}
+
+/** 42 s, 3 min, 5 h, 2 d: the largest unit that fits, rounded down. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 120) return `${s} s`;
+  if (s < 7_200) return `${Math.floor(s / 60)} min`;
+  if (s < 172_800) return `${Math.floor(s / 3_600)} h`;
+  return `${Math.floor(s / 86_400)} d`;
 }

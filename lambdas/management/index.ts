@@ -32,9 +32,10 @@ import {
 } from './console-session';
 import { DeadLetterQueue } from './dead-letters';
 import { NotFoundError } from './errors';
-import { type OperatorStatsSource, StoreStats } from './operator-stats';
+import { StoreStats } from './operator-stats';
 import { ParkedDeliveriesAdmin, type ParkedPageResult, type RecoverResult, type Scope } from './parked';
 import { type ResendResult, resendDelivery } from './resend';
+import type { OperatorStatsSource } from './stats-port';
 import { sendTest } from './test-send';
 import type { ManagementOptions, UpdateConnectionInput } from './types';
 
@@ -51,7 +52,6 @@ export {
 } from './console-session';
 export { type DeadLetterEntry, DeadLetterQueue, type RedriveResult } from './dead-letters';
 export { ConflictError, NotFoundError, ValidationError } from './errors';
-export type { OperatorStats, OperatorStatsSource, QueueDepth, StatsQuery } from './operator-stats';
 export {
   DEFAULT_RECOVERY_RATE_PER_SECOND,
   ParkedDeliveriesAdmin,
@@ -63,6 +63,15 @@ export {
 export type { ResendResult } from './resend';
 export { isSince, parseSince } from './since';
 export { resourcesFromStack } from './stack';
+export type {
+  OldestAges,
+  OperatorStats,
+  OperatorStatsSource,
+  QueueDepth,
+  StatsClients,
+  StatsQuery,
+  StatsSourceKind,
+} from './stats-port';
 export type * from './types';
 
 /** A connection as `getConnection` returns it: with its health. */
@@ -75,7 +84,7 @@ export class WebhookManagement {
   readonly publisher: WebhookPublisher;
   /** Parked deliveries: list, retry, recover (docs/design.md §9). */
   readonly parked: ParkedDeliveriesAdmin;
-  /** `webhooks stats`: figures read from the stack's stores and queues (operator-stats.ts). */
+  /** `webhooks stats`: from the stack's stores and queues (operator-stats.ts) or `options.statsSource`. */
   readonly stats: OperatorStatsSource;
   /** How long the dispatchers cache a connection, when known (ManagementOptions.connectionCacheTtlMs). */
   readonly connectionCacheTtlMs?: number;
@@ -111,10 +120,10 @@ export class WebhookManagement {
     );
     this.deadLetters = new DeadLetterQueue(this.shared);
     this.publisher = new WebhookPublisher({ queueUrl: options.resources.queueUrl, sqsClient: clients.sqs });
-    this.stats = new StoreStats(options.resources, {
-      sqs: clients.sqs,
-      doc: documentClient(clients.dynamodb),
-    });
+    const statsClients = { sqs: clients.sqs, doc: documentClient(clients.dynamodb) };
+    this.stats = options.statsSource
+      ? options.statsSource(options.resources, statsClients)
+      : new StoreStats(options.resources, statsClients);
   }
 
   /** A connection with its health (docs/design.md §9); 404 (NotFoundError) for another application's id. */

@@ -1,51 +1,25 @@
 /**
- * What `webhooks stats` shows operators (docs/operations.md#webhooks-stats): attempts by outcome
- * over a window, the connections with the most failed attempts in it, the queues' depth, the
- * DLQ's depth and how many deliveries are parked. A port with one adapter so far, which reads
- * the stack's own stores and queues: the attempt log (a Scan of the window's attempts), the
- * parked table (a counting Scan) and SQS queue attributes. It reads every attempt item, so it
- * is meant for local mode and small stacks; a deployed stack's figures belong to CloudWatch.
+ * `webhooks stats` from the stack's own stores and queues (the port: stats-port.ts): the attempt
+ * log (a Scan of the window's attempts), the parked table (a counting Scan) and SQS queue
+ * attributes, with the oldest messages' ages when the caller can read them (local mode reads
+ * the SQS emulator's inspection API). It reads every attempt item, so it is meant for local
+ * mode and small stacks; a deployed stack's figures come from CloudWatch (cloudwatch-stats.ts).
+ * The queue and parked readings are shared by both adapters.
  */
 
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { OUTCOMES, type Outcome } from '../core/types';
+import type {
+  OldestAges,
+  OperatorStats,
+  OperatorStatsSource,
+  QueueDepth,
+  QueueName,
+  StatsClients,
+  StatsQuery,
+} from './stats-port';
 import type { WebhookResources } from './types';
-
-/** Messages on one queue, as SQS counts them (approximate). */
-export interface QueueDepth {
-  /** Ready to be received. */
-  visible: number;
-  /** Sent with a delay that has not passed yet (retries waiting for their backoff). */
-  delayed: number;
-  /** Received and being processed. */
-  inFlight: number;
-}
-
-export interface OperatorStats {
-  since: string;
-  until: string;
-  attempts: { total: number; byOutcome: Record<Outcome, number> };
-  /** Connections by failed attempts in the window (any outcome but delivered), most first. */
-  topFailing: Array<{ connectionId: string; failed: number; attempts: number }>;
-  queues: { ingress: QueueDepth; retry: QueueDepth };
-  /** Messages in the dead-letter queue. */
-  dlqDepth: number;
-  /** Deliveries parked now (undefined on a stack without the parked table). */
-  parked?: number;
-}
-
-export interface StatsQuery {
-  since: Date;
-  until: Date;
-  /** How many connections `topFailing` lists. @default 5 */
-  top?: number;
-}
-
-/** Port: where the figures come from. */
-export interface OperatorStatsSource {
-  read(query: StatsQuery): Promise<OperatorStats>;
-}
 
 const QUEUE_ATTRIBUTES = [
   'ApproximateNumberOfMessages',
@@ -53,28 +27,89 @@ const QUEUE_ATTRIBUTES = [
   'ApproximateNumberOfMessagesNotVisible',
 ] as const;
 
+/** Depth (and, when `ages` can tell, the oldest message's age) of the stack's three queues. */
+export async function queueDepths(
+  resources: WebhookResources,
+  sqs: SQSClient,
+  ages?: OldestAges,
+): Promise<OperatorStats['queues']> {
+  const [ingress, retry, deadLetter, oldest] = await Promise.all([
+    depthOf(sqs, resources.queueUrl),
+    depthOf(sqs, resources.retryQueueUrl),
+    depthOf(sqs, resources.dlqUrl),
+    ages ? ages() : Promise.resolve(undefined),
+  ]);
+  const withAge = (name: QueueName, d: Omit<QueueDepth, 'oldestAgeSeconds'>): QueueDepth => ({
+    ...d,
+    oldestAgeSeconds: oldest?.[name] ?? null,
+  });
+  return {
+    ingress: withAge('ingress', ingress),
+    retry: withAge('retry', retry),
+    deadLetter: withAge('deadLetter', deadLetter),
+  };
+}
+
+/** Every message on the queue, whatever its state. */
+export const messagesOn = (q: QueueDepth): number => q.visible + q.delayed + q.inFlight;
+
+async function depthOf(sqs: SQSClient, queueUrl: string): Promise<Omit<QueueDepth, 'oldestAgeSeconds'>> {
+  const { Attributes: a = {} } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: [...QUEUE_ATTRIBUTES] }),
+  );
+  const n = (key: (typeof QUEUE_ATTRIBUTES)[number]) => Number(a[key] ?? 0);
+  return {
+    visible: n('ApproximateNumberOfMessages'),
+    delayed: n('ApproximateNumberOfMessagesDelayed'),
+    inFlight: n('ApproximateNumberOfMessagesNotVisible'),
+  };
+}
+
+/** Deliveries parked now: a counting Scan of the parked table (undefined without one). */
+export async function parkedCount(
+  resources: WebhookResources,
+  doc: DynamoDBDocumentClient,
+): Promise<number | undefined> {
+  if (!resources.parkedTable) return undefined;
+  let count = 0;
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new ScanCommand({
+        TableName: resources.parkedTable,
+        Select: 'COUNT',
+        ...(cursor ? { ExclusiveStartKey: cursor } : {}),
+      }),
+    );
+    count += page.Count ?? 0;
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return count;
+}
+
 /** The adapter on the stack's stores and queues. */
 export class StoreStats implements OperatorStatsSource {
   constructor(
     private readonly resources: WebhookResources,
-    private readonly clients: { sqs: SQSClient; doc: DynamoDBDocumentClient },
+    private readonly clients: StatsClients,
+    /** Reads the oldest messages' ages (local mode: the SQS emulator); absent, they are null. */
+    private readonly ages?: OldestAges,
   ) {}
 
   async read(query: StatsQuery): Promise<OperatorStats> {
-    const [attempts, ingress, retry, dlq, parked] = await Promise.all([
+    const [attempts, queues, parked] = await Promise.all([
       this.attempts(query),
-      this.depth(this.resources.queueUrl),
-      this.depth(this.resources.retryQueueUrl),
-      this.depth(this.resources.dlqUrl),
-      this.resources.parkedTable ? this.count(this.resources.parkedTable) : Promise.resolve(undefined),
+      queueDepths(this.resources, this.clients.sqs, this.ages),
+      parkedCount(this.resources, this.clients.doc),
     ]);
     return {
+      source: 'stores',
       since: query.since.toISOString(),
       until: query.until.toISOString(),
       attempts: attempts.totals,
       topFailing: attempts.topFailing.slice(0, query.top ?? 5),
-      queues: { ingress, retry },
-      dlqDepth: dlq.visible + dlq.delayed + dlq.inFlight,
+      queues,
+      dlqDepth: messagesOn(queues.deadLetter),
       ...(parked === undefined ? {} : { parked }),
     };
   }
@@ -115,34 +150,5 @@ export class StoreStats implements OperatorStatsSource {
       .map(([connectionId, e]) => ({ connectionId, ...e }))
       .sort((a, b) => b.failed - a.failed || a.connectionId.localeCompare(b.connectionId));
     return { totals: { total, byOutcome }, topFailing };
-  }
-
-  private async depth(queueUrl: string): Promise<QueueDepth> {
-    const { Attributes: a = {} } = await this.clients.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: [...QUEUE_ATTRIBUTES] }),
-    );
-    const n = (key: (typeof QUEUE_ATTRIBUTES)[number]) => Number(a[key] ?? 0);
-    return {
-      visible: n('ApproximateNumberOfMessages'),
-      delayed: n('ApproximateNumberOfMessagesDelayed'),
-      inFlight: n('ApproximateNumberOfMessagesNotVisible'),
-    };
-  }
-
-  private async count(tableName: string): Promise<number> {
-    let count = 0;
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await this.clients.doc.send(
-        new ScanCommand({
-          TableName: tableName,
-          Select: 'COUNT',
-          ...(cursor ? { ExclusiveStartKey: cursor } : {}),
-        }),
-      );
-      count += page.Count ?? 0;
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return count;
   }
 }

@@ -47,6 +47,8 @@ export async function resourcesFromStack(
     eventsTopicArn: outputs[STACK_OUTPUTS.eventsTopicArn] || undefined,
     apiUrl: outputs[MANAGEMENT_API_OUTPUTS.apiUrl] || undefined,
     consoleKeySecret: outputs[MANAGEMENT_API_OUTPUTS.consoleKeySecret] || undefined,
+    failingConnectionsRule: outputs[STACK_OUTPUTS.failingConnectionsRuleName] || undefined,
+    metricsStack: outputs[STACK_OUTPUTS.metricsStackName] || undefined,
     allowedPorts: outputs[STACK_OUTPUTS.allowedPorts]
       ? outputs[STACK_OUTPUTS.allowedPorts]!.split(',')
           .map(Number)

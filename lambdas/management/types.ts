@@ -1,6 +1,7 @@
 import type { SecretStore } from '../config';
 import type { Connection, HttpMethod } from '../core/types';
 import type { AwsClients } from '../wiring';
+import type { OperatorStatsSource, StatsClients } from './stats-port';
 
 /** Where a deployment's resources are: the stack outputs, or local mode's state file. */
 export interface WebhookResources {
@@ -29,6 +30,13 @@ export interface WebhookResources {
   consoleKeySecret?: string;
   /** Base URL of the management HTTP API (stack output `ManagementApiUrl`; local mode: http://127.0.0.1:<port>). */
   apiUrl?: string;
+  /**
+   * Name of the Contributor Insights rule over failed attempts (stack output
+   * `FailingConnectionsRuleName`): the top failing connections of `webhooks stats`.
+   */
+  failingConnectionsRule?: string;
+  /** The `Stack` dimension value of the stack's metrics (stack output `MetricsStackName`). */
+  metricsStack?: string;
 }
 
 export interface ManagementOptions {
@@ -55,6 +63,11 @@ export interface ManagementOptions {
   attemptTimeoutMs?: number;
   /** TTL of test-send attempt records, days. @default 30 */
   attemptTtlDays?: number;
+  /**
+   * Where `stats` reads its figures. @default the stack's stores and queues (StoreStats); the
+   * CLI passes CloudWatch for a deployed stack (cloudwatch-stats.ts).
+   */
+  statsSource?: (resources: WebhookResources, clients: StatsClients) => OperatorStatsSource;
 }
 
 /** A connection as the management API shows it: never the secret itself. */

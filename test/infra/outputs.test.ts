@@ -23,7 +23,9 @@ describe('stack outputs', () => {
       'DeadLetterQueueUrl',
       'DispatcherFunctionName',
       'EventsTopicArn',
+      'FailingConnectionsRuleName',
       'HeaderPrefix',
+      'MetricsStackName',
       'ParkedTableName',
       'QueueUrl',
       'RetryQueueUrl',
@@ -52,6 +54,13 @@ describe('stack outputs', () => {
     template.hasOutput(STACK_OUTPUTS.headerPrefix, { Value: 'X-Service' });
     template.hasOutput(STACK_OUTPUTS.allowedPorts, { Value: '443' });
     template.hasOutput(STACK_OUTPUTS.secretStore, { Value: 'secrets-manager' });
+    // What `webhooks stats` reads CloudWatch by: the rule the fleet alarm counts, and the Stack
+    // dimension the dispatcher's EMF carries (its environment's stack name).
+    template.hasOutput(STACK_OUTPUTS.failingConnectionsRuleName, { Value: d.failingConnections.ruleName });
+    template.hasOutput(STACK_OUTPUTS.metricsStackName, { Value: 'Webhooks' });
+    template.hasResourceProperties('AWS::CloudWatch::InsightRule', {
+      RuleName: d.failingConnections.ruleName,
+    });
   });
 
   it('reports the prefixes given as props', () => {

@@ -395,9 +395,13 @@ describe('webhooks CLI against local mode', () => {
 
   it('shows stats after known deliveries: attempts by outcome, the failing connection first, parked and DLQ counts', async () => {
     interface Stats {
+      source: string;
       attempts: { total: number; byOutcome: Record<string, number> };
       topFailing: Array<{ connectionId: string; failed: number; attempts: number }>;
-      queues: Record<'ingress' | 'retry', { visible: number; delayed: number; inFlight: number }>;
+      queues: Record<
+        'ingress' | 'retry' | 'deadLetter',
+        { visible: number; delayed: number; inFlight: number; oldestAgeSeconds: number | null }
+      >;
       dlqDepth: number;
       parked: number;
     }
@@ -445,8 +449,11 @@ describe('webhooks CLI against local mode', () => {
     // too: a refusal, outcome `rejected`.
     expect(stats.attempts.byOutcome.rejected).toBeGreaterThanOrEqual(1);
     expect(stats.attempts.total).toBe(Object.values(stats.attempts.byOutcome).reduce((a, b) => a + b, 0));
+    expect(stats.source).toBe('stores');
     expect(stats.dlqDepth).toBe(0);
-    expect(stats.queues.retry).toEqual({ visible: 0, delayed: 0, inFlight: 0 });
+    // Local mode reads the oldest message's age from the emulator: 0 on an empty queue.
+    expect(stats.queues.retry).toEqual({ visible: 0, delayed: 0, inFlight: 0, oldestAgeSeconds: 0 });
+    expect(stats.queues.deadLetter).toEqual({ visible: 0, delayed: 0, inFlight: 0, oldestAgeSeconds: 0 });
 
     const text = await ok(['stats', '--since', '1h']);
     expect(text).toMatch(/^Attempts requested from \S+ to \S+: \d+\n/);

@@ -1,9 +1,10 @@
-import { statsText } from '../../../cli/commands/stats';
+import { duration, statsText } from '../../../cli/commands/stats';
 import { OUTCOMES } from '../../../lambdas/core/types';
 import type { OperatorStats } from '../../../lambdas/management';
 
 const none = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as OperatorStats['attempts']['byOutcome'];
 const stats = (over: Partial<OperatorStats> = {}): OperatorStats => ({
+  source: 'stores',
   since: '2026-11-25T18:00:00.000Z',
   until: '2026-11-25T19:00:00.000Z',
   attempts: { total: 10, byOutcome: { ...none, delivered: 7, http_error: 2, timeout: 1 } },
@@ -12,8 +13,9 @@ const stats = (over: Partial<OperatorStats> = {}): OperatorStats => ({
     { connectionId: 'con_c', failed: 1, attempts: 1 },
   ],
   queues: {
-    ingress: { visible: 3, delayed: 0, inFlight: 1 },
-    retry: { visible: 0, delayed: 2, inFlight: 0 },
+    ingress: { visible: 3, delayed: 0, inFlight: 1, oldestAgeSeconds: 42.7 },
+    retry: { visible: 0, delayed: 2, inFlight: 0, oldestAgeSeconds: 185 },
+    deadLetter: { visible: 1, delayed: 0, inFlight: 0, oldestAgeSeconds: 3 * 86_400 + 5 },
   },
   dlqDepth: 1,
   parked: 4,
@@ -35,9 +37,9 @@ describe('webhooks stats, as people read it', () => {
     expect(text).toMatch(
       /Most failing connections \(2 connections\):\nCONNECTION\s+FAILED\s+OF\ncon_b\s+2\s+5\ncon_c\s+1\s+1/,
     );
-    expect(text).toMatch(/ingress queue\s+3 waiting, 0 delayed, 1 in flight/);
-    expect(text).toMatch(/retry queue\s+0 waiting, 2 delayed, 0 in flight/);
-    expect(text).toMatch(/dead-letter queue\s+1 message\n/);
+    expect(text).toMatch(/ingress queue\s+3 waiting, 0 delayed, 1 in flight, oldest 42 s\n/);
+    expect(text).toMatch(/retry queue\s+0 waiting, 2 delayed, 0 in flight, oldest 3 min\n/);
+    expect(text).toMatch(/dead-letter queue\s+1 message, oldest 3 d\n/);
     expect(text).toMatch(/parked\s+4 deliveries$/);
   });
 
@@ -48,6 +50,41 @@ describe('webhooks stats, as people read it', () => {
     expect(text).toContain(': 0\n\nNo connection failed an attempt in the window.');
     expect(text).not.toContain('OUTCOME');
     expect(text).not.toMatch(/parked/);
+  });
+
+  it('prints the CloudWatch form with the same renderer: failures without totals, ages it could not read', () => {
+    const text = statsText(
+      stats({
+        source: 'cloudwatch',
+        topFailing: [{ connectionId: 'con_b', failed: 9 }],
+        queues: {
+          ingress: { visible: 0, delayed: 0, inFlight: 0, oldestAgeSeconds: 0 },
+          retry: { visible: 0, delayed: 0, inFlight: 0, oldestAgeSeconds: null },
+          deadLetter: { visible: 0, delayed: 0, inFlight: 0, oldestAgeSeconds: 0 },
+        },
+        dlqDepth: 0,
+      }),
+    );
+    expect(text.split('\n')[0]).toBe(
+      'Attempts (CloudWatch) from 2026-11-25T18:00:00.000Z to 2026-11-25T19:00:00.000Z: 10',
+    );
+    expect(text).toMatch(/CONNECTION\s+FAILED\ncon_b\s+9\n/); // no OF column
+    expect(text).toMatch(/ingress queue\s+0 waiting, 0 delayed, 0 in flight\n/); // empty: no age
+    expect(text).toMatch(/retry queue\s+0 waiting, 0 delayed, 0 in flight, oldest unknown\n/);
+    expect(text).toMatch(/dead-letter queue\s+0 messages\n/);
+  });
+
+  it('writes ages in the largest unit that fits, rounded down', () => {
+    expect([0, 59.9, 119, 120, 7_199, 7_200, 172_799, 172_800].map(duration)).toEqual([
+      '0 s',
+      '59 s',
+      '119 s',
+      '2 min',
+      '119 min',
+      '2 h',
+      '47 h',
+      '2 d',
+    ]);
   });
 
   it('renders an untrusted connection id as text, not as terminal control', () => {

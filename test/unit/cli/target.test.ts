@@ -2,8 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import { CliError } from '../../../cli/errors';
-import { localOptions, nodeDefaultCas } from '../../../cli/target';
+import { localOptions, nodeDefaultCas, openTarget } from '../../../cli/target';
+import { CloudWatchStats } from '../../../lambdas/management/cloudwatch-stats';
+import { StoreStats } from '../../../lambdas/management/operator-stats';
 import type { LocalState } from '../../../local/state';
 import { localStateFixture } from '../../support/fixtures';
 
@@ -52,5 +59,48 @@ describe("Node's default CAs (what the CLI trusts besides local mode's CA)", () 
     const cas = localOptions(state(), {}).ca as string[];
     expect(cas.slice(0, -1)).toEqual(nodeDefaultCas({}));
     expect(cas.at(-1)).toContain('BEGIN CERTIFICATE');
+  });
+});
+
+describe('where `stats` reads its figures', () => {
+  const cfn = mockClient(CloudFormationClient);
+  afterAll(() => cfn.restore());
+
+  it('local mode: the stores, with queue ages from the emulator', () => {
+    const options = localOptions(state(), {});
+    const source = options.statsSource!(options.resources, {
+      sqs: new SQSClient({ region: 'us-east-1' }),
+      doc: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+    });
+    expect(source).toBeInstanceOf(StoreStats);
+  });
+
+  it("a deployed stack: CloudWatch, found by the stack's outputs", async () => {
+    const outputs: Record<string, string> = {
+      QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/q',
+      RetryQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/r',
+      DeadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/d',
+      ConnectionsTableName: 'c',
+      AttemptsTableName: 'a',
+      SecretPrefix: 'webhooks/Prod/',
+      FailingConnectionsRuleName: 'Prod-FailingConnections-1A2B',
+      MetricsStackName: 'Prod',
+    };
+    cfn.on(DescribeStacksCommand, { StackName: 'Prod' }).resolves({
+      Stacks: [
+        {
+          StackName: 'Prod',
+          CreationTime: new Date(),
+          StackStatus: 'CREATE_COMPLETE',
+          Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
+        },
+      ],
+    });
+    const env: NodeJS.ProcessEnv = {};
+    const management = await openTarget(
+      { local: false, json: false, stack: 'Prod', region: 'eu-west-1' },
+      env,
+    );
+    expect(management.stats).toBeInstanceOf(CloudWatchStats);
   });
 });
