@@ -298,6 +298,13 @@ function printTable(results: BenchResults): void {
       '',
     ]);
     rows.push([
+      'per delivery: billed wait for a slot, batch waits overlapped / each alone (ms); unlimited waits (ms)',
+      `${rl.waitMsPerDelivery} / ${rl.waitMsPerDeliveryAlone}; ${rl.unlimited.waitMs}`,
+      '',
+      '',
+    ]);
+
+    rows.push([
       'deliveries/s of the same local mode without a limit (the ceiling here)',
       fmt(rl.unlimited.deliveriesPerSecond),
       '',

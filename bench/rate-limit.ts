@@ -4,9 +4,12 @@
  * once, then each delivery's arrival at the receiver counted per one-second window. Reports the
  * busiest window after the first two seconds (aligned to the second, and sliding), the
  * throughput while work waits, duplicates and dead letters, and what the limit adds per
- * delivery: counter writes, deferrals (each a retry-queue message) and log bytes, priced with
- * bench/prices.ts; then a burst to an unlimited connection, which must add nothing.
+ * delivery: counter writes, deferrals (each a retry-queue message), log bytes and the billed
+ * Lambda time of the waits for a slot in the second, priced with bench/prices.ts; then a burst
+ * to an unlimited connection, which must add nothing.
  */
+
+import { AsyncLocalStorage } from 'node:async_hooks';
 
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { WebhookManagement } from '../lambdas/management';
@@ -54,13 +57,25 @@ export interface RateLimitFigures {
   counterWritesPerDelivery: number;
   deferralsPerDelivery: number;
   logBytesPerDelivery: number;
-  /** What the limit adds per million deliveries, USD: writes, SQS requests of the deferrals, their log lines. */
+  /**
+   * Billed Lambda time of the waits for a slot, ms per delivery: each batch's time with at
+   * least one delivery waiting (the waits of a batch overlap), summed over batches.
+   */
+  waitMsPerDelivery?: number;
+  /** The same summed per delivery (no overlap): what the waits would bill one delivery a batch. */
+  waitMsPerDeliveryAlone?: number;
+  /**
+   * What the limit adds per million deliveries, USD: writes, SQS requests of the deferrals, their
+   * log lines, and the waits at the dispatcher's default 256 MB (Arm).
+   */
   addedCostPerMillion: number;
   unlimited: {
     events: number;
     /** What this machine's local mode delivers without a limit: the ceiling any limit is measured under. */
     deliveriesPerSecond: number;
     counterWrites: number;
+    /** Waits for a slot, ms in all (none: an unlimited connection never waits). */
+    waitMs?: number;
     logBytesPerDelivery: number;
     addedCostPerMillion: number;
   };
@@ -72,7 +87,8 @@ interface Receipt {
   at: number;
 }
 
-const DEFERRED = 'delivery deferred: waiting for the rate limit';
+/** The dispatcher's default memory, GB: what a waiting invocation is billed by. */
+const DISPATCHER_GB = 256 / 1024;
 
 export async function measureRateLimit(options: RateLimitOptions): Promise<RateLimitFigures> {
   const emulators = await startLocalAws({ visibilityTimeoutSeconds: 60 });
@@ -90,6 +106,22 @@ export async function measureRateLimit(options: RateLimitOptions): Promise<RateL
     allowedPorts: [receiver.port],
     ca: [caPem],
   });
+  // Each wait, kept with the batch it happened in (the waits of a batch overlap).
+  const batchOf = new AsyncLocalStorage<number>();
+  let batches = 0;
+  const waits: Array<{ batch: number; from: number; to: number }> = [];
+  const clock = {
+    now: () => Date.now(),
+    sleep(ms: number) {
+      const from = Date.now();
+      return new Promise<void>((resolve) =>
+        setTimeout(() => {
+          waits.push({ batch: batchOf.getStore() ?? -1, from, to: Date.now() });
+          resolve();
+        }, ms),
+      );
+    },
+  };
   const running = startDispatcher(
     {
       region: emulators.region,
@@ -103,8 +135,13 @@ export async function measureRateLimit(options: RateLimitOptions): Promise<RateL
       sdkMaxAttempts: 3,
       settings: dispatcherSettings(process.env),
     },
-    { log: capture.log },
+    { log: capture.log, clock },
   );
+  const { dispatcher } = running.wired;
+  const processBatch = dispatcher.processBatch.bind(dispatcher);
+  dispatcher.processBatch = (records, invocation) =>
+    batchOf.run(batches++, () => processBatch(records, invocation));
+  const deferrals = () => running.metrics.byMetric.RateLimitDeferrals ?? 0;
   // Counts the counter's writes: the same object the dispatcher was built with.
   const counter = running.wired.deps.rateCounter!;
   const increment = counter.increment.bind(counter);
@@ -113,7 +150,6 @@ export async function measureRateLimit(options: RateLimitOptions): Promise<RateL
     counterWrites++;
     return increment(...args);
   };
-  const deferrals = () => capture.lines.filter((line) => line.includes(DEFERRED)).length;
   const sqs = new SQSClient(localClientConfig(emulators.endpoints.sqs, emulators.region));
 
   const until = async (done: () => boolean, timeoutMs: number, what: string) => {
@@ -166,10 +202,12 @@ export async function measureRateLimit(options: RateLimitOptions): Promise<RateL
         options.unlimitedEvents / ((Math.max(...free.map((r) => r.at)) - freeStart) / 1000),
       ),
       counterWrites,
+      waitMs: waits.reduce((ms, w) => ms + (w.to - w.from), 0),
       logBytesPerDelivery: round((capture.bytes - logBefore) / options.unlimitedEvents),
     };
 
     counterWrites = 0;
+    waits.length = 0;
     const deferralsBefore = deferrals();
     logBefore = capture.bytes;
     const got = await burst(limitedApp, '/limited', options.events, 'usr_lim_');
@@ -209,6 +247,8 @@ export async function measureRateLimit(options: RateLimitOptions): Promise<RateL
       Number(dlq.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
 
     const n = options.events;
+    const waitAlone = waits.reduce((ms, w) => ms + (w.to - w.from), 0) / n;
+    const waitBilled = billedWaitMs(waits) / n;
     const writesPer = counterWrites / n;
     const deferralsPer = deferred / n;
     const extraLogPer = Math.max(0, logBytes / n - unlimited.logBytesPerDelivery);
@@ -217,7 +257,8 @@ export async function measureRateLimit(options: RateLimitOptions): Promise<RateL
     const added =
       writesPer * PRICES.dynamoDbPerMillionWriteUnits +
       deferralsPer * 3 * PRICES.sqsPerMillionRequests +
-      (extraLogPer * PRICES.logsPerGbIngested * 1_000_000) / 1024 ** 3;
+      (extraLogPer * PRICES.logsPerGbIngested * 1_000_000) / 1024 ** 3 +
+      (waitBilled / 1000) * DISPATCHER_GB * PRICES.lambdaArmPerGbSecond * 1_000_000;
     return {
       events: n,
       limit: options.limit,
@@ -235,6 +276,8 @@ export async function measureRateLimit(options: RateLimitOptions): Promise<RateL
       counterWritesPerDelivery: round(writesPer),
       deferralsPerDelivery: round(deferralsPer),
       logBytesPerDelivery: round(logBytes / n),
+      waitMsPerDelivery: round(waitBilled),
+      waitMsPerDeliveryAlone: round(waitAlone),
       addedCostPerMillion: round(added),
       unlimited: {
         ...unlimited,
@@ -250,4 +293,21 @@ export async function measureRateLimit(options: RateLimitOptions): Promise<RateL
     restoreEnv();
     await Promise.all([receiver.stop(), emulators.stop()]);
   }
+}
+
+/** The time each batch had at least one delivery waiting, summed over batches, ms. */
+export function billedWaitMs(waits: ReadonlyArray<{ batch: number; from: number; to: number }>): number {
+  const byBatch = new Map<number, Array<{ from: number; to: number }>>();
+  for (const w of waits) byBatch.set(w.batch, [...(byBatch.get(w.batch) ?? []), w]);
+  let total = 0;
+  for (const spans of byBatch.values()) {
+    spans.sort((a, b) => a.from - b.from);
+    let end = Number.NEGATIVE_INFINITY;
+    for (const { from, to } of spans) {
+      if (to <= end) continue;
+      total += to - Math.max(from, end);
+      end = to;
+    }
+  }
+  return total;
 }

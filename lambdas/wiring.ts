@@ -73,13 +73,19 @@ export interface Wired {
   close(): Promise<void>;
 }
 
+/** The runtime's clock: its time, and a timer (a rate-limited send waiting for its slot). */
+const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+};
+
 /** The adapters every wiring shares: the clock, the document client, the sender and its egress policy, the queues, the secret store. */
 function sharedAdapters(
   config: TestSendConfig,
   options: WiringOptions,
   counting?: { inFlight: number; metrics: Metrics },
 ) {
-  const clock = options.clock ?? { now: () => Date.now() };
+  const clock = options.clock ?? systemClock;
   const egress = { allowedPorts: config.allowedPorts, allowLoopback: config.allowLoopback };
   return {
     clock,
@@ -107,7 +113,7 @@ function sharedAdapters(
 }
 
 export function wireDispatcher(config: DispatcherConfig, options: WiringOptions = {}): Wired {
-  const clock = options.clock ?? { now: () => Date.now() };
+  const clock = options.clock ?? systemClock;
   const metrics = options.metrics ?? new EmfMetrics({ stack: config.stackName, clock });
   const { egress, doc, sender, queues, secrets } = sharedAdapters(
     config,

@@ -155,15 +155,20 @@ ${table(['attempts in the batch', 'expected slowest'], latencyRows)}
 export function rateLimits({ results, prices }: CostDoc): string {
   const rl = results.rateLimit;
   const perDeferral = prices.dynamoDbPerMillionWriteUnits + 3 * prices.sqsPerMillionRequests;
+  const perSecondWaited = 0.25 * prices.lambdaArmPerGbSecond * 1_000_000;
   const head = `## Rate limits
 
-A connection **without a limit** never reaches the rate-limit table: it adds nothing. A connection
-**with a limit** adds one DynamoDB write per send (the counter's \`ADD\`, ${money(prices.dynamoDbPerMillionWriteUnits)} a
-million), and per deferral one more write, one SendMessage and its share of a ReceiveMessage and
-a DeleteMessageBatch (counted here at one of each, the dearest case): ${money(perDeferral)} a million
-deferrals, plus one INFO log line. Deferrals per delivery depend on how far a burst exceeds the
-limit and how late the deferred messages come back: each waiting delivery is aimed at the second
-its place fits, and waits again when that second is full.`;
+A connection **without a limit** never reaches the rate-limit table and never waits: it adds
+nothing. A connection **with a limit** adds one DynamoDB write per send (the counter's \`ADD\`,
+${money(prices.dynamoDbPerMillionWriteUnits)} a million); per deferral one more write, one SendMessage and its share of a
+ReceiveMessage and a DeleteMessageBatch (counted here at one of each, the dearest case):
+${money(perDeferral)} a million deferrals (their log line is DEBUG, so nothing at the default level); and the
+Lambda time its sends wait for their slot in the second (each goes \`(c − 1) / limit\` s into
+its second, decisions.md D35): ${money(perSecondWaited)} per million deliveries for each second waited at the
+dispatcher's default 256 MB, counted as each batch's time with a delivery waiting (a batch's
+waits overlap). Deferrals per delivery depend on how far a burst exceeds the limit and how many
+batches poll meanwhile: each waiting delivery is aimed at the second its place fits, and waits
+again when that second is full.`;
   if (!rl) return `${head}\n\nNot measured in the figures this document was made from.`;
   return `${head}
 
@@ -175,6 +180,7 @@ ${table(
     '',
     'counter writes / delivery',
     'deferrals / delivery',
+    'billed wait / delivery',
     'log bytes / delivery',
     'added per million deliveries',
   ],
@@ -183,6 +189,7 @@ ${table(
       `limited (${num(rl.limit)}/s)`,
       num(rl.counterWritesPerDelivery),
       num(rl.deferralsPerDelivery),
+      rl.waitMsPerDelivery === undefined ? 'not measured' : `${num(rl.waitMsPerDelivery)} ms`,
       num(rl.logBytesPerDelivery),
       money(rl.addedCostPerMillion),
     ],
@@ -190,6 +197,9 @@ ${table(
       'unlimited',
       num(rl.unlimited.counterWrites / rl.unlimited.events),
       '0',
+      rl.unlimited.waitMs === undefined
+        ? 'not measured'
+        : `${num(rl.unlimited.waitMs / rl.unlimited.events)} ms`,
       num(rl.unlimited.logBytesPerDelivery),
       money(rl.unlimited.addedCostPerMillion),
     ],

@@ -87,6 +87,8 @@ export function createAttempter(
   const { clock } = deps;
   const limiter = createLimiter(options.concurrency);
   const rateLimiter = deps.rateCounter && createRateLimiter(deps.rateCounter, () => clock.now());
+  const sleep = (ms: number) =>
+    clock.sleep ? clock.sleep(ms) : new Promise<void>((resolve) => setTimeout(resolve, ms));
   /**
    * Each connection record's check, kept for as long as the record object lives (the
    * connection cache hands out the same object until its TTL). URL parsing and the egress and
@@ -190,7 +192,8 @@ export function createAttempter(
   ): Promise<Deferral> {
     await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(delivery, delaySeconds));
     deps.metrics?.record({ kind: 'rateLimitDeferral' });
-    deps.log.info('delivery deferred: waiting for the rate limit', {
+    // DEBUG: one line per deferral would be most of a burst's log; RateLimitDeferrals counts them.
+    deps.log.debug('delivery deferred: waiting for the rate limit', {
       ...ids,
       eventId: delivery.eventId,
       rateLimit: limit,
@@ -245,6 +248,14 @@ export function createAttempter(
           rateLimiter.take(connection.connectionId, delivery.deliveryId, rateLimit),
         );
         if (!decision.go) return await defer(delivery, rateLimit, decision.delaySeconds, ids);
+        if (decision.waitMs > 0) {
+          // Its slot in the second, under a second away: its place among the batch's attempts
+          // in flight is held meanwhile, and the batch's deliveries wait side by side. Too little time left to wait and send:
+          // deferred instead, like a delivery over the limit (its count is simply not used).
+          if (run.remainingMs() - decision.waitMs < options.timeoutMs + DEADLINE_MARGIN_MS)
+            return await defer(delivery, rateLimit, 1, ids);
+          await sleep(decision.waitMs);
+        }
       }
       return await traced(delivery, async (traceId) => {
         const requestedAtMs = clock.now();

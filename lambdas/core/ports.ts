@@ -121,6 +121,22 @@ export interface RateCounter {
   increment(connectionId: string, second: number, shard: number): Promise<number>;
 }
 
+/** One counter item as read back: its second, its shard and the sends counted in it. */
+export interface RateWindowCount {
+  second: number;
+  shard: number;
+  sends: number;
+}
+
+/** The rate-limit windows read back (the console's "waiting for the rate limit", D35). */
+export interface RateWindowReader {
+  /** The counts of these windows of a connection; a window nothing was counted in is left out. */
+  read(
+    connectionId: string,
+    windows: ReadonlyArray<{ second: number; shard: number }>,
+  ): Promise<RateWindowCount[]>;
+}
+
 export interface ConnectionStore {
   /** The connection, or undefined when it does not exist. */
   get(connectionId: string): Promise<Connection | undefined>;
@@ -170,6 +186,11 @@ export interface AttemptLogFallback {
 
 export interface Clock {
   now(): number;
+  /**
+   * Resolves after `ms` milliseconds of this clock (a rate-limited send waiting for its slot,
+   * core/rate-limit.ts). Absent: a timer of the runtime.
+   */
+  sleep?(ms: number): Promise<void>;
 }
 
 /** Structured logger; fields are merged into the JSON line. */

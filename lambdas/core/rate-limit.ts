@@ -4,13 +4,17 @@
  * is shared by every dispatcher container and both queues through the RateCounter port (one
  * DynamoDB item per connection, second and shard, adapters/dynamodb/rate-windows.ts): each send
  * counts itself in the window of the second it starts in, and goes only if its count is within
- * the window's quota. A delivery over the quota is deferred, not attempted: put back on the
- * retry queue, unchanged, with a delay that aims it at the first window its place in the queue
- * fits (its count tells how many went before it).
+ * the window's quota. A send within the quota does not go at once but at its slot, spread
+ * evenly over the second: the c-th count of a second of quota q goes at `(c - 1) / q` s into it
+ * (or at once when that moment has passed), so a receiver never gets a second's allowance in
+ * one clump, and no sliding second holds much more than the limit (docs/performance.md §9). A
+ * delivery over the quota is deferred, not attempted: put back on the retry queue, unchanged,
+ * with a delay that aims it at the first window its place in the queue fits (its count tells
+ * how many went before it).
  */
 
 import { ValidationError } from './errors';
-import type { RateCounter } from './ports';
+import type { RateCounter, RateWindowCount } from './ports';
 
 export const MIN_RATE_LIMIT = 1;
 export const MAX_RATE_LIMIT = 10_000;
@@ -65,21 +69,34 @@ export function shardOf(deliveryId: string, shards: number): number {
   return Math.abs(hash) % shards;
 }
 
-/** What the limiter decided for one send: go now, or wait this many whole seconds. */
-export type RateDecision = { go: true } | { go: false; delaySeconds: number };
+/**
+ * What the limiter decided for one send: go after `waitMs` (0: at once, always under a second),
+ * or be deferred by this many whole seconds.
+ */
+export type RateDecision = { go: true; waitMs: number } | { go: false; delaySeconds: number };
 
 /**
- * The decision from a count: within the quota, go; else the delay that aims the delivery at the
- * window its place fits (the n-th over the quota waits ceil(n / quota) windows), at least one.
+ * The decision from a count: within the quota, go at the count's slot in the second (`atMs`
+ * into it: now is `nowMs` into it); else the delay that aims the delivery at the window its
+ * place fits (the n-th over the quota waits ceil(n / quota) windows), at least one.
  */
-export function decideRate(count: number, quota: number): RateDecision {
-  if (count <= quota) return { go: true };
+export function decideRate(count: number, quota: number, nowMs = 0): RateDecision {
+  if (count <= quota) return { go: true, waitMs: Math.max(0, slotOf(count, quota) - nowMs) };
   const windows = Math.floor((count - 1) / quota);
   return { go: false, delaySeconds: Math.min(Math.max(1, windows), MAX_DEFERRAL_SECONDS) };
 }
 
+/**
+ * The moment, in milliseconds into its second, the `count`-th send of a window of `quota` goes:
+ * the quota spread evenly over the second, the first at its start, the last `1/quota` s before
+ * its end.
+ */
+export function slotOf(count: number, quota: number): number {
+  return Math.floor(((count - 1) * 1000) / quota);
+}
+
 export interface RateLimiter {
-  /** Counts one send of this delivery to the connection now, and decides. */
+  /** Counts one send of this delivery to the connection now, and decides when it goes. */
   take(connectionId: string, deliveryId: string, limit: number): Promise<RateDecision>;
 }
 
@@ -91,7 +108,68 @@ export function createRateLimiter(counter: RateCounter, now: () => number): Rate
       const shard = shardOf(deliveryId, shards);
       const second = Math.floor(now() / 1000);
       const count = await counter.increment(connectionId, second, shard);
-      return decideRate(count, quotaOf(limit, shards, shard));
+      // The wait runs from when the count came back: a slow write only shortens it.
+      return decideRate(count, quotaOf(limit, shards, shard), now() - second * 1000);
     },
   };
+}
+
+/** Seconds of counter items the activity of a connection is read from. */
+export const ACTIVITY_SECONDS = 60;
+/** A deferral this recent (seconds) means the connection is waiting for its rate limit now. */
+export const WAITING_WITHIN_SECONDS = 5;
+
+/**
+ * What a rate-limited connection did over the last minute, from its counter items alone (no
+ * write of its own): each count above a window's quota was a deferral, each within it a send.
+ */
+export interface RateActivity {
+  /** The seconds read, ending with the current one. */
+  seconds: number;
+  /** Counts within the quota: sends let go (a send that failed to go out is still counted). */
+  sent: number;
+  /** Counts above the quota: deferrals (one delivery deferred twice counts twice). */
+  deferred: number;
+  /** A deferral in the last {@link WAITING_WITHIN_SECONDS} seconds: deliveries are waiting now. */
+  waiting: boolean;
+  /** The last second with a deferral, ms since the epoch; absent when none in the minute. */
+  lastDeferredAtMs?: number;
+}
+
+/**
+ * Reads the windows of the last {@link ACTIVITY_SECONDS} seconds up to `nowMs` against the limit
+ * (its quota per shard, as the limiter counts them). Windows outside the minute are ignored.
+ */
+export function activityOf(limit: number, windows: readonly RateWindowCount[], nowMs: number): RateActivity {
+  const shards = shardsOf(limit);
+  const current = Math.floor(nowMs / 1000);
+  let sent = 0;
+  let deferred = 0;
+  let last: number | undefined;
+  for (const { second, shard, sends } of windows) {
+    if (second > current || second <= current - ACTIVITY_SECONDS || shard >= shards) continue;
+    const quota = quotaOf(limit, shards, shard);
+    sent += Math.min(sends, quota);
+    if (sends > quota) {
+      deferred += sends - quota;
+      last = Math.max(last ?? second, second);
+    }
+  }
+  return {
+    seconds: ACTIVITY_SECONDS,
+    sent,
+    deferred,
+    waiting: last !== undefined && last > current - WAITING_WITHIN_SECONDS,
+    ...(last !== undefined ? { lastDeferredAtMs: last * 1000 } : {}),
+  };
+}
+
+/** The counter items {@link activityOf} reads: every shard of each second of the last minute. */
+export function activityWindows(limit: number, nowMs: number): Array<{ second: number; shard: number }> {
+  const shards = shardsOf(limit);
+  const current = Math.floor(nowMs / 1000);
+  const out: Array<{ second: number; shard: number }> = [];
+  for (let s = current - ACTIVITY_SECONDS + 1; s <= current; s++)
+    for (let shard = 0; shard < shards; shard++) out.push({ second: s, shard });
+  return out;
 }

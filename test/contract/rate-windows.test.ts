@@ -6,14 +6,14 @@
 
 import { DynamoRateWindows } from '../../lambdas/adapters/dynamodb/rate-windows';
 import { ENV } from '../../lambdas/config';
-import type { RateCounter } from '../../lambdas/core/ports';
+import type { RateCounter, RateWindowReader } from '../../lambdas/core/ports';
 import { id } from '../support/fixtures';
 import { MemoryRateWindows } from '../support/memory';
 import { contract } from './contract';
 
 const SECOND = Math.floor(Date.parse('2026-11-25T12:00:00Z') / 1000);
 
-contract<RateCounter>(
+contract<RateCounter & RateWindowReader>(
   'RateCounter',
   {
     memory: () => new MemoryRateWindows(),
@@ -47,6 +47,21 @@ contract<RateCounter>(
         Array.from({ length: 40 }, () => counter.increment(connectionId, SECOND, 0)),
       );
       expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    });
+
+    it('reads back the counts of the windows asked for, leaving out those nothing was counted in', async () => {
+      const counter = make();
+      const a = id('con');
+      for (let i = 0; i < 3; i++) await counter.increment(a, SECOND, 0);
+      await counter.increment(a, SECOND + 1, 1);
+      await counter.increment(id('con'), SECOND, 0);
+      // More windows than one BatchGetItem takes (100): the read goes in chunks.
+      const windows = Array.from({ length: 150 }, (_, i) => ({ second: SECOND - 148 + i, shard: i % 2 }));
+      expect(await counter.read(a, windows)).toEqual([
+        { second: SECOND, shard: 0, sends: 3 },
+        { second: SECOND + 1, shard: 1, sends: 1 },
+      ]);
+      expect(await counter.read(id('con'), [{ second: SECOND, shard: 0 }])).toEqual([]);
     });
   },
 );

@@ -12,7 +12,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { type EmfDocument, EmfMetrics } from '../../lambdas/adapters/metrics/emf';
 import { ENV, loadConfig } from '../../lambdas/config';
-import type { Log } from '../../lambdas/core/ports';
+import type { Clock, Log } from '../../lambdas/core/ports';
 import { createHandler } from '../../lambdas/dispatcher/handler';
 import { type Wired, wireDispatcher } from '../../lambdas/wiring';
 import { type LocalResources, localClientConfig, localQueueUrl } from '../../local/bootstrap';
@@ -132,7 +132,7 @@ export interface RunningDispatcher<L extends Log = CountingLog> {
 
 export function startDispatcher<L extends Log = CountingLog>(
   spec: DispatcherSpec,
-  hooks: { onBatch?: (report: BatchReport) => void; log?: L } = {},
+  hooks: { onBatch?: (report: BatchReport) => void; log?: L; clock?: Clock } = {},
 ): RunningDispatcher<L> {
   const maxAttempts = spec.sdkMaxAttempts ?? 2;
   const client = (endpoint: string) => ({ ...localClientConfig(endpoint, spec.region), maxAttempts });
@@ -170,7 +170,13 @@ export function startDispatcher<L extends Log = CountingLog>(
     stack: 'faults',
     write: (line) => metrics.add(JSON.parse(line) as EmfDocument),
   });
-  const wired = wireDispatcher(config, { clients, ca: [...spec.ca], metrics: emf, deps: { log } });
+  const wired = wireDispatcher(config, {
+    clients,
+    ca: [...spec.ca],
+    metrics: emf,
+    deps: { log },
+    ...(hooks.clock ? { clock: hooks.clock } : {}),
+  });
   const batches: BatchStats = { batches: 0, ok: 0, partial: 0, error: 0, timeout: 0, recordsLeft: 0 };
   const runner: Runner = startEventSources(
     {

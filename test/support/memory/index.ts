@@ -105,6 +105,8 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
     fail,
     inFlight: 0,
     maxInFlight: 0,
+    /** Where each `clock.sleep` ended (ms): a rate-limited send's slot. */
+    waitedUntil: [] as number[],
   };
   const responder = options.responder ?? (() => ok(200));
   const sender: HttpSender = options.sender ?? {
@@ -122,7 +124,30 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
   const keep = (level: string) => (message: string, fields?: Record<string, unknown>) => {
     logs.push({ level, message, fields });
   };
-  const clock = options.clock ?? { now: () => state.now };
+  /**
+   * The fake clock. Waits end in the order of their ends, one at a time (each once everything
+   * else that can run has run), moving `now` on to that end: overlapping waits of a batch take
+   * the longest of them, not their sum. Each wait's end is kept in `state.waitedUntil`.
+   */
+  const sleeping: Array<{ until: number; wake: () => void }> = [];
+  const wakeNext = () => {
+    sleeping.sort((a, b) => a.until - b.until);
+    const next = sleeping.shift();
+    if (!next) return;
+    state.now = Math.max(state.now, next.until);
+    next.wake();
+    if (sleeping.length) setImmediate(wakeNext);
+  };
+  const clock = options.clock ?? {
+    now: () => state.now,
+    sleep(ms: number) {
+      const until = state.now + ms;
+      state.waitedUntil.push(until);
+      return new Promise<void>((wake) => {
+        if (sleeping.push({ until, wake }) === 1) setImmediate(wakeNext);
+      });
+    },
+  };
   /** The production EMF adapter, its lines captured in `state.emf`; a handler test flushes it. */
   const metrics = new EmfMetrics({
     stack: 'test-stack',

@@ -1,10 +1,14 @@
 /** Per-connection rate limits: the field's rule, the limiter on an injectable clock, and the deferral. */
 
+import { DEADLINE_MARGIN_MS } from '../../../lambdas/core/constants';
 import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { ValidationError } from '../../../lambdas/core/errors';
 import { deliveryIdFor } from '../../../lambdas/core/ids';
 import type { DispatcherOptions } from '../../../lambdas/core/ports';
 import {
+  ACTIVITY_SECONDS,
+  activityOf,
+  activityWindows,
   createRateLimiter,
   decideRate,
   MAX_DEFERRAL_SECONDS,
@@ -12,7 +16,9 @@ import {
   SENDS_PER_COUNTER,
   shardOf,
   shardsOf,
+  slotOf,
   validateRateLimit,
+  WAITING_WITHIN_SECONDS,
 } from '../../../lambdas/core/rate-limit';
 import type { DeliveryMessage } from '../../../lambdas/core/types';
 import { connection, ok } from '../../support/fixtures';
@@ -36,12 +42,27 @@ describe('the rateLimit field', () => {
 
 describe('the decision from a window count', () => {
   it('lets the sends within the quota go and defers the rest by the windows their place needs', () => {
-    expect(decideRate(1, 50)).toEqual({ go: true });
-    expect(decideRate(50, 50)).toEqual({ go: true });
+    expect(decideRate(1, 50)).toEqual({ go: true, waitMs: 0 });
+    expect(decideRate(50, 50)).toMatchObject({ go: true });
     expect(decideRate(51, 50)).toEqual({ go: false, delaySeconds: 1 });
     expect(decideRate(100, 50)).toEqual({ go: false, delaySeconds: 1 });
     expect(decideRate(101, 50)).toEqual({ go: false, delaySeconds: 2 });
     expect(decideRate(2_000, 50)).toEqual({ go: false, delaySeconds: 39 });
+  });
+  it('sends the counts within the quota at slots spread evenly over the second, never later than a slot needs', () => {
+    // The c-th of 50 goes (c - 1) × 20 ms into its second.
+    expect([1, 2, 26, 50].map((c) => decideRate(c, 50, 0))).toEqual([
+      { go: true, waitMs: 0 },
+      { go: true, waitMs: 20 },
+      { go: true, waitMs: 500 },
+      { go: true, waitMs: 980 },
+    ]);
+    // Counted 300 ms into the second: the 26th still waits for its slot, the 10th's has passed.
+    expect(decideRate(26, 50, 300)).toEqual({ go: true, waitMs: 200 });
+    expect(decideRate(10, 50, 300)).toEqual({ go: true, waitMs: 0 });
+    expect(slotOf(3, 4)).toBe(500);
+    // Never a whole second: the last slot is 1/quota before the next window.
+    expect(Math.max(...[1, 2, 7, 499, 500].map((q) => slotOf(q, q)))).toBeLessThan(1000);
   });
   it('never waits longer than SQS can delay a message', () => {
     expect(decideRate(10_000_000, 1)).toEqual({ go: false, delaySeconds: MAX_DEFERRAL_SECONDS });
@@ -70,12 +91,19 @@ describe('the limiter on an injectable clock', () => {
     const decisions = [];
     for (let i = 0; i < 6; i++) decisions.push(await (i % 2 ? a : b).take('con_a', `dlv_${i}`, 4));
     expect(decisions.map((d) => d.go)).toEqual([true, true, true, true, false, false]);
+    // The four that go are spread over the second, whichever container counted them.
+    expect(decisions.slice(0, 4).map((d) => (d.go ? d.waitMs : -1))).toEqual([0, 250, 500, 750]);
     // Another connection has its own windows.
-    expect(await a.take('con_b', 'dlv_x', 4)).toEqual({ go: true });
+    expect(await a.take('con_b', 'dlv_x', 4)).toEqual({ go: true, waitMs: 0 });
     now += 999;
     expect(await a.take('con_a', 'dlv_7', 4)).toEqual({ go: false, delaySeconds: 1 });
     now += 1;
-    expect(await b.take('con_a', 'dlv_8', 4)).toEqual({ go: true });
+    expect(await b.take('con_a', 'dlv_8', 4)).toEqual({ go: true, waitMs: 0 });
+    // Counted late in its second, a send whose slot has passed goes at once; a later one waits for its own.
+    now += 600;
+    expect(await b.take('con_a', 'dlv_9', 4)).toEqual({ go: true, waitMs: 0 });
+    expect(await b.take('con_a', 'dlv_10', 4)).toEqual({ go: true, waitMs: 0 });
+    expect(await b.take('con_a', 'dlv_11', 4)).toEqual({ go: true, waitMs: 150 });
   });
 });
 
@@ -129,6 +157,8 @@ describe('a delivery over its connection rate limit', () => {
     expect(f.state.scheduled.map((s) => s.delaySeconds).sort()).toEqual([1, 1, 1, 2, 2]);
     const lines = f.state.logs.filter((l) => l.message === 'delivery deferred: waiting for the rate limit');
     expect(lines).toHaveLength(5);
+    // DEBUG: the metric counts them; a burst's deferrals would otherwise be most of its log.
+    expect(lines.every((l) => l.level === 'debug')).toBe(true);
     expect(lines[0]!.fields).toMatchObject({ connectionId: 'con_a', rateLimit: 3 });
     // Counted in the invocation's EMF document: five deferrals, and no attempt for them.
     f.metrics.flush();
@@ -154,6 +184,38 @@ describe('a delivery over its connection rate limit', () => {
     const delivered = f.state.records.map((r) => r.deliveryId);
     expect(new Set(delivered).size).toBe(5);
     expect(f.state.records.every((r) => r.attempt === 1 && r.outcome === 'delivered')).toBe(true);
+  });
+
+  it('spreads the sends it lets go over the second: a receiver never gets the allowance in one clump', async () => {
+    const f = memoryPorts([connection('con_a', { rateLimit: 5 })]);
+    const second = Math.ceil(f.state.now / 1000) * 1000;
+    f.state.now = second;
+    const dispatcher = createDispatcher(f.deps, options);
+    await dispatcher.processBatch(
+      Array.from({ length: 5 }, (_, i) => recordOf(deliveryOf(i), i)),
+      plenty,
+    );
+    const at = f.state.records.map((r) => Date.parse(r.requestedAt) - second).sort((a, b) => a - b);
+    expect(at).toEqual([0, 200, 400, 600, 800]);
+    expect(f.state.waitedUntil.map((t) => t - second).sort((a, b) => a - b)).toEqual([200, 400, 600, 800]);
+  });
+
+  it('defers instead of waiting when the invocation has too little time left to wait for the slot and send', async () => {
+    const f = memoryPorts([connection('con_a', { rateLimit: 2 })]);
+    f.state.now = Math.ceil(f.state.now / 1000) * 1000;
+    const dispatcher = createDispatcher(f.deps, { ...options, attemptTimeoutMs: 1_000 });
+    // Time for an attempt (1 s + the margin) but not for it and a 500 ms wait.
+    const tight = { remainingMs: () => 1_000 + DEADLINE_MARGIN_MS + 300 };
+    const { failures } = await dispatcher.processBatch(
+      [recordOf(deliveryOf(1), 0), recordOf(deliveryOf(2), 1)],
+      tight,
+    );
+    expect(failures).toEqual([]);
+    expect(f.state.sent).toHaveLength(1);
+    expect(f.state.scheduled.map((s) => [s.delivery.deliveryId, s.delaySeconds])).toEqual([
+      [deliveryOf(2).deliveryId, 1],
+    ]);
+    expect(f.state.waitedUntil).toEqual([]);
   });
 
   it('a retry keeps its 1 s minimum; the limit only adds to it', async () => {
@@ -183,6 +245,8 @@ describe('a delivery over its connection rate limit', () => {
     );
     expect(free.state.sent).toHaveLength(4);
     expect(free.rateWindows.counts.size).toBe(0);
+    // Nor any wait: an unlimited connection's sends all go at once.
+    expect(free.state.waitedUntil).toEqual([]);
   });
 
   it('leaves the record for SQS to redeliver when the counter is down, sending nothing', async () => {
@@ -195,5 +259,63 @@ describe('a delivery over its connection rate limit', () => {
     expect(failures).toEqual(['m0']);
     expect(f.state.sent).toEqual([]);
     expect(f.state.records).toEqual([]);
+  });
+});
+
+describe("a connection's last minute, from its counter items alone", () => {
+  const now = Date.parse('2026-11-25T12:00:30.400Z');
+  const current = Math.floor(now / 1000);
+
+  it('counts what went over each window quota as deferrals, the rest as sends, and says it is waiting when one is recent', () => {
+    const activity = activityOf(
+      20,
+      [
+        { second: current - 70, shard: 0, sends: 90 }, // older than the minute: left out
+        { second: current - 30, shard: 0, sends: 12 },
+        { second: current - 2, shard: 0, sends: 35 },
+        { second: current, shard: 0, sends: 25 },
+      ],
+      now,
+    );
+    expect(activity).toEqual({
+      seconds: ACTIVITY_SECONDS,
+      sent: 12 + 20 + 20,
+      deferred: 15 + 5,
+      waiting: true,
+      lastDeferredAtMs: current * 1000,
+    });
+  });
+
+  it(`is not waiting when the last deferral is ${WAITING_WITHIN_SECONDS} s old or more`, () => {
+    const windows = [{ second: current - WAITING_WITHIN_SECONDS, shard: 0, sends: 21 }];
+    expect(activityOf(20, windows, now)).toMatchObject({ deferred: 1, waiting: false });
+    expect(
+      activityOf(20, [{ ...windows[0]!, second: current - WAITING_WITHIN_SECONDS + 1 }], now),
+    ).toMatchObject({
+      waiting: true,
+    });
+    expect(activityOf(20, [], now)).toEqual({
+      seconds: ACTIVITY_SECONDS,
+      sent: 0,
+      deferred: 0,
+      waiting: false,
+    });
+  });
+
+  it('holds each shard to its own quota, and reads every shard of every second of the minute', () => {
+    // 1,000/s: two shards of 500.
+    const activity = activityOf(
+      1_000,
+      [
+        { second: current, shard: 0, sends: 600 },
+        { second: current, shard: 1, sends: 400 },
+      ],
+      now,
+    );
+    expect(activity).toMatchObject({ sent: 900, deferred: 100 });
+    const windows = activityWindows(1_000, now);
+    expect(windows).toHaveLength(ACTIVITY_SECONDS * 2);
+    expect(windows[0]).toEqual({ second: current - ACTIVITY_SECONDS + 1, shard: 0 });
+    expect(windows.at(-1)).toEqual({ second: current, shard: 1 });
   });
 });
