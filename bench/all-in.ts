@@ -225,3 +225,15 @@ export function allInProfile(profile: CostProfile, x: AllInInputs): Record<Scena
     AllInCost
   >;
 }
+
+/** What a reader of the all-in figures needs of the model, from one module (test/unit/bench-imports.test.ts). */
+export {
+  defaultAssumptions,
+  type Figures,
+  fixedCost,
+  type KindFigures,
+  MONTH_S,
+  PRICES,
+  SCENARIOS,
+  scenarioCost,
+} from './cost-model';

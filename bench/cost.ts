@@ -379,3 +379,6 @@ function main(): void {
 }
 
 if (require.main === module) main();
+
+/** The prices the report uses, for its readers (test/unit/bench-imports.test.ts: one bench module per test). */
+export { PRICES } from './prices';

@@ -7,11 +7,8 @@ import {
   allInProfile,
   bodyCostOf,
   costProfile,
-  emfBytesPerInvocation,
-  spread,
-} from '../../bench/all-in';
-import {
   defaultAssumptions,
+  emfBytesPerInvocation,
   type Figures,
   fixedCost,
   type KindFigures,
@@ -19,7 +16,8 @@ import {
   PRICES,
   SCENARIOS,
   scenarioCost,
-} from '../../bench/cost-model';
+  spread,
+} from '../../bench/all-in';
 import { LEAN_PROFILE } from '../../lib/profiles';
 
 const kind = (over: Partial<KindFigures>): KindFigures => ({

@@ -7,8 +7,8 @@ import {
   figuresFrom,
   fixedKmsCost,
   loadResults,
+  PRICES,
 } from '../../bench/cost';
-import { PRICES } from '../../bench/prices';
 
 describe('npm run cost -- --json', () => {
   it('reports the four scenarios and the fixed costs, each total the sum of its lines', () => {
