@@ -106,10 +106,18 @@ export function createRateLimiter(counter: RateCounter, now: () => number): Rate
     async take(connectionId, deliveryId, limit) {
       const shards = shardsOf(limit);
       const shard = shardOf(deliveryId, shards);
-      const second = Math.floor(now() / 1000);
-      const count = await counter.increment(connectionId, second, shard);
-      // The wait runs from when the count came back: a slow write only shortens it.
-      return decideRate(count, quotaOf(limit, shards, shard), now() - second * 1000);
+      const quota = quotaOf(limit, shards, shard);
+      for (let tries = 1; ; tries++) {
+        const second = Math.floor(now() / 1000);
+        const count = await counter.increment(connectionId, second, shard);
+        // The wait runs from when the count came back: a slow write only shortens it.
+        const into = now() - second * 1000;
+        if (into < 1000) return decideRate(count, quota, into);
+        // The count came back after its second ended: sent now, it would land in the next
+        // second on top of that second's own quota. Count again in the second it is now (once;
+        // a write that slow twice defers the delivery instead of sending out of turn).
+        if (tries === 2) return { go: false, delaySeconds: 1 };
+      }
     },
   };
 }

@@ -82,6 +82,31 @@ describe('the decision from a window count', () => {
 });
 
 describe('the limiter on an injectable clock', () => {
+  it('counts again in the current second when a count comes back after its own second ended', async () => {
+    let now = Date.parse('2026-11-25T12:00:00.900Z');
+    const windows = new MemoryRateWindows();
+    const seconds: number[] = [];
+    let slowWrites = 1;
+    let slowMs = 300;
+    const counter = {
+      async increment(connectionId: string, second: number, shard: number) {
+        seconds.push(second);
+        if (slowWrites-- > 0) now += slowMs; // the first: back at 12:00:01.200, its second over
+        return windows.increment(connectionId, second, shard);
+      },
+    };
+    const limiter = createRateLimiter(counter, () => now);
+    const start = Math.floor(Date.parse('2026-11-25T12:00:00Z') / 1000);
+    expect(await limiter.take('con_a', 'dlv_1', 4)).toEqual({ go: true, waitMs: 0 });
+    expect(seconds).toEqual([start, start + 1]);
+    // Slow twice: deferred a second rather than sent out of turn.
+    slowWrites = 2;
+    slowMs = 1_000;
+    now = Date.parse('2026-11-25T12:00:05.800Z');
+    expect(await limiter.take('con_a', 'dlv_2', 4)).toEqual({ go: false, delaySeconds: 1 });
+    expect(seconds).toEqual([start, start + 1, start + 5, start + 6]);
+  });
+
   it('grants the limit per second, shared by every limiter on one counter, and starts over next second', async () => {
     let now = Date.parse('2026-11-25T12:00:00.000Z');
     const counter = new MemoryRateWindows();
