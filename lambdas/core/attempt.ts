@@ -86,9 +86,9 @@ export function createAttempter(
 ): Attempter {
   const { clock } = deps;
   const limiter = createLimiter(options.concurrency);
-  const rateLimiter = deps.rateCounter && createRateLimiter(deps.rateCounter, () => clock.now());
   const sleep = (ms: number) =>
     clock.sleep ? clock.sleep(ms) : new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const rateLimiter = deps.rateCounter && createRateLimiter(deps.rateCounter, () => clock.now(), sleep);
   /**
    * Each connection record's check, kept for as long as the record object lives (the
    * connection cache hands out the same object until its TTL). URL parsing and the egress and
@@ -245,7 +245,9 @@ export function createAttempter(
       if (rateLimit !== undefined && rateLimiter) {
         // Counted when the send is about to start, in the window it starts in.
         const decision = await infra('rateCounter.increment', ids, () =>
-          rateLimiter.take(connection.connectionId, delivery.deliveryId, rateLimit),
+          rateLimiter.take(connection.connectionId, delivery.deliveryId, rateLimit, {
+            canWaitMs: run.remainingMs() - options.timeoutMs - DEADLINE_MARGIN_MS,
+          }),
         );
         if (!decision.go) return await defer(delivery, rateLimit, decision.delaySeconds, ids);
         if (decision.waitMs > 0) {

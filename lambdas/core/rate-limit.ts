@@ -95,15 +95,39 @@ export function slotOf(count: number, quota: number): number {
   return Math.floor(((count - 1) * 1000) / quota);
 }
 
+/**
+ * How far behind its slot a send may still go at once, ms. Further behind, it would join a clump
+ * late in its second that the next second's first sends follow closely (a sliding second of up
+ * to twice the limit); it waits for the next second and is counted there instead. Any sliding
+ * second then holds at most about the limit plus this share of it (25 %).
+ */
+export const SLOT_TOLERANCE_MS = 250;
+
 export interface RateLimiter {
-  /** Counts one send of this delivery to the connection now, and decides when it goes. */
-  take(connectionId: string, deliveryId: string, limit: number): Promise<RateDecision>;
+  /**
+   * Counts one send of this delivery to the connection now, and decides when it goes.
+   * `canWaitMs`: how long the invocation can spare to wait for the next second and count again
+   * there (0, the default: never).
+   */
+  take(
+    connectionId: string,
+    deliveryId: string,
+    limit: number,
+    options?: { canWaitMs?: number },
+  ): Promise<RateDecision>;
 }
 
-/** The limiter over the shared counter; `now` in milliseconds (the dispatcher's clock). */
-export function createRateLimiter(counter: RateCounter, now: () => number): RateLimiter {
+/**
+ * The limiter over the shared counter; `now` in milliseconds (the dispatcher's clock), `sleep`
+ * the clock's own (a test's fake clock advances).
+ */
+export function createRateLimiter(
+  counter: RateCounter,
+  now: () => number,
+  sleep?: (ms: number) => Promise<void>,
+): RateLimiter {
   return {
-    async take(connectionId, deliveryId, limit) {
+    async take(connectionId, deliveryId, limit, options = {}) {
       const shards = shardsOf(limit);
       const shard = shardOf(deliveryId, shards);
       const quota = quotaOf(limit, shards, shard);
@@ -112,11 +136,20 @@ export function createRateLimiter(counter: RateCounter, now: () => number): Rate
         const count = await counter.increment(connectionId, second, shard);
         // The wait runs from when the count came back: a slow write only shortens it.
         const into = now() - second * 1000;
-        if (into < 1000) return decideRate(count, quota, into);
-        // The count came back after its second ended: sent now, it would land in the next
-        // second on top of that second's own quota. Count again in the second it is now (once;
-        // a write that slow twice defers the delivery instead of sending out of turn).
-        if (tries === 2) return { go: false, delaySeconds: 1 };
+        if (into >= 1000) {
+          // The count came back after its second ended: sent now, it would land in the next
+          // second on top of that second's own quota. Count again in the second it is now
+          // (once; a write that slow twice defers the delivery instead of sending out of turn).
+          if (tries >= 2) return { go: false, delaySeconds: 1 };
+          continue;
+        }
+        const decision = decideRate(count, quota, into);
+        const behind = decision.go && into - slotOf(count, quota) > SLOT_TOLERANCE_MS;
+        const toNext = 1000 - into;
+        // Far behind its slot (work arriving late in a second finds the early slots passed):
+        // wait for the next second and count again there, when there is time; else go now.
+        if (!behind || tries >= 2 || !sleep || toNext > (options.canWaitMs ?? 0)) return decision;
+        await sleep(toNext);
       }
     },
   };

@@ -14,6 +14,7 @@ import {
   MAX_DEFERRAL_SECONDS,
   quotaOf,
   SENDS_PER_COUNTER,
+  SLOT_TOLERANCE_MS,
   shardOf,
   shardsOf,
   slotOf,
@@ -82,6 +83,31 @@ describe('the decision from a window count', () => {
 });
 
 describe('the limiter on an injectable clock', () => {
+  it('waits for the next second and counts there a send far behind its slot, when the invocation has the time', async () => {
+    let now = Date.parse('2026-11-25T12:00:00.600Z');
+    const sleeps: number[] = [];
+    const sleep = async (ms: number) => {
+      sleeps.push(ms);
+      now += ms;
+    };
+    const counter = new MemoryRateWindows();
+    const limiter = createRateLimiter(counter, () => now, sleep);
+    const start = Math.floor(now / 1000);
+    // Behind its slot (0 ms) by 600 ms, more than the tolerance: counted again at 12:00:01.000.
+    expect(await limiter.take('con_a', 'dlv_1', 4, { canWaitMs: 5_000 })).toEqual({ go: true, waitMs: 0 });
+    expect(sleeps).toEqual([400]);
+    expect(counter.count('con_a', start, 0)).toBe(1);
+    expect(counter.count('con_a', start + 1, 0)).toBe(1);
+    // Its next count's slot (250 ms) is behind by no more than the tolerance: it goes at once.
+    now += 250 + SLOT_TOLERANCE_MS;
+    expect(await limiter.take('con_a', 'dlv_2', 4, { canWaitMs: 5_000 })).toEqual({ go: true, waitMs: 0 });
+    expect(sleeps).toEqual([400]);
+    // Far behind again, but the invocation cannot spare the wait: it goes at once, as before.
+    now = Date.parse('2026-11-25T12:00:07.700Z');
+    expect(await limiter.take('con_a', 'dlv_3', 4, { canWaitMs: 200 })).toEqual({ go: true, waitMs: 0 });
+    expect(sleeps).toEqual([400]);
+  });
+
   it('counts again in the current second when a count comes back after its own second ended', async () => {
     let now = Date.parse('2026-11-25T12:00:00.900Z');
     const windows = new MemoryRateWindows();
