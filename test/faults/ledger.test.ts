@@ -6,6 +6,7 @@
 
 import type { AttemptRecord } from '../../lambdas/core/types';
 import { computeLedger, type LedgerInput, type PublishedEvent } from '../support/ledger';
+import { MetricTotals, metricProblems, resentCopies } from '../support/metric-totals';
 import { testPki } from '../support/pki';
 import { type FleetBehaviour, type FleetReceiver, ReceiverFleet, type Send } from '../support/receivers';
 
@@ -176,4 +177,125 @@ it('finds poison by its dead letter, and flags poison that reached the DLQ witho
   });
   expect(l).toMatchObject({ lost: 0, inDlq: 2, dlqByReason: { invalid_message: 1, max_receives: 1 } });
   expect(l.checks.poisonWithoutReason).toBe(1);
+});
+
+describe('the metrics check', () => {
+  /** The EMF totals a dispatcher would emit: `Attempts`, `AttemptDuration`, `Deliveries` by result. */
+  const totals = (t: {
+    attempts: number;
+    durations?: number;
+    delivered?: number;
+    parked?: number;
+    deadLettered?: number;
+    deadLetters?: number;
+  }) => {
+    const m = new MetricTotals();
+    m.merge({
+      byMetric: {
+        Attempts: t.attempts,
+        AttemptDuration: t.durations ?? t.attempts,
+        DeadLetters: t.deadLetters ?? 0,
+      },
+      deliveries: { delivered: t.delivered ?? 0, parked: t.parked ?? 0, dead_lettered: t.deadLettered ?? 0 },
+    });
+    return m;
+  };
+  const ids = new Set(['dlv_1_con_a']);
+  const once = { dlv_1_con_a: [[1, 2_000, '200']] as Array<[number, number, string]> };
+  const twice = {
+    dlv_1_con_a: [
+      [1, 2_000, '200'],
+      [1, 9_000, '200'],
+    ] as Array<[number, number, string]>,
+  };
+  const check = (
+    m: MetricTotals,
+    sends: Record<string, Array<[number, number, string]>>,
+    input: Partial<Parameters<typeof metricProblems>[2]> = {},
+  ) => {
+    const fleet = fleetWith('ok', sends);
+    const attempts = [attempt(1, 1, 'delivered')];
+    const l = ledger({ fleet, attempts, windows: [{ label: 'redelivered', from: 1_500, to: 2_500 }] });
+    return metricProblems(m, l, {
+      attempts,
+      dlq: [],
+      deliveryIds: ids,
+      resentCopies: resentCopies(fleet.deliveries, ids),
+      killed: false,
+      ...input,
+    });
+  };
+
+  it('holds each total to what happened by equality: one attempt logged is one counted', () => {
+    expect(check(totals({ attempts: 1, delivered: 1 }), once)).toEqual([]);
+    // A metric dropped, or counted twice, fails.
+    expect(check(totals({ attempts: 0, delivered: 1 }), once)).toEqual([
+      'metrics: attempts counted 0, expected 1 (no attempt was re-sent)',
+      'metrics: attempt durations counted 0, expected 1 (no attempt was re-sent)',
+    ]);
+    expect(check(totals({ attempts: 2, delivered: 1 }), once).join()).toContain(
+      'attempts counted 2, expected 1',
+    );
+    expect(check(totals({ attempts: 1, delivered: 0 }), once)).toEqual([
+      'metrics: deliveries delivered counted 0, expected 1 (no duplicate sends)',
+    ]);
+  });
+
+  it('counts a re-sent copy of an attempt at most once more than the log, never less than the log', () => {
+    expect(resentCopies(fleetWith('ok', twice).deliveries, ids)).toBe(1);
+    // Its second processing settled (counted) or failed on an infrastructure call / was killed (not).
+    expect(check(totals({ attempts: 2, delivered: 2 }), twice)).toEqual([]);
+    expect(check(totals({ attempts: 1, delivered: 1 }), twice)).toEqual([]);
+    expect(check(totals({ attempts: 1, delivered: 1 }), twice, { killed: true })).toEqual([]);
+    expect(check(totals({ attempts: 0, delivered: 1 }), twice).join()).toContain(
+      'attempts counted 0, expected 1..2 (1 re-sent copies',
+    );
+    expect(check(totals({ attempts: 3, delivered: 1 }), twice).join()).toContain(
+      'attempts counted 3, expected 1..2',
+    );
+  });
+
+  it('holds parked + dead-lettered to the final failures logged, even after a recovery emptied the table', () => {
+    const fleet = fleetWith('fail', { dlv_1_con_a: [[1, 2_000, '500']] });
+    const attempts = [{ ...attempt(1, 1, 'http_error'), final: true }];
+    // Parked, then recovered: the table is empty at the end, the park still happened.
+    const l = ledger({ fleet, attempts, parked: [] });
+    const input = { attempts, dlq: [], deliveryIds: ids, resentCopies: 0, killed: false };
+    expect(metricProblems(totals({ attempts: 1, parked: 1 }), l, input)).toEqual([]);
+    expect(metricProblems(totals({ attempts: 1, parked: 0 }), l, input)).toEqual([
+      'metrics: final failures (parked + dead-lettered) counted 0, expected 1 (no duplicate sends)',
+    ]);
+  });
+
+  it('holds dead letters to the letters in the DLQ', () => {
+    const letter = {
+      body: JSON.stringify({
+        type: 'dead-letter',
+        reason: 'exhausted',
+        delivery: { deliveryId: 'dlv_1_con_a' },
+      }),
+    };
+    expect(check(totals({ attempts: 1, delivered: 1, deadLetters: 1 }), once, { dlq: [letter] })).toEqual([]);
+    expect(check(totals({ attempts: 1, delivered: 1 }), once, { dlq: [letter] })).toEqual([
+      'metrics: dead letters counted 0, expected 1 (every letter is a DLQ message)',
+    ]);
+  });
+
+  it("reads a child dispatcher's EMF file, and names a line that is not a document", () => {
+    const doc = {
+      _aws: {
+        Timestamp: 1,
+        CloudWatchMetrics: [
+          { Namespace: 'Webhooks', Dimensions: [['Stack']], Metrics: [{ Name: 'Attempts', Unit: 'Count' }] },
+        ],
+      },
+      Stack: 'faults',
+      Attempts: 3,
+    };
+    const { totals: t, unreadable } = MetricTotals.fromFile(
+      `${JSON.stringify(doc)}\n${JSON.stringify(doc)}\n{"_aws":\n`,
+    );
+    expect(t.byMetric.Attempts).toBe(6);
+    expect(unreadable).toEqual(['{"_aws":']);
+  });
 });

@@ -5,6 +5,7 @@
  * of printing 300 000 of them. Runs in the test's process (pipeline.ts, stack.ts) or in a child
  * (dispatcher-process.ts) that the kill scenario SIGKILLs.
  */
+import { appendFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -61,6 +62,12 @@ export interface DispatcherSpec {
    * does. @default false: silent (the fault suite provokes thousands)
    */
   readonly runnerWarnings?: boolean;
+  /**
+   * A file each EMF document is also appended to, synchronously as the adapter writes it (at the
+   * end of each invocation, before the runner deletes the batch), so the metrics of a dispatcher
+   * in a child process outlive its SIGKILL: the fault ledger totals them (metric-totals.ts).
+   */
+  readonly metricsFile?: string;
 }
 
 /** One setting by its environment name, or none when the spec leaves it to `settings` or the default. */
@@ -168,7 +175,10 @@ export function startDispatcher<L extends Log = CountingLog>(
   const metrics = new MetricTotals();
   const emf = new EmfMetrics({
     stack: 'faults',
-    write: (line) => metrics.add(JSON.parse(line) as EmfDocument),
+    write: (line) => {
+      metrics.add(JSON.parse(line) as EmfDocument);
+      if (spec.metricsFile) appendFileSync(spec.metricsFile, `${line}\n`);
+    },
   });
   const wired = wireDispatcher(config, {
     clients,

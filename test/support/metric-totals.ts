@@ -36,6 +36,24 @@ export class MetricTotals implements MetricTotalsView {
     }
   }
 
+  /**
+   * Totals of the EMF documents in a file, one a line (a child dispatcher's `metricsFile`); a
+   * line that is not a document is returned, not skipped, so the ledger can name it.
+   */
+  static fromFile(text: string): { totals: MetricTotals; unreadable: string[] } {
+    const totals = new MetricTotals();
+    const unreadable: string[] = [];
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      try {
+        totals.add(JSON.parse(line) as EmfDocument);
+      } catch {
+        unreadable.push(line.slice(0, 80));
+      }
+    }
+    return { totals, unreadable };
+  }
+
   /** Adds another process's totals (a dispatcher in a child process). */
   merge(other: MetricTotalsView): void {
     for (const [k, v] of Object.entries(other.byMetric)) this.byMetric[k] = (this.byMetric[k] ?? 0) + v;
@@ -43,41 +61,143 @@ export class MetricTotals implements MetricTotalsView {
   }
 }
 
+/** What the run did besides the ledger's records, for {@link metricProblems}. */
+export interface MetricCheckInput {
+  attempts: readonly AttemptRecord[];
+  dlq: readonly DlqMessage[];
+  deliveryIds: ReadonlySet<string>;
+  /**
+   * Sends the receivers saw of a (delivery, attempt) they had already seen: the same attempt
+   * processed again (a redelivered record), which the dispatcher counts again but logs once.
+   */
+  resentCopies: number;
+  /** A dispatcher was SIGKILLed: what its unfinished invocations counted was never flushed. */
+  killed: boolean;
+}
+
 /**
- * What the metrics must agree with. Attempts counted are the attempt records settled; the log
- * holds each (delivery, attempt) once, so a duplicate send (a redelivered record sent again,
- * which the ledger explains) may count once more: counted within [logged, logged + duplicates].
- * Final results the same way against the attempt log's delivered deliveries, the parked table
- * and the DLQ's dispatcher-written letters.
+ * Sends of a (delivery, attempt) the receivers had already seen, over the given deliveries:
+ * each is one more `Attempts` count than the attempt log's distinct records.
  */
-export function metricProblems(
-  totals: MetricTotalsView,
-  ledger: Ledger,
-  input: { attempts: readonly AttemptRecord[]; dlq: readonly DlqMessage[]; deliveryIds: ReadonlySet<string> },
-): string[] {
+export function resentCopies(
+  deliveries: ReadonlyMap<string, { sends: ReadonlyArray<{ attempt: number }> }>,
+  deliveryIds: ReadonlySet<string>,
+): number {
+  let copies = 0;
+  for (const [deliveryId, r] of deliveries) {
+    if (!deliveryIds.has(deliveryId)) continue;
+    const seen = new Set<number>();
+    for (const send of r.sends) {
+      if (seen.has(send.attempt)) copies++;
+      seen.add(send.attempt);
+    }
+  }
+  return copies;
+}
+
+/**
+ * What the metrics must agree with, by equality wherever the run allows it:
+ * - `Attempts` = the attempt log's distinct records (sends and refusals); `AttemptDuration` the
+ *   same over sends. An attempt is counted when it settles (its record written, or deferred to
+ *   the queue), and every invocation flushes what it counted when it ends, so with no attempt
+ *   processed twice the two are equal. Where the receivers saw a copy of an attempt (a
+ *   redelivered record processed again), the copy is counted once more only if that
+ *   processing settled: one whose infrastructure call failed after the send (the DynamoDB and
+ *   SQS scenarios) hands the record back uncounted, and one SIGKILLed before its invocation
+ *   ended never flushed (the kill scenarios). Which copies settled the log cannot tell (the
+ *   write is conditional: one record either way), so then counted lies in
+ *   [logged, logged + re-sent copies]; it is never below logged, since a record whose
+ *   processing was not counted goes back to SQS and is processed, and counted, again.
+ * - `DeadLetters` = the dispatcher's letters in the DLQ (every write is a message, copies
+ *   included), except after a SIGKILL: a letter written by an invocation killed before it
+ *   ended is there uncounted (its redo writes and counts another), so at most the letters.
+ * - `Deliveries` by result: delivered = deliveries with a 2xx logged; parked + dead_lettered =
+ *   the final failures logged (each ends in one of them); equal when the run had no duplicate
+ *   send, else up to the ledger's duplicate sends more (a re-processed final attempt reaches its
+ *   result again or not, by what the receiver answers the copy, which the log does not keep).
+ *   Parked alone is at least what the parked table holds now (a recovery empties it) and
+ *   dead_lettered at most one per delivery letter in the DLQ.
+ */
+export function metricProblems(totals: MetricTotalsView, ledger: Ledger, input: MetricCheckInput): string[] {
   const problems: string[] = [];
-  const slack = ledger.duplicateSends;
-  const within = (what: string, counted: number, happened: number) => {
-    if (counted < happened || counted > happened + slack) {
-      problems.push(
-        `metrics: ${what} counted ${counted}, ${happened} happened${slack ? ` (+${slack} duplicate sends allowed)` : ''}`,
-      );
+  const exact = (what: string, counted: number, happened: number, why: string) => {
+    if (counted !== happened)
+      problems.push(`metrics: ${what} counted ${counted}, expected ${happened} (${why})`);
+  };
+  const within = (what: string, counted: number, low: number, high: number, why: string) => {
+    if (low === high) exact(what, counted, low, why);
+    else if (counted < low || counted > high) {
+      problems.push(`metrics: ${what} counted ${counted}, expected ${low}..${high} (${why})`);
     }
   };
   const records = input.attempts.filter((a) => !a.test && input.deliveryIds.has(a.deliveryId));
   const distinct = new Set(records.map((a) => `${a.deliveryId}#${a.attempt}`));
-  within('attempts', totals.byMetric.Attempts ?? 0, distinct.size);
-  within('attempt durations', totals.byMetric.AttemptDuration ?? 0, ledger.attemptsLogged);
+  const copies = input.resentCopies;
+  const attemptsCounted = totals.byMetric.Attempts ?? 0;
+  const durationsCounted = totals.byMetric.AttemptDuration ?? 0;
+  // Equal when no copy was re-sent; a copy counts once more only if its processing settled.
+  const why = copies
+    ? `${copies} re-sent copies: counted once more each only if that processing settled its attempt`
+    : 'no attempt was re-sent';
+  within('attempts', attemptsCounted, distinct.size, distinct.size + copies, why);
+  within('attempt durations', durationsCounted, ledger.attemptsLogged, ledger.attemptsLogged + copies, why);
+  const slack = ledger.duplicateSends;
+  const result = (what: string, counted: number, happened: number) =>
+    slack === 0
+      ? exact(what, counted, happened, 'no duplicate sends')
+      : within(what, counted, happened, happened + slack, `+${slack} duplicate sends allowed`);
   const delivered = new Set(records.filter((a) => a.outcome === 'delivered').map((a) => a.deliveryId));
-  within('deliveries delivered', totals.deliveries.delivered ?? 0, delivered.size);
-  within('deliveries parked', totals.deliveries.parked ?? 0, ledger.parked);
-  const letters = input.dlq.filter((m) => {
+  result('deliveries delivered', totals.deliveries.delivered ?? 0, delivered.size);
+  // Every final failure logged ends parked or dead-lettered (a park the table refused is
+  // dead-lettered), whether or not it is still parked: a recovery empties the table.
+  const finalFailures = new Set(
+    records.filter((a) => a.final && a.outcome !== 'delivered').map((a) => `${a.deliveryId}#${a.attempt}`),
+  ).size;
+  const parkedCounted = totals.deliveries.parked ?? 0;
+  result(
+    'final failures (parked + dead-lettered)',
+    parkedCounted + (totals.deliveries.dead_lettered ?? 0),
+    finalFailures,
+  );
+  within(
+    'deliveries parked',
+    parkedCounted,
+    ledger.parked,
+    finalFailures + slack,
+    'at least those parked now',
+  );
+  const letters = input.dlq.flatMap((m) => {
     try {
-      return (JSON.parse(m.body) as { type?: unknown }).type === 'dead-letter';
+      const body = JSON.parse(m.body) as { type?: unknown; delivery?: { deliveryId?: unknown } };
+      return body.type === 'dead-letter' ? [{ deliveryId: body.delivery?.deliveryId }] : [];
     } catch {
-      return false;
+      return [];
     }
   });
-  within('dead letters', totals.byMetric.DeadLetters ?? 0, letters.length);
+  // A delivery's letter written before any attempt (its connection deleted) has no final
+  // result, so a delivery letter is at most one `dead_lettered`.
+  const deliveryLetters = letters.filter(
+    (l) => typeof l.deliveryId === 'string' && input.deliveryIds.has(l.deliveryId),
+  ).length;
+  within(
+    'deliveries dead-lettered',
+    totals.deliveries.dead_lettered ?? 0,
+    0,
+    deliveryLetters,
+    'at most one per delivery letter in the DLQ',
+  );
+  if (input.killed) {
+    const why =
+      'a kill: a letter its invocation wrote is in the DLQ uncounted; its redo writes and counts one';
+    within(
+      'dead letters',
+      totals.byMetric.DeadLetters ?? 0,
+      Math.min(1, letters.length),
+      letters.length,
+      why,
+    );
+  } else {
+    exact('dead letters', totals.byMetric.DeadLetters ?? 0, letters.length, 'every letter is a DLQ message');
+  }
   return problems;
 }
