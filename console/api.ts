@@ -14,6 +14,7 @@ import type {
   Delivery,
   Page,
   ParkedDelivery,
+  RateLimitActivity,
   RecoverResult,
   ResendResult,
   RetryResult,
@@ -166,6 +167,11 @@ export class ApiClient {
 
   rotateSecret(connectionId: string): Promise<RotatedSecret> {
     return this.call('POST', `/connections/${encodeURIComponent(connectionId)}/secret/rotate`);
+  }
+
+  /** The rate limit that applies and its last minute: are deliveries waiting for it now? */
+  rateLimitActivity(connectionId: string): Promise<RateLimitActivity> {
+    return this.call('GET', `/connections/${encodeURIComponent(connectionId)}/rate-limit`);
   }
 
   sendTest(connectionId: string): Promise<Attempt> {

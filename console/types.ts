@@ -77,6 +77,20 @@ export interface Connection {
   updatedAt: string;
 }
 
+/** GET …/connections/{id}/rate-limit: the limit that applies and the last minute, from the dispatchers' counters. */
+export interface RateLimitActivity {
+  /** Deliveries per second; null: no limit applies. */
+  rateLimit: number | null;
+  source: 'connection' | 'default' | 'none';
+  seconds: number;
+  sent: number;
+  /** Deferrals in those seconds (a delivery deferred twice counts twice). */
+  deferred: number;
+  /** A deferral in the last 5 s: deliveries are waiting for the rate limit now. */
+  waiting: boolean;
+  lastDeferredAt?: string;
+}
+
 export interface ConnectionInput {
   name: string;
   url: string;

@@ -302,6 +302,9 @@ export interface ApiConfig {
   readonly connectionsTable: string;
   readonly attemptsTable: string;
   readonly parkedTable: string;
+  /** Read for a connection's live rate-limit state; absent on a stack that predates it. */
+  readonly rateWindowsTable?: string;
+  readonly defaultRateLimit?: number;
   readonly eventsTopicArn?: string;
   readonly secretPrefix: string;
   readonly secretStore: SecretStore;
@@ -329,6 +332,8 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     connectionsTable: required(env, ENV.connectionsTable),
     attemptsTable: required(env, ENV.attemptsTable),
     parkedTable: required(env, ENV.parkedTable),
+    ...(env[ENV.rateWindowsTable]?.trim() ? { rateWindowsTable: env[ENV.rateWindowsTable]!.trim() } : {}),
+    ...defaultRateLimit(env),
     ...(env[ENV.eventsTopicArn]?.trim() ? { eventsTopicArn: env[ENV.eventsTopicArn]!.trim() } : {}),
     secretPrefix: required(env, ENV.secretPrefix),
     secretStore: secretStore(env),

@@ -61,6 +61,11 @@ export interface ManagedResources {
   /** Parked deliveries: listed, retried and recovered through the API (docs/design.md §9). */
   readonly parkedTableName: string;
   readonly parkedTableArn: string;
+  /** The rate-limit windows: read (never written) for a connection's live "waiting for the rate limit". */
+  readonly rateWindowsTableName: string;
+  readonly rateWindowsTableArn: string;
+  /** The stack's default rate limit, deliveries per second; absent: none. */
+  readonly defaultRateLimit?: number;
   /** Where enabling a disabled connection publishes `connection.recovered`. */
   readonly eventsTopic: ITopic;
   readonly secretPrefix: string;
@@ -173,6 +178,8 @@ export class WebhookManagementApi extends Construct {
         [ENV.connectionsTable]: r.connectionsTableName,
         [ENV.attemptsTable]: r.attemptsTableName,
         [ENV.parkedTable]: r.parkedTableName,
+        [ENV.rateWindowsTable]: r.rateWindowsTableName,
+        ...(r.defaultRateLimit !== undefined ? { [ENV.defaultRateLimit]: String(r.defaultRateLimit) } : {}),
         [ENV.eventsTopicArn]: r.eventsTopic.topicArn,
         [ENV.secretPrefix]: r.secretPrefix,
         ...r.secrets.environment(),
@@ -254,6 +261,8 @@ export class WebhookManagementApi extends Construct {
       [r.parkedTableArn],
     );
     on(['dynamodb:Query'], [`${r.parkedTableArn}/index/${PARKED_TABLE.byApplicationIndex.name}`]);
+    // A connection's last minute of rate-limit windows (the console's "waiting for the rate limit").
+    on(['dynamodb:BatchGetItem'], [r.rateWindowsTableArn]);
     r.eventsTopic.grantPublish(role);
     // A Send Test whose attempt record cannot be written defers it to the retry queue, like the
     // dispatcher (whose queue policy names this role too); recoveries and retries re-queue

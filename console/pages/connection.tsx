@@ -7,6 +7,7 @@ import { EnabledBadge, HealthBadge } from '../components/badges';
 import { StatsPanel } from '../components/chart';
 import { ConnectionForm } from '../components/connection-form';
 import { ParkedPanel, RecoveryOffer } from '../components/parked-panel';
+import { RateLimitState } from '../components/rate-limit-state';
 import { SecretPanel } from '../components/secret-panel';
 import { Failed, Loading } from '../components/states';
 import { TestPanel } from '../components/test-panel';
@@ -130,12 +131,7 @@ function Overview({
           <p class="mono break">
             <span class="method">{c.method}</span> {c.url}
           </p>
-          {c.rateLimit !== undefined && (
-            <p class="muted">
-              Rate limit: {c.rateLimit} deliveries per second. Deliveries over it are waiting for the rate
-              limit: they show no attempt until they are sent.
-            </p>
-          )}
+          <RateLimitState api={api} connectionId={c.connectionId} rateLimit={c.rateLimit} />
         </div>
         <div class="actions">
           <button type="button" class="button" onClick={() => setMode('edit')} disabled={busy}>

@@ -17,6 +17,8 @@ const management = new WebhookManagement({
     connectionsTable: config.connectionsTable,
     attemptsTable: config.attemptsTable,
     parkedTable: config.parkedTable,
+    rateWindowsTable: config.rateWindowsTable,
+    defaultRateLimit: config.defaultRateLimit,
     eventsTopicArn: config.eventsTopicArn,
     secretPrefix: config.secretPrefix,
     secretStore: config.secretStore,

@@ -208,6 +208,29 @@ export const ConnectionSchema = z
   })
   .openapi('Connection');
 
+export const RateLimitActivitySchema = z
+  .object({
+    rateLimit: z.number().int().nullable().openapi({
+      description:
+        'the limit that applies, deliveries per second (its own, else the stack default); null: none',
+    }),
+    source: z.enum(['connection', 'default', 'none']).openapi({ description: 'whose limit it is' }),
+    seconds: z.number().int().openapi({ description: 'the seconds counted, ending now (60)' }),
+    sent: z.number().int().openapi({ description: 'sends let go within the limit in those seconds' }),
+    deferred: z.number().int().openapi({
+      description:
+        'deferrals in those seconds: deliveries put back to wait (one deferred twice counts twice)',
+    }),
+    waiting: z
+      .boolean()
+      .openapi({ description: 'deliveries are waiting for the rate limit now (a deferral in the last 5 s)' }),
+    lastDeferredAt: z
+      .string()
+      .optional()
+      .openapi({ description: 'the second of the last deferral in those seconds' }),
+  })
+  .openapi('RateLimitActivity');
+
 export const ConnectionPageSchema = z
   .object({ data: z.array(ConnectionSchema), nextCursor: z.string().nullable() })
   .openapi('ConnectionPage');

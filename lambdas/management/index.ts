@@ -34,6 +34,7 @@ import { DeadLetterQueue } from './dead-letters';
 import { NotFoundError } from './errors';
 import { StoreStats } from './operator-stats';
 import { ParkedDeliveriesAdmin, type ParkedPageResult, type RecoverResult, type Scope } from './parked';
+import { type RateLimitActivity, RateLimitActivityReader } from './rate-activity';
 import { type ResendResult, resendDelivery } from './resend';
 import type { OperatorStatsSource } from './stats-port';
 import { sendTest } from './test-send';
@@ -60,6 +61,7 @@ export {
   type RecoverResult,
   type Scope,
 } from './parked';
+export { type RateLimitActivity, RateWindowsUnknownError } from './rate-activity';
 export type { ResendResult } from './resend';
 export { isSince, parseSince } from './since';
 export { resourcesFromStack } from './stack';
@@ -86,6 +88,7 @@ export class WebhookManagement {
   readonly parked: ParkedDeliveriesAdmin;
   /** `webhooks stats`: from the stack's stores and queues (operator-stats.ts) or `options.statsSource`. */
   readonly stats: OperatorStatsSource;
+  private readonly rateActivity: RateLimitActivityReader;
   /** How long the dispatchers cache a connection, when known (ManagementOptions.connectionCacheTtlMs). */
   readonly connectionCacheTtlMs?: number;
 
@@ -120,6 +123,7 @@ export class WebhookManagement {
     );
     this.deadLetters = new DeadLetterQueue(this.shared);
     this.publisher = new WebhookPublisher({ queueUrl: options.resources.queueUrl, sqsClient: clients.sqs });
+    this.rateActivity = new RateLimitActivityReader(this.shared);
     const statsClients = { sqs: clients.sqs, doc: documentClient(clients.dynamodb) };
     this.stats = options.statsSource
       ? options.statsSource(options.resources, statsClients)
@@ -205,6 +209,19 @@ export class WebhookManagement {
       deliveryId,
       scope,
     );
+  }
+
+  /**
+   * Whether a connection's deliveries are waiting for its rate limit now, and its last minute
+   * (sends, deferrals), from the dispatchers' counter items (rate-activity.ts). 404
+   * (NotFoundError) for another application's connection.
+   */
+  async rateLimitActivity(connectionId: string, scope: Scope = {}): Promise<RateLimitActivity> {
+    const connection = await this.connections.get(connectionId);
+    if (scope.applicationId !== undefined && connection.applicationId !== scope.applicationId) {
+      throw new NotFoundError('connection', connectionId);
+    }
+    return this.rateActivity.of(connection);
   }
 
   /** One immediate signed test delivery (`test: true` in the attempt log, never retried). */

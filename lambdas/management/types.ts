@@ -37,6 +37,10 @@ export interface WebhookResources {
   failingConnectionsRule?: string;
   /** The `Stack` dimension value of the stack's metrics (stack output `MetricsStackName`). */
   metricsStack?: string;
+  /** The rate-limit windows (stack output `RateWindowsTableName`): read for a connection's live rate-limit state. */
+  rateWindowsTable?: string;
+  /** The stack's default rate limit, deliveries per second (stack output `DefaultRateLimit`, when set). */
+  defaultRateLimit?: number;
 }
 
 export interface ManagementOptions {

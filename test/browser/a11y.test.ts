@@ -7,7 +7,6 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
 import { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
@@ -15,11 +14,11 @@ import { ENV } from '../../lambdas/config';
 import type { LocalApi } from '../../local/api-server';
 import { parkedAt } from '../support/fixtures';
 import { respond } from '../support/receivers';
+import { seriousViolations } from './support/axe';
 import { byRole, clickButton, connectBrowser, fill, newUserPage, waitForText } from './support/browser';
 import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
 
 const applicationId = `app_a11y_${randomBytes(6).toString('hex')}`;
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let harness: ConsoleHarness;
 let api: LocalApi;
@@ -29,29 +28,6 @@ let page: Page;
 let healthy: string;
 let failing: string;
 let testDelivery: string;
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[]; failureSummary?: string }>;
-}
-
-/** axe-core's serious and critical violations of the page as it is now. */
-async function seriousViolations(p: Page): Promise<Array<{ id: string; help: string; targets: string[] }>> {
-  const present = await p.evaluate(() => typeof (globalThis as { axe?: unknown }).axe === 'object');
-  if (!present) await p.addScriptTag({ content: AXE_SOURCE });
-  const violations = await p.evaluate(async () => {
-    const { axe, document } = globalThis as unknown as {
-      axe: { run(context: unknown, options: unknown): Promise<{ violations: Violation[] }> };
-      document: unknown;
-    };
-    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
-}
 
 /** What has focus: its tag, class and accessible name, or `body`. */
 const focused = (p: Page) =>

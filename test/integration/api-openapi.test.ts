@@ -14,7 +14,9 @@
 
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { DynamoRateWindows } from '../../lambdas/adapters/dynamodb/rate-windows';
 import { apiDocument } from '../../lambdas/api/openapi';
+import { ENV } from '../../lambdas/config';
 import { attemptAt, id, parkedAt } from '../support/fixtures';
 import { type ApiHarness, appPath, startApiHarness } from './helpers/api';
 
@@ -351,6 +353,22 @@ const VALID: Record<string, () => Promise<ValidRequest[]>> = {
       expect: 200,
     },
   ],
+  'GET /api/v1/applications/{applicationId}/connections/{connectionId}/rate-limit': async () => {
+    // Limited to 2/s, and 5 counted this second: 3 deferrals, waiting now.
+    const limited = await freshConnection({ rateLimit: 2 });
+    const windows = new DynamoRateWindows({ tableName: process.env[ENV.rateWindowsTable]! });
+    const second = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < 5; i++) await windows.increment(limited, second, 0);
+    return [
+      { label: 'no limit', params: mine(), expect: 200 },
+      { label: 'limited, waiting now', params: mine({ connectionId: limited }), expect: 200 },
+      {
+        label: 'limited, nothing counted',
+        params: mine({ connectionId: await freshConnection({ rateLimit: 20 }) }),
+        expect: 200,
+      },
+    ];
+  },
   'PATCH /api/v1/applications/{applicationId}/connections/{connectionId}': async () => {
     const withHeader = await freshConnection({ headers: { 'X-Api-Key': 'secret-1' } });
     return [

@@ -5,6 +5,7 @@
  * deferred (a DEBUG line each, no attempt used) and nothing reaches the dead-letter queue.
  */
 
+import { WebhookManagement } from '../../lambdas/management';
 import { CountingLog } from '../support/dispatcher';
 import { id, userIdentified } from '../support/fixtures';
 import { type Harness, startHarness } from '../support/pipeline';
@@ -41,7 +42,13 @@ it('spreads a burst of 12 to a connection limited to 3/s over at least 3 s, each
   const times = requests.map((r) => r.at);
   // 12 at 3 a second need 4 windows: at least 3 s from the first arrival to the last.
   expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(2_900);
-  expect(log.counts['debug: delivery deferred: waiting for the rate limit']).toBeGreaterThanOrEqual(1);
+  const deferrals = log.counts['debug: delivery deferred: waiting for the rate limit'] ?? 0;
+  expect(deferrals).toBeGreaterThanOrEqual(1);
+  // The console's live state, read back from the counter items the dispatchers wrote: every
+  // deferral and every send of the last minute, and no write of its own.
+  const management = new WebhookManagement({ resources: harness.resources });
+  const activity = await management.rateLimitActivity(con.connectionId);
+  expect(activity).toMatchObject({ rateLimit: 3, source: 'connection', sent: 12, deferred: deferrals });
 
   const attempts = await harness.attemptsOf(con.connectionId);
   expect(attempts).toHaveLength(12);

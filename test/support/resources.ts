@@ -11,6 +11,7 @@ export function resourcesFromEnv(extra: Partial<WebhookResources> = {}): Webhook
     connectionsTable: process.env[ENV.connectionsTable]!,
     attemptsTable: process.env[ENV.attemptsTable]!,
     parkedTable: process.env[ENV.parkedTable]!,
+    rateWindowsTable: process.env[ENV.rateWindowsTable]!,
     secretPrefix: process.env[ENV.secretPrefix]!,
     ...extra,
   };

@@ -12,6 +12,7 @@ import {
   CreateConnectionBody,
   DEFAULT_PAGE_SIZE,
   PageQuery,
+  RateLimitActivitySchema,
   RotatedSecretSchema,
   SecretSchema,
   UpdateConnectionBody,
@@ -133,6 +134,36 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
     async (c) => {
       const { connectionId } = c.req.valid('param');
       return c.json(connectionView(await ownedConnection(deps, c.get('applicationId'), connectionId)), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      operationId: 'getRateLimitActivity',
+      method: 'get',
+      path: `${BASE}/{connectionId}/rate-limit`,
+      tags: [TAG_CONNECTIONS],
+      summary: "Waiting for the rate limit? The limit that applies and the last minute's sends and deferrals",
+      request: { params: ConnectionParams },
+      responses: {
+        200: jsonOk(RateLimitActivitySchema, 'the rate limit and its last minute'),
+        ...errorResponses(),
+      },
+    }),
+    async (c) => {
+      const { connectionId } = c.req.valid('param');
+      const { lastDeferredAtMs, ...activity } = await management.rateLimitActivity(connectionId, {
+        applicationId: c.get('applicationId'),
+      });
+      return c.json(
+        {
+          ...activity,
+          ...(lastDeferredAtMs !== undefined
+            ? { lastDeferredAt: new Date(lastDeferredAtMs).toISOString() }
+            : {}),
+        },
+        200,
+      );
     },
   );
 

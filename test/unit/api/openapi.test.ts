@@ -31,6 +31,7 @@ describe('OpenAPI document', () => {
         'POST /connections/{connectionId}/test',
         'GET /connections/{connectionId}/attempts',
         'GET /connections/{connectionId}/stats',
+        'GET /connections/{connectionId}/rate-limit',
         'GET /deliveries/{deliveryId}',
         'GET /failures',
         'GET /connections/{connectionId}/parked',
