@@ -142,6 +142,7 @@ const LAMBDA_ENV = {
   WEBHOOKS_CONNECTIONS_TABLE: 'Webhooks-ConnectionsTable',
   WEBHOOKS_ATTEMPTS_TABLE: 'Webhooks-AttemptsTable',
   WEBHOOKS_PARKED_TABLE: 'Webhooks-ParkedTable',
+  WEBHOOKS_RATE_WINDOWS_TABLE: 'Webhooks-RateWindowsTable',
   WEBHOOKS_EVENTS_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:Webhooks-EventsTopic',
   WEBHOOKS_SECRET_PREFIX: 'webhooks/Webhooks/',
   POWERTOOLS_SERVICE_NAME: 'webhook-dispatcher',

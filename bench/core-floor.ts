@@ -1,25 +1,31 @@
 /**
- * The core against the spec's floor (issue 15): CPU per delivery of `processBatch` with a
- * sender that answers at once and in-memory ports, against the work the spec makes
- * unavoidable for the same delivery, in the same process, alternating rounds:
+ * The core against the spec's floor: CPU per delivery of `processBatch` with a sender that
+ * answers at once and in-memory ports, against the outputs the spec requires of one delivery,
+ * made the cheapest way Node offers, in the same process, alternating rounds. The floor
+ * (widened in issue 26 to what the spec requires a delivery to produce):
  *
  * - parse the event (one `JSON.parse`) and check it (docs/protocol.md §2's fields: the same validation
  *   the core runs, `buildPayload`),
  * - serialise the payload (the request body),
  * - hash the delivery id (SHA-256 of event id and connection id, with the one-shot `hash` the
- *   core uses too: the cheapest way Node offers),
- * - HMAC-SHA256 the timestamp and body with the connection's secret.
+ *   core uses too),
+ * - the request's headers: the four standard ones (Content-Type, the event kind, the timestamp,
+ *   the HMAC-SHA256 signature of the timestamp and body with the connection's secret) and the
+ *   connection's custom headers,
+ * - a record of the attempt (the spec's "logs of delivery attempts"): delivery and connection,
+ *   attempt number, request time, status, outcome and duration, as one plain object.
  *
- * Everything else the core does per delivery (envelope checks, the connection and secret
- * lookups through their caches, the header set, the limiter, the decision, the attempt record
- * and its redaction, health counting) is what the ratio floor ÷ core prices (target ≥ 0.90).
+ * floor ÷ core is a regression guard, not a target (issue 26 withdrew issue 15's 0.90): what the
+ * core does beyond the floor (envelope checks, the connection and secret lookups through their
+ * caches, the delivery id's text, the protocol's two further headers, the limiter, the decision,
+ * the record's redaction and request view, health counting) is priced by the ratio.
  *
- * A third side, the outputs, tells the two parts of that apart: what one delivery must
- * produce (the envelope read and checked, the delivery id, the signed header set, the decision
- * and the redacted attempt record), made by the core's own pure functions in one synchronous
- * loop, with no port, promise, cache, limiter, health or log. floor ÷ outputs is the most any
- * arrangement of the core around those functions could reach on this benchmark; outputs ÷ core
- * is what the arrangement itself (ports, awaits, caches, settling) costs.
+ * A third side, the outputs, tells the two parts of that apart: the core's own pure functions
+ * for the same outputs (the envelope read and checked, the delivery id, the signed header set,
+ * the decision and the redacted attempt record) in one synchronous loop, with no port, promise,
+ * cache, limiter, health or log. floor ÷ outputs is the most any arrangement of the core around
+ * those functions could reach on this benchmark; outputs ÷ core is what the arrangement itself
+ * (ports, awaits, caches, settling) costs.
  * Run from the Lambda-like bundle (bench/bundled-process.ts), never through tsx.
  */
 
@@ -43,6 +49,13 @@ import { memoryPorts } from '../test/support/memory';
 import { RECEIVER_HOST } from '../test/support/pki';
 import { median, round } from './support/stats';
 
+/**
+ * The regression guard on floor ÷ core: about three quarters of the figures measured when the
+ * floor was widened (0.47 on a loaded 2-core machine, 2026-11-25). Below it, the core has taken
+ * on work per delivery that the spec's outputs do not need: find what before merging.
+ */
+export const CORE_FLOOR_GUARD = 0.35;
+
 /** Rounds of each side run before measuring: the core's first rounds run at 1.5-2.5× its steady cost. */
 const WARM_UP_ROUNDS = 3;
 
@@ -58,7 +71,7 @@ export interface CoreFloorFigures {
   /** CPU µs per delivery: processBatch with an instant sender, and the spec's floor alone. */
   coreCpuMicros: number;
   floorCpuMicros: number;
-  /** floor ÷ core (target ≥ 0.90). */
+  /** floor ÷ core: a regression guard (issue 26 withdrew issue 15's target of 0.90). */
   ratio: number;
   /** CPU µs per delivery of the outputs alone: the core's pure functions in one synchronous loop. */
   outputsCpuMicros: number;
@@ -99,6 +112,7 @@ export async function measureCoreFloor(options: CoreFloorOptions): Promise<CoreF
     for (let i = 0; i < records.length; i += 10)
       await dispatcher.processBatch(records.slice(i, i + 10), invocation);
   };
+  const custom = connection.headers;
   const floor = (records: InputRecord[]) => {
     let sink = 0;
     for (const r of records) {
@@ -106,9 +120,27 @@ export async function measureCoreFloor(options: CoreFloorOptions): Promise<CoreF
       const body = serialiseBody(
         buildPayload({ timestamp: event.occurredAt, user: event.user, application: event.application }),
       );
-      const id = hash('sha256', `${event.eventId}\u0000${connection.connectionId}`, 'buffer');
-      const sig = createHmac('sha256', SECRET).update(`${Date.now()}.${body}`, 'utf8').digest('hex');
-      sink += id[0]! + sig.length;
+      const id = hash('sha256', `${event.eventId}\u0000${connection.connectionId}`, 'hex');
+      const requestedAtMs = Date.now();
+      const timestamp = String(requestedAtMs);
+      const headers: Record<string, string> = {
+        'Content-Type': 'application/json',
+        [`${HEADER_PREFIX}-Event`]: event.event,
+        [`${HEADER_PREFIX}-Timestamp`]: timestamp,
+        [`${HEADER_PREFIX}-Signature`]: `sha256=${createHmac('sha256', SECRET).update(`${timestamp}.${body}`, 'utf8').digest('hex')}`,
+        ...custom,
+      };
+      const result = answer();
+      const record = {
+        deliveryId: id,
+        connectionId: connection.connectionId,
+        attempt: 1,
+        requestedAt: isoTime(requestedAtMs),
+        status: result.kind === 'response' ? result.status : undefined,
+        outcome: 'delivered',
+        durationMs: result.durationMs,
+      };
+      sink += headers['Content-Type']!.length + record.attempt;
     }
     return sink;
   };

@@ -309,6 +309,7 @@ export function renderCostDoc(results: BenchResults, baselineRun: string, prices
     fixed: fixedCost(FIXED, prices),
     fixedKms: fixedKmsCost(results, prices),
     kmsCalls: kmsCallsFrom(results),
+    allInInputs: allInInputs(figuresFrom(results), results, prices),
   });
 }
 

@@ -2,6 +2,14 @@
 
 import { ATTEMPTS_PER_CHAIN } from '../../lambdas/core/constants';
 import {
+  type AllInCost,
+  type AllInInputs,
+  allInProfile,
+  costProfile,
+  type ScenarioKey,
+  type Traffic,
+} from '../all-in';
+import {
   type Alternative,
   type Assumptions,
   alternatives,
@@ -36,6 +44,8 @@ export interface CostDocInputs {
   /** The fixed cost with `secretStore: 'kms'`. */
   fixedKms: FixedCost;
   kmsCalls: KmsCalls | undefined;
+  /** The all-in model's inputs (bench/all-in.ts). */
+  allInInputs: AllInInputs;
 }
 
 export interface CostDoc extends CostDocInputs {
@@ -44,6 +54,8 @@ export interface CostDoc extends CostDocInputs {
   /** Each lever with the scenarios' costs under it. */
   levers: Array<Lever & { costs: ScenarioCost[] }>;
   alts: Alternative[];
+  /** Each profile's scenarios, all-in at the stated traffic. */
+  allIn: { traffic: Traffic; profiles: Record<'defaults' | 'lean', Record<ScenarioKey, AllInCost>> };
 }
 
 export function costDocOf(inputs: CostDocInputs): CostDoc {
@@ -55,6 +67,13 @@ export function costDocOf(inputs: CostDocInputs): CostDoc {
     costs: costsWith(a),
     alts: alternatives(prices, ATTEMPTS_PER_CHAIN),
     levers: levers(a).map((l) => ({ ...l, costs: costsWith(l.a) })),
+    allIn: {
+      traffic: inputs.allInInputs.traffic,
+      profiles: {
+        defaults: allInProfile(costProfile('defaults', a), inputs.allInInputs),
+        lean: allInProfile(costProfile('lean', a), inputs.allInInputs),
+      },
+    },
   };
 }
 

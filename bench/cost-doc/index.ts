@@ -3,6 +3,7 @@
  * (context.ts), in the order the document reads.
  */
 
+import { allInKeeps, allInLines, allInSummary, allInTargets } from './all-in';
 import { keptBodies } from './bodies';
 import { breakdown, modelInputs } from './breakdown';
 import { type CostDoc, type CostDocInputs, costDocOf } from './context';
@@ -13,6 +14,10 @@ import { intro, leversPriced, summary, targets } from './overview';
 const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
   intro,
   summary,
+  allInSummary,
+  allInTargets,
+  allInKeeps,
+  allInLines,
   targets,
   leversPriced,
   scenarios,

@@ -36,7 +36,7 @@ ${table(
   ['per million deliveries', ...SCENARIOS.map((s) => s.name), 'what it includes'],
   [
     [
-      '**this pipeline** (all-in: SQS, Lambda, DynamoDB writes + storage + PITR, logs, data transfer)',
+      '**this pipeline**, marginal (per-delivery lines: SQS, Lambda, DynamoDB writes + storage + PITR, logs, data transfer; all-in [below](#all-in-cost-per-profile))',
       ...costs.map((c) => `**${money(c.perMillion)}**`),
       'HMAC signing per attempt, 1/2/4 s retries, every attempt logged and queryable for 30 days, DLQ with reason, in your account',
     ],
@@ -75,6 +75,9 @@ export function targets({ costs, levers, fixed, fixedKms }: CostDoc): string {
     secretsCost(fixedKms) <= 5 ? 'yes' : 'no',
   ];
   return `## Targets of issue 15
+
+Marginal figures (the per-delivery lines, fixed costs apart), as issue 15 set them; issue 26
+restates the per-delivery targets all-in for the lean profile ([above](#targets-of-issue-26-lean-profile-all-in)).
 
 ${table(
   [

@@ -1,5 +1,5 @@
 /**
- * `profile: 'lean'` (lib/profiles.ts, D39): one prop that sets the cost levers the model
+ * `profile: 'lean'` (lib/profiles.ts, D40): one prop that sets the cost levers the model
  * recommends together. Each shows in the template; a prop given explicitly wins; without a
  * profile (or with 'defaults') the stack is exactly what it was.
  */
