@@ -85,6 +85,13 @@ export function allInTargets({ allIn, allInInputs, a, costs }: CostDoc): string 
   const publish = line(h, 'SQS publish');
   const publishBatched = line(hb, 'SQS publish');
   const healthyMarginal = costs.find((c) => c.scenario.key === 'healthy')!;
+  const met = TARGETS.filter((t) => allIn.profiles.lean[t.key].perMillion <= t.limit).length;
+  const verdict =
+    met === TARGETS.length
+      ? 'Both are met'
+      : met === 0
+        ? 'Neither is met, and no prop of the construct meets them'
+        : 'One is met, the other is not';
   const lean = costProfile('lean', a);
   const provisioned = allInProfile(
     { ...lean, a: { ...lean.a, writeCapacity: { mode: 'provisioned', utilisation: 0.7 } } },
@@ -94,7 +101,7 @@ export function allInTargets({ allIn, allInInputs, a, costs }: CostDoc): string 
 
 ${table(['target', 'limit', 'lean, all-in', 'met'], rows)}
 
-Neither is met, and no prop of the construct meets them: two lines alone take most of the budget.
+${verdict}: two lines alone take most of the budget.
 Every delivery's attempt record is one on-demand write unit (${money(writes)} a million), and the upstream
 publish is one SendMessage per event (${money(publish)}; ${money(publishBatched)} in batches of 10). Together that is
 ${money(writes + publish)} one event per request and ${money(writes + publishBatched)} batched, above both limits before SQS
