@@ -249,6 +249,8 @@ export function createAttempter(
             canWaitMs: run.remainingMs() - options.timeoutMs - DEADLINE_MARGIN_MS,
           }),
         );
+        // Its first count went unused (far behind its slot, or back after its second ended).
+        if (decision.countedAgain) deps.log.debug('rate limit: counted again in the next second', ids);
         if (!decision.go) return await defer(delivery, rateLimit, decision.delaySeconds, ids);
         if (decision.waitMs > 0) {
           // Its slot in the second, under a second away: its place among the batch's attempts

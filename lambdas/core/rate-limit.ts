@@ -73,7 +73,14 @@ export function shardOf(deliveryId: string, shards: number): number {
  * What the limiter decided for one send: go after `waitMs` (0: at once, always under a second),
  * or be deferred by this many whole seconds.
  */
-export type RateDecision = { go: true; waitMs: number } | { go: false; delaySeconds: number };
+export type RateDecision = ({ go: true; waitMs: number } | { go: false; delaySeconds: number }) & {
+  /**
+   * Set when the limiter counted this send twice (the first count came back after its second,
+   * or was far behind its slot, and went unused): the counter items hold one count more than
+   * sends for it.
+   */
+  countedAgain?: true;
+};
 
 /**
  * The decision from a count: within the quota, go at the count's slot in the second (`atMs`
@@ -140,10 +147,11 @@ export function createRateLimiter(
           // The count came back after its second ended: sent now, it would land in the next
           // second on top of that second's own quota. Count again in the second it is now
           // (once; a write that slow twice defers the delivery instead of sending out of turn).
-          if (tries >= 2) return { go: false, delaySeconds: 1 };
+          if (tries >= 2) return { go: false, delaySeconds: 1, countedAgain: true };
           continue;
         }
-        const decision = decideRate(count, quota, into);
+        const decision: RateDecision = decideRate(count, quota, into);
+        if (tries >= 2) decision.countedAgain = true;
         const behind = decision.go && into - slotOf(count, quota) > SLOT_TOLERANCE_MS;
         const toNext = 1000 - into;
         // Far behind its slot (work arriving late in a second finds the early slots passed):
@@ -167,7 +175,10 @@ export const WAITING_WITHIN_SECONDS = 5;
 export interface RateActivity {
   /** The seconds read, ending with the current one. */
   seconds: number;
-  /** Counts within the quota: sends let go (a send that failed to go out is still counted). */
+  /**
+   * Counts within the quota: sends let go (a send that failed to go out is still counted, and
+   * one the limiter counted again, `countedAgain`, counts twice).
+   */
   sent: number;
   /** Counts above the quota: deferrals (one delivery deferred twice counts twice). */
   deferred: number;

@@ -94,7 +94,11 @@ describe('the limiter on an injectable clock', () => {
     const limiter = createRateLimiter(counter, () => now, sleep);
     const start = Math.floor(now / 1000);
     // Behind its slot (0 ms) by 600 ms, more than the tolerance: counted again at 12:00:01.000.
-    expect(await limiter.take('con_a', 'dlv_1', 4, { canWaitMs: 5_000 })).toEqual({ go: true, waitMs: 0 });
+    expect(await limiter.take('con_a', 'dlv_1', 4, { canWaitMs: 5_000 })).toEqual({
+      go: true,
+      waitMs: 0,
+      countedAgain: true,
+    });
     expect(sleeps).toEqual([400]);
     expect(counter.count('con_a', start, 0)).toBe(1);
     expect(counter.count('con_a', start + 1, 0)).toBe(1);
@@ -123,13 +127,17 @@ describe('the limiter on an injectable clock', () => {
     };
     const limiter = createRateLimiter(counter, () => now);
     const start = Math.floor(Date.parse('2026-11-25T12:00:00Z') / 1000);
-    expect(await limiter.take('con_a', 'dlv_1', 4)).toEqual({ go: true, waitMs: 0 });
+    expect(await limiter.take('con_a', 'dlv_1', 4)).toEqual({ go: true, waitMs: 0, countedAgain: true });
     expect(seconds).toEqual([start, start + 1]);
     // Slow twice: deferred a second rather than sent out of turn.
     slowWrites = 2;
     slowMs = 1_000;
     now = Date.parse('2026-11-25T12:00:05.800Z');
-    expect(await limiter.take('con_a', 'dlv_2', 4)).toEqual({ go: false, delaySeconds: 1 });
+    expect(await limiter.take('con_a', 'dlv_2', 4)).toEqual({
+      go: false,
+      delaySeconds: 1,
+      countedAgain: true,
+    });
     expect(seconds).toEqual([start, start + 1, start + 5, start + 6]);
   });
 
