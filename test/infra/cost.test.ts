@@ -5,7 +5,7 @@
  */
 
 import { Template } from 'aws-cdk-lib/assertions';
-import { OBSERVABILITY } from '../../bench/cost';
+import { FIXED, OBSERVABILITY } from '../../bench/cost';
 import {
   CLOUDWATCH_METRICS,
   type CloudWatchMetric,
@@ -33,6 +33,10 @@ describe('the cost model counts what the stack deploys', () => {
     expect(alarms).toHaveLength(OBSERVABILITY.alarms);
     expect(alarms.reduce((n, a) => n + metricsOf(a.Properties), 0)).toBe(OBSERVABILITY.alarmMetrics);
     template.resourceCountIs('AWS::CloudWatch::CompositeAlarm', 0);
+  });
+
+  it("prices each Secrets Manager secret the stack itself makes (the console's session key)", () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', FIXED.otherSecrets);
   });
 
   it('prices the dashboard and the Contributor Insights rule', () => {
