@@ -29,8 +29,14 @@ import type {
 import { InfrastructureError, type WebhookErrorOptions } from '../lambdas/core/errors';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './constants';
 
-/** Lambda's limit for an SQS event source of a standard queue. */
+/** Lambda's limit for an SQS event source of a standard queue without a batching window. */
 export const MAX_BATCH_SIZE = 10;
+/** With a batching window (at least 1 s, an SQS rule), up to this many records per batch. */
+export const MAX_WINDOWED_BATCH_SIZE = 100;
+/** What one ReceiveMessage returns at most. */
+const RECEIVE_MAX = 10;
+/** Pause between receives while a batching window gathers and the queue is empty, ms. */
+const GATHER_PAUSE_MS = 20;
 /** What Lambda's pollers use: the longest long poll SQS allows. */
 const DEFAULT_WAIT_TIME_S = 20;
 /** Back-off after a failed SQS call: first delay, cap. */
@@ -66,8 +72,13 @@ export interface RunnerOptions {
   readonly handler: SQSHandler;
   /** The function's timeout: `getRemainingTimeInMillis()` counts down from it, and the batch fails when it passes. */
   readonly functionTimeoutMs: number;
-  /** 1 to 10. @default 10 */
+  /** 1 to 10, or to 100 with a batching window of at least 1 s. @default 10 */
   readonly batchSize?: number;
+  /**
+   * Lambda's `MaximumBatchingWindowInSeconds`, ms: after the first message, keep receiving
+   * until the batch is full or this long has passed. @default 0 (invoke on the first receive)
+   */
+  readonly maxBatchingWindowMs?: number;
   /** Long-poll wait, 0 to 20 s. @default 20 */
   readonly waitTimeSeconds?: number;
   /** Polls (and so batches) in flight at once. @default 1 */
@@ -110,8 +121,13 @@ export function startRunner(options: RunnerOptions): Runner {
   const batchSize = options.batchSize ?? MAX_BATCH_SIZE;
   const waitTimeSeconds = options.waitTimeSeconds ?? DEFAULT_WAIT_TIME_S;
   const concurrency = options.concurrency ?? 1;
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-    throw new RangeError(`batchSize must be 1 to ${MAX_BATCH_SIZE}, got ${batchSize}`);
+  const windowMs = options.maxBatchingWindowMs ?? 0;
+  if (!(windowMs >= 0)) throw new RangeError(`maxBatchingWindowMs must be 0 or more, got ${windowMs}`);
+  const maxBatch = windowMs >= 1_000 ? MAX_WINDOWED_BATCH_SIZE : MAX_BATCH_SIZE;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > maxBatch) {
+    throw new RangeError(
+      `batchSize must be 1 to ${maxBatch}${windowMs >= 1_000 ? '' : ` (up to ${MAX_WINDOWED_BATCH_SIZE} with a batching window of at least 1 s)`}, got ${batchSize}`,
+    );
   }
   if (!Number.isInteger(waitTimeSeconds) || waitTimeSeconds < 0 || waitTimeSeconds > 20) {
     throw new RangeError(`waitTimeSeconds must be 0 to 20, got ${waitTimeSeconds}`);
@@ -143,17 +159,7 @@ export function startRunner(options: RunnerOptions): Runner {
     while (!stopping) {
       try {
         const { arn, region } = await source;
-        const received = await options.sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: options.queueUrl,
-            MaxNumberOfMessages: batchSize,
-            WaitTimeSeconds: waitTimeSeconds,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-          { abortSignal: abort.signal },
-        );
-        const messages: Message[] = received.Messages ?? [];
+        const messages = await receive(Math.min(batchSize, RECEIVE_MAX), waitTimeSeconds);
         backoff = RETRY_BACKOFF_MS.first;
         lastReceiveEmpty[slot] = messages.length === 0;
         if (messages.length === 0) {
@@ -162,6 +168,7 @@ export function startRunner(options: RunnerOptions): Runner {
         }
         inFlight++;
         try {
+          if (windowMs > 0) await gather(messages);
           await runBatch(messages, arn, region);
         } finally {
           inFlight--;
@@ -172,6 +179,31 @@ export function startRunner(options: RunnerOptions): Runner {
         await sleep(backoff, abort.signal);
         backoff = Math.min(backoff * 2, RETRY_BACKOFF_MS.max);
       }
+    }
+  }
+
+  async function receive(max: number, waitS: number): Promise<Message[]> {
+    const received = await options.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: options.queueUrl,
+        MaxNumberOfMessages: max,
+        WaitTimeSeconds: waitS,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: abort.signal },
+    );
+    return received.Messages ?? [];
+  }
+
+  /** The batching window: more receives into `messages` until it is full or the window has passed. */
+  async function gather(messages: Message[]): Promise<void> {
+    const deadline = Date.now() + windowMs;
+    while (messages.length < batchSize && Date.now() < deadline && !stopping) {
+      const more = await receive(Math.min(batchSize - messages.length, RECEIVE_MAX), 0);
+      messages.push(...more);
+      if (more.length === 0)
+        await sleep(Math.max(1, Math.min(GATHER_PAUSE_MS, deadline - Date.now())), abort.signal);
     }
   }
 
@@ -228,7 +260,13 @@ export function startRunner(options: RunnerOptions): Runner {
     }
   }
 
+  /** Deletes in DeleteMessageBatch calls of at most 10 entries (an SQS limit), as Lambda's poller does. */
   async function deleteSucceeded(records: SQSRecord[]): Promise<void> {
+    for (let i = 0; i < records.length; i += RECEIVE_MAX)
+      await deleteChunk(records.slice(i, i + RECEIVE_MAX));
+  }
+
+  async function deleteChunk(records: SQSRecord[]): Promise<void> {
     if (records.length === 0) return;
     try {
       const { Failed } = await options.sqs.send(

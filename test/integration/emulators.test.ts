@@ -535,6 +535,46 @@ describe('local event source mapping (runner)', () => {
     expect(await messagesLeft(sqs, queue.url)).toBe(0);
   });
 
+  it('gathers up to 100 records into one batch within a batching window, and refuses more than 10 without one', async () => {
+    // Visible again only after the window: a record is never gathered twice.
+    const queue = await createQueue(sqs, uniqueName('window'), { VisibilityTimeout: '30' });
+    // 35 messages, sent as four SendMessageBatch calls: a window of 1 s takes them as one batch.
+    for (let i = 0; i < 35; i += 10)
+      await sendAll(
+        queue.url,
+        Array.from({ length: Math.min(10, 35 - i) }, (_, j) => `w${i + j}`),
+      );
+    const sizes: number[] = [];
+    const runner = startRunner({
+      sqs,
+      queueUrl: queue.url,
+      functionTimeoutMs: 5_000,
+      batchSize: 100,
+      maxBatchingWindowMs: 1_000,
+      waitTimeSeconds: 1,
+      logger: silent,
+      handler: async (event) => {
+        sizes.push(event.Records.length);
+      },
+    });
+    try {
+      await withTimeout('the runner to go idle', runner.idle());
+    } finally {
+      await runner.stop();
+    }
+    expect(sizes).toEqual([35]);
+    expect(await messagesLeft(sqs, queue.url)).toBe(0);
+    expect(() =>
+      startRunner({
+        sqs,
+        queueUrl: queue.url,
+        functionTimeoutMs: 1_000,
+        batchSize: 100,
+        handler: async () => {},
+      }),
+    ).toThrow(/batchSize must be 1 to 10 \(up to 100 with a batching window of at least 1 s\), got 100/);
+  });
+
   it('finishes and settles the batch in flight before stop() resolves', async () => {
     const queue = await createQueue(sqs, uniqueName('stop'), { VisibilityTimeout: '30' });
     await sendAll(queue.url, ['one']);
