@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import {
   DEFAULT_IDLE_PER_ORIGIN,
   HttpsSender,
@@ -8,7 +9,7 @@ import { SNIPPET_READ_BYTES } from '../../lambdas/core/constants';
 import type { OutboundRequest } from '../../lambdas/core/types';
 import { startTripwire } from '../security/helpers';
 import { testPki } from '../support/pki';
-import { type Receiver, respond, startReceiver } from '../support/receivers';
+import { type Receiver, respond, serveHttps, startReceiver } from '../support/receivers';
 
 const local = { allowedPorts: [443], allowLoopback: true };
 let receiver: Receiver;
@@ -144,6 +145,35 @@ describe('HttpsSender against a real HTTPS receiver', () => {
     for (let i = 0; i < 3; i++)
       expect(await sender.send(request(receiver.url))).toMatchObject({ kind: 'response', status: 200 });
     expect(new Set(ports).size).toBe(1);
+  });
+
+  it('resumes the TLS session of each of more origins than Node keeps by default on a new connection (D41)', async () => {
+    // 120 origins (Node's agent keeps 100 sessions), each closing every connection after its
+    // response, so each round opens a new TLS connection to every one of them.
+    const origins = await Promise.all(
+      Array.from({ length: 120 }, () =>
+        serveHttps(testPki(), (_req, res) => res.writeHead(200, { connection: 'close' }).end('ok')),
+      ),
+    );
+    const handshakes = { full: 0, resumed: 0 };
+    for (const o of origins)
+      o.server.on('secureConnection', (socket: TLSSocket) => {
+        if (socket.isSessionReused()) handshakes.resumed++;
+        else handshakes.full++;
+      });
+    const own = new HttpsSender({
+      egress: { allowLoopback: true, allowedPorts: origins.map((o) => o.port) },
+      ca: [testPki().caPem],
+    });
+    try {
+      for (let round = 0; round < 2; round++)
+        for (const o of origins)
+          expect(await own.send(request(`https://127.0.0.1:${o.port}/`))).toMatchObject({ status: 200 });
+      expect(handshakes).toEqual({ full: origins.length, resumed: origins.length });
+    } finally {
+      await own.close();
+      await Promise.all(origins.map((o) => o.close()));
+    }
   });
 
   describe('a pooled socket the receiver has closed (decisions.md D31)', () => {

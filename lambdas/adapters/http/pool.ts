@@ -26,6 +26,13 @@ const KEEP_ALIVE_TIMEOUT_MS = 10_000;
 /** Idle connections kept per receiver unless the options say otherwise: the dispatcher's default concurrency. */
 export const DEFAULT_IDLE_PER_ORIGIN = 10;
 
+/**
+ * TLS sessions kept for resumption, one per receiver origin (Node's default is 100): a new
+ * connection to an origin whose session is cached resumes it, which costs about half the CPU of
+ * a full handshake (docs/performance.md §11, D41). About 1,000 origins of a few KB each.
+ */
+export const TLS_SESSION_CACHE = 1_000;
+
 /** Resolves a host name to all its addresses (injectable for tests: a stub resolver). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
@@ -63,6 +70,8 @@ export interface PoolOptions {
   maxIdlePerOrigin?: number;
   /** Told each time a request is sent again after meeting a dead pooled socket (D31): counted. */
   onResend?: () => void;
+  /** TLS sessions kept for resumption (one per origin). @default {@link TLS_SESSION_CACHE} */
+  maxCachedSessions?: number;
 }
 
 /** A `net.connect` lookup that refuses the whole destination if any address is refused. */
@@ -158,6 +167,8 @@ export class ConnectionPool {
       // At most this many per receiver, so a request that meets only dead pooled sockets reaches
       // a new connection within its resends (D31).
       maxFreeSockets: this.maxIdlePerOrigin,
+      // A new connection to a receiver seen before resumes its TLS session (D41).
+      maxCachedSessions: options.maxCachedSessions ?? TLS_SESSION_CACHE,
       lookup: egressLookup(options.egress, options.resolver ?? systemResolver),
       rejectUnauthorized: true,
       minVersion: 'TLSv1.2',
