@@ -6,6 +6,7 @@
  *   npm run bench                          # everything
  *   npm run bench -- --only overhead,signing
  *   npm run bench -- --quick               # fewer rounds: a smoke run, not figures to publish
+ *   npm run bench -- --only billed --json  # the results as JSON on stdout instead of the table
  */
 
 import { execFileSync } from 'node:child_process';
@@ -17,6 +18,8 @@ import { testPki } from '../test/support/pki';
 import { startReceiverProcess } from '../test/support/receivers';
 import { measureApiCalls } from './api-calls';
 import { measureBatchTime } from './batch-time';
+import { measureBilled } from './billed';
+import { billedRows } from './billed/table';
 import { measureBodyStorage } from './body-storage';
 import { bundleLikeLambda, measureColdStart } from './cold-start';
 import { measureConsoleBundle } from './console-bundle';
@@ -41,6 +44,7 @@ const MEASUREMENTS = [
   'batchTime',
   'rateLimit',
   'bodyStorage',
+  'billed',
 ] as const;
 type Measurement = (typeof MEASUREMENTS)[number];
 const OUT_DIR = resolve(__dirname, '..', 'bench-results');
@@ -355,6 +359,7 @@ function printTable(results: BenchResults): void {
       ]);
     }
   }
+  if (results.billed) rows.push(...billedRows(results.billed));
   const widths = [0, 1, 2, 3].map((i) =>
     Math.max(...rows.map((r) => r[i]!.length), ['figure', 'value', 'baseline', 'ratio'][i]!.length),
   );
@@ -366,7 +371,11 @@ function printTable(results: BenchResults): void {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } },
+    options: {
+      only: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
   });
   const only = (values.only?.split(',').map((s) => s.trim()) ?? [...MEASUREMENTS]) as Measurement[];
   const unknown = only.filter((m) => !MEASUREMENTS.includes(m));
@@ -427,16 +436,29 @@ async function main(): Promise<void> {
   } finally {
     bundled?.dispose();
   }
+  // Last: it holds its own emulators, receivers and capped containers (docs/performance.md §11).
+  await step('billed', () =>
+    measureBilled({
+      origins: 200,
+      eventsPerSecond: 100,
+      warmupS: quick ? 10 : 20,
+      measureS: quick ? 10 : 30,
+      handshakeOrigins: quick ? 50 : 100,
+    }),
+  );
   results.durationSeconds = Math.round((Date.now() - started.getTime()) / 1000);
 
-  console.log();
-  printTable(results);
-  mkdirSync(OUT_DIR, { recursive: true });
   const json = `${JSON.stringify(results, null, 2)}\n`;
+  if (values.json) process.stdout.write(json);
+  else {
+    console.log();
+    printTable(results);
+  }
+  mkdirSync(OUT_DIR, { recursive: true });
   writeFileSync(join(OUT_DIR, 'latest.json'), json);
   const dated = join(OUT_DIR, `${results.startedAt.replace(/[:.]/g, '-')}.json`);
   writeFileSync(dated, json);
-  console.log(
+  (values.json ? console.error : console.log)(
     `\nWrote bench-results/latest.json and ${dated.slice(OUT_DIR.length - 'bench-results'.length)} (${results.durationSeconds} s)`,
   );
 }

@@ -2,6 +2,7 @@
 
 import type { ApiCallFigures } from '../api-calls';
 import type { BatchTimeFigures } from '../batch-time';
+import type { BilledFigures } from '../billed';
 import type { BodyStorageFigures } from '../body-storage';
 import type { ColdStartFigures } from '../cold-start';
 import type { ConsoleBundleFigures } from '../console-bundle';
@@ -33,4 +34,6 @@ export interface BenchResults {
   rateLimit?: RateLimitFigures;
   /** (10) Request bodies kept on the first attempt's record (issue 23, D37). */
   bodyStorage?: BodyStorageFigures;
+  /** (11) What Lambda bills under its CPU share, defaults and lean profile (issue 26). */
+  billed?: BilledFigures;
 }

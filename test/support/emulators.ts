@@ -58,12 +58,14 @@ export interface LocalAws {
 }
 
 /** The three services in one process, with local mode's queues, tables and secret prefix. */
-export async function startLocalAws(options: { visibilityTimeoutSeconds?: number } = {}): Promise<LocalAws> {
+export async function startLocalAws(
+  options: { visibilityTimeoutSeconds?: number; secretStore?: 'secrets-manager' | 'kms' } = {},
+): Promise<LocalAws> {
   const hosts = await startHosts([['sqs', 'dynamodb', 'secretsManager', 'kms']]);
   try {
     const resources = await bootstrapResources(
       { endpoints: hosts.endpoints, region: LOCAL_REGION },
-      { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds },
+      { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds, secretStore: options.secretStore },
     );
     return {
       endpoints: hosts.endpoints,

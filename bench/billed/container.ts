@@ -1,0 +1,77 @@
+/**
+ * One Lambda container of the billed benchmark (docs/performance.md §11): the deployed
+ * dispatcher's handler (lambdas/dispatcher/index.ts, wired from the environment as in AWS),
+ * run from a bundle built with the Lambda's esbuild options, in a process the parent holds to
+ * Lambda's CPU share with a cgroup quota (cgroup.ts). The parent plays Lambda's event source
+ * (local/runner.ts: receives, batching window, deletes) and hands each batch over IPC:
+ *
+ *   { kind: 'invoke', event, timeoutMs }  → { durationMs, cpuMicros, response }
+ *   { kind: 'handshakes', ports, rounds } → HandshakeFigures (the TLS levers, handshakes.ts)
+ *
+ * `durationMs` is the handler's duration: from the event handed over to its response, what
+ * Lambda bills (before rounding). The log goes to stdout as in Lambda (the parent discards it).
+ */
+
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { type HandshakeOptions, measureHandshakes } from './handshakes';
+
+export type ContainerRequest =
+  | { kind: 'invoke'; id: number; event: SQSEvent; timeoutMs: number }
+  | ({ kind: 'handshakes'; id: number } & HandshakeOptions);
+
+export interface InvokeReply {
+  id: number;
+  durationMs: number;
+  cpuMicros: number;
+  response?: SQSBatchResponse | undefined;
+  error?: string;
+}
+
+type Handler = typeof import('../../lambdas/dispatcher/index.js')['handler'];
+let handler: Promise<Handler> | undefined;
+let invocations = 0;
+
+async function invoke(req: Extract<ContainerRequest, { kind: 'invoke' }>): Promise<InvokeReply> {
+  // Wired on the first invocation's arrival, as Lambda's init (not billed here either).
+  handler ??= import('../../lambdas/dispatcher/index.js').then(async (m) => {
+    await m.ready;
+    return m.handler;
+  });
+  const run = await handler;
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const deadline = Date.now() + req.timeoutMs;
+  try {
+    const response = await run(req.event, {
+      getRemainingTimeInMillis: () => deadline - Date.now(),
+      awsRequestId: `billed-${++invocations}`,
+    });
+    const used = process.cpuUsage(cpu);
+    return {
+      id: req.id,
+      durationMs: performance.now() - started,
+      cpuMicros: used.user + used.system,
+      response: response ?? undefined,
+    };
+  } catch (error) {
+    const used = process.cpuUsage(cpu);
+    return {
+      id: req.id,
+      durationMs: performance.now() - started,
+      cpuMicros: used.user + used.system,
+      error: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+process.on('message', (req: ContainerRequest) => {
+  const done = (reply: unknown) => process.send?.(reply);
+  if (req.kind === 'invoke') void invoke(req).then(done);
+  else
+    void measureHandshakes(req).then(
+      (figures) => done({ id: req.id, figures }),
+      (error: unknown) => done({ id: req.id, error: String(error) }),
+    );
+});
+process.on('disconnect', () => process.exit(0));
+process.send?.({ ready: true });

@@ -1,0 +1,244 @@
+/**
+ * (11) What Lambda bills, measured under Lambda's CPU share (issue 26, docs/performance.md
+ * §11): the dispatcher bundle as deployed, in containers held to memory ÷ 1,769 MB of a core
+ * by a cgroup CPU quota, against a population of HTTPS receiver origins on loopback (latency
+ * and keep-alive drawn from documented distributions), with real attempt-log writes to the
+ * DynamoDB emulator and real receives and deletes on the SQS emulator by local mode's event
+ * source, at a stated traffic; for the construct's defaults and the lean profile. Beside each
+ * measurement, the cost model's GB-seconds and new-connection share for the same run.
+ *
+ * No figure when the cap cannot be set: `refused` says why and the profiles are absent.
+ */
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testPki } from '../../test/support/pki';
+import { bundleLikeLambda } from '../cold-start';
+import { ASSUMPTIONS, figuresFrom, loadResults } from '../cost';
+import {
+  DEFAULT_LATENCY,
+  lambdaUsage,
+  MILLION,
+  newConnectionShare,
+  SQS_EVENT_SOURCE_POLLERS,
+} from '../cost-model';
+import { round } from '../support/stats';
+import { batchTimeRatios, gbSecondsPerMillion, RECEIVER_KEEP_ALIVE, senderIdleS } from './arithmetic';
+import { CpuCapError, createCpuCap, type ThrottleStats } from './cgroup';
+import type { HandshakeFigures } from './handshakes';
+import { startPopulation } from './population';
+import { type BilledProfile, billedProfile, type ProfileName } from './profiles';
+import { type RunResult, runProfile } from './run';
+
+export interface BilledOptions {
+  origins: number;
+  eventsPerSecond: number;
+  warmupS: number;
+  measureS: number;
+  /** Origins the handshake levers connect to. */
+  handshakeOrigins: number;
+  cgroupRoot?: string;
+}
+
+export interface BilledProfileFigures {
+  memoryMb: number;
+  /** The CPU quota: the share of one core the containers had. */
+  cpuShare: number;
+  batchSize: number;
+  batchingWindowMs: number;
+  containers: number;
+  batches: number;
+  deliveries: number;
+  /** Records per invocation, as the event source filled them at the traffic. */
+  meanFill: number;
+  /** Σ batch wall time ÷ Σ the slowest receiver of each batch (target ≤ 1.05), and per batch. */
+  batchTimeRatio: number;
+  batchTimeRatioMedian: number;
+  batchTimeRatioP90: number;
+  /** Billed GB-seconds per million deliveries: each invocation rounded up to 1 ms × memory. */
+  gbSecondsPerMillion: number;
+  /** The cost model's GB-seconds per million for the same traffic, memory, batch and window. */
+  modelGbSecondsPerMillion: number;
+  /** measured ÷ model (target within 0.85 to 1.15). */
+  modelRatio: number;
+  /** The CPU per delivery the model runs on (the committed baseline's, full core, one warm receiver), µs. */
+  modelCpuMicrosPerDelivery: number;
+  /** The model's GB-seconds per million fed this run's capped CPU per delivery, and measured ÷ that. */
+  modelWithCappedCpuGbSecondsPerMillion: number;
+  modelWithCappedCpuRatio: number;
+  /** CPU of the capped container per delivery, µs. */
+  cpuMicrosPerDelivery: number;
+  /** Share of attempts that opened a new TLS connection: counted at the receivers, and the keep-alive model's. */
+  newConnectionShare: number;
+  modelNewConnectionShare: number;
+  /** Share of the new TLS connections that resumed a session. */
+  resumedShare: number;
+  throttling: ThrottleStats;
+  failedBatches: number;
+}
+
+export interface BilledFigures {
+  /** Set when the CPU cap could not be set: why; then there are no figures. */
+  refused?: string;
+  traffic?: { eventsPerSecond: number; origins: number; measureS: number };
+  latency?: { medianMs: number; p99Ms: number };
+  keepAlive?: ReadonlyArray<{ seconds: number; share: number }>;
+  profiles?: Record<ProfileName, BilledProfileFigures>;
+  /** The TLS levers, measured in a capped container at the defaults' memory. */
+  handshakes?: HandshakeFigures & { memoryMb: number };
+}
+
+const SEED = 26;
+
+/**
+ * The cost model's GB-seconds for the same traffic, memory, batch and window: with its own CPU
+ * figure (the committed baseline's, measured on a full core), and fed the CPU per delivery
+ * measured here under the cap (what the model's duration arithmetic gives with the right input).
+ */
+function model(profile: BilledProfile, o: BilledOptions, cappedCpuMicros: number) {
+  const { results } = loadResults();
+  const a = {
+    ...ASSUMPTIONS,
+    memoryMb: profile.memoryMb,
+    batchSize: profile.batchSize,
+    batchingWindowS: profile.batchingWindowMs / 1000,
+    eventsPerSecond: o.eventsPerSecond,
+    connections: o.origins,
+  };
+  const figures = figuresFrom(results);
+  const healthy = { healthy: 1, failing: 0, hanging: 0 };
+  return {
+    gbSecondsPerMillion: lambdaUsage(healthy, MILLION, figures, a).gbSeconds,
+    withCappedCpu: lambdaUsage(healthy, MILLION, { ...figures, cpuMicrosPerDelivery: cappedCpuMicros }, a)
+      .gbSeconds,
+    cpuMicrosPerDelivery: figures.cpuMicrosPerDelivery,
+  };
+}
+
+function figures(
+  profile: BilledProfile,
+  run: RunResult,
+  o: BilledOptions,
+  containers: number,
+  keepAliveS: readonly number[],
+  quotaShare: number,
+): BilledProfileFigures {
+  const deliveries = run.batches.reduce((s, b) => s + b.records, 0);
+  const ratios = batchTimeRatios(run.batches);
+  const measured = gbSecondsPerMillion(
+    run.batches.map((b) => b.wallMs),
+    profile.memoryMb,
+    deliveries,
+  );
+  const cpuMicrosPerDelivery = Math.round(run.batches.reduce((s, b) => s + b.cpuMicros, 0) / deliveries);
+  const m = model(profile, o, cpuMicrosPerDelivery);
+  const idle = keepAliveS.map((s) => ({ seconds: senderIdleS(s), share: 1 }));
+  return {
+    memoryMb: profile.memoryMb,
+    cpuShare: round(quotaShare),
+    batchSize: profile.batchSize,
+    batchingWindowMs: profile.batchingWindowMs,
+    containers,
+    batches: run.batches.length,
+    deliveries,
+    meanFill: round(deliveries / run.batches.length),
+    batchTimeRatio: ratios.ratio,
+    batchTimeRatioMedian: ratios.median,
+    batchTimeRatioP90: ratios.p90,
+    gbSecondsPerMillion: round(measured),
+    modelGbSecondsPerMillion: round(m.gbSecondsPerMillion),
+    modelRatio: round(measured / m.gbSecondsPerMillion, 3),
+    modelCpuMicrosPerDelivery: m.cpuMicrosPerDelivery,
+    modelWithCappedCpuGbSecondsPerMillion: round(m.withCappedCpu),
+    modelWithCappedCpuRatio: round(measured / m.withCappedCpu, 3),
+    cpuMicrosPerDelivery,
+    newConnectionShare: round(run.receivers.handshakes / Math.max(1, run.receivers.requests), 3),
+    modelNewConnectionShare: round(newConnectionShare(o.eventsPerSecond, o.origins, containers, idle), 3),
+    resumedShare: round(run.receivers.resumed / Math.max(1, run.receivers.handshakes), 3),
+    throttling: run.throttling,
+    failedBatches: run.failedBatches,
+  };
+}
+
+export async function measureBilled(o: BilledOptions): Promise<BilledFigures> {
+  // The cap first: without it, nothing is measured.
+  const defaults = billedProfile('defaults');
+  const lean = billedProfile('lean');
+  try {
+    createCpuCap(`webhooks-billed-probe-${process.pid}`, defaults.memoryMb, o.cgroupRoot).dispose();
+  } catch (error) {
+    if (error instanceof CpuCapError) return { refused: error.message };
+    throw error;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'webhooks-bench-billed-'));
+  const bundle = join(dir, 'bundled', 'index.mjs');
+  const pki = testPki();
+  const caFile = join(dir, 'ca.pem');
+  writeFileSync(caFile, pki.caPem);
+  bundleLikeLambda(join(__dirname, 'container.ts'), bundle);
+  const population = await startPopulation(o.origins, 2, SEED);
+  const containers = SQS_EVENT_SOURCE_POLLERS;
+  try {
+    let handshakes: BilledFigures['handshakes'];
+    const run = (profile: BilledProfile, seed: number) =>
+      runProfile({
+        profile,
+        population,
+        caFile,
+        caPem: pki.caPem,
+        bundle,
+        containers,
+        eventsPerSecond: o.eventsPerSecond,
+        warmupS: o.warmupS,
+        measureS: o.measureS,
+        seed,
+        cgroupRoot: o.cgroupRoot,
+        beforeStop:
+          profile === defaults
+            ? async (pool) => {
+                const figures = await pool.containers[0]!.handshakes({
+                  ports: population.ports.slice(0, o.handshakeOrigins),
+                  rounds: 2,
+                  concurrency: 10,
+                });
+                handshakes = { ...figures, memoryMb: profile.memoryMb };
+              }
+            : undefined,
+      });
+    const share = (p: BilledProfile) => Math.min(1, p.memoryMb / 1769);
+    const d = await run(defaults, SEED);
+    const l = await run(lean, SEED + 1);
+    return {
+      traffic: { eventsPerSecond: o.eventsPerSecond, origins: o.origins, measureS: o.measureS },
+      latency: { medianMs: DEFAULT_LATENCY.medianMs, p99Ms: DEFAULT_LATENCY.p99Ms },
+      keepAlive: RECEIVER_KEEP_ALIVE,
+      profiles: {
+        defaults: figures(defaults, d, o, containers, population.keepAliveS, share(defaults)),
+        lean: figures(lean, l, o, containers, population.keepAliveS, share(lean)),
+      },
+      handshakes,
+    };
+  } finally {
+    await population.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  // `node --import tsx bench/billed/index.ts ['<BilledOptions as JSON>']`: one run, figures on stdout.
+  const given = JSON.parse(process.argv[2] ?? '{}') as Partial<BilledOptions>;
+  measureBilled({
+    origins: 200,
+    eventsPerSecond: 100,
+    warmupS: 20,
+    measureS: 30,
+    handshakeOrigins: 100,
+    ...given,
+  })
+    .then((f) => console.log(JSON.stringify(f, null, 2)))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+}
