@@ -79,6 +79,8 @@ export interface BilledProfileFigures {
 }
 
 export interface BilledFigures {
+  /** Set when merged into a baseline from another run: that run's start. */
+  measuredAt?: string;
   /** Set when the CPU cap could not be set: why; then there are no figures. */
   refused?: string;
   traffic?: { eventsPerSecond: number; origins: number; measureS: number };

@@ -1,29 +1,12 @@
 /**
- * The two profiles the billed benchmark runs: the construct's defaults and the lean profile.
- * Both come from the construct's own prop resolution (lib/webhook-delivery-props.ts), so the
- * benchmark runs what a stack with those props deploys; only what the dispatcher and its event
- * source see matters here (memory, batch, window, concurrency, secret store, bodies, TTLs).
- *
- * LEAN_PROPS is the one place the lean profile is read from: issue 26's `profile: 'lean'`
- * prop replaces its contents (`{ profile: 'lean' }`) once the construct has it. Until then it
- * is D24's construct props with `secretStore: 'kms'` and `keepBodies: 'failures'`.
+ * The two profiles the billed benchmark runs: the construct's defaults and `profile: 'lean'`
+ * (lib/profiles.ts), through the construct's own prop resolution (lib/webhook-delivery-props.ts),
+ * so the benchmark runs what a stack with that prop deploys; only what the dispatcher and its
+ * event source see matters here (memory, batch, window, concurrency, secret store, bodies, TTLs).
  */
 
-import { Duration } from 'aws-cdk-lib';
 import { ENV } from '../../lambdas/config';
-import { resolveProps, type WebhookDeliveryProps } from '../../lib/webhook-delivery-props';
-
-export const LEAN_PROPS: WebhookDeliveryProps = {
-  batchSize: 100,
-  maxBatchingWindow: Duration.seconds(1),
-  batchConcurrency: 100,
-  memorySize: 128,
-  deliveredAttemptTtl: Duration.days(3),
-  attemptLogPointInTimeRecovery: false,
-  attemptLogCapacity: { minWriteCapacity: 5, maxWriteCapacity: 1_000 },
-  secretStore: 'kms',
-  keepBodies: 'failures',
-};
+import { resolveProps } from '../../lib/webhook-delivery-props';
 
 export type ProfileName = 'defaults' | 'lean';
 
@@ -38,7 +21,7 @@ export interface BilledProfile {
 }
 
 export function billedProfile(name: ProfileName): BilledProfile {
-  const p = resolveProps(name === 'lean' ? LEAN_PROPS : {}, 'Webhooks');
+  const p = resolveProps({ profile: name }, 'Webhooks');
   return {
     name,
     memoryMb: p.memorySize,

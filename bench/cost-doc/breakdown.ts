@@ -30,19 +30,25 @@ ${measuredInputs(doc)}
 
 ${assumedInputs(doc)}
 
-Lambda duration per invocation = batch CPU ÷ CPU share + the slowest receiver (or the deadline)
-+ AWS calls: CPU and waiting are added, not overlapped, so this is an upper bound.`;
+Lambda duration per invocation = the longer of batch CPU ÷ CPU share and the wait for the slowest
+receiver (or the deadline), plus half the shorter, + AWS calls: CPU and waiting overlap in part
+(decisions.md D42, measured under Lambda's CPU share in docs/performance.md §11).`;
 }
 
-function measuredInputs({ figures }: CostDoc): string {
+function measuredInputs({ figures, results }: CostDoc): string {
+  const capped = results.billed?.profiles?.defaults.cpuMicrosPerDelivery === figures.cpuMicrosPerDelivery;
   const kf = figures.kinds;
   return table(
     ['figure', 'value', 'source'],
     [
       [
-        'CPU per delivery, whole path (dispatcher + AWS SDK calls + runner)',
+        capped
+          ? 'CPU per delivery, whole path (dispatcher, TLS connections, AWS SDK calls)'
+          : 'CPU per delivery, whole path (dispatcher + AWS SDK calls + runner)',
         `${num(figures.cpuMicrosPerDelivery)} µs`,
-        '`npm run bench` endToEnd (upper bound)',
+        capped
+          ? '`npm run bench` billed: the defaults under 256 MB of CPU share, 200 receivers (D42)'
+          : '`npm run bench` endToEnd (upper bound)',
       ],
       [
         'write units per delivery: healthy / failing / hanging (index included)',

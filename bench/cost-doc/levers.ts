@@ -40,7 +40,7 @@ export function levers(a: Assumptions): Lever[] {
     },
     {
       name: 'memory 128 MB',
-      how: 'construct prop `memorySize: 128` today (waiting dominates, not CPU)',
+      how: 'construct prop `memorySize: 128` (half the CPU share: a batch of 100 is CPU-bound, docs/performance.md §11)',
       a: small,
     },
     {

@@ -1,6 +1,6 @@
 /** The parts of the cost model the billed benchmark checks (bench/cost-model.ts): the keep-alive model. */
 
-import { newConnectionShare } from '../../../bench/cost-model';
+import { invocationWallMs, newConnectionShare } from '../../../bench/cost-model';
 
 describe('the keep-alive model: share of attempts opening a new TLS connection', () => {
   it('is e^(−rate × idle) per origin and container: 86 % at 100 events/s, 1,000 connections, 10 s, 6.6 containers', () => {
@@ -20,5 +20,13 @@ describe('the keep-alive model: share of attempts opening a new TLS connection',
   it('opens fewer new connections the denser the traffic per origin', () => {
     const idle = [{ seconds: 10, share: 1 }];
     expect(newConnectionShare(1_000, 1_000, 5, idle)).toBeLessThan(newConnectionShare(100, 1_000, 5, idle));
+  });
+});
+
+describe("an invocation's wall time from its CPU and its wait (D40)", () => {
+  it('is the longer of the two plus half the shorter', () => {
+    expect(invocationWallMs(100, 500)).toBe(550);
+    expect(invocationWallMs(8_000, 1_300)).toBe(8_650);
+    expect(invocationWallMs(0, 300)).toBe(300);
   });
 });
