@@ -7,6 +7,7 @@
  */
 
 import { Agent, request } from 'node:https';
+import { createSecureContext } from 'node:tls';
 
 export interface HandshakeOptions {
   ports: number[];
@@ -26,6 +27,8 @@ export interface HandshakeFigures {
   fullHandshake: HandshakeCase;
   /** New connection resuming the origin's cached TLS session (maxCachedSessions ≥ origins). */
   resumed: HandshakeCase;
+  /** New connection, full handshake, on one TLS context for every connection (Node builds one per connection). */
+  sharedContext: HandshakeCase;
   /** The request on a kept-alive connection. */
   reused: HandshakeCase;
 }
@@ -64,33 +67,59 @@ async function round(agent: Agent, ports: readonly number[], concurrency: number
   await Promise.all(Array.from({ length: concurrency }, lane));
 }
 
-async function measure(agent: Agent, options: HandshakeOptions): Promise<HandshakeCase> {
-  // One untimed round: JIT, and the session cache or the kept-alive sockets to measure.
-  await round(agent, options.ports, options.concurrency);
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  for (let r = 0; r < options.rounds; r++) await round(agent, options.ports, options.concurrency);
-  const used = process.cpuUsage(cpu);
+interface Case {
+  agent: Agent;
+  cpuMicros: number;
+  wallMs: number;
+}
+
+/** One round of every case in turn, `rounds` times, so that the machine's drift falls on all alike. */
+async function measureInterleaved(agents: Agent[], options: HandshakeOptions): Promise<HandshakeCase[]> {
+  const cases: Case[] = agents.map((agent) => ({ agent, cpuMicros: 0, wallMs: 0 }));
+  // One untimed round each: JIT, and the session cache or the kept-alive sockets to measure.
+  for (const c of cases) await round(c.agent, options.ports, options.concurrency);
+  for (let r = 0; r < options.rounds; r++) {
+    for (const c of cases) {
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      await round(c.agent, options.ports, options.concurrency);
+      const used = process.cpuUsage(cpu);
+      c.cpuMicros += used.user + used.system;
+      c.wallMs += performance.now() - started;
+    }
+  }
   const requests = options.rounds * options.ports.length;
-  agent.destroy();
-  return {
+  for (const c of cases) c.agent.destroy();
+  return cases.map((c) => ({
     requests,
-    cpuMicrosPerRequest: Math.round((used.user + used.system) / requests),
-    wallMsPerRequest: Math.round(((performance.now() - started) / requests) * 100) / 100,
-  };
+    cpuMicrosPerRequest: Math.round(c.cpuMicros / requests),
+    wallMsPerRequest: Math.round((c.wallMs / requests) * 100) / 100,
+  }));
 }
 
 const TLS = { rejectUnauthorized: true, minVersion: 'TLSv1.2' as const };
 
 export async function measureHandshakes(options: HandshakeOptions): Promise<HandshakeFigures> {
   const n = options.ports.length;
+  const [fullHandshake, resumed, sharedContext, reused] = await measureInterleaved(
+    [
+      new Agent({ ...TLS, keepAlive: false, maxCachedSessions: 0 }),
+      new Agent({ ...TLS, keepAlive: false, maxCachedSessions: n }),
+      new Agent({
+        ...TLS,
+        keepAlive: false,
+        maxCachedSessions: 0,
+        secureContext: createSecureContext({ minVersion: TLS.minVersion }),
+      }),
+      new Agent({ ...TLS, keepAlive: true, maxSockets: options.concurrency, maxFreeSockets: n }),
+    ],
+    options,
+  );
   return {
     origins: n,
-    fullHandshake: await measure(new Agent({ ...TLS, keepAlive: false, maxCachedSessions: 0 }), options),
-    resumed: await measure(new Agent({ ...TLS, keepAlive: false, maxCachedSessions: n }), options),
-    reused: await measure(
-      new Agent({ ...TLS, keepAlive: true, maxSockets: options.concurrency, maxFreeSockets: n }),
-      options,
-    ),
+    fullHandshake: fullHandshake!,
+    resumed: resumed!,
+    sharedContext: sharedContext!,
+    reused: reused!,
   };
 }
