@@ -86,7 +86,7 @@ export interface RateLimitActivity {
   sent: number;
   /** Deferrals in those seconds (a delivery deferred twice counts twice). */
   deferred: number;
-  /** A deferral in the last 5 s: deliveries are waiting for the rate limit now. */
+  /** A deferral in the last 15 s: deliveries are waiting for the rate limit now. */
   waiting: boolean;
   lastDeferredAt?: string;
 }

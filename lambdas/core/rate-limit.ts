@@ -165,8 +165,11 @@ export function createRateLimiter(
 
 /** Seconds of counter items the activity of a connection is read from. */
 export const ACTIVITY_SECONDS = 60;
-/** A deferral this recent (seconds) means the connection is waiting for its rate limit now. */
-export const WAITING_WITHIN_SECONDS = 5;
+/**
+ * A deferral this recent (seconds) means the connection is waiting for its rate limit now: three
+ * of the console's reads (every 5 s), so a read that comes late never misses a wait.
+ */
+export const WAITING_WITHIN_SECONDS = 15;
 
 /**
  * What a rate-limited connection did over the last minute, from its counter items alone (no
