@@ -223,7 +223,9 @@ export const RateLimitActivitySchema = z
     }),
     waiting: z
       .boolean()
-      .openapi({ description: 'deliveries are waiting for the rate limit now (a deferral in the last 15 s)' }),
+      .openapi({
+        description: 'deliveries are waiting for the rate limit now (a deferral in the last 15 s)',
+      }),
     lastDeferredAt: z
       .string()
       .optional()
