@@ -221,11 +221,9 @@ export const RateLimitActivitySchema = z
       description:
         'deferrals in those seconds: deliveries put back to wait (one deferred twice counts twice)',
     }),
-    waiting: z
-      .boolean()
-      .openapi({
-        description: 'deliveries are waiting for the rate limit now (a deferral in the last 15 s)',
-      }),
+    waiting: z.boolean().openapi({
+      description: 'deliveries are waiting for the rate limit now (a deferral in the last 15 s)',
+    }),
     lastDeferredAt: z
       .string()
       .optional()
