@@ -62,47 +62,73 @@ function charPattern(ch: string): string {
   return `(?:${forms.join('|')})`;
 }
 
-function valuePattern(value: string): string {
-  const body = [...value].map(charPattern).join('');
-  // Short values only as whole words: not preceded or followed by a letter or digit.
+/** Short values only as whole words: not preceded or followed by a letter or digit. */
+function wordBound(value: string, body: string): string {
   return value.length < MIN_ANYWHERE_LENGTH ? `(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])` : body;
 }
 
-/** Compiled patterns by value set: a connection's values change rarely. Bounded. */
-const compiled = new Map<string, RegExp>();
-const MAX_COMPILED = 256;
+/**
+ * Every form a value can take is written with one of these characters, except the value as
+ * sent: a text without any of them can hold a value only as itself.
+ */
+const ENCODING = /[\\%&+]/;
 
-function patternFor(values: readonly string[]): RegExp {
-  const key = values.join('\u0000');
-  let re = compiled.get(key);
-  if (!re) {
-    re = new RegExp(values.map(valuePattern).join('|'), 'gu');
-    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
-    compiled.set(key, re);
-  }
-  return re;
+/**
+ * The patterns of one value set: `plain` finds the values as sent (what a text without
+ * {@link ENCODING} characters can hold), `encoded` every form listed above. The second is
+ * compiled on first need: its alternation per character takes milliseconds to compile and
+ * tens of microseconds per text, and most receivers answer with no encoding character at all
+ * (docs/performance.md §11, "Redaction").
+ */
+interface Patterns {
+  readonly values: readonly string[];
+  readonly plain: RegExp;
+  encoded?: RegExp;
 }
 
-/** The pattern of a value list, or null when nothing in it needs redacting. */
-function patternOf(sensitive: Iterable<string>): RegExp | null {
+function encodedOf(p: Patterns): RegExp {
+  p.encoded ??= new RegExp(
+    p.values.map((v) => wordBound(v, [...v].map(charPattern).join(''))).join('|'),
+    'gu',
+  );
+  return p.encoded;
+}
+
+/** Patterns by value set: a connection's values change rarely. Bounded. */
+const compiled = new Map<string, Patterns>();
+const MAX_COMPILED = 256;
+
+function patternsFor(values: readonly string[]): Patterns {
+  const key = values.join('\u0000');
+  let p = compiled.get(key);
+  if (!p) {
+    p = { values, plain: new RegExp(values.map((v) => wordBound(v, escapeRegex(v))).join('|'), 'gu') };
+    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
+    compiled.set(key, p);
+  }
+  return p;
+}
+
+/** The patterns of a value list, or null when nothing in it needs redacting. */
+function patternsOf(sensitive: Iterable<string>): Patterns | null {
   const values = [...new Set([...sensitive].map((v) => v.trim()).filter((v) => v.length > 0))];
   if (values.length === 0) return null;
   // Longest first, so a value containing another is redacted whole.
   values.sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-  return patternFor(values);
+  return patternsFor(values);
 }
 
 /**
  * Patterns by the identity of a frozen value list (see {@link sensitiveList}): the dispatcher
- * redacts every snippet with the same list per connection and secret, and looking the pattern
+ * redacts every snippet with the same list per connection and secret, and looking the patterns
  * up by the list object spares sorting and joining the values on every attempt (the core's CPU
  * per delivery 18.9 µs with it, 20.2 without: docs/performance.md "Caches, each with its figure").
  */
-const byList = new WeakMap<readonly string[], RegExp | null>();
+const byList = new WeakMap<readonly string[], Patterns | null>();
 
 /**
- * A value list to pass to {@link redact} again and again: frozen, so the pattern found for it
- * once stays right for as long as the list lives.
+ * A value list to pass to {@link redact} again and again: frozen, so the patterns found for it
+ * once stay right for as long as the list lives.
  */
 export function sensitiveList(values: Iterable<string>): readonly string[] {
   return Object.freeze([...values]);
@@ -111,17 +137,18 @@ export function sensitiveList(values: Iterable<string>): readonly string[] {
 /** Replaces every occurrence, in any form listed above, of each sensitive value by `[redacted]`. */
 export function redact(text: string, sensitive: Iterable<string>): string {
   if (!text) return text;
-  let re: RegExp | null | undefined;
+  let p: Patterns | null | undefined;
   if (Array.isArray(sensitive) && Object.isFrozen(sensitive)) {
-    re = byList.get(sensitive);
-    if (re === undefined) {
-      re = patternOf(sensitive);
-      byList.set(sensitive, re);
+    p = byList.get(sensitive);
+    if (p === undefined) {
+      p = patternsOf(sensitive);
+      byList.set(sensitive, p);
     }
   } else {
-    re = patternOf(sensitive);
+    p = patternsOf(sensitive);
   }
-  return re ? text.replace(re, REDACTED) : text;
+  if (!p) return text;
+  return text.replace(ENCODING.test(text) ? encodedOf(p) : p.plain, REDACTED);
 }
 
 /** Truncates to at most `maxBytes` UTF-8 bytes without splitting a character. */

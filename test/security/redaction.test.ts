@@ -149,6 +149,20 @@ describe('a custom header value echoed by the receiver', () => {
     expect(redact('abcd', sensitiveList(['  ']))).toBe('abcd');
   });
 
+  it('a text with no encoding character (\\ % & +) is redacted as the full pattern would: the fast path agrees', () => {
+    // A trailing '%' sends the same text down the pattern of every encoded form: same result.
+    const values = sensitiveList(['k9', 'abcd', 'abcdef-long', 'é🙂 x', '.b*c(d)']);
+    const texts = [
+      'k9 xk9 k9x 2k9 _k9_ abcd abcdef-long abcdefx',
+      'é🙂 x and é🙂 xy and a.b*c(d)e and aXbbc',
+      '{"echo":"abcdabcd","n":"k9"} ok',
+      '',
+      'nothing here',
+    ];
+    for (const text of texts) expect(`${redact(text, values)}`).toBe(redact(`${text}%`, values).slice(0, -1));
+    expect(redact('k9 xk9 abcdef-long', values)).toBe(`${REDACTED} xk9 ${REDACTED}`);
+  });
+
   it('a value inside a longer one is redacted with it, whole', () => {
     expect(redact('key=abcdef-long', ['abcd', 'abcdef-long'])).toBe(`key=${REDACTED}`);
   });

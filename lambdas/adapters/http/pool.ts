@@ -15,6 +15,7 @@ import type { ClientRequest, ClientRequestArgs } from 'node:http';
 import { Agent, type AgentOptions, request } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { createSecureContext } from 'node:tls';
 import { type EgressPolicy, isIpLiteral, portRefusal, refusalOf } from '../../core/egress';
 import { ReceiverError } from '../../core/errors';
 import type { OutboundRequest } from '../../core/types';
@@ -172,10 +173,14 @@ export class ConnectionPool {
       maxCachedSessions: options.maxCachedSessions ?? TLS_SESSION_CACHE,
       lookup: egressLookup(options.egress, options.resolver ?? systemResolver),
       rejectUnauthorized: true,
-      minVersion: 'TLSv1.2',
+      // One TLS context for every connection: Node otherwise builds one per new connection (the
+      // trust store parsed again), 0.8 of a full handshake's CPU with it shared (D43).
+      secureContext: createSecureContext({
+        minVersion: 'TLSv1.2',
+        ...(options.ca ? { ca: options.ca } : {}),
+      }),
       // Never through a proxy from the environment: the policy judges the receiver's own address.
       proxyEnv: {},
-      ...(options.ca ? { ca: options.ca } : {}),
     });
   }
 
