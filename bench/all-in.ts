@@ -23,6 +23,7 @@ import {
   type Figures,
   type FixedInputs,
   fixedCost,
+  forProfile,
   KINDS,
   MILLION,
   MONTH_S,
@@ -149,7 +150,7 @@ export function allInCost(scenario: Scenario, profile: CostProfile, x: AllInInpu
     eventsPerSecond: x.traffic.eventsPerSecond,
     connections: x.traffic.connections,
   };
-  const c = scenarioCost(scenario, x.figures, x.prices, a);
+  const c = scenarioCost(scenario, forProfile(x.figures, profile.name), x.prices, a);
   const mix = scenario.mix;
   const lines: AllInLine[] = c.lines.map((l) => ({
     item: l.item,
@@ -231,6 +232,7 @@ export {
   defaultAssumptions,
   type Figures,
   fixedCost,
+  forProfile,
   type KindFigures,
   MONTH_S,
   PRICES,

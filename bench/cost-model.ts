@@ -11,6 +11,7 @@
  * polling) are apart, per 1,000 connections.
  */
 
+import type { ProfileName } from '../lib/profiles';
 import { MAX_BATCH_SIZE_WITHOUT_WINDOW } from '../lib/webhook-delivery-props';
 import type { Prices } from './prices';
 
@@ -64,6 +65,12 @@ export interface KindFigures {
 export interface Figures {
   /** CPU per delivery of the whole path (dispatcher, SDK calls): µs of one full core. */
   cpuMicrosPerDelivery: number;
+  /**
+   * The same, measured per construct profile under Lambda's CPU share (bench/billed/): a profile
+   * with batches of 100 spends less per delivery than one with batches of 10 (the batch's own
+   * calls are shared). {@link forProfile} picks it.
+   */
+  cpuMicrosPerDeliveryByProfile?: Partial<Record<ProfileName, number>>;
   kinds: Record<DeliveryKind, KindFigures>;
   /** SQS requests per published event: one per SendMessage, a tenth per SendMessageBatch of 10. */
   publishRequests: { single: number; batched: number };
@@ -72,6 +79,12 @@ export interface Figures {
   deletesPerBatch: number;
   /** Largest queue message, bytes (to check that a batch fits one 64 KB request). */
   largestMessageBytes: number;
+}
+
+/** The figures a profile's deliveries run on: its own measured CPU per delivery when there is one. */
+export function forProfile(figures: Figures, profile: ProfileName): Figures {
+  const cpu = figures.cpuMicrosPerDeliveryByProfile?.[profile];
+  return cpu === undefined ? figures : { ...figures, cpuMicrosPerDelivery: cpu };
 }
 
 /**

@@ -196,6 +196,14 @@ export function figuresFrom(results: BenchResults): Figures {
     // reads, attempt-log writes: bench/billed/, D42) when the results have it; else the full-core figure.
     cpuMicrosPerDelivery:
       results.billed?.profiles?.defaults.cpuMicrosPerDelivery ?? endToEnd.throughput.cpuMicrosPerDelivery,
+    ...(results.billed?.profiles
+      ? {
+          cpuMicrosPerDeliveryByProfile: {
+            defaults: results.billed.profiles.defaults.cpuMicrosPerDelivery,
+            lean: results.billed.profiles.lean.cpuMicrosPerDelivery,
+          },
+        }
+      : {}),
     kinds,
     publishRequests: {
       single: sumCalls(healthy, isPublish) / healthy.deliveries,

@@ -18,6 +18,7 @@ import { bundleLikeLambda } from '../cold-start';
 import { ASSUMPTIONS, figuresFrom, loadResults } from '../cost';
 import {
   DEFAULT_LATENCY,
+  forProfile,
   lambdaUsage,
   MILLION,
   newConnectionShare,
@@ -108,7 +109,7 @@ function model(profile: BilledProfile, o: BilledOptions, cappedCpuMicros: number
     eventsPerSecond: o.eventsPerSecond,
     connections: o.origins,
   };
-  const figures = figuresFrom(results);
+  const figures = forProfile(figuresFrom(results), profile.name);
   const healthy = { healthy: 1, failing: 0, hanging: 0 };
   return {
     gbSecondsPerMillion: lambdaUsage(healthy, MILLION, figures, a).gbSeconds,

@@ -11,6 +11,7 @@ import {
   emfBytesPerInvocation,
   type Figures,
   fixedCost,
+  forProfile,
   type KindFigures,
   MONTH_S,
   PRICES,
@@ -221,6 +222,19 @@ describe('profiles', () => {
     expect(Object.keys(all)).toEqual(['healthy', 'healthyBatched', 'failing10', 'hanging1']);
     expect(all.healthy.perMillion - all.healthyBatched.perMillion).toBeCloseTo(0.9 * 0.4, 9);
     expect(allInCost(healthyBatched, lean, inputs).perMillion).toBeCloseTo(all.healthyBatched.perMillion, 12);
+  });
+  it("prices each profile's Lambda duration with its own measured CPU per delivery when the figures have it", () => {
+    const duration = (c: ReturnType<typeof allInCost>) => find(c, 'Lambda duration').perMillion;
+    const byProfile = { ...inputs, figures: { ...figures, cpuMicrosPerDeliveryByProfile: { lean: 100 } } };
+    // Lean's own figure moves lean's line only; the defaults keep the shared figure.
+    expect(duration(allInCost(healthy, lean, byProfile))).toBeLessThan(
+      duration(allInCost(healthy, lean, inputs)),
+    );
+    expect(duration(allInCost(healthy, defaults, byProfile))).toBe(
+      duration(allInCost(healthy, defaults, inputs)),
+    );
+    expect(forProfile(byProfile.figures, 'lean').cpuMicrosPerDelivery).toBe(100);
+    expect(forProfile(byProfile.figures, 'defaults').cpuMicrosPerDelivery).toBe(figures.cpuMicrosPerDelivery);
   });
 });
 
