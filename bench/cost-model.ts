@@ -323,16 +323,26 @@ function invocationMs(fill: number, hangShare: number, figures: Figures, a: Assu
 }
 
 /**
+ * The share of the shorter of an invocation's CPU and wait that is serial with the longer (see
+ * {@link invocationWallMs}). Fitted to the runs under Lambda's CPU share (bench/billed/,
+ * decisions.md D42, D43): 0.5 fitted the first runs (loaded machine, 6.2 ms of CPU a delivery);
+ * on a quiet machine with the CPU per delivery cut by a quarter, 0.22 (batch 10) and 0.17 (batch
+ * 100) were serial. With 0.3 the billed time measured is 1.06 and 1.12 of the model's in the
+ * first committed run (2026-11-25T22:17Z), 0.95 and 0.91 in the last (2026-11-26T00:46Z).
+ */
+export const SERIAL_SHARE = 0.3;
+
+/**
  * Wall time of an invocation that needs `cpuMs` of CPU at its share and waits `waitMs` for its
- * slowest receiver: the longer of the two, plus half the shorter. CPU and waiting overlap:
- * requests go out, and responses are handled, while other receivers are still answering, but
- * the CPU spent before the slowest receiver's request leaves and after its response arrives is
- * serial with the wait (about half of it, with that receiver anywhere in the batch). Measured
- * under Lambda's CPU share (bench/billed/, decisions.md D42): CPU and wait added over-estimated
- * the billed time by 27 % (batch 10) and 17 % (batch 100, CPU-bound); this gives 0.94 and 1.06.
+ * slowest receiver: the longer of the two, plus {@link SERIAL_SHARE} of the shorter. CPU and
+ * waiting overlap: requests go out, and responses are handled, while other receivers are still
+ * answering, but the CPU spent before the slowest receiver's request leaves and after its
+ * response arrives is serial with the wait (the sends of the batch come first, and that receiver
+ * is anywhere among them). Measured under Lambda's CPU share, CPU and wait added over-estimated
+ * the billed time by 27 % (batch 10) and 17 % (batch 100, CPU-bound).
  */
 export function invocationWallMs(cpuMs: number, waitMs: number): number {
-  return Math.max(cpuMs, waitMs) + 0.5 * Math.min(cpuMs, waitMs);
+  return Math.max(cpuMs, waitMs) + SERIAL_SHARE * Math.min(cpuMs, waitMs);
 }
 
 /**

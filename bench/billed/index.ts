@@ -40,6 +40,10 @@ export interface BilledOptions {
   /** Origins the handshake levers connect to. */
   handshakeOrigins: number;
   cgroupRoot?: string;
+  /** The profiles to run (both unless given): a lever's run may measure one. */
+  only?: ProfileName[];
+  /** A memory size instead of the profile's, MB: what the share of a core buys (the memory lever). */
+  memoryMb?: Partial<Record<ProfileName, number>>;
 }
 
 export interface BilledProfileFigures {
@@ -88,6 +92,8 @@ export interface BilledFigures {
   latency?: { medianMs: number; p99Ms: number };
   keepAlive?: ReadonlyArray<{ seconds: number; share: number }>;
   profiles?: Record<ProfileName, BilledProfileFigures>;
+  /** A run of one profile only (BilledOptions.only): not a baseline's figures. */
+  partial?: BilledProfileFigures;
   /** The TLS levers, measured in a capped container at the defaults' memory. */
   handshakes?: HandshakeFigures & { memoryMb: number };
 }
@@ -166,8 +172,12 @@ function figures(
 
 export async function measureBilled(o: BilledOptions): Promise<BilledFigures> {
   // The cap first: without it, nothing is measured.
-  const defaults = billedProfile('defaults');
-  const lean = billedProfile('lean');
+  const sized = (name: ProfileName): BilledProfile => {
+    const p = billedProfile(name);
+    return { ...p, memoryMb: o.memoryMb?.[name] ?? p.memoryMb };
+  };
+  const defaults = sized('defaults');
+  const lean = sized('lean');
   try {
     createCpuCap(`webhooks-billed-probe-${process.pid}`, defaults.memoryMb, o.cgroupRoot).dispose();
   } catch (error) {
@@ -210,8 +220,17 @@ export async function measureBilled(o: BilledOptions): Promise<BilledFigures> {
             : undefined,
       });
     const share = (p: BilledProfile) => Math.min(1, p.memoryMb / 1769);
-    const d = await run(defaults, SEED);
-    const l = await run(lean, SEED + 1);
+    const runs: ProfileName[] = o.only ?? ['defaults', 'lean'];
+    const d = runs.includes('defaults') ? await run(defaults, SEED) : undefined;
+    const l = runs.includes('lean') ? await run(lean, SEED + 1) : undefined;
+    if (!d || !l) {
+      // One profile only (a lever's run): its figures, printed by the standalone entry below.
+      const [profile, result] = d ? [defaults, d] : [lean, l!];
+      return {
+        traffic: { eventsPerSecond: o.eventsPerSecond, origins: o.origins, measureS: o.measureS },
+        partial: figures(profile, result, o, containers, population.keepAliveS, share(profile)),
+      };
+    }
     return {
       traffic: { eventsPerSecond: o.eventsPerSecond, origins: o.origins, measureS: o.measureS },
       latency: { medianMs: DEFAULT_LATENCY.medianMs, p99Ms: DEFAULT_LATENCY.p99Ms },

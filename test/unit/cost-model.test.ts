@@ -20,6 +20,7 @@ import {
   observabilityLines,
   PRICES,
   SCENARIOS,
+  SERIAL_SHARE,
   scenarioCost,
   secretReadsPerMonth,
   sqsRequestsPerDelivery,
@@ -126,7 +127,9 @@ describe('Lambda usage', () => {
     // CPU of 10 deliveries at 256/1769 of a vCPU, half of it overlapping the slowest of ten
     // (the longer), + AWS calls.
     const expected =
-      expectedSlowestMs(DEFAULT_LATENCY, 10, 30_000) + 0.5 * ((10 * 1_000) / 1000 / (256 / 1_769)) + 10;
+      expectedSlowestMs(DEFAULT_LATENCY, 10, 30_000) +
+      SERIAL_SHARE * ((10 * 1_000) / 1000 / (256 / 1_769)) +
+      10;
     expect(u.durationMs).toBeCloseTo(expected, 6);
     expect(u.gbSeconds).toBeCloseTo((100_000 * expected * 256) / 1024 / 1000, 3);
   });
