@@ -1,6 +1,12 @@
 /** The sections of docs/cost.md that itemise the price: each scenario's lines, and the inputs behind them. */
 
-import { DYNAMODB_ITEM_OVERHEAD_BYTES, KINDS, MB_PER_VCPU, type ScenarioCost } from '../cost-model';
+import {
+  DYNAMODB_ITEM_OVERHEAD_BYTES,
+  KINDS,
+  MB_PER_VCPU,
+  type ScenarioCost,
+  SERIAL_SHARE,
+} from '../cost-model';
 import type { CostDoc } from './context';
 import { money, num, table } from './format';
 
@@ -31,8 +37,8 @@ ${measuredInputs(doc)}
 ${assumedInputs(doc)}
 
 Lambda duration per invocation = the longer of batch CPU ÷ CPU share and the wait for the slowest
-receiver (or the deadline), plus half the shorter, + AWS calls: CPU and waiting overlap in part
-(decisions.md D42, measured under Lambda's CPU share in docs/performance.md §11).`;
+receiver (or the deadline), plus ${SERIAL_SHARE} of the shorter, + AWS calls: CPU and waiting overlap in
+part (decisions.md D42, D43, measured under Lambda's CPU share in docs/performance.md §11).`;
 }
 
 function measuredInputs({ figures, results }: CostDoc): string {
@@ -47,7 +53,7 @@ function measuredInputs({ figures, results }: CostDoc): string {
           : 'CPU per delivery, whole path (dispatcher + AWS SDK calls + runner)',
         `${num(figures.cpuMicrosPerDelivery)} µs`,
         capped
-          ? '`npm run bench` billed: the defaults under 256 MB of CPU share, 200 receivers (D42)'
+          ? `\`npm run bench\` billed: the defaults under 256 MB of CPU share, 200 receivers (D42); lean's own ${num(figures.cpuMicrosPerDeliveryByProfile?.lean ?? figures.cpuMicrosPerDelivery)} µs (D43)`
           : '`npm run bench` endToEnd (upper bound)',
       ],
       [
