@@ -30,6 +30,10 @@ export const STACK_OUTPUTS = {
   allowedPorts: 'AllowedPorts',
   /** Name of the DynamoDB table of parked deliveries (docs/design.md §9). */
   parkedTableName: 'ParkedTableName',
+  /** Name of the DynamoDB table of per-connection rate windows (the live "waiting for the rate limit"). */
+  rateWindowsTableName: 'RateWindowsTableName',
+  /** Deliveries per second for a connection with no `rateLimit` of its own; only when the stack sets one. */
+  defaultRateLimit: 'DefaultRateLimit',
   /** ARN of the SNS topic of operational events (connection.failing, .disabled, .recovered). */
   eventsTopicArn: 'EventsTopicArn',
   /** Name of the Contributor Insights rule over failed attempts, keyed on the connection (`webhooks stats`). */

@@ -23,6 +23,7 @@ export interface DeliveryResources {
   readonly connectionsTable: dynamodb.ITable;
   readonly attemptsTable: dynamodb.ITable;
   readonly parkedTable: dynamodb.ITable;
+  readonly rateWindowsTable: dynamodb.ITable;
   readonly eventsTopic: sns.ITopic;
   readonly dispatcher: lambda.IFunction;
   readonly secretPrefix: string;
@@ -30,6 +31,7 @@ export interface DeliveryResources {
   readonly secretKey?: kms.IKey;
   readonly headerPrefix: string;
   readonly allowedPorts: readonly number[];
+  readonly defaultRateLimit?: number;
   readonly managementApi?: WebhookManagementApi;
   /** The Contributor Insights rule over failed attempts. */
   readonly failingConnections: { readonly ruleName: string };
@@ -77,6 +79,19 @@ export function addDeliveryOutputs(scope: Construct, d: DeliveryResources): void
       description:
         'Parked deliveries: failed, disabled-connection and blocked deliveries, for retry and recovery',
     },
+    rateWindowsTableName: {
+      value: d.rateWindowsTable.tableName,
+      description:
+        'Per-connection rate windows: what the rate limit counted (the console\'s "waiting for the rate limit")',
+    },
+    ...(d.defaultRateLimit !== undefined
+      ? {
+          defaultRateLimit: {
+            value: String(d.defaultRateLimit),
+            description: 'Deliveries per second for a connection with no rate limit of its own',
+          },
+        }
+      : {}),
     eventsTopicArn: {
       value: d.eventsTopic.topicArn,
       description:

@@ -164,6 +164,8 @@ export class WebhookDelivery extends Construct {
   public readonly headerPrefix: string;
   /** Destination ports the dispatcher's egress policy allows. */
   public readonly allowedPorts: readonly number[];
+  /** Deliveries per second for a connection with no `rateLimit` of its own; none when unset. */
+  public readonly defaultRateLimit?: number;
   /** The management HTTP API and console; undefined when `managementApi` is `false`. */
   public readonly managementApi?: WebhookManagementApi;
   /** Whether the dispatcher (and management API) run with active X-Ray tracing (`tracing` prop). */
@@ -176,6 +178,7 @@ export class WebhookDelivery extends Construct {
     this.secretPrefix = p.secretPrefix;
     this.headerPrefix = p.headerPrefix;
     this.allowedPorts = [...p.allowedPorts];
+    this.defaultRateLimit = p.defaultRateLimit;
     this.tracing = p.tracing;
     this.secrets = new ConnectionSecretStore(this, p.secretStore, p.secretPrefix, p.removalPolicy);
     this.secretArnPattern = this.secrets.secretArnPattern;
@@ -255,10 +258,10 @@ export class WebhookDelivery extends Construct {
 
   /**
    * Permissions of a management backend or operator role: read and write connections,
-   * read the attempt log, manage the connection secrets under the prefix, inspect and
-   * drain the dead-letter queue, publish events, and redrive to either queue. The grantee
-   * is also added to the retry queue's policy, so it must be a role or a user (its ARN is
-   * what the policy names).
+   * read the attempt log and the rate-limit counts, manage the connection secrets under the
+   * prefix, inspect and drain the dead-letter queue, publish events, and redrive to either
+   * queue. The grantee is also added to the retry queue's policy, so it must be a role or a
+   * user (its ARN is what the policy names).
    * @throws Error when the grantee's principal has no role or user ARN.
    */
   public grantOperate(grantee: iam.IGrantable): iam.Grant {
@@ -269,6 +272,8 @@ export class WebhookDelivery extends Construct {
         // Resend marks the delivery's last attempt (resentAs), on the table only.
         .combine(grantOn(grantee, ['dynamodb:UpdateItem'], [this.attemptsTable.tableArn]))
         .combine(grantOn(grantee, PARKED_OPERATE_ACTIONS, this.parkedTableArns()))
+        // What the rate limit counted, read back for "waiting for the rate limit".
+        .combine(grantOn(grantee, ['dynamodb:BatchGetItem'], [this.rateWindowsTable.tableArn]))
         .combine(this.eventsTopic.grantPublish(grantee))
         .combine(this.secrets.grantOperate(grantee))
         .combine(this.deadLetterQueue.grant(grantee, ...DEAD_LETTER_OPERATE_ACTIONS))

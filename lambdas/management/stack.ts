@@ -44,6 +44,8 @@ export async function resourcesFromStack(
         : { kind: 'secrets-manager' },
     headerPrefix: outputs[STACK_OUTPUTS.headerPrefix] || undefined,
     parkedTable: outputs[STACK_OUTPUTS.parkedTableName] || undefined,
+    rateWindowsTable: outputs[STACK_OUTPUTS.rateWindowsTableName] || undefined,
+    defaultRateLimit: positiveInteger(outputs[STACK_OUTPUTS.defaultRateLimit]),
     eventsTopicArn: outputs[STACK_OUTPUTS.eventsTopicArn] || undefined,
     apiUrl: outputs[MANAGEMENT_API_OUTPUTS.apiUrl] || undefined,
     consoleKeySecret: outputs[MANAGEMENT_API_OUTPUTS.consoleKeySecret] || undefined,
@@ -55,4 +57,10 @@ export async function resourcesFromStack(
           .filter((n) => Number.isInteger(n) && n > 0)
       : undefined,
   };
+}
+
+/** A positive integer output, or undefined when absent or not one. */
+function positiveInteger(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return value && Number.isInteger(n) && n > 0 ? n : undefined;
 }

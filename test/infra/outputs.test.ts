@@ -21,6 +21,7 @@ describe('stack outputs', () => {
       'AttemptsTableName',
       'ConnectionsTableName',
       'DeadLetterQueueUrl',
+      'DefaultRateLimit',
       'DispatcherFunctionName',
       'EventsTopicArn',
       'FailingConnectionsRuleName',
@@ -28,15 +29,17 @@ describe('stack outputs', () => {
       'MetricsStackName',
       'ParkedTableName',
       'QueueUrl',
+      'RateWindowsTableName',
       'RetryQueueUrl',
       'SecretKeyArn',
       'SecretPrefix',
       'SecretStore',
     ]);
-    // SecretKeyArn only with `secretStore: 'kms'` (kms-secret-store.test.ts).
+    // SecretKeyArn only with `secretStore: 'kms'` (kms-secret-store.test.ts), DefaultRateLimit only
+    // with `defaultRateLimit` (below).
     expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(
       [...Object.values(STACK_OUTPUTS), ...Object.values(MANAGEMENT_API_OUTPUTS)]
-        .filter((key) => key !== STACK_OUTPUTS.secretKeyArn)
+        .filter((key) => key !== STACK_OUTPUTS.secretKeyArn && key !== STACK_OUTPUTS.defaultRateLimit)
         .sort(),
     );
   });
@@ -49,6 +52,7 @@ describe('stack outputs', () => {
     template.hasOutput(STACK_OUTPUTS.deadLetterQueueUrl, { Value: ref(d.deadLetterQueue) });
     template.hasOutput(STACK_OUTPUTS.connectionsTableName, { Value: ref(d.connectionsTable) });
     template.hasOutput(STACK_OUTPUTS.attemptsTableName, { Value: ref(d.attemptsTable) });
+    template.hasOutput(STACK_OUTPUTS.rateWindowsTableName, { Value: ref(d.rateWindowsTable) });
     template.hasOutput(STACK_OUTPUTS.dispatcherFunctionName, { Value: ref(d.dispatcher) });
     template.hasOutput(STACK_OUTPUTS.secretPrefix, { Value: 'webhooks/Webhooks/' });
     template.hasOutput(STACK_OUTPUTS.headerPrefix, { Value: 'X-Service' });
@@ -61,6 +65,12 @@ describe('stack outputs', () => {
     template.hasResourceProperties('AWS::CloudWatch::InsightRule', {
       RuleName: d.failingConnections.ruleName,
     });
+  });
+
+  it("reports the stack's default rate limit when it sets one", () => {
+    const own = new Stack(testApp(), 'Limited');
+    new WebhookDelivery(own, 'Webhooks', { defaultRateLimit: 25 }).addOutputs();
+    Template.fromStack(own).hasOutput(STACK_OUTPUTS.defaultRateLimit, { Value: '25' });
   });
 
   it('reports the prefixes given as props', () => {

@@ -192,6 +192,10 @@ describe('grant and bind helpers', () => {
     // Resend's mark (UpdateItem) is on the table alone, never the index.
     expect(actionsOn(granted, getAtt(attempts))).toEqual([...readAttempts, 'dynamodb:UpdateItem']);
     expect(actionsOn(granted, indexArn(attempts, 'finalFailures'))).toEqual(readAttempts);
+    // Rate-limit activity reads back what the limiter counted, nothing more.
+    expect(actionsOn(granted, getAtt(logicalId(stack, d.rateWindowsTable)))).toEqual([
+      'dynamodb:BatchGetItem',
+    ]);
     expect(actionsOn(granted, stack.resolve(d.secretArnPattern))).toEqual([
       'secretsmanager:CreateSecret',
       'secretsmanager:DeleteSecret',

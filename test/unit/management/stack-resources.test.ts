@@ -1,0 +1,54 @@
+/** A deployed stack's resources from its outputs (management/stack.ts), as the CLI and library find them. */
+
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { mockClient } from 'aws-sdk-client-mock';
+import { RateLimitActivityReader } from '../../../lambdas/management/rate-activity';
+import { resourcesFromStack } from '../../../lambdas/management/stack';
+import { connection } from '../../support/fixtures';
+import { MemoryRateWindows } from '../../support/memory';
+
+const REQUIRED = {
+  QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/q',
+  RetryQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/r',
+  DeadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/d',
+  ConnectionsTableName: 'c',
+  AttemptsTableName: 'a',
+  SecretPrefix: 'webhooks/Prod/',
+};
+
+function stackWith(outputs: Record<string, string>): CloudFormationClient {
+  const client = new CloudFormationClient({ region: 'eu-west-1' });
+  mockClient(client)
+    .on(DescribeStacksCommand, { StackName: 'Prod' })
+    .resolves({
+      Stacks: [
+        {
+          StackName: 'Prod',
+          CreationTime: new Date(),
+          StackStatus: 'CREATE_COMPLETE',
+          Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
+        },
+      ],
+    });
+  return client;
+}
+
+it("finds the rate windows table and the stack's default rate limit, so rate-limit activity can be read", async () => {
+  const resources = await resourcesFromStack(
+    'Prod',
+    stackWith({ ...REQUIRED, RateWindowsTableName: 'Prod-RateWindows-1A2B', DefaultRateLimit: '25' }),
+  );
+  expect(resources.rateWindowsTable).toBe('Prod-RateWindows-1A2B');
+  expect(resources.defaultRateLimit).toBe(25);
+  // A connection without a limit of its own is judged by the stack's default, read from the table.
+  const activity = await new RateLimitActivityReader({ resources }, new MemoryRateWindows()).of(
+    connection('con_a'),
+  );
+  expect(activity).toMatchObject({ rateLimit: 25, source: 'default', deferred: 0, waiting: false });
+});
+
+it('leaves both unset for a stack without them (deployed before they existed, or no default limit)', async () => {
+  const resources = await resourcesFromStack('Prod', stackWith({ ...REQUIRED, DefaultRateLimit: 'many' }));
+  expect(resources.rateWindowsTable).toBeUndefined();
+  expect(resources.defaultRateLimit).toBeUndefined();
+});
