@@ -229,8 +229,11 @@ function healthThresholds(env: Env): HealthThresholds {
   }
 }
 
-/** The stack's default rate limit, when set: a whole number from 1 to 10,000. */
-function defaultRateLimit(env: Env): { defaultRateLimit?: number } {
+/**
+ * The stack's default rate limit, when set: a whole number from 1 to 10,000. Local mode's
+ * management library reads it too, so its console shows what the dispatcher applies.
+ */
+export function defaultRateLimit(env: Env): { defaultRateLimit?: number } {
   const raw = env[ENV.defaultRateLimit]?.trim();
   if (!raw) return {};
   if (!/^\d+$/.test(raw) || Number(raw) < MIN_RATE_LIMIT || Number(raw) > MAX_RATE_LIMIT) {

@@ -11,7 +11,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
-import { type DispatcherConfig, ENV, loadConfig } from '../../lambdas/config';
+import { type DispatcherConfig, defaultRateLimit, ENV, loadConfig } from '../../lambdas/config';
 import { DEFAULT_HEADER_PREFIX } from '../../lambdas/core/constants';
 import { createHandler } from '../../lambdas/dispatcher/handler';
 import { WebhookManagement } from '../../lambdas/management';
@@ -66,10 +66,13 @@ export async function startStack(
   const { emulators, resources } = await startServices(args, storage, settings);
   const trust = trustedCas(statePath);
   const headerPrefix = process.env[ENV.headerPrefix] || DEFAULT_HEADER_PREFIX;
+  // The default the dispatcher applies (WEBHOOKS_DEFAULT_RATE_LIMIT), told to the management
+  // library and the state file too, so the console and the CLI judge connections by it.
+  const limits = defaultRateLimit(process.env);
   const { receiver, management, allowedPorts, consoleKeySecret } = await startManagement(
     resources,
     trust,
-    headerPrefix,
+    { headerPrefix, ...limits },
     settings.extraPorts,
     out,
   );
@@ -116,7 +119,7 @@ export async function startStack(
       removeState(statePath);
     },
   };
-  writeState(stateOf(stack, storage, trust, { headerPrefix, consoleKeySecret }), statePath);
+  writeState(stateOf(stack, storage, trust, { headerPrefix, consoleKeySecret, ...limits }), statePath);
   return stack;
 }
 
@@ -125,7 +128,7 @@ function stateOf(
   stack: LocalStack,
   storage: StackStorage,
   trust: Trust,
-  management: { headerPrefix: string; consoleKeySecret: string },
+  management: { headerPrefix: string; consoleKeySecret: string; defaultRateLimit?: number },
 ): LocalState {
   const { emulators, api } = stack;
   return {
@@ -189,10 +192,11 @@ function trustedCas(statePath: string): Trust {
 async function startManagement(
   resources: LocalResources,
   trust: Trust,
-  headerPrefix: string,
+  settings: { headerPrefix: string; defaultRateLimit?: number },
   extraPorts: number[],
   out: Out,
 ) {
+  const { headerPrefix } = settings;
   let management: WebhookManagement | undefined;
   const receiver = await startDemoReceiver({
     certPem: trust.pki.certPem,
@@ -215,7 +219,7 @@ async function startManagement(
   const allowedPorts = [...new Set([443, receiver.port, ...extraPorts])];
   const consoleKeySecret = await ensureConsoleKey(new SecretsManagerClient({}));
   management = new WebhookManagement({
-    resources: { ...resources, headerPrefix, consoleKeySecret },
+    resources: { ...resources, ...settings, consoleKeySecret },
     allowLoopback: true,
     allowedPorts,
     ca: trust.ca,

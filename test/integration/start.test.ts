@@ -7,12 +7,16 @@ import { join } from 'node:path';
 import { ROOT_DIR, spawnUntil } from '../support/child';
 
 /** Starts `npm start` with `args`, waits for the demo delivery, checks the state file, stops it. */
-async function startAndStop(args: string[], check: (state: Record<string, unknown>, dir: string) => void) {
+async function startAndStop(
+  args: string[],
+  check: (state: Record<string, unknown>, dir: string) => void,
+  env: NodeJS.ProcessEnv = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'wh-start-'));
   const stateFile = join(dir, 'state.json');
   // The dispatcher logs its line after the receiver has answered: wait for both.
   const local = await spawnUntil('local/start.ts', args, {
-    env: { ...process.env, WEBHOOKS_STATE_FILE: stateFile, NO_COLOR: '1' },
+    env: { ...process.env, WEBHOOKS_STATE_FILE: stateFile, NO_COLOR: '1', ...env },
     timeoutMs: 60_000,
     ready: (output) =>
       /demo receiver \/hooks: usr_demo_1 .* signature verified → 200/.test(output) &&
@@ -40,9 +44,16 @@ async function startAndStop(args: string[], check: (state: Record<string, unknow
 }
 
 it('starts the local pipeline, delivers the demo event signed, and stops cleanly on SIGINT', async () => {
-  await startAndStop([], (state) => {
-    expect(state).toMatchObject({ resources: { secretStore: { kind: 'secrets-manager' } } });
-  });
+  await startAndStop(
+    [],
+    (state) => {
+      // The default rate limit the dispatcher applies is the one the console and the CLI read.
+      expect(state).toMatchObject({
+        resources: { secretStore: { kind: 'secrets-manager' }, defaultRateLimit: 7 },
+      });
+    },
+    { WEBHOOKS_DEFAULT_RATE_LIMIT: '7' },
+  );
 });
 
 it('with --secret-store kms, signs with a secret sealed by the local KMS key kept in local state', async () => {
