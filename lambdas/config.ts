@@ -229,10 +229,7 @@ function healthThresholds(env: Env): HealthThresholds {
   }
 }
 
-/**
- * The stack's default rate limit, when set: a whole number from 1 to 10,000. Local mode's
- * management library reads it too, so its console shows what the dispatcher applies.
- */
+/** The stack's default rate limit when set: a whole number, 1 to 10,000 (local mode's console reads it too). */
 export function defaultRateLimit(env: Env): { defaultRateLimit?: number } {
   const raw = env[ENV.defaultRateLimit]?.trim();
   if (!raw) return {};
