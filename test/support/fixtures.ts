@@ -198,3 +198,27 @@ export function localStateFixture(extra: Partial<LocalState> = {}): LocalState {
     ...extra,
   };
 }
+
+/** The outputs every deployed webhooks stack has (resourcesFromStack needs them): a stack `Prod`. */
+export const DEPLOYED_OUTPUTS: Readonly<Record<string, string>> = {
+  QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/q',
+  RetryQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/r',
+  DeadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/d',
+  ConnectionsTableName: 'c',
+  AttemptsTableName: 'a',
+  SecretPrefix: 'webhooks/Prod/',
+};
+
+/** CloudFormation's DescribeStacks answer for the stack `Prod` with these outputs. */
+export function describedStack(outputs: Record<string, string>) {
+  return {
+    Stacks: [
+      {
+        StackName: 'Prod',
+        CreationTime: new Date(),
+        StackStatus: 'CREATE_COMPLETE' as const,
+        Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
+      },
+    ],
+  };
+}

@@ -12,7 +12,7 @@ import { localOptions, nodeDefaultCas, openTarget } from '../../../cli/target';
 import { CloudWatchStats } from '../../../lambdas/management/cloudwatch-stats';
 import { StoreStats } from '../../../lambdas/management/operator-stats';
 import type { LocalState } from '../../../local/state';
-import { localStateFixture } from '../../support/fixtures';
+import { DEPLOYED_OUTPUTS, describedStack, localStateFixture } from '../../support/fixtures';
 
 let dir: string;
 beforeEach(() => {
@@ -76,26 +76,13 @@ describe('where `stats` reads its figures', () => {
   });
 
   it("a deployed stack: CloudWatch, found by the stack's outputs", async () => {
-    const outputs: Record<string, string> = {
-      QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/q',
-      RetryQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/r',
-      DeadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/d',
-      ConnectionsTableName: 'c',
-      AttemptsTableName: 'a',
-      SecretPrefix: 'webhooks/Prod/',
-      FailingConnectionsRuleName: 'Prod-FailingConnections-1A2B',
-      MetricsStackName: 'Prod',
-    };
-    cfn.on(DescribeStacksCommand, { StackName: 'Prod' }).resolves({
-      Stacks: [
-        {
-          StackName: 'Prod',
-          CreationTime: new Date(),
-          StackStatus: 'CREATE_COMPLETE',
-          Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
-        },
-      ],
-    });
+    cfn.on(DescribeStacksCommand, { StackName: 'Prod' }).resolves(
+      describedStack({
+        ...DEPLOYED_OUTPUTS,
+        FailingConnectionsRuleName: 'Prod-FailingConnections-1A2B',
+        MetricsStackName: 'Prod',
+      }),
+    );
     const env: NodeJS.ProcessEnv = {};
     const management = await openTarget(
       { local: false, json: false, stack: 'Prod', region: 'eu-west-1' },

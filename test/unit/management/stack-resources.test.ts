@@ -4,39 +4,19 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { mockClient } from 'aws-sdk-client-mock';
 import { RateLimitActivityReader } from '../../../lambdas/management/rate-activity';
 import { resourcesFromStack } from '../../../lambdas/management/stack';
-import { connection } from '../../support/fixtures';
+import { connection, DEPLOYED_OUTPUTS, describedStack } from '../../support/fixtures';
 import { MemoryRateWindows } from '../../support/memory';
-
-const REQUIRED = {
-  QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/q',
-  RetryQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/r',
-  DeadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/d',
-  ConnectionsTableName: 'c',
-  AttemptsTableName: 'a',
-  SecretPrefix: 'webhooks/Prod/',
-};
 
 function stackWith(outputs: Record<string, string>): CloudFormationClient {
   const client = new CloudFormationClient({ region: 'eu-west-1' });
-  mockClient(client)
-    .on(DescribeStacksCommand, { StackName: 'Prod' })
-    .resolves({
-      Stacks: [
-        {
-          StackName: 'Prod',
-          CreationTime: new Date(),
-          StackStatus: 'CREATE_COMPLETE',
-          Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
-        },
-      ],
-    });
+  mockClient(client).on(DescribeStacksCommand, { StackName: 'Prod' }).resolves(describedStack(outputs));
   return client;
 }
 
 it("finds the rate windows table and the stack's default rate limit, so rate-limit activity can be read", async () => {
   const resources = await resourcesFromStack(
     'Prod',
-    stackWith({ ...REQUIRED, RateWindowsTableName: 'Prod-RateWindows-1A2B', DefaultRateLimit: '25' }),
+    stackWith({ ...DEPLOYED_OUTPUTS, RateWindowsTableName: 'Prod-RateWindows-1A2B', DefaultRateLimit: '25' }),
   );
   expect(resources.rateWindowsTable).toBe('Prod-RateWindows-1A2B');
   expect(resources.defaultRateLimit).toBe(25);
@@ -48,7 +28,10 @@ it("finds the rate windows table and the stack's default rate limit, so rate-lim
 });
 
 it('leaves both unset for a stack without them (deployed before they existed, or no default limit)', async () => {
-  const resources = await resourcesFromStack('Prod', stackWith({ ...REQUIRED, DefaultRateLimit: 'many' }));
+  const resources = await resourcesFromStack(
+    'Prod',
+    stackWith({ ...DEPLOYED_OUTPUTS, DefaultRateLimit: 'many' }),
+  );
   expect(resources.rateWindowsTable).toBeUndefined();
   expect(resources.defaultRateLimit).toBeUndefined();
 });
