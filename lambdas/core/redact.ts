@@ -6,6 +6,8 @@
  * value in many forms; each is found:
  * - as sent: header values are compared trimmed, since HTTP strips the spaces around a value
  *   and the receiver sees it without them;
+ * - as a receiver reading header bytes as Latin-1 echoes a value with non-ASCII characters (Node's
+ *   HTTP server does: `é`, sent as UTF-8, comes back as `Ã©`), in all the forms below too;
  * - character by character in any mix of: itself, a JSON escape (`\u0041`, `\/`, `\"`,
  *   `\\`), a percent-encoding of its UTF-8 bytes (`%41`, any case; `+` for a space), and an
  *   HTML character reference (`&#65;`, `&#x41;`, `&amp;` …);
@@ -109,9 +111,16 @@ function patternsFor(values: readonly string[]): Patterns {
   return p;
 }
 
+/** A value's UTF-8 bytes read as Latin-1, as a receiver that decodes headers so echoes it; or none. */
+function latin1View(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  return bytes.length === value.length ? [] : [bytes.toString('latin1')];
+}
+
 /** The patterns of a value list, or null when nothing in it needs redacting. */
 function patternsOf(sensitive: Iterable<string>): Patterns | null {
-  const values = [...new Set([...sensitive].map((v) => v.trim()).filter((v) => v.length > 0))];
+  const trimmed = [...sensitive].map((v) => v.trim()).filter((v) => v.length > 0);
+  const values = [...new Set(trimmed.flatMap((v) => [v, ...latin1View(v)]))];
   if (values.length === 0) return null;
   // Longest first, so a value containing another is redacted whole.
   values.sort((a, b) => b.length - a.length || (a < b ? -1 : 1));

@@ -58,6 +58,12 @@ describe('a custom header value echoed by the receiver', () => {
     ['form-encoded (+ for space)', new URLSearchParams({ k: TOKEN }).toString().slice(2)],
     ['as HTML character references', [...TOKEN].map((c) => `&#${c.codePointAt(0)};`).join('')],
     ['a mix of forms', `tok-8f3\\/Zq%2B\\u00e9 secr&#x65;t`],
+    // Node's HTTP server reads header bytes as Latin-1: the é sent as UTF-8 comes back as Ã©.
+    ['as a Latin-1-decoding receiver echoes it (é as Ã©)', Buffer.from(TOKEN, 'utf8').toString('latin1')],
+    [
+      'as a Latin-1-decoding receiver echoes it, percent-encoded',
+      encodeURIComponent(Buffer.from(TOKEN, 'utf8').toString('latin1')),
+    ],
   ])('%s is redacted', async (_form, echo) => {
     const snippet = await snippetFor(`{"error":"bad key","echo":"${echo}"}`);
     expect(snippet).toBe(`{"error":"bad key","echo":"${REDACTED}"}`);
