@@ -132,11 +132,17 @@ export class WebhookManagement {
 
   /** A connection with its health (docs/design.md §9); 404 (NotFoundError) for another application's id. */
   async getConnection(connectionId: string, scope: Scope = {}): Promise<ConnectionWithHealth> {
+    const connection = await this.scopedConnection(connectionId, scope);
+    return { ...connection, health: healthView(connection.health) };
+  }
+
+  /** The connection, or 404 (NotFoundError) when it belongs to another application than the scope's. */
+  private async scopedConnection(connectionId: string, scope: Scope): Promise<Connection> {
     const connection = await this.connections.get(connectionId);
     if (scope.applicationId !== undefined && connection.applicationId !== scope.applicationId) {
       throw new NotFoundError('connection', connectionId);
     }
-    return { ...connection, health: healthView(connection.health) };
+    return connection;
   }
 
   /**
@@ -217,11 +223,7 @@ export class WebhookManagement {
    * (NotFoundError) for another application's connection.
    */
   async rateLimitActivity(connectionId: string, scope: Scope = {}): Promise<RateLimitActivity> {
-    const connection = await this.connections.get(connectionId);
-    if (scope.applicationId !== undefined && connection.applicationId !== scope.applicationId) {
-      throw new NotFoundError('connection', connectionId);
-    }
-    return this.rateActivity.of(connection);
+    return this.rateActivity.of(await this.scopedConnection(connectionId, scope));
   }
 
   /** One immediate signed test delivery (`test: true` in the attempt log, never retried). */
