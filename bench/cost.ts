@@ -310,17 +310,18 @@ export function costReport(
 
 /** docs/cost.md for one bench run. */
 export function renderCostDoc(results: BenchResults, baselineRun: string, prices: Prices = PRICES): string {
+  const figures = figuresFrom(results);
   return costDoc({
     results,
     baselineRun,
     prices,
-    figures: figuresFrom(results),
+    figures,
     a: ASSUMPTIONS,
     fixedInputs: FIXED,
     fixed: fixedCost(FIXED, prices),
     fixedKms: fixedKmsCost(results, prices),
     kmsCalls: kmsCallsFrom(results),
-    allInInputs: allInInputs(figuresFrom(results), results, prices),
+    allInInputs: allInInputs(figures, results, prices),
   });
 }
 
