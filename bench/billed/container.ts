@@ -5,15 +5,17 @@
  * Lambda's CPU share with a cgroup quota (cgroup.ts). The parent plays Lambda's event source
  * (local/runner.ts: receives, batching window, deletes) and hands each batch over IPC:
  *
- *   { kind: 'invoke', event, timeoutMs }  → { durationMs, cpuMicros, response }
+ *   { kind: 'invoke', event, timeoutMs }  → { durationMs, cpuMicros, response, spans }
  *   { kind: 'handshakes', ports, rounds } → HandshakeFigures (the TLS levers, handshakes.ts)
  *
  * `durationMs` is the handler's duration: from the event handed over to its response, what
- * Lambda bills (before rounding). The log goes to stdout as in Lambda (the parent discards it).
+ * Lambda bills (before rounding). `spans`: the invocation's HTTP requests (phases.ts). The log
+ * goes to stdout as in Lambda (the parent discards it).
  */
 
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type HandshakeOptions, measureHandshakes } from './handshakes';
+import { type RequestSpan, recordSpans } from './phases';
 
 export type ContainerRequest =
   | { kind: 'invoke'; id: number; event: SQSEvent; timeoutMs: number }
@@ -25,11 +27,13 @@ export interface InvokeReply {
   cpuMicros: number;
   response?: SQSBatchResponse | undefined;
   error?: string;
+  spans?: RequestSpan[];
 }
 
 type Handler = typeof import('../../lambdas/dispatcher/index.js')['handler'];
 let handler: Promise<Handler> | undefined;
 let invocations = 0;
+const spans = recordSpans();
 
 async function invoke(req: Extract<ContainerRequest, { kind: 'invoke' }>): Promise<InvokeReply> {
   // Wired on the first invocation's arrival, as Lambda's init (not billed here either).
@@ -38,6 +42,7 @@ async function invoke(req: Extract<ContainerRequest, { kind: 'invoke' }>): Promi
     return m.handler;
   });
   const run = await handler;
+  spans.begin();
   const cpu = process.cpuUsage();
   const started = performance.now();
   const deadline = Date.now() + req.timeoutMs;
@@ -52,6 +57,7 @@ async function invoke(req: Extract<ContainerRequest, { kind: 'invoke' }>): Promi
       durationMs: performance.now() - started,
       cpuMicros: used.user + used.system,
       response: response ?? undefined,
+      spans: spans.end(),
     };
   } catch (error) {
     const used = process.cpuUsage(cpu);
@@ -60,6 +66,7 @@ async function invoke(req: Extract<ContainerRequest, { kind: 'invoke' }>): Promi
       durationMs: performance.now() - started,
       cpuMicros: used.user + used.system,
       error: error instanceof Error ? error.message : String(error),
+      spans: spans.end(),
     };
   }
 }

@@ -28,6 +28,7 @@ import { round } from '../support/stats';
 import { batchTimeRatios, gbSecondsPerMillion, RECEIVER_KEEP_ALIVE, senderIdleS } from './arithmetic';
 import { CpuCapError, createCpuCap, type ThrottleStats } from './cgroup';
 import type { HandshakeFigures } from './handshakes';
+import { meanPhases, type PhaseFigures } from './phases';
 import { startPopulation } from './population';
 import { type BilledProfile, billedProfile, type ProfileName } from './profiles';
 import { type RunResult, runProfile } from './run';
@@ -81,6 +82,8 @@ export interface BilledProfileFigures {
   resumedShare: number;
   throttling: ThrottleStats;
   failedBatches: number;
+  /** Where a batch's time went, ms per batch (phases.ts): the tail the batch-time ratio measures. */
+  phases?: PhaseFigures | undefined;
 }
 
 export interface BilledFigures {
@@ -167,6 +170,7 @@ function figures(
     resumedShare: round(run.receivers.resumed / Math.max(1, run.receivers.handshakes), 3),
     throttling: run.throttling,
     failedBatches: run.failedBatches,
+    phases: meanPhases(run.batches.flatMap((b) => (b.phases ? [b.phases] : []))),
   };
 }
 

@@ -23,6 +23,7 @@ import { DEFAULT_LATENCY, latencyQuantile } from '../cost-model';
 import { ATTEMPT_TIMEOUT_MS } from '../support/constants';
 import type { ThrottleStats } from './cgroup';
 import { type ContainerPool, startContainers } from './containers';
+import { type BatchPhases, phasesOf } from './phases';
 import type { ReceiverPopulation } from './population';
 import type { BilledProfile } from './profiles';
 
@@ -47,6 +48,8 @@ export interface MeasuredBatch {
   wallMs: number;
   cpuMicros: number;
   slowestMs: number;
+  /** Where its time went (phases.ts); absent when no receiver answered. */
+  phases?: BatchPhases | undefined;
 }
 
 export interface RunResult {
@@ -135,6 +138,7 @@ export async function runProfile(o: RunOptions): Promise<RunResult> {
               wallMs: reply.durationMs,
               cpuMicros: reply.cpuMicros,
               slowestMs,
+              phases: phasesOf(reply.spans ?? [], reply.durationMs, slowestMs),
             });
           return reply.response;
         } finally {
