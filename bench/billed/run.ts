@@ -12,10 +12,12 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { ENV } from '../../lambdas/config';
+import { queueJson } from '../../lambdas/core/untrusted';
 import { WebhookManagement } from '../../lambdas/management';
+import { build } from '../../lambdas/publisher/send';
 import { DISPATCHER_NODE_OPTIONS } from '../../lib/webhook-delivery';
 import { localClientConfig, localQueueUrl } from '../../local/bootstrap';
-import { startRunner } from '../../local/runner';
+import { startRunner, toRecord } from '../../local/runner';
 import { startLocalAws, useEnv } from '../../test/support/emulators';
 import { user } from '../../test/support/fixtures';
 import { seeded } from '../batch-time';
@@ -64,6 +66,44 @@ const DELAY = /usr_b_\d+_(\d+)/;
 /** The stack's function timeout: the attempt deadline and its margin (lib/webhook-delivery-props.ts). */
 const FUNCTION_TIMEOUT_MS = ATTEMPT_TIMEOUT_MS + 10_000;
 
+/**
+ * Each container delivers one event to every connection before the warm-up, so that it holds
+ * each signing secret, as a container does after its first minutes: the model reads a secret
+ * once per container lifetime (2 h), a cost of its own line, not of each delivery. Without it
+ * the measured 30 s carried first reads (GetSecretValue, or a KMS Decrypt for `lean`) on the
+ * way to a receiver: 1.2 and 6 per batch in a run of 2026-11-26. The receivers answer these
+ * at once (no latency in the user id), and they are not counted.
+ */
+async function primeSecretCaches(
+  pool: ContainerPool,
+  apps: ReadonlyArray<{ id: string; name: string }>,
+  queueArn: string,
+  region: string,
+): Promise<void> {
+  await Promise.all(
+    pool.containers.map(async (container) => {
+      const Records = apps.map((a, i) =>
+        toRecord(
+          {
+            MessageId: `prime-${container.index}-${i}`,
+            Body: queueJson(build({ user: user(`usr_prime_${i}`), application: { id: a.id, name: a.name } })),
+          },
+          queueArn,
+          region,
+        ),
+      );
+      container.busy = true;
+      try {
+        const reply = await container.invoke({ Records }, FUNCTION_TIMEOUT_MS);
+        const failed = reply.error ?? reply.response?.batchItemFailures.length;
+        if (failed) throw new Error(`billed: priming container ${container.index} failed: ${failed}`);
+      } finally {
+        container.busy = false;
+      }
+    }),
+  );
+}
+
 export async function runProfile(o: RunOptions): Promise<RunResult> {
   const { profile, population } = o;
   const emulators = await startLocalAws({ visibilityTimeoutSeconds: 120, secretStore: profile.secretStore });
@@ -110,6 +150,7 @@ export async function runProfile(o: RunOptions): Promise<RunResult> {
       o.cgroupRoot,
     );
     const containers = pool;
+    await primeSecretCaches(containers, apps, resources.queueArn, emulators.region);
     let measuring = false;
     let failedBatches = 0;
     const batches: MeasuredBatch[] = [];
