@@ -7,7 +7,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
 import { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
 import { ENV } from '../../lambdas/config';
@@ -15,15 +15,13 @@ import type { LocalApi } from '../../local/api-server';
 import { parkedAt } from '../support/fixtures';
 import { respond } from '../support/receivers';
 import { seriousViolations } from './support/axe';
-import { byRole, clickButton, connectBrowser, fill, newUserPage, waitForText } from './support/browser';
+import { byRole, clickButton, fill, waitForText } from './support/browser';
 import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
 
 const applicationId = `app_a11y_${randomBytes(6).toString('hex')}`;
 
 let harness: ConsoleHarness;
 let api: LocalApi;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let healthy: string;
 let failing: string;
@@ -74,16 +72,13 @@ beforeAll(async () => {
     },
   });
   ({ api } = harness);
-  browser = await connectBrowser();
-  ({ context, page } = await newUserPage(browser));
+  ({ page } = await harness.openPage());
   // axe is injected as an inline script, which the console's Content-Security-Policy refuses.
   await page.setBypassCSP(true);
   await page.goto(harness.consoleUrl);
 });
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.disconnect();
   await harness?.close();
 });
 

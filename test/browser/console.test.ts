@@ -6,23 +6,13 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import type { WebhookManagement } from '../../lambdas/management';
 import { mintSessionToken } from '../../lambdas/management/console-session';
 import { verifyWebhook } from '../../lambdas/receiver';
 import type { LocalApi } from '../../local/api-server';
 import { type Receiver, respond } from '../support/receivers';
-import {
-  bodyText,
-  byRole,
-  clickButton,
-  connectBrowser,
-  field,
-  fill,
-  newUserPage,
-  screenshot,
-  waitForText,
-} from './support/browser';
+import { bodyText, byRole, clickButton, field, fill, screenshot, waitForText } from './support/browser';
 import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
 
 const applicationId = `app_browser_${randomBytes(6).toString('hex')}`;
@@ -33,8 +23,6 @@ let harness: ConsoleHarness;
 let receiver: Receiver;
 let management: WebhookManagement;
 let api: LocalApi;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let consoleUrl: string;
 let shownSecret: string;
@@ -44,8 +32,7 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   harness = await startConsoleHarness({ applicationId, behaviour: respond(200, '{"received":true}') });
   ({ receiver, management, api, consoleUrl } = harness);
-  browser = await connectBrowser();
-  ({ context, page } = await newUserPage(browser));
+  ({ page } = await harness.openPage());
   page.on('pageerror', (error) => pageErrors.push(`script error: ${(error as Error).message}`));
   page.on('console', (message) => {
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
@@ -54,8 +41,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.disconnect();
   await harness?.close();
 });
 
@@ -362,7 +347,7 @@ describe('the web console, walked by a new user', () => {
       ttlSeconds: 60,
       now: Date.now() - 3_600_000,
     });
-    const visitor = await newUserPage(browser);
+    const visitor = await harness.openPage();
     try {
       await visitor.page.goto(`${api.origin}/console/#token=${token}`);
       await byRole(visitor.page, 'heading', 'Your session has expired');

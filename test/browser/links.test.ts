@@ -7,19 +7,11 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import type { WebhookManagement } from '../../lambdas/management';
 import type { LocalApi } from '../../local/api-server';
 import { respond } from '../support/receivers';
-import {
-  bodyText,
-  byRole,
-  clickButton,
-  connectBrowser,
-  newUserPage,
-  screenshot,
-  waitForText,
-} from './support/browser';
+import { bodyText, byRole, clickButton, screenshot, waitForText } from './support/browser';
 import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
 
 const appA = `app_linka_${randomBytes(5).toString('hex')}`;
@@ -28,8 +20,6 @@ const appB = `app_linkb_${randomBytes(5).toString('hex')}`;
 let harness: ConsoleHarness;
 let management: WebhookManagement;
 let api: LocalApi;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 
 interface TabGlobals {
@@ -65,13 +55,10 @@ beforeAll(async () => {
     },
   });
   ({ management, api } = harness);
-  browser = await connectBrowser();
-  ({ context, page } = await newUserPage(browser));
+  ({ page } = await harness.openPage());
 });
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.disconnect();
   await harness?.close();
 });
 

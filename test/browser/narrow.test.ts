@@ -5,14 +5,14 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
 import { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
 import { ENV } from '../../lambdas/config';
 import type { LocalApi } from '../../local/api-server';
 import { parkedAt } from '../support/fixtures';
 import { respond } from '../support/receivers';
-import { byRole, connectBrowser, newUserPage, screenshot, waitForText } from './support/browser';
+import { byRole, screenshot, waitForText } from './support/browser';
 import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
 
 const applicationId = `app_narrow_${randomBytes(6).toString('hex')}`;
@@ -21,8 +21,6 @@ const DESKTOP = { width: 1280, height: 900 };
 
 let harness: ConsoleHarness;
 let api: LocalApi;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let connectionId: string;
 
@@ -132,15 +130,12 @@ beforeAll(async () => {
     },
   });
   ({ api } = harness);
-  browser = await connectBrowser();
-  ({ context, page } = await newUserPage(browser));
+  ({ page } = await harness.openPage());
   await page.setViewport(PHONE);
   await page.goto(harness.consoleUrl);
 });
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.disconnect();
   await harness?.close();
 });
 

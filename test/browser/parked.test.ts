@@ -7,7 +7,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { DynamoAttempts } from '../../lambdas/adapters/dynamodb/attempts';
 import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
 import { DynamoParked } from '../../lambdas/adapters/dynamodb/parked';
@@ -18,15 +18,7 @@ import type { WebhookManagement } from '../../lambdas/management';
 import type { LocalApi } from '../../local/api-server';
 import { attemptAt, parkedAt } from '../support/fixtures';
 import { respond } from '../support/receivers';
-import {
-  bodyText,
-  byRole,
-  clickButton,
-  connectBrowser,
-  newUserPage,
-  screenshot,
-  waitForText,
-} from './support/browser';
+import { bodyText, byRole, clickButton, screenshot, waitForText } from './support/browser';
 import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
 
 const applicationId = `app_parked_${randomBytes(6).toString('hex')}`;
@@ -35,8 +27,6 @@ const HOSTILE_ERROR = '<img src=x onerror="window.__pwned=1">gateway down';
 let harness: ConsoleHarness;
 let management: WebhookManagement;
 let api: LocalApi;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let consoleUrl: string;
 let parkedStore: DynamoParked;
@@ -113,13 +103,10 @@ beforeAll(async () => {
     },
   });
   ({ management, api, consoleUrl } = harness);
-  browser = await connectBrowser();
-  ({ context, page } = await newUserPage(browser));
+  ({ page } = await harness.openPage());
 });
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.disconnect();
   await harness?.close();
 });
 

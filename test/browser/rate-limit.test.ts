@@ -8,12 +8,12 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { DynamoRateWindows } from '../../lambdas/adapters/dynamodb/rate-windows';
 import { ENV } from '../../lambdas/config';
 import { respond } from '../support/receivers';
 import { seriousViolations } from './support/axe';
-import { bodyText, byRole, connectBrowser, newUserPage, screenshot, waitForText } from './support/browser';
+import { bodyText, byRole, screenshot, waitForText } from './support/browser';
 import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
 
 const applicationId = `app_rate_${randomBytes(6).toString('hex')}`;
@@ -21,8 +21,6 @@ const applicationId = `app_rate_${randomBytes(6).toString('hex')}`;
 const POLL_MS = 5_000;
 
 let harness: ConsoleHarness;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let limited: string;
 let free: string;
@@ -45,8 +43,7 @@ beforeAll(async () => {
       ).connectionId;
     },
   });
-  browser = await connectBrowser();
-  ({ context, page } = await newUserPage(browser));
+  ({ page } = await harness.openPage());
   await page.setBypassCSP(true);
   await page.goto(harness.consoleUrl);
   // The session is kept once the list shows (the link's token is taken out of the address).
@@ -54,8 +51,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.disconnect();
   await harness?.close();
 });
 

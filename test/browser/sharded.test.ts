@@ -9,7 +9,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { DynamoAttempts } from '../../lambdas/adapters/dynamodb/attempts';
 import { documentClient } from '../../lambdas/adapters/dynamodb/client';
 import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
@@ -20,15 +20,13 @@ import type { AttemptRecord } from '../../lambdas/core/types';
 import { attemptAt } from '../support/fixtures';
 import { respond } from '../support/receivers';
 import { seriousViolations } from './support/axe';
-import { byRole, connectBrowser, newUserPage, screenshot, waitForText } from './support/browser';
+import { byRole, screenshot, waitForText } from './support/browser';
 import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
 
 const applicationId = `app_shards_${randomBytes(6).toString('hex')}`;
 const MINUTE = 60_000;
 
 let harness: ConsoleHarness;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let connectionId: string;
 const records: AttemptRecord[] = [];
@@ -101,16 +99,13 @@ beforeAll(async () => {
       for (const r of records) expect(await log.append(r)).toBe('written');
     },
   });
-  browser = await connectBrowser();
-  ({ context, page } = await newUserPage(browser));
+  ({ page } = await harness.openPage());
   await page.setBypassCSP(true);
   await page.goto(harness.consoleUrl);
   await byRole(page, 'link', 'Ledger');
 });
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.disconnect();
   await harness?.close();
 });
 

@@ -1,7 +1,8 @@
 /**
  * What every console walk needs: the console built into a temporary folder, a session key in
  * the local Secrets Manager, a real HTTPS receiver, the management library on the emulators,
- * local mode's API serving both, and a console link for one application.
+ * local mode's API serving both, a console link for one application, and pages of the shared
+ * Chromium to open it in (each closed with the harness).
  */
 
 import { randomBytes } from 'node:crypto';
@@ -9,18 +10,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { buildConsole } from '../../../console/build';
 import { WebhookManagement } from '../../../lambdas/management';
 import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../../local/api-server';
 import { testPki } from '../../support/pki';
 import { type Behaviour, type Receiver, startReceiver } from '../../support/receivers';
 import { resourcesFromEnv } from '../../support/resources';
+import { connectBrowser, newUserPage } from './browser';
 
 export interface ConsoleHarness {
   receiver: Receiver;
   management: WebhookManagement;
   api: LocalApi;
   consoleUrl: string;
+  /** A new user's page (a browser context of its own) on the shared Chromium. */
+  openPage(): Promise<{ context: BrowserContext; page: Page }>;
+  /** Closes the pages opened, the API, the receiver and the built console. */
   close(): Promise<void>;
 }
 
@@ -50,12 +56,26 @@ export async function startConsoleHarness(options: {
     applicationId: options.applicationId,
     apiUrl: api.origin,
   });
+  let browser: Promise<Browser> | undefined;
+  const contexts: BrowserContext[] = [];
   return {
     receiver,
     management,
     api,
     consoleUrl,
+    async openPage() {
+      browser ??= connectBrowser();
+      const opened = await newUserPage(await browser);
+      contexts.push(opened.context);
+      return opened;
+    },
     close: async () => {
+      for (const context of contexts) await context.close().catch(() => {});
+      if (browser)
+        await browser.then(
+          (b) => b.disconnect(),
+          () => {},
+        );
       await api.close();
       await receiver.close();
       rmSync(consoleDir, { recursive: true, force: true });
