@@ -20,24 +20,9 @@ import {
   spread,
 } from '../../bench/all-in';
 import { LEAN_PROFILE } from '../../lib/profiles';
+import { figuresWith, kindFigures } from '../support/cost-figures';
 
-const kind = (over: Partial<KindFigures>): KindFigures => ({
-  messages: 1,
-  attempts: 1,
-  sqsSends: 0,
-  dynamoWrites: 1,
-  writeUnits: 1,
-  readUnits: 0,
-  secretCalls: 0,
-  itemBytes: 412,
-  items: 1,
-  indexBytes: 0,
-  indexItems: 0,
-  wireBytesPerAttempt: 1000,
-  logBytes: 0,
-  logBytesAtDebug: 400,
-  ...over,
-});
+const kind = (over: Partial<KindFigures>): KindFigures => kindFigures(over);
 const failing = kind({
   messages: 4,
   attempts: 4,
@@ -46,14 +31,7 @@ const failing = kind({
   writeUnits: 6,
   logBytes: 2_000,
 });
-const figures: Figures = {
-  cpuMicrosPerDelivery: 1_000,
-  kinds: { healthy: kind({}), failing, hanging: failing },
-  publishRequests: { single: 1, batched: 0.1 },
-  receivesPerBatch: 1,
-  deletesPerBatch: 1,
-  largestMessageBytes: 1_000,
-};
+const figures: Figures = figuresWith(failing);
 const base = defaultAssumptions({
   batchSize: 10,
   memoryMb: 256,

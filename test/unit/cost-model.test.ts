@@ -25,25 +25,10 @@ import {
   secretReadsPerMonth,
   sqsRequestsPerDelivery,
 } from '../../bench/cost-model';
+import { figuresWith, kindFigures } from '../support/cost-figures';
 
 const GIB = 1024 ** 3;
-const kind = (over: Partial<KindFigures>): KindFigures => ({
-  messages: 1,
-  attempts: 1,
-  sqsSends: 0,
-  dynamoWrites: 1,
-  writeUnits: 1,
-  readUnits: 0,
-  secretCalls: 0,
-  itemBytes: 412,
-  items: 1,
-  indexBytes: 0,
-  indexItems: 0,
-  wireBytesPerAttempt: 1000,
-  logBytes: 0,
-  logBytesAtDebug: 400,
-  ...over,
-});
+const kind = (over: Partial<KindFigures>): KindFigures => kindFigures(over);
 const failingKind = kind({
   messages: 4,
   attempts: 4,
@@ -56,14 +41,7 @@ const failingKind = kind({
   indexItems: 1,
   logBytes: 2_000,
 });
-const figures: Figures = {
-  cpuMicrosPerDelivery: 1_000,
-  kinds: { healthy: kind({}), failing: failingKind, hanging: failingKind },
-  publishRequests: { single: 1, batched: 0.1 },
-  receivesPerBatch: 1,
-  deletesPerBatch: 1,
-  largestMessageBytes: 1_000,
-};
+const figures: Figures = figuresWith(failingKind);
 const a = {
   ...defaultAssumptions({ batchSize: 10, memoryMb: 256, attemptTimeoutMs: 30_000, attemptTtlDays: 30 }),
   // Traffic high enough for full batches, and connections read once per delivery at most.
