@@ -143,7 +143,8 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
       },
       config.health,
     ),
-    // A connection's shards come with the connection the delivery has just read: no extra read.
+    // An attempt's record is placed by the connection it was judged with (core/settle.ts); this
+    // lookup serves a record written without one (a record queued on the retry queue).
     attemptLog: new DynamoAttempts({
       tableName: config.attemptsTable,
       client: doc,

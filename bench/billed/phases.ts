@@ -1,8 +1,9 @@
 /**
  * Where a batch's time goes in the billed benchmark (docs/performance.md §11). Each container
- * notes when its HTTP client starts and ends each request of an invocation (Node's
- * `http.client.*` diagnostics channels): the requests to the receivers and the AWS SDK's calls
- * to the emulators. The parent sets them against the receiver latency drawn for the batch:
+ * notes when its HTTP client starts each request of an invocation and when the response's
+ * headers arrive (Node's `http.client.*` diagnostics channels; the bench's receivers and the
+ * emulators send headers and body together): the requests to the receivers and the AWS SDK's
+ * calls to the emulators. The parent sets them against the receiver latency drawn for the batch:
  *
  *   start ─ to the first receiver request ─ … ─ the slowest receiver's request ─ its answer ─ end
  *
@@ -25,10 +26,17 @@ export interface RequestSpan {
 
 export const RECEIVER_OP = 'receiver';
 
-/** `DynamoDB_20120810.PutItem` → `PutItem`; a request without an `X-Amz-Target` is a receiver's. */
-export function operationOf(target: unknown): string {
-  if (typeof target !== 'string' || target === '') return RECEIVER_OP;
-  return target.slice(target.lastIndexOf('.') + 1);
+/** An AWS call of another protocol than JSON (no `X-Amz-Target`): signed, and not a receiver's. */
+export const OTHER_AWS_OP = 'other AWS call';
+
+/**
+ * `DynamoDB_20120810.PutItem` → `PutItem`; a request signed with SigV4 but without a target is
+ * another AWS call; anything else is a receiver's (the dispatcher never signs those with SigV4).
+ */
+export function operationOf(target: unknown, authorization?: unknown): string {
+  if (typeof target === 'string' && target !== '') return target.slice(target.lastIndexOf('.') + 1);
+  if (typeof authorization === 'string' && authorization.startsWith('AWS4-HMAC-SHA256')) return OTHER_AWS_OP;
+  return RECEIVER_OP;
 }
 
 /**
@@ -43,7 +51,7 @@ export function recordSpans(): { begin(): void; end(): RequestSpan[] } {
     if (!spans) return;
     const request = (message as { request: ClientRequest }).request;
     const span: RequestSpan = {
-      op: operationOf(request.getHeader('x-amz-target')),
+      op: operationOf(request.getHeader('x-amz-target'), request.getHeader('authorization')),
       startMs: performance.now() - began,
     };
     open.set(request, span);

@@ -29,17 +29,7 @@ export function cachedConnections(store: ConnectionStore, ttlMs: number, clock: 
       return connection;
     },
     listByApplication(applicationId) {
-      return byApplication.getOrLoad(applicationId, async () => {
-        const listed = await store.listByApplication(applicationId);
-        // The same records by id: the attempt log places a fanned-out delivery's record by its
-        // connection's shards (lambdas/wiring.ts), which would otherwise read the connection
-        // again after the receiver answered. An entry already held (a `fresh` read) is kept.
-        for (const connection of listed) {
-          if (byId.get(connection.connectionId) === undefined)
-            byId.set(connection.connectionId, { connection });
-        }
-        return listed;
-      });
+      return byApplication.getOrLoad(applicationId, () => store.listByApplication(applicationId));
     },
   };
 }

@@ -14,6 +14,7 @@ import type { OperationalEvent, ParkedItem } from './parking';
 import type {
   AttemptRecord,
   AttemptResult,
+  AttemptShardStep,
   Connection,
   DeadLetter,
   DeliveryMessage,
@@ -175,8 +176,11 @@ export interface DeadLetters {
 export type AppendOutcome = 'written' | 'duplicate' | 'conflict';
 
 export interface AttemptLog {
-  /** Writes the record unless its key is taken (a conditional write). */
-  append(record: AttemptRecord): Promise<AppendOutcome>;
+  /**
+   * Writes the record unless its key is taken (a conditional write). `shards`: its connection's
+   * shard steps, when the caller holds the connection; else the log looks them up.
+   */
+  append(record: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<AppendOutcome>;
 }
 
 /** Where an attempt record goes when the attempt log cannot take it right now. */

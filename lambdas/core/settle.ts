@@ -5,6 +5,7 @@
  */
 
 import { attemptRecordOf, type SentRequest } from './attempt-record';
+import { attemptShardSteps } from './attempt-shards';
 import { infra } from './errors';
 import { statusClassOf } from './metrics';
 import { decide } from './outcome';
@@ -15,6 +16,7 @@ import { isoTime } from './time';
 import type {
   AttemptRecord,
   AttemptResult,
+  AttemptShardStep,
   Connection,
   DeadLetter,
   Decision,
@@ -48,8 +50,11 @@ export interface SettleOptions {
 
 export interface Settler {
   settle(settlement: Settlement): Promise<AttemptRecord>;
-  /** Writes an attempt record; if the log is down, queues it instead of failing the record. */
-  record(rec: AttemptRecord): Promise<void>;
+  /**
+   * Writes an attempt record; if the log is down, queues it instead of failing the record.
+   * `shards`: its connection's shard steps, when the caller holds the connection.
+   */
+  record(rec: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<void>;
   /** Logs an attempt-log write that met a different record under the same key (never replaced). */
   noteAppend(rec: AttemptRecord, outcome: AppendOutcome | undefined, via: string): void;
 }
@@ -89,9 +94,9 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
     });
   }
 
-  async function record(rec: AttemptRecord): Promise<void> {
+  async function record(rec: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<void> {
     try {
-      noteAppend(rec, await deps.attemptLog.append(rec), 'attempt');
+      noteAppend(rec, await deps.attemptLog.append(rec, shards), 'attempt');
     } catch (cause) {
       const ids = { connectionId: rec.connectionId, deliveryId: rec.deliveryId, attempt: rec.attempt };
       log.warn('attempt log write failed; the record is queued for a later write', {
@@ -281,7 +286,10 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
       // A delivery (nearly every attempt) has nothing to act on: no await for it.
       const went =
         decision.action !== 'done' ? await act(s, decision, built.record, built.lastError) : undefined;
-      await record(built.record);
+      // Placed by the connection the attempt was judged with: no second read of it after the
+      // receiver answered. That copy is at most a cache time old when the attempt starts, so it
+      // knows every raise that places this delivery (core/attempt-shards.ts).
+      await record(built.record, s.connection && attemptShardSteps(s.connection));
       const counting = countHealth(s, decision);
       if (counting) await counting;
       if (deps.metrics) count(deps.metrics, s, decision, built.record, went);

@@ -87,8 +87,8 @@ export class DynamoAttempts implements AttemptTable {
     this.reads = new PartitionReads(this.client, this.tableName);
   }
 
-  async append(record: AttemptRecord): Promise<AppendOutcome> {
-    const count = shardCountOf(await this.shards(record.connectionId), record.deliveryId);
+  async append(record: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<AppendOutcome> {
+    const count = shardCountOf(shards ?? (await this.shards(record.connectionId)), record.deliveryId);
     const shard = deliveryShard(record.deliveryId, count);
     const item = attemptItem(fitRecord(record, shard), shard);
     let existing: Item | undefined;

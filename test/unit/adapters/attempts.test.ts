@@ -1,9 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { itemSize } from '../../../lambdas/adapters/dynamodb/attempt-item';
+import { itemSize, shardPartition } from '../../../lambdas/adapters/dynamodb/attempt-item';
 import { DynamoAttempts } from '../../../lambdas/adapters/dynamodb/attempts';
 import { documentClient } from '../../../lambdas/adapters/dynamodb/client';
+import { deliveryShard } from '../../../lambdas/core/ids';
 import type { AttemptRecord } from '../../../lambdas/core/types';
 
 const doc = mockClient(DynamoDBDocumentClient);
@@ -44,6 +45,30 @@ describe('DynamoAttempts.append', () => {
     expect(itemSize(Item!)).toBeLessThanOrEqual(1024);
     expect((Item!.responseSnippet as string).length).toBeGreaterThan(100);
     expect(Item!.sk).toBe(`${delivered.deliveryId}#0001`);
+  });
+
+  it('places a record by the shard steps it is given, without looking the connection up', async () => {
+    doc.on(PutCommand).resolves({});
+    const lookups: string[] = [];
+    const attempts = new DynamoAttempts({
+      tableName: 'attempts',
+      client: documentClient(new DynamoDBClient({})),
+      shards: async (id) => {
+        lookups.push(id);
+        return [{ count: 1, from: '1970-01-01T00:00:00.000Z' }];
+      },
+    });
+    const many = [{ count: 64, from: '1970-01-01T00:00:00.000Z' }];
+    await attempts.append(delivered, many);
+    await attempts.append(delivered);
+    const [given, looked] = doc.commandCalls(PutCommand).map((c) => c.args[0].input.Item!);
+    expect(given!.sk).toBe(looked!.sk);
+    expect(given!.connectionId).toBe(
+      shardPartition(delivered.connectionId, deliveryShard(delivered.deliveryId, 64)),
+    );
+    expect(looked!.connectionId).toBe(shardPartition(delivered.connectionId, 0));
+    expect(given!.connectionId).not.toBe(looked!.connectionId);
+    expect(lookups).toEqual([delivered.connectionId]);
   });
 
   it('writes a failed attempt whole, with its final-failure index keys', async () => {

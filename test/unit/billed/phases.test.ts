@@ -1,7 +1,14 @@
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { meanPhases, operationOf, phasesOf, RECEIVER_OP, recordSpans } from '../../../bench/billed/phases';
+import {
+  meanPhases,
+  OTHER_AWS_OP,
+  operationOf,
+  phasesOf,
+  RECEIVER_OP,
+  recordSpans,
+} from '../../../bench/billed/phases';
 
 describe("where a billed batch's time goes", () => {
   it('names an SDK call by its X-Amz-Target operation, and a request without one a receiver request', () => {
@@ -9,6 +16,10 @@ describe("where a billed batch's time goes", () => {
     expect(operationOf('TrentService.Decrypt')).toBe('Decrypt');
     expect(operationOf(undefined)).toBe(RECEIVER_OP);
     expect(operationOf('')).toBe(RECEIVER_OP);
+    expect(
+      operationOf(undefined, 'AWS4-HMAC-SHA256 Credential=AKID/20261126/us-east-1/sns/aws4_request'),
+    ).toBe(OTHER_AWS_OP);
+    expect(operationOf(undefined, 'Bearer tok_1')).toBe(RECEIVER_OP);
   });
 
   it('splits a batch around its longest receiver request, and counts the SDK calls', () => {

@@ -74,28 +74,4 @@ describe('cachedConnections', () => {
     await cached.get('con_a');
     expect(gets).toBe(2); // absence is cached too
   });
-
-  it("holds an application's listed connections by id too: no second read for the same record", async () => {
-    const c = clock();
-    let gets = 0;
-    const listed = { ...con, connectionId: 'con_b' } as Connection;
-    const held = { ...con, connectionId: 'con_c', enabled: true } as Connection;
-    const store: ConnectionStore = {
-      get: async (id) => {
-        gets++;
-        return id === 'con_c' ? held : undefined;
-      },
-      listByApplication: async () => [listed, { ...held, enabled: false }],
-    };
-    const cached = cachedConnections(store, 30_000, c);
-    expect(await cached.get('con_c')).toBe(held);
-    expect(await cached.listByApplication('app_1')).toHaveLength(2);
-    expect(await cached.get('con_b')).toBe(listed);
-    // What was already held by id (a fresher read) is not replaced by the listing's copy.
-    expect(await cached.get('con_c')).toBe(held);
-    expect(gets).toBe(1);
-    c.t = 30_000;
-    expect(await cached.get('con_b')).toBeUndefined();
-    expect(gets).toBe(2);
-  });
 });

@@ -224,6 +224,26 @@ describe('writing the attempt record', () => {
     expect(warnings[0]!.fields).toMatchObject({ deliveryId: delivery(1).deliveryId, attempt: 1 });
   });
 
+  it('places the record by the shards of the connection it was judged with, without looking it up again', async () => {
+    const { settle, deps } = setup();
+    const placed: unknown[] = [];
+    deps.attemptLog = {
+      append: async (_rec, shards) => {
+        placed.push(shards);
+        return 'written';
+      },
+    };
+    const steps = [
+      { count: 1, from: '1970-01-01T00:00:00.000Z' },
+      { count: 4, from: '2026-11-20T00:00:00.000Z' },
+    ];
+    await settle(delivery(1), ok(200), { connection: { ...connection('con_a'), attemptShards: steps } });
+    await settle(delivery(1), ok(200), { connection: connection('con_a') });
+    await settle(delivery(1), ok(200), { connection: undefined });
+    // A connection never raised has one unsharded step; without a connection the log looks it up.
+    expect(placed).toEqual([steps, [{ count: 1, from: '1970-01-01T00:00:00.000Z' }], undefined]);
+  });
+
   it('redacts a value passed in sensitive from the response snippet, the error and the parked item', async () => {
     const { settle, state } = setup();
     const token = 'tok_4f9a2b7c1d8e';
