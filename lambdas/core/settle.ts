@@ -50,11 +50,8 @@ export interface SettleOptions {
 
 export interface Settler {
   settle(settlement: Settlement): Promise<AttemptRecord>;
-  /**
-   * Writes an attempt record; if the log is down, queues it instead of failing the record.
-   * `shards`: its connection's shard steps, when the caller holds the connection.
-   */
-  record(rec: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<void>;
+  /** Writes an attempt record; if the log is down, queues it instead of failing the record. */
+  record(rec: AttemptRecord): Promise<void>;
   /** Logs an attempt-log write that met a different record under the same key (never replaced). */
   noteAppend(rec: AttemptRecord, outcome: AppendOutcome | undefined, via: string): void;
 }
@@ -94,6 +91,7 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
     });
   }
 
+  /** `shards`: the record's connection's shard steps, when settling holds the connection. */
   async function record(rec: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<void> {
     try {
       noteAppend(rec, await deps.attemptLog.append(rec, shards), 'attempt');
