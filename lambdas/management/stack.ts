@@ -53,8 +53,8 @@ export async function resourcesFromStack(
     metricsStack: outputs[STACK_OUTPUTS.metricsStackName] || undefined,
     allowedPorts: outputs[STACK_OUTPUTS.allowedPorts]
       ? outputs[STACK_OUTPUTS.allowedPorts]!.split(',')
-          .map(Number)
-          .filter((n) => Number.isInteger(n) && n > 0)
+          .map(positiveInteger)
+          .filter((n) => n !== undefined)
       : undefined,
   };
 }
