@@ -11,6 +11,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ZodError } from 'zod';
 import { ValidationError } from '../core/errors';
 import { RESERVED_KEYS } from '../core/payload';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../core/untrusted';
 import { requireSession } from './auth';
 import { mountConsole } from './console-files';
 import { ApiError, ERROR_CODES, toApiError } from './errors';
@@ -67,29 +68,44 @@ function validationError(target: string, error: ZodError): ApiError {
 }
 
 /**
+ * Checks a JSON body's shape before anything walks it. Nesting is counted on the text without
+ * parsing or recursion (core/untrusted.ts), so `[[[…]]]` thousands deep is a 422, never a stack
+ * overflow; no body this API takes nests deeper than 3.
+ *
  * `__proto__` survives JSON.parse as a key of its own but not the copy validation makes, so
  * `{"headers":{"__proto__":"x"}}` would be saved as no header at all. Refused by name before
  * validation, as the core refuses the other reserved names (core/payload.ts RESERVED_KEYS).
  * A body that is not JSON is left to the validator, which says so.
  */
-function refuseProtoKeys(text: string): void {
+function checkJsonBody(text: string): void {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ApiError(
+      422,
+      ERROR_CODES.validationFailed,
+      `the request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`,
+    );
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     return;
   }
-  const path = protoKeyPath(body, []);
+  const path = protoKeyPath(body);
   if (path)
     throw new ValidationError(path, `is a reserved name (${[...RESERVED_KEYS].join(', ')} cannot be keys)`);
 }
 
-function protoKeyPath(value: unknown, path: string[]): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) return [...path, '__proto__'].join('.');
-  for (const [key, inner] of Object.entries(value)) {
-    const found = protoKeyPath(inner, [...path, key]);
-    if (found) return found;
+/** The path of the first `__proto__` key in a parsed body, walked with a queue of its own (no recursion). */
+function protoKeyPath(body: unknown): string | undefined {
+  const pending: Array<[unknown, string[]]> = [[body, []]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, path] = next;
+    if (typeof value !== 'object' || value === null) continue;
+    if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) return [...path, '__proto__'].join('.');
+    const entries = Object.entries(value);
+    // Pushed in reverse so the first key is looked at first, as a reader would expect.
+    for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i]![1], [...path, entries[i]![0]]]);
   }
   return undefined;
 }
@@ -162,7 +178,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
           'the request body must be application/json (Content-Type: application/json)',
         );
       }
-      if (takesBody) refuseProtoKeys(await c.req.text());
+      if (takesBody) checkJsonBody(await c.req.text());
       await next();
     },
   );

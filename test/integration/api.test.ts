@@ -324,6 +324,27 @@ describe('management API: errors', () => {
     },
   );
 
+  it.each([
+    ['POST', '/connections'],
+    ['PATCH', '/connections/ID'],
+    ['POST', '/connections/ID/recover'],
+  ])(
+    'answers 422, not 500, for a body nested 8,000 deep on %s %s (walked without recursion)',
+    async (method, rest) => {
+      const deep = `${'['.repeat(8_000)}${']'.repeat(8_000)}`;
+      for (const raw of [deep, `{"headers":{"a":${deep}}}`]) {
+        const res = await call(method, appPath(app, rest.replace('ID', connectionId)), { token, raw });
+        expect(res.status).toBe(422);
+        expect(res.body.error).toEqual({
+          code: 'validation_failed',
+          message: 'the request body nests deeper than 16 levels of objects and arrays',
+        });
+      }
+      const list = await call('GET', appPath(app, '/connections'), { token });
+      expect(list.body.data).toHaveLength(1);
+    },
+  );
+
   it('never echoes a custom header value, even the bad one it refuses', async () => {
     const res = await call('PATCH', appPath(app, `/connections/${connectionId}`), {
       token,
