@@ -61,6 +61,8 @@ export interface Attempter {
     connection: Connection | undefined,
     reason: RefusalReason,
     error: string,
+    /** The delivery names another application's connection ({@link Target.foreign}). */
+    foreign?: boolean,
   ): Promise<AttemptRecord>;
 }
 
@@ -162,11 +164,13 @@ export function createAttempter(
     connection: Connection | undefined,
     reason: RefusalReason,
     error: string,
+    foreign = false,
   ): Promise<AttemptRecord> {
     return traced(delivery, (traceId) =>
       settler.settle({
         delivery,
         facts,
+        ...(foreign ? { foreign } : {}),
         request: {
           method: connection?.method ?? 'POST',
           target: loggedTarget(connection),
@@ -306,7 +310,7 @@ export function createAttempter(
     refuse,
     deliverTo(delivery, target, facts, run) {
       return target.refusal
-        ? refuse(delivery, facts, target.connection, ...target.refusal)
+        ? refuse(delivery, facts, target.connection, ...target.refusal, target.foreign)
         : attempt(delivery, target.connection!, facts, run);
     },
   };

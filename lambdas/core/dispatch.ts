@@ -55,7 +55,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
       const facts = factsOfBody(delivery.body);
       if (connection.applicationId !== facts.applicationId) {
         const [reason, error] = otherApplication(connection.connectionId, facts.applicationId);
-        return attempter.refuse(delivery, facts, undefined, reason, error);
+        return attempter.refuse(delivery, facts, undefined, reason, error, true);
       }
       // A test send goes to the connection as it is, enabled or not: the customer asked for it.
       // Nor is it held to the rate limit (its wiring has no counter): it always ends in a record.

@@ -38,6 +38,12 @@ export interface Settlement {
   connection?: Connection;
   /** Whether success lines are written (DEBUG), asked once per invocation. */
   debugLines?: boolean;
+  /**
+   * The delivery named another application's connection (core/targets.ts): its record is
+   * written to no attempt log and its log line names the publishing application, not the
+   * connection, so nothing of it reaches that connection's log, stats or failure counts.
+   */
+  foreign?: boolean;
 }
 
 export interface SettleOptions {
@@ -232,6 +238,25 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
     else log.warn('delivery dead-lettered', fields);
   }
 
+  /**
+   * A publisher's mistake, for its own operator: the application that published, the connection
+   * it named (under another key than `connectionId`, which the failing-connections rule counts)
+   * and where the delivery went.
+   */
+  function logForeign(s: Settlement, rec: AttemptRecord, went: 'parked' | 'dead-lettered' | undefined) {
+    log.warn('delivery refused: the event names a connection of another application', {
+      applicationId: s.facts.applicationId,
+      namedConnectionId: s.delivery.connectionId,
+      deliveryId: s.delivery.deliveryId,
+      eventId: s.delivery.eventId,
+      attempt: s.delivery.attempt,
+      reason: s.result.kind === 'refused' ? s.result.reason : undefined,
+      deadLettered: went === 'dead-lettered',
+      error: rec.error,
+      test: rec.test,
+    });
+  }
+
   /** The facts of a settled attempt, once its record is written (a retry and a dead letter count as they happen). */
   function count(
     metrics: Metrics,
@@ -287,6 +312,11 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
       // Placed by the connection the attempt was judged with: no second read of it after the
       // receiver answered. That copy is at most a cache time old when the attempt starts, so it
       // knows every raise that places this delivery (core/attempt-shards.ts).
+      if (s.foreign) {
+        logForeign(s, built.record, went);
+        if (deps.metrics) count(deps.metrics, s, decision, built.record, went);
+        return built.record;
+      }
       await record(built.record, s.connection && attemptShardSteps(s.connection));
       const counting = countHealth(s, decision);
       if (counting) await counting;

@@ -8,6 +8,11 @@ export interface Target {
   /** Absent when missing, or when it belongs to another application (its URL stays out of this one's log). */
   connection?: Connection;
   refusal?: [RefusalReason, string];
+  /**
+   * The event named another application's connection: a publisher's mistake, recorded for the
+   * publisher's side only (log line, metric, DLQ reason), never in that connection's attempt log.
+   */
+  foreign?: true;
 }
 
 /**
@@ -29,7 +34,7 @@ export function fansOutTo(connection: Connection): boolean {
 export function judgeTarget(id: string, connection: Connection | undefined, applicationId?: string): Target {
   if (!connection) return { id, refusal: ['connection_missing', `connection ${id} does not exist`] };
   if (applicationId !== undefined && connection.applicationId !== applicationId) {
-    return { id, refusal: otherApplication(id, applicationId) };
+    return { id, refusal: otherApplication(id, applicationId), foreign: true };
   }
   if (connection.enabled !== true) {
     return { id, connection, refusal: ['connection_disabled', `connection ${id} is disabled`] };

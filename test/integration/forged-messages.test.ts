@@ -166,6 +166,8 @@ it('refuses a cross-tenant delivery and an attempt-record rewrite even on the in
   expect(receiverA.requests).toHaveLength(beforeA + 1);
   const after = await harness.attemptsOf(conA.connectionId);
   expect(after).toEqual([record]);
+  // Tenant A's mistake leaves no record in tenant B's attempt log (nor its stats, read from it).
+  expect(await harness.attemptsOf(conB.connectionId)).toEqual([]);
   expect(warnings.filter((w) => /never replaced/.test(w.message))).toHaveLength(1);
 });
 

@@ -239,6 +239,7 @@ describe('routing', () => {
     expect(attempted[0]!.target).toEqual({
       id: 'con_x',
       refusal: ['connection_invalid', expect.stringContaining('another application, not app_1')],
+      foreign: true,
     });
   });
 

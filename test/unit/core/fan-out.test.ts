@@ -134,10 +134,11 @@ describe('explicit connectionIds', () => {
     expect(calls[0]!.target).toEqual({
       id: 'con_x',
       refusal: ['connection_invalid', expect.stringContaining('another application')],
+      foreign: true,
     });
   });
 
-  it('with the real attempter and settler: records it rejected and sends nothing', async () => {
+  it('with the real attempter and settler: sends nothing and writes no record under the other application', async () => {
     const f = memoryPorts([connection('con_x', { applicationId: 'app_2' })]);
     const settler = createSettler(f.deps, { attemptTtlDays: 30, deliveredTtlDays: 30 });
     const attempter = createAttempter(f.deps, settler, {
@@ -148,9 +149,7 @@ describe('explicit connectionIds', () => {
     });
     await createFanOut(f.deps, attempter)(event(['con_x']), BODY, facts, run);
     expect(f.state.sent).toEqual([]);
-    expect(f.state.records).toEqual([
-      expect.objectContaining({ connectionId: 'con_x', outcome: 'rejected', final: true }),
-    ]);
+    expect(f.state.records).toEqual([]);
     expect(f.state.deadLetters).toEqual([expect.objectContaining({ reason: 'connection_invalid' })]);
   });
 

@@ -135,6 +135,36 @@ describe('fan-out of an event', () => {
     });
   });
 
+  it.each([
+    ['an event naming it', () => eventMessage({ connectionIds: ['con_x'] })],
+    [
+      'a delivery message for it',
+      () => ({
+        ...retryOf(2),
+        connectionId: 'con_x',
+        deliveryId: deliveryIdFor('evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7', 'con_x', Date.parse(occurredAt)),
+      }),
+    ],
+  ])("keeps %s out of the other application's log, stats and failure counts", async (_, message) => {
+    const { dispatcher, state } = setup([connection('con_x', { applicationId: 'app_2' })]);
+    await dispatcher.processBatch([record(message())], plenty);
+    expect(state.sent).toHaveLength(0);
+    expect(state.deadLetters[0]).toMatchObject({ reason: 'connection_invalid' });
+    // Nothing under con_x: its owner's console, stats and the failing-connections rule never see it.
+    expect(state.records).toEqual([]);
+    expect(
+      state.logs.filter((l) => (l.fields as { connectionId?: string })?.connectionId === 'con_x'),
+    ).toEqual([]);
+    // The publisher's operator sees it: its application, the connection it named, and where it went.
+    const line = state.logs.find((l) => l.message.includes('names a connection of another application'));
+    expect(line?.fields).toMatchObject({
+      applicationId: 'app_1',
+      namedConnectionId: 'con_x',
+      reason: 'connection_invalid',
+      deadLettered: true,
+    });
+  });
+
   it('dead-letters a listed connection that does not exist, with an attempt record saying so', async () => {
     const { dispatcher, state } = setup([]);
     await dispatcher.processBatch([record(eventMessage({ connectionIds: ['con_gone'] }))], plenty);
