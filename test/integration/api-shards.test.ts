@@ -11,6 +11,7 @@ import { DynamoConnections } from '../../lambdas/adapters/dynamodb/connections';
 import { ENV } from '../../lambdas/config';
 import { RAISE_DELAY_MS } from '../../lambdas/core/attempt-shards';
 import { ValidationError } from '../../lambdas/core/errors';
+import { deliveryShard } from '../../lambdas/core/ids';
 import type { AttemptRecord } from '../../lambdas/core/types';
 import { attemptAt, id } from '../support/fixtures';
 import { type ApiHarness, appPath, startApiHarness } from './helpers/api';
@@ -133,5 +134,28 @@ describe('a connection with raised attempt shards', () => {
       total: 32,
       outcomes: expect.objectContaining({ delivered: 16, http_error: 16 }),
     });
+  });
+
+  it('resends a delivery logged before a raise that would place it elsewhere now (no false 409)', async () => {
+    const app = id('app');
+    const token = await h.tokenFor(app);
+    const { connectionId } = await h.createVia(app, token);
+    // An event dated five minutes ahead, logged while the connection had one partition: after a
+    // raise to 4, its id time falls after the raise, whose count would place it in another shard.
+    let record: AttemptRecord;
+    do {
+      record = attemptAt(connectionId, app, Date.now() + 5 * MINUTE, { body: '{"event":"user.identified"}' });
+    } while (deliveryShard(record.deliveryId, 4) === 0);
+    expect(await h.attemptLog.append(record)).toBe('written');
+    await h.management.connections.raiseAttemptShards(connectionId, 4);
+
+    const first = await h.call('POST', appPath(app, `/deliveries/${record.deliveryId}/resend`), { token });
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ deliveryId: record.deliveryId, attempt: 2 });
+    // The mark landed on the record where it was logged: a second Resend is the true 409.
+    const [logged] = await h.management.attempts.ofDelivery(record.deliveryId);
+    expect(logged).toMatchObject({ attempt: 1, resentAs: 2 });
+    const second = await h.call('POST', appPath(app, `/deliveries/${record.deliveryId}/resend`), { token });
+    expect(second.status).toBe(409);
   });
 });

@@ -13,6 +13,8 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { deliveryIdTimePrefix } from '../../core/ids';
+import type { AttemptPageQuery } from '../../core/stores';
 import { ATTEMPTS_TABLE } from './tables';
 
 const SK = ATTEMPTS_TABLE.sortKey;
@@ -115,4 +117,44 @@ export function mergePages(parts: readonly PartialPage[], limit: number): { item
     return { items, next: skOf(items.at(-1)!) };
   }
   return floor === undefined ? { items } : { items, next: floor };
+}
+
+/**
+ * A connection page's key bound and filters: every shard resumes below the same sort key (the
+ * last one the previous page covered, `after`), and `until` bounds the key range too, since no
+ * delivery created after it can have an attempt before it.
+ */
+export function pageConditions(
+  query: Pick<AttemptPageQuery, 'since' | 'until' | 'outcome' | 'final'>,
+  after: string | undefined,
+): { below?: string; filters: string[]; names: Key; values: Item } {
+  const filters: string[] = [];
+  const names: Key = { '#c': ATTEMPTS_TABLE.partitionKey };
+  const values: Item = {};
+  let below = after;
+  if (query.until) {
+    const hi = `${deliveryIdTimePrefix(query.until.getTime())}~`;
+    if (below === undefined || hi < below) below = hi;
+    filters.push('requestedAt < :until');
+    values[':until'] = query.until.toISOString();
+  }
+  if (below !== undefined) {
+    names['#sk'] = ATTEMPTS_TABLE.sortKey;
+    values[':below'] = below;
+  }
+  if (query.since) {
+    filters.push('requestedAt >= :since');
+    values[':since'] = query.since.toISOString();
+  }
+  if (query.outcome) {
+    filters.push('#o = :o');
+    names['#o'] = 'outcome';
+    values[':o'] = query.outcome;
+  }
+  if (query.final !== undefined) {
+    filters.push('#f = :f');
+    names['#f'] = 'final';
+    values[':f'] = query.final;
+  }
+  return { ...(below === undefined ? {} : { below }), filters, names, values };
 }

@@ -51,7 +51,14 @@ import {
   sameItem,
   shardPartition,
 } from './attempt-item';
-import { type Item, type Key, mergeNewestFirst, mergePages, PartitionReads } from './attempt-reads';
+import {
+  type Item,
+  type Key,
+  mergeNewestFirst,
+  mergePages,
+  PartitionReads,
+  pageConditions,
+} from './attempt-reads';
 import { documentClient, isConditionFailed } from './client';
 import { ATTEMPTS_TABLE } from './tables';
 
@@ -134,17 +141,21 @@ export class DynamoAttempts implements AttemptTable {
   }
 
   /**
-   * Sets or removes an attempt's Resend mark under a condition, in the shard its delivery is
-   * placed in now (as append places it): false when the condition failed.
+   * Sets or removes an attempt's Resend mark under a condition, in the partition that holds the
+   * attempt (found as ofDelivery finds it): false when the condition failed.
    */
   private async mark(deliveryId: string, attempt: number, op: 'SET' | 'REMOVE', condition: string) {
     const connectionId = connectionIdOf(deliveryId);
-    const shard = deliveryShard(deliveryId, shardCountOf(await this.shards(connectionId), deliveryId));
+    const sortKey = attemptSortKey(deliveryId, attempt);
+    const partitions = (await this.candidateShards(deliveryId)).map((s) => shardPartition(connectionId, s));
+    // One candidate on nearly every connection; after a raise, the one its record was written in.
+    const partition = partitions.length === 1 ? partitions[0]! : await this.holding(partitions, sortKey);
+    if (!partition) return false;
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { [PK]: shardPartition(connectionId, shard), [SK]: attemptSortKey(deliveryId, attempt) },
+          Key: { [PK]: partition, [SK]: sortKey },
           UpdateExpression: op === 'SET' ? 'SET #r = :next' : 'REMOVE #r',
           ConditionExpression: condition,
           ExpressionAttributeNames: { '#r': 'resentAs', ...(op === 'SET' ? { '#sk': SK } : {}) },
@@ -158,6 +169,25 @@ export class DynamoAttempts implements AttemptTable {
     }
   }
 
+  /** Which of these partitions holds the item with this sort key, if any. */
+  private async holding(partitions: string[], sortKey: string): Promise<string | undefined> {
+    const found = await Promise.all(
+      partitions.map((partition) => this.read({ [PK]: partition, [SK]: sortKey } as Item)),
+    );
+    return partitions[found.findIndex((item) => item !== undefined)];
+  }
+
+  /**
+   * The shards a delivery's records can be in: its placement (shardCountOf), and where any other
+   * step would put it, so a writer that missed a raise (an event dated ahead of its time, read by
+   * a stale cache) is found too.
+   */
+  private async candidateShards(deliveryId: string): Promise<number[]> {
+    const steps = await this.shards(connectionIdOf(deliveryId));
+    const placed = deliveryShard(deliveryId, shardCountOf(steps, deliveryId));
+    return [...new Set([placed, ...steps.map((step) => deliveryShard(deliveryId, step.count))])];
+  }
+
   /** The partitions of a connection's attempts: every shard any of its counts placed one in. */
   private async partitionsOf(connectionId: string): Promise<string[]> {
     const steps = await this.shards(connectionId);
@@ -168,13 +198,8 @@ export class DynamoAttempts implements AttemptTable {
 
   async ofDelivery(deliveryId: string): Promise<AttemptRecord[]> {
     const connectionId = connectionIdOf(deliveryId);
-    // Its placement (shardCountOf), and where any other step would put it: a writer that missed a
-    // raise (an event dated ahead of its time, read by a stale cache) is found too.
-    const steps = await this.shards(connectionId);
-    const placed = deliveryShard(deliveryId, shardCountOf(steps, deliveryId));
-    const shards = new Set([placed, ...steps.map((step) => deliveryShard(deliveryId, step.count))]);
     const found = await Promise.all(
-      [...shards].map((shard) =>
+      (await this.candidateShards(deliveryId)).map((shard) =>
         this.reads.collect(
           {
             KeyConditionExpression: '#c = :c AND begins_with(#sk, :prefix)',
@@ -258,36 +283,7 @@ export class DynamoAttempts implements AttemptTable {
 
   async page(query: AttemptPageQuery): Promise<Page<AttemptRecord>> {
     const after = decodeCursor(query.cursor, LISTING, query.connectionId, 1);
-    const filters: string[] = [];
-    const names: Key = { '#c': PK };
-    const values: Item = {};
-    // Every shard resumes below the same sort key: the last one the previous page covered.
-    let below = after?.[0];
-    if (query.until) {
-      // No delivery created after `until` can have an attempt before it: bound the key range.
-      const hi = `${deliveryIdTimePrefix(query.until.getTime())}~`;
-      if (below === undefined || hi < below) below = hi;
-      filters.push('requestedAt < :until');
-      values[':until'] = query.until.toISOString();
-    }
-    if (below !== undefined) {
-      names['#sk'] = SK;
-      values[':below'] = below;
-    }
-    if (query.since) {
-      filters.push('requestedAt >= :since');
-      values[':since'] = query.since.toISOString();
-    }
-    if (query.outcome) {
-      filters.push('#o = :o');
-      names['#o'] = 'outcome';
-      values[':o'] = query.outcome;
-    }
-    if (query.final !== undefined) {
-      filters.push('#f = :f');
-      names['#f'] = 'final';
-      values[':f'] = query.final;
-    }
+    const { below, filters, names, values } = pageConditions(query, after?.[0]);
     const partitions = await this.partitionsOf(query.connectionId);
     const parts = await Promise.all(
       partitions.map((partition) =>
