@@ -7,11 +7,13 @@
  * which is how local mode points the unchanged adapters at the emulators.
  */
 
+import { ConfigError, type Env, flag, integer, ports, required, whole } from './config-values';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from './core/constants';
-import { ConfigurationError } from './core/errors';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from './core/health';
-import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from './core/rate-limit';
+import { DEFAULT_RATE_LIMIT_CEILING, MAX_RATE_LIMIT, MIN_RATE_LIMIT } from './core/rate-limit';
 import { KEEP_BODIES, type KeepBodies } from './core/types';
+
+export { ConfigError } from './config-values';
 
 /** Names of the environment variables the dispatcher reads. The CDK construct sets them. */
 export const ENV = {
@@ -28,6 +30,8 @@ export const ENV = {
   rateWindowsTable: 'WEBHOOKS_RATE_WINDOWS_TABLE',
   /** Deliveries per second of a connection that sets no `rateLimit`; absent or empty: none. */
   defaultRateLimit: 'WEBHOOKS_DEFAULT_RATE_LIMIT',
+  /** The highest `rateLimit` a connection may have; absent: core/rate-limit.ts DEFAULT_RATE_LIMIT_CEILING. */
+  rateLimitCeiling: 'WEBHOOKS_RATE_LIMIT_CEILING',
   /** SNS topic of operational events (connection.failing, .disabled, .recovered). */
   eventsTopicArn: 'WEBHOOKS_EVENTS_TOPIC_ARN',
   failingAfter: 'WEBHOOKS_FAILING_AFTER',
@@ -84,6 +88,7 @@ export interface DispatcherConfig {
   readonly rateWindowsTable: string;
   /** Deliveries per second of a connection that sets no `rateLimit`; absent: none (core/rate-limit.ts). */
   readonly defaultRateLimit?: number;
+  readonly rateLimitCeiling: number;
   /** Absent: operational events are only logged (a deployed stack always sets it). */
   readonly eventsTopicArn?: string;
   /** Exhausted deliveries in a row that make a connection failing, and (opt-in) disabled. */
@@ -138,59 +143,10 @@ export const CONFIG_LIMITS = {
 
 type Limit = keyof typeof CONFIG_LIMITS;
 
-/** Thrown when the environment is missing a key or holds a malformed value. */
-export class ConfigError extends ConfigurationError {
-  override readonly name = 'ConfigError';
-  constructor(
-    readonly key: string,
-    problem: string,
-  ) {
-    super('invalid_environment', `Configuration ${key}: ${problem}`);
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function required(env: Env, key: string): string {
-  const value = env[key]?.trim();
-  if (!value) throw new ConfigError(key, 'is required but not set');
-  return value;
-}
-
 /** A numeric setting within its {@link CONFIG_LIMITS}, defaulting to {@link CONFIG_DEFAULTS}. */
 function limited(env: Env, key: string, setting: Limit): number {
   const { min, max } = CONFIG_LIMITS[setting];
   return integer(env, key, CONFIG_DEFAULTS[setting], min, max);
-}
-
-function integer(env: Env, key: string, fallback: number, min: number, max: number): number {
-  const raw = env[key]?.trim();
-  if (!raw) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(key, `must be a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max)
-    throw new ConfigError(key, `must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
-function ports(env: Env, key: string): number[] {
-  const raw = env[key]?.trim();
-  if (!raw) return [...CONFIG_DEFAULTS.allowedPorts];
-  return raw.split(',').map((part) => {
-    const p = part.trim();
-    const n = Number(p);
-    if (!/^\d+$/.test(p) || n < 1 || n > 65_535) {
-      throw new ConfigError(key, `must be a comma-separated list of ports (1-65535), got "${raw}"`);
-    }
-    return n;
-  });
-}
-
-function flag(env: Env, key: string): boolean {
-  const raw = env[key]?.trim().toLowerCase();
-  if (!raw || raw === 'false' || raw === '0') return false;
-  if (raw === 'true' || raw === '1') return true;
-  throw new ConfigError(key, `must be true or false, got "${raw}"`);
 }
 
 /** The secret store from the environment: `kms` needs the key's ARN. */
@@ -212,14 +168,11 @@ function keepBodies(env: Env): KeepBodies {
 
 /** Health thresholds from the environment, checked by the same rules as the construct props. */
 function healthThresholds(env: Env): HealthThresholds {
-  const read = (key: string): number | undefined => {
-    const raw = env[key]?.trim();
-    if (!raw) return undefined;
-    if (!/^\d+$/.test(raw)) throw new ConfigError(key, `must be a whole number, got "${raw}"`);
-    return Number(raw);
-  };
   try {
-    return validateThresholds({ failingAfter: read(ENV.failingAfter), disableAfter: read(ENV.disableAfter) });
+    return validateThresholds({
+      failingAfter: whole(env, ENV.failingAfter),
+      disableAfter: whole(env, ENV.disableAfter),
+    });
   } catch (error) {
     if (!(error instanceof HealthSettingsError)) throw error;
     throw new ConfigError(
@@ -229,17 +182,24 @@ function healthThresholds(env: Env): HealthThresholds {
   }
 }
 
-/** The stack's default rate limit when set: a whole number, 1 to 10,000 (local mode's console reads it too). */
-export function defaultRateLimit(env: Env): { defaultRateLimit?: number } {
-  const raw = env[ENV.defaultRateLimit]?.trim();
-  if (!raw) return {};
-  if (!/^\d+$/.test(raw) || Number(raw) < MIN_RATE_LIMIT || Number(raw) > MAX_RATE_LIMIT) {
-    throw new ConfigError(
-      ENV.defaultRateLimit,
-      `must be a whole number of deliveries per second from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT}, got "${raw}"`,
-    );
-  }
-  return { defaultRateLimit: Number(raw) };
+/**
+ * The stack's rate limits: the ceiling no connection's limit passes, and the default of those
+ * without one (absent: none), at most the ceiling. Local mode's console reads them too.
+ */
+export function rateLimits(env: Env): { defaultRateLimit?: number; rateLimitCeiling: number } {
+  const unit = ' deliveries per second';
+  const ceiling = integer(
+    env,
+    ENV.rateLimitCeiling,
+    DEFAULT_RATE_LIMIT_CEILING,
+    MIN_RATE_LIMIT,
+    MAX_RATE_LIMIT,
+    unit,
+  );
+  if (whole(env, ENV.defaultRateLimit) === undefined) return { rateLimitCeiling: ceiling };
+  // At most the ceiling (WEBHOOKS_RATE_LIMIT_CEILING): a default above it would never apply.
+  const byDefault = integer(env, ENV.defaultRateLimit, MIN_RATE_LIMIT, MIN_RATE_LIMIT, ceiling, unit);
+  return { defaultRateLimit: byDefault, rateLimitCeiling: ceiling };
 }
 
 const HEADER_PREFIX = /^[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$/;
@@ -268,7 +228,7 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     attemptsTable: required(env, ENV.attemptsTable),
     parkedTable: required(env, ENV.parkedTable),
     rateWindowsTable: required(env, ENV.rateWindowsTable),
-    ...defaultRateLimit(env),
+    ...rateLimits(env),
     ...(env[ENV.eventsTopicArn]?.trim() ? { eventsTopicArn: env[ENV.eventsTopicArn]!.trim() } : {}),
     health: Object.freeze(healthThresholds(env)),
     secretPrefix: required(env, ENV.secretPrefix),
@@ -280,7 +240,7 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     keepBodies: keepBodies(env),
     batchConcurrency: limited(env, ENV.batchConcurrency, 'batchConcurrency'),
     connectionCacheTtlMs: limited(env, ENV.connectionCacheTtlMs, 'connectionCacheTtlMs'),
-    allowedPorts: Object.freeze(ports(env, ENV.allowedPorts)),
+    allowedPorts: Object.freeze(ports(env, ENV.allowedPorts, CONFIG_DEFAULTS.allowedPorts)),
     allowLoopback,
     stackName: env[ENV.stackName]?.trim() || DEFAULT_STACK_NAME,
     tracing: flag(env, ENV.tracing),
@@ -305,6 +265,7 @@ export interface ApiConfig {
   /** Read for a connection's live rate-limit state; absent on a stack that predates it. */
   readonly rateWindowsTable?: string;
   readonly defaultRateLimit?: number;
+  readonly rateLimitCeiling: number;
   readonly eventsTopicArn?: string;
   readonly secretPrefix: string;
   readonly secretStore: SecretStore;
@@ -333,14 +294,14 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     attemptsTable: required(env, ENV.attemptsTable),
     parkedTable: required(env, ENV.parkedTable),
     ...(env[ENV.rateWindowsTable]?.trim() ? { rateWindowsTable: env[ENV.rateWindowsTable]!.trim() } : {}),
-    ...defaultRateLimit(env),
+    ...rateLimits(env),
     ...(env[ENV.eventsTopicArn]?.trim() ? { eventsTopicArn: env[ENV.eventsTopicArn]!.trim() } : {}),
     secretPrefix: required(env, ENV.secretPrefix),
     secretStore: secretStore(env),
     headerPrefix: env[ENV.headerPrefix]?.trim() || CONFIG_DEFAULTS.headerPrefix,
     consoleKeySecret: required(env, API_ENV.consoleKeySecret),
     consoleDir: consoleDir === 'off' ? false : consoleDir,
-    allowedPorts: Object.freeze(ports(env, ENV.allowedPorts)),
+    allowedPorts: Object.freeze(ports(env, ENV.allowedPorts, CONFIG_DEFAULTS.allowedPorts)),
     attemptTimeoutMs: limited(env, ENV.attemptTimeoutMs, 'attemptTimeoutMs'),
     attemptTtlDays: limited(env, ENV.attemptTtlDays, 'attemptTtlDays'),
     secretOverlapSeconds: Math.ceil(limited(env, ENV.connectionCacheTtlMs, 'connectionCacheTtlMs') / 1000),

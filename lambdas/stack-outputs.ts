@@ -34,6 +34,7 @@ export const STACK_OUTPUTS = {
   rateWindowsTableName: 'RateWindowsTableName',
   /** Deliveries per second for a connection with no `rateLimit` of its own; only when the stack sets one. */
   defaultRateLimit: 'DefaultRateLimit',
+  rateLimitCeiling: 'RateLimitCeiling',
   /** ARN of the SNS topic of operational events (connection.failing, .disabled, .recovered). */
   eventsTopicArn: 'EventsTopicArn',
   /** Name of the Contributor Insights rule over failed attempts, keyed on the connection (`webhooks stats`). */

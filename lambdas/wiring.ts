@@ -166,6 +166,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     concurrency: config.batchConcurrency,
     egress,
     defaultRateLimit: config.defaultRateLimit,
+    rateLimitCeiling: config.rateLimitCeiling,
   });
   return {
     dispatcher,

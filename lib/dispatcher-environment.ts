@@ -21,6 +21,7 @@ const PROP_OF_SETTING: Partial<Record<DeployedSetting, keyof WebhookDeliveryProp
   keepBodies: 'keepBodies',
   batchConcurrency: 'batchConcurrency',
   defaultRateLimit: 'defaultRateLimit',
+  rateLimitCeiling: 'rateLimitCeiling',
   connectionCacheTtlMs: 'connectionCacheTtl',
   allowedPorts: 'allowedPorts',
   failingAfter: 'failingAfter',

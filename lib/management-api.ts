@@ -66,6 +66,8 @@ export interface ManagedResources {
   readonly rateWindowsTableArn: string;
   /** The stack's default rate limit, deliveries per second; absent: none. */
   readonly defaultRateLimit?: number;
+  /** The highest rate limit a tenant may set, deliveries per second. */
+  readonly rateLimitCeiling: number;
   /** Where enabling a disabled connection publishes `connection.recovered`. */
   readonly eventsTopic: ITopic;
   readonly secretPrefix: string;
@@ -180,6 +182,7 @@ export class WebhookManagementApi extends Construct {
         [ENV.parkedTable]: r.parkedTableName,
         [ENV.rateWindowsTable]: r.rateWindowsTableName,
         ...(r.defaultRateLimit !== undefined ? { [ENV.defaultRateLimit]: String(r.defaultRateLimit) } : {}),
+        [ENV.rateLimitCeiling]: String(r.rateLimitCeiling),
         [ENV.eventsTopicArn]: r.eventsTopic.topicArn,
         [ENV.secretPrefix]: r.secretPrefix,
         ...r.secrets.environment(),

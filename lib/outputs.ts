@@ -32,6 +32,7 @@ export interface DeliveryResources {
   readonly headerPrefix: string;
   readonly allowedPorts: readonly number[];
   readonly defaultRateLimit?: number;
+  readonly rateLimitCeiling: number;
   readonly managementApi?: WebhookManagementApi;
   /** The Contributor Insights rule over failed attempts. */
   readonly failingConnections: { readonly ruleName: string };
@@ -92,6 +93,10 @@ export function addDeliveryOutputs(scope: Construct, d: DeliveryResources): void
           },
         }
       : {}),
+    rateLimitCeiling: {
+      value: String(d.rateLimitCeiling),
+      description: 'The highest rate limit a connection may have, deliveries per second',
+    },
     eventsTopicArn: {
       value: d.eventsTopic.topicArn,
       description:

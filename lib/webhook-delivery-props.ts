@@ -4,7 +4,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { CONFIG_DEFAULTS, CONFIG_LIMITS, SECRET_STORES } from '../lambdas/config';
 import { ConfigurationError, type WebhookErrorOptions } from '../lambdas/core/errors';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from '../lambdas/core/health';
-import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../lambdas/core/rate-limit';
+import { DEFAULT_RATE_LIMIT_CEILING, MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../lambdas/core/rate-limit';
 import { KEEP_BODIES, type KeepBodies } from '../lambdas/core/types';
 import type { ManagementApiOptions } from './management-api';
 import { PROFILES, type ProfileName, withProfile } from './profiles';
@@ -173,6 +173,15 @@ export interface WebhookDeliveryProps {
    * @default - none: connections without their own limit are not limited
    */
   readonly defaultRateLimit?: number;
+
+  /**
+   * The highest `rateLimit` a tenant may give a connection (a whole number from 1 to 10,000, at
+   * least `defaultRateLimit`). A tenant asking for more is refused (422, field `rateLimit`); a
+   * limit saved before the ceiling was lowered is held to it. It also bounds what one look at a
+   * connection's rate-limit activity reads (docs/design.md "Rate limits").
+   * @default 1000
+   */
+  readonly rateLimitCeiling?: number;
 
   /**
    * How long the dispatcher caches a connection and its secret before reading them again.
@@ -401,6 +410,7 @@ export interface ResolvedWebhookDeliveryProps {
   readonly maxBatchingWindow: Duration | undefined;
   readonly batchConcurrency: number;
   readonly defaultRateLimit: number | undefined;
+  readonly rateLimitCeiling: number;
   readonly connectionCacheTtl: Duration;
   readonly maxConcurrency: number | undefined;
   readonly allowedPorts: readonly number[];
@@ -608,6 +618,12 @@ export function resolveProps(given: WebhookDeliveryProps, stackName: string): Re
     },
   );
   const { batchSize, maxBatchingWindow } = checkBatching(props);
+  const rateLimitCeiling = integerIn(
+    'rateLimitCeiling',
+    props.rateLimitCeiling ?? DEFAULT_RATE_LIMIT_CEILING,
+    MIN_RATE_LIMIT,
+    MAX_RATE_LIMIT,
+  );
 
   return {
     headerPrefix: props.headerPrefix ?? CONFIG_DEFAULTS.headerPrefix,
@@ -632,7 +648,8 @@ export function resolveProps(given: WebhookDeliveryProps, stackName: string): Re
     defaultRateLimit:
       props.defaultRateLimit === undefined
         ? undefined
-        : integerIn('defaultRateLimit', props.defaultRateLimit, MIN_RATE_LIMIT, MAX_RATE_LIMIT),
+        : integerIn('defaultRateLimit', props.defaultRateLimit, MIN_RATE_LIMIT, rateLimitCeiling),
+    rateLimitCeiling,
     connectionCacheTtl: durationIn(
       'connectionCacheTtl',
       props.connectionCacheTtl ?? Duration.millis(CONFIG_DEFAULTS.connectionCacheTtlMs),

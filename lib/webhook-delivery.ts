@@ -166,6 +166,8 @@ export class WebhookDelivery extends Construct {
   public readonly allowedPorts: readonly number[];
   /** Deliveries per second for a connection with no `rateLimit` of its own; none when unset. */
   public readonly defaultRateLimit?: number;
+  /** The highest rate limit a connection may have, deliveries per second. */
+  public readonly rateLimitCeiling: number;
   /** The management HTTP API and console; undefined when `managementApi` is `false`. */
   public readonly managementApi?: WebhookManagementApi;
   /** Whether the dispatcher (and management API) run with active X-Ray tracing (`tracing` prop). */
@@ -179,6 +181,7 @@ export class WebhookDelivery extends Construct {
     this.headerPrefix = p.headerPrefix;
     this.allowedPorts = [...p.allowedPorts];
     this.defaultRateLimit = p.defaultRateLimit;
+    this.rateLimitCeiling = p.rateLimitCeiling;
     this.tracing = p.tracing;
     this.secrets = new ConnectionSecretStore(this, p.secretStore, p.secretPrefix, p.removalPolicy);
     this.secretArnPattern = this.secrets.secretArnPattern;
@@ -473,6 +476,7 @@ export class WebhookDelivery extends Construct {
       parkedTable: this.parkedTable.tableName,
       rateWindowsTable: this.rateWindowsTable.tableName,
       defaultRateLimit: p.defaultRateLimit === undefined ? '' : String(p.defaultRateLimit),
+      rateLimitCeiling: String(p.rateLimitCeiling),
       eventsTopicArn: this.eventsTopic.topicArn,
       failingAfter: String(p.health.failingAfter),
       disableAfter: p.health.disableAfter === undefined ? '' : String(p.health.disableAfter),
@@ -626,6 +630,7 @@ export class WebhookDelivery extends Construct {
         rateWindowsTableName: this.rateWindowsTable.tableName,
         rateWindowsTableArn: this.rateWindowsTable.tableArn,
         defaultRateLimit: p.defaultRateLimit,
+        rateLimitCeiling: p.rateLimitCeiling,
         eventsTopic: this.eventsTopic,
         secretPrefix: p.secretPrefix,
         secrets: this.secrets,

@@ -19,6 +19,7 @@ const management = new WebhookManagement({
     parkedTable: config.parkedTable,
     rateWindowsTable: config.rateWindowsTable,
     defaultRateLimit: config.defaultRateLimit,
+    rateLimitCeiling: config.rateLimitCeiling,
     eventsTopicArn: config.eventsTopicArn,
     secretPrefix: config.secretPrefix,
     secretStore: config.secretStore,

@@ -138,7 +138,7 @@ const rateLimitIn = z
   .nullable()
   .openapi({
     example: 50,
-    description: `deliveries per second this connection receives at most, a whole number from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT}, across every dispatcher and both queues; a delivery over it waits (no attempt is used). null: none of its own (the stack default applies, if set)`,
+    description: `deliveries per second this connection receives at most, a whole number from ${MIN_RATE_LIMIT} to the stack's ceiling (rateLimitCeiling, 1,000 unless its operator sets up to ${MAX_RATE_LIMIT}; above it: 422), across every dispatcher and both queues; a delivery over it waits (no attempt is used). null: none of its own (the stack default applies, if set)`,
   });
 
 export const CreateConnectionBody = z

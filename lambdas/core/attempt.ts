@@ -22,6 +22,11 @@ import type { AttemptRecord, Connection, DeliveryMessage, EventFacts, RefusalRea
 export interface Run {
   remainingMs(): number;
   debugLines: boolean;
+  /**
+   * False for Send Test alone: one request the customer waits for, sent at once. Everything
+   * that comes through the queues, a Resend of a test included, waits for the rate limit.
+   */
+  rateLimited?: boolean;
 }
 
 export interface AttemptOptions {
@@ -32,6 +37,8 @@ export interface AttemptOptions {
   egress: EgressPolicy;
   /** Deliveries per second of a connection that sets no `rateLimit` of its own. Absent: none. */
   defaultRateLimit?: number;
+  /** The highest limit any connection gets, whatever it asks for. @default MAX_RATE_LIMIT */
+  rateLimitCeiling?: number;
 }
 
 /**
@@ -242,10 +249,11 @@ export function createAttempter(
       // Checked once the attempt may start: waiting for a slot also spends the invocation's time.
       const remaining = run.remainingMs();
       if (remaining < options.timeoutMs + DEADLINE_MARGIN_MS) throw new DeadlineError(remaining);
-      // A test send is the customer's own request: never limited (nor counted).
-      const rateLimit = delivery.test
-        ? undefined
-        : effectiveRateLimit(connection.rateLimit, options.defaultRateLimit);
+      // Send Test is the customer's own request, answered at once: never limited (nor counted).
+      const rateLimit =
+        run.rateLimited === false
+          ? undefined
+          : effectiveRateLimit(connection.rateLimit, options.defaultRateLimit, options.rateLimitCeiling);
       if (rateLimit !== undefined && rateLimiter) {
         // Counted when the send is about to start, in the window it starts in.
         const decision = await infra('rateCounter.increment', ids, () =>

@@ -37,6 +37,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     concurrency: options.concurrency,
     egress: options.egress,
     defaultRateLimit: options.defaultRateLimit,
+    rateLimitCeiling: options.rateLimitCeiling,
   });
   const processBatch = createBatch(deps, { fanOut: createFanOut(deps, attempter), attempter, settler });
   /**
@@ -58,13 +59,11 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
         return attempter.refuse(delivery, facts, undefined, reason, error, true);
       }
       // A test send goes to the connection as it is, enabled or not: the customer asked for it.
-      // Nor is it held to the rate limit (its wiring has no counter): it always ends in a record.
-      const done = await attempter.deliverTo(
-        delivery,
-        { id: connection.connectionId, connection },
-        facts,
-        runOf(invocation),
-      );
+      // Nor is it held to the rate limit: it is sent at once and always ends in a record.
+      const done = await attempter.deliverTo(delivery, { id: connection.connectionId, connection }, facts, {
+        ...runOf(invocation),
+        rateLimited: false,
+      });
       if ('deferred' in done) throw new Error('a test send is never deferred');
       return done;
     },

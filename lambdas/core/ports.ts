@@ -78,6 +78,8 @@ export interface DispatcherOptions {
   egress: EgressPolicy;
   /** Deliveries per second of a connection that sets no `rateLimit` of its own. Absent: none. */
   defaultRateLimit?: number;
+  /** The highest rate limit any connection gets (its own above it is held to it). */
+  rateLimitCeiling?: number;
   /**
    * Which delivery bodies the attempt log keeps, on each delivery's first record: every one,
    * or only those whose first attempt failed (docs/design.md §5, docs/cost.md).

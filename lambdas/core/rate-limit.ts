@@ -17,7 +17,13 @@ import { ValidationError } from './errors';
 import type { RateCounter, RateWindowCount } from './ports';
 
 export const MIN_RATE_LIMIT = 1;
+/** The highest limit any deployment can allow; its own ceiling is at most this. */
 export const MAX_RATE_LIMIT = 10_000;
+/**
+ * A deployment's ceiling unless its operator sets another (`rateLimitCeiling`,
+ * WEBHOOKS_RATE_LIMIT_CEILING): no connection's limit goes above it, whatever it asks for.
+ */
+export const DEFAULT_RATE_LIMIT_CEILING = 1_000;
 /**
  * Sends one counter item takes per second at most. DynamoDB serves about 1,000 writes a second
  * on one partition key; a limit above this spreads its window over several items (shards),
@@ -28,27 +34,38 @@ export const SENDS_PER_COUNTER = 500;
 export const MAX_DEFERRAL_SECONDS = 900;
 
 /**
- * Reads a `rateLimit` as the API and the CLI receive it: a whole number from 1 to 10,000;
- * `null` (or absent) clears it.
+ * Reads a `rateLimit` as the API and the CLI receive it: a whole number from 1 to the
+ * deployment's ceiling; `null` (or absent) clears it.
  * @throws ValidationError naming the field.
  */
-export function validateRateLimit(raw: unknown): number | undefined {
+export function validateRateLimit(raw: unknown, ceiling = MAX_RATE_LIMIT): number | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < MIN_RATE_LIMIT || raw > MAX_RATE_LIMIT) {
     throw new ValidationError(
       'rateLimit',
-      `must be a whole number of deliveries per second from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT.toLocaleString('en-US')}, or null for none, got ${JSON.stringify(raw)}`,
+      `must be a whole number of deliveries per second from ${MIN_RATE_LIMIT} to ${ceiling.toLocaleString('en-US')}, or null for none, got ${JSON.stringify(raw)}`,
+    );
+  }
+  if (raw > ceiling) {
+    throw new ValidationError(
+      'rateLimit',
+      `must be at most ${ceiling.toLocaleString('en-US')} deliveries per second: the ceiling this deployment's operator set, got ${raw}`,
     );
   }
   return raw;
 }
 
-/** The limit that applies: the connection's own, else the stack's default, else none. */
+/**
+ * The limit that applies: the connection's own, else the stack's default, else none; never above
+ * the deployment's ceiling (a limit saved before the ceiling was lowered is held to it too).
+ */
 export function effectiveRateLimit(
   own: number | undefined,
   stackDefault: number | undefined,
+  ceiling = MAX_RATE_LIMIT,
 ): number | undefined {
-  return own ?? stackDefault;
+  const limit = own ?? stackDefault;
+  return limit === undefined ? undefined : Math.min(limit, ceiling);
 }
 
 /** Counter items one window of this limit is spread over. */
@@ -166,6 +183,12 @@ export function createRateLimiter(
 /** Seconds of counter items the activity of a connection is read from. */
 export const ACTIVITY_SECONDS = 60;
 /**
+ * Counter shards the activity reads at most, whatever the limit: deliveries spread over the
+ * shards evenly (by delivery id), so a higher limit's minute is read from these and scaled, and
+ * one look costs at most 120 items (two shards, every limit up to 1,000/s read whole).
+ */
+export const ACTIVITY_SHARDS = 2;
+/**
  * A deferral this recent (seconds) means the connection is waiting for its rate limit now: three
  * of the console's reads (every 5 s), so a read that comes late never misses a wait.
  */
@@ -193,16 +216,18 @@ export interface RateActivity {
 
 /**
  * Reads the windows of the last {@link ACTIVITY_SECONDS} seconds up to `nowMs` against the limit
- * (its quota per shard, as the limiter counts them). Windows outside the minute are ignored.
+ * (its quota per shard, as the limiter counts them). Windows outside the minute are ignored, and
+ * so are shards past {@link ACTIVITY_SHARDS}: above 1,000/s the counts are those shards' scaled.
  */
 export function activityOf(limit: number, windows: readonly RateWindowCount[], nowMs: number): RateActivity {
   const shards = shardsOf(limit);
+  const read = Math.min(shards, ACTIVITY_SHARDS);
   const current = Math.floor(nowMs / 1000);
   let sent = 0;
   let deferred = 0;
   let last: number | undefined;
   for (const { second, shard, sends } of windows) {
-    if (second > current || second <= current - ACTIVITY_SECONDS || shard >= shards) continue;
+    if (second > current || second <= current - ACTIVITY_SECONDS || shard >= read) continue;
     const quota = quotaOf(limit, shards, shard);
     sent += Math.min(sends, quota);
     if (sends > quota) {
@@ -210,18 +235,23 @@ export function activityOf(limit: number, windows: readonly RateWindowCount[], n
       last = Math.max(last ?? second, second);
     }
   }
+  // The shards not read carried their even share.
+  const scale = shards / read;
   return {
     seconds: ACTIVITY_SECONDS,
-    sent,
-    deferred,
+    sent: Math.round(sent * scale),
+    deferred: Math.round(deferred * scale),
     waiting: last !== undefined && last > current - WAITING_WITHIN_SECONDS,
     ...(last !== undefined ? { lastDeferredAtMs: last * 1000 } : {}),
   };
 }
 
-/** The counter items {@link activityOf} reads: every shard of each second of the last minute. */
+/**
+ * The counter items {@link activityOf} reads: each second of the last minute, in every shard up
+ * to {@link ACTIVITY_SHARDS}.
+ */
 export function activityWindows(limit: number, nowMs: number): Array<{ second: number; shard: number }> {
-  const shards = shardsOf(limit);
+  const shards = Math.min(shardsOf(limit), ACTIVITY_SHARDS);
   const current = Math.floor(nowMs / 1000);
   const out: Array<{ second: number; shard: number }> = [];
   for (let s = current - ACTIVITY_SECONDS + 1; s <= current; s++)

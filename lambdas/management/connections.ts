@@ -99,7 +99,7 @@ export class Connections {
       throw new ValidationError('enabled', 'must be true or false');
     }
     const fields = this.validate(input);
-    const rateLimit = validateRateLimit(input.rateLimit);
+    const rateLimit = validateRateLimit(input.rateLimit, this.options.resources.rateLimitCeiling);
     const connectionId = newConnectionId();
     const secret = await this.secrets.create(
       { connectionId, applicationId: input.applicationId, name: fields.name },
@@ -175,7 +175,8 @@ export class Connections {
     const now = new Date().toISOString();
     const set: ConnectionChanges = { ...fields, updatedAt: now };
     if (patch.enabled !== undefined) set.enabled = patch.enabled;
-    if (patch.rateLimit !== undefined) set.rateLimit = validateRateLimit(patch.rateLimit) ?? null;
+    if (patch.rateLimit !== undefined)
+      set.rateLimit = validateRateLimit(patch.rateLimit, this.options.resources.rateLimitCeiling) ?? null;
     // Enabling (from disabled, or a connection health disabled) starts its health afresh.
     const enabling =
       patch.enabled === true && (current.enabled !== true || current.health?.state === 'disabled');

@@ -51,8 +51,8 @@ export class RateLimitActivityReader {
 
   /** The connection's limit and its last minute; reads nothing when no limit applies. */
   async of(connection: Connection): Promise<RateLimitActivity> {
-    const stackDefault = this.options.resources.defaultRateLimit;
-    const limit = effectiveRateLimit(connection.rateLimit, stackDefault);
+    const { defaultRateLimit, rateLimitCeiling } = this.options.resources;
+    const limit = effectiveRateLimit(connection.rateLimit, defaultRateLimit, rateLimitCeiling);
     const source =
       connection.rateLimit !== undefined ? 'connection' : limit !== undefined ? 'default' : 'none';
     const nowMs = this.now();

@@ -46,6 +46,7 @@ export async function resourcesFromStack(
     parkedTable: outputs[STACK_OUTPUTS.parkedTableName] || undefined,
     rateWindowsTable: outputs[STACK_OUTPUTS.rateWindowsTableName] || undefined,
     defaultRateLimit: positiveInteger(outputs[STACK_OUTPUTS.defaultRateLimit]),
+    rateLimitCeiling: positiveInteger(outputs[STACK_OUTPUTS.rateLimitCeiling]),
     eventsTopicArn: outputs[STACK_OUTPUTS.eventsTopicArn] || undefined,
     apiUrl: outputs[MANAGEMENT_API_OUTPUTS.apiUrl] || undefined,
     consoleKeySecret: outputs[MANAGEMENT_API_OUTPUTS.consoleKeySecret] || undefined,

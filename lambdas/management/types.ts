@@ -41,6 +41,11 @@ export interface WebhookResources {
   rateWindowsTable?: string;
   /** The stack's default rate limit, deliveries per second (stack output `DefaultRateLimit`, when set). */
   defaultRateLimit?: number;
+  /**
+   * The highest rate limit a connection may have (stack output `RateLimitCeiling`). Absent: the
+   * stack predates the ceiling, and 10,000 (core/rate-limit.ts MAX_RATE_LIMIT) applies.
+   */
+  rateLimitCeiling?: number;
 }
 
 export interface ManagementOptions {

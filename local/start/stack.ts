@@ -11,7 +11,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
-import { type DispatcherConfig, defaultRateLimit, ENV, loadConfig } from '../../lambdas/config';
+import { type DispatcherConfig, ENV, loadConfig, rateLimits } from '../../lambdas/config';
 import { DEFAULT_HEADER_PREFIX } from '../../lambdas/core/constants';
 import { createHandler } from '../../lambdas/dispatcher/handler';
 import { WebhookManagement } from '../../lambdas/management';
@@ -66,9 +66,9 @@ export async function startStack(
   const { emulators, resources } = await startServices(args, storage, settings);
   const trust = trustedCas(statePath);
   const headerPrefix = process.env[ENV.headerPrefix] || DEFAULT_HEADER_PREFIX;
-  // The default the dispatcher applies (WEBHOOKS_DEFAULT_RATE_LIMIT), told to the management
-  // library and the state file too, so the console and the CLI judge connections by it.
-  const limits = defaultRateLimit(process.env);
+  // The rate limits the dispatcher applies, told to the management library and the state file
+  // too, so the console and the CLI judge connections by them.
+  const limits = rateLimits(process.env);
   const { receiver, management, allowedPorts, consoleKeySecret } = await startManagement(
     resources,
     trust,
@@ -123,12 +123,13 @@ export async function startStack(
   return stack;
 }
 
+type ManagementSettings = { headerPrefix: string } & ReturnType<typeof rateLimits>;
 /** What the state file tells the CLI and other tools about a running stack. */
 function stateOf(
   stack: LocalStack,
   storage: StackStorage,
   trust: Trust,
-  management: { headerPrefix: string; consoleKeySecret: string; defaultRateLimit?: number },
+  management: ManagementSettings & { consoleKeySecret: string },
 ): LocalState {
   const { emulators, api } = stack;
   return {
@@ -192,7 +193,7 @@ function trustedCas(statePath: string): Trust {
 async function startManagement(
   resources: LocalResources,
   trust: Trust,
-  settings: { headerPrefix: string; defaultRateLimit?: number },
+  settings: ManagementSettings,
   extraPorts: number[],
   out: Out,
 ) {

@@ -93,6 +93,7 @@ describe('dispatcher function', () => {
           [ENV.attemptTtlDays]: '7',
           [ENV.batchConcurrency]: '4',
           [ENV.defaultRateLimit]: '50',
+          [ENV.rateLimitCeiling]: '1000',
           [ENV.connectionCacheTtlMs]: '5000',
           [ENV.allowedPorts]: '443,8443',
           POWERTOOLS_LOG_LEVEL: 'DEBUG',

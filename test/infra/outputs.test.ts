@@ -29,6 +29,7 @@ describe('stack outputs', () => {
       'MetricsStackName',
       'ParkedTableName',
       'QueueUrl',
+      'RateLimitCeiling',
       'RateWindowsTableName',
       'RetryQueueUrl',
       'SecretKeyArn',

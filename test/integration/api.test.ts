@@ -470,6 +470,20 @@ describe('management API: errors', () => {
     expect((await call('PATCH', path, { token, json: { rateLimit: 20 } })).body.rateLimit).toBe(20);
     const bad = await call('PATCH', path, { token, json: { rateLimit: 0 } });
     expect(bad).toMatchObject({ status: 422, body: { error: { field: 'rateLimit' } } });
+    // Above the operator's ceiling (1,000 here): refused at create and at update, saying why.
+    for (const [method, target] of [
+      ['PATCH', path],
+      ['POST', appPath(app, '/connections')],
+    ] as const) {
+      const over = await call(method, target, {
+        token,
+        json: { ...(method === 'POST' ? { name: 'greedy', url: receiver.url } : {}), rateLimit: 5_000 },
+      });
+      expect(over).toMatchObject({ status: 422, body: { error: { field: 'rateLimit' } } });
+      expect(over.body.error.message).toContain(
+        "at most 1,000 deliveries per second: the ceiling this deployment's operator set",
+      );
+    }
     expect((await call('GET', path, { token })).body.rateLimit).toBe(20);
     const cleared = await call('PATCH', path, { token, json: { rateLimit: null } });
     expect(cleared.status).toBe(200);

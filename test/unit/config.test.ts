@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       connectionsTable: 'connections',
       attemptsTable: 'attempts',
       parkedTable: 'parked',
+      rateLimitCeiling: 1_000,
       rateWindowsTable: 'rate-windows',
       health: { failingAfter: 3 },
       secretPrefix: 'webhooks/prod/',
@@ -78,6 +79,12 @@ describe('loadConfig', () => {
   it("reads the stack's default rate limit, absent when unset", () => {
     expect(loadConfig({ ...minimal, [ENV.defaultRateLimit]: '50' }).defaultRateLimit).toBe(50);
     expect(loadConfig({ ...minimal, [ENV.defaultRateLimit]: '' }).defaultRateLimit).toBeUndefined();
+    // The ceiling: 1,000 unless set, and a default above it is refused, naming the default.
+    expect(loadConfig(minimal).rateLimitCeiling).toBe(1_000);
+    expect(loadConfig({ ...minimal, [ENV.rateLimitCeiling]: '20' }).rateLimitCeiling).toBe(20);
+    expect(keyOf({ ...minimal, [ENV.rateLimitCeiling]: '20', [ENV.defaultRateLimit]: '50' })).toBe(
+      ENV.defaultRateLimit,
+    );
   });
 
   it("keeps every delivery's body unless told failures, and refuses any other word", () => {
@@ -117,6 +124,8 @@ describe('loadConfig', () => {
     [ENV.defaultRateLimit, '0'],
     [ENV.defaultRateLimit, '10001'],
     [ENV.defaultRateLimit, '2.5'],
+    [ENV.rateLimitCeiling, '0'],
+    [ENV.rateLimitCeiling, '10001'],
   ])('names the malformed key %s=%s', (key, value) => {
     expect(keyOf({ ...minimal, [key]: value })).toBe(key);
   });

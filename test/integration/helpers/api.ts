@@ -58,7 +58,8 @@ export async function startApiHarness(): Promise<ApiHarness> {
     new SecretsManagerClient({}),
     `webhooks-test/console-key-${randomBytes(4).toString('hex')}`,
   );
-  const resources = resourcesFromEnv({ consoleKeySecret });
+  // The ceiling a stack has unless its operator sets another (core/rate-limit.ts).
+  const resources = resourcesFromEnv({ consoleKeySecret, rateLimitCeiling: 1_000 });
   const management = new WebhookManagement({
     resources,
     allowLoopback: true,

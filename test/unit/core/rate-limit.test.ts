@@ -11,6 +11,7 @@ import {
   activityWindows,
   createRateLimiter,
   decideRate,
+  effectiveRateLimit,
   MAX_DEFERRAL_SECONDS,
   quotaOf,
   SENDS_PER_COUNTER,
@@ -308,6 +309,29 @@ describe('a delivery over its connection rate limit', () => {
     expect(free.state.waitedUntil).toEqual([]);
   });
 
+  it('holds a connection asking for more than the ceiling to the ceiling', async () => {
+    const f = memoryPorts([connection('con_a', { rateLimit: 5_000 })]);
+    await createDispatcher(f.deps, { ...options, rateLimitCeiling: 2 }).processBatch(
+      Array.from({ length: 4 }, (_, i) => recordOf(deliveryOf(i), i)),
+      plenty,
+    );
+    expect(f.state.sent).toHaveLength(2);
+  });
+
+  it('holds a Resend of a Send Test to the limit; Send Test itself goes at once', async () => {
+    const f = memoryPorts([connection('con_a', { rateLimit: 1 })]);
+    const dispatcher = createDispatcher(f.deps, options);
+    const resentTests = Array.from({ length: 3 }, (_, i) => recordOf({ ...deliveryOf(i), test: true }, i));
+    await dispatcher.processBatch(resentTests, plenty);
+    expect(f.state.sent).toHaveLength(1);
+    expect(f.state.scheduled).toHaveLength(2);
+    const con = (await f.deps.connections.get('con_a'))!;
+    for (let i = 0; i < 3; i++) {
+      await dispatcher.attemptOnce({ ...deliveryOf(10 + i), test: true }, con, plenty);
+    }
+    expect(f.state.sent).toHaveLength(4);
+  });
+
   it('leaves the record for SQS to redeliver when the counter is down, sending nothing', async () => {
     const f = memoryPorts([connection('con_a', { rateLimit: 3 })]);
     f.state.fail.add('rateWindows');
@@ -376,5 +400,33 @@ describe("a connection's last minute, from its counter items alone", () => {
     expect(windows).toHaveLength(ACTIVITY_SECONDS * 2);
     expect(windows[0]).toEqual({ second: current - ACTIVITY_SECONDS + 1, shard: 0 });
     expect(windows.at(-1)).toEqual({ second: current, shard: 1 });
+  });
+
+  it('reads two shards at most, whatever the limit, and scales their counts to the whole', () => {
+    // 10,000/s: twenty shards of 500; one look reads 120 items, not 1,200.
+    expect(activityWindows(10_000, now)).toHaveLength(ACTIVITY_SECONDS * 2);
+    const activity = activityOf(
+      10_000,
+      [
+        { second: current, shard: 0, sends: 600 },
+        { second: current, shard: 1, sends: 400 },
+        { second: current, shard: 7, sends: 900 }, // not read: the two read stand for it
+      ],
+      now,
+    );
+    expect(activity).toMatchObject({ sent: 9_000, deferred: 1_000, waiting: true });
+  });
+});
+
+describe('the ceiling of a deployment', () => {
+  it('refuses a limit above the ceiling, naming it, and holds saved limits to it', () => {
+    expect(validateRateLimit(1_000, 1_000)).toBe(1_000);
+    expect(() => validateRateLimit(1_001, 1_000)).toThrow(
+      /^rateLimit: must be at most 1,000 deliveries per second: the ceiling this deployment's operator set, got 1001/,
+    );
+    expect(() => validateRateLimit(10_001, 1_000)).toThrow(/from 1 to 1,000/);
+    expect(effectiveRateLimit(5_000, undefined, 1_000)).toBe(1_000);
+    expect(effectiveRateLimit(undefined, 50, 1_000)).toBe(50);
+    expect(effectiveRateLimit(undefined, undefined, 1_000)).toBeUndefined();
   });
 });
