@@ -17,7 +17,7 @@ import { getRequestListener } from '@hono/node-server';
 import { createApi } from '../lambdas/api/app';
 import type { WebhookManagement } from '../lambdas/management';
 import { generateSessionKeyText } from '../lambdas/management/console-session';
-import { close, LOCAL_HOST, listen } from './listen';
+import { close, LOCAL_HOST, listen, refuseForeignHost } from './listen';
 
 /** Port of local mode's API and console unless `--api-port` says otherwise. */
 export const DEFAULT_API_PORT = 8790;
@@ -93,8 +93,9 @@ export interface LocalApiOptions {
   consoleDir?: string | false;
   clock?: () => number;
   /**
-   * Served at `GET /metrics` with no authentication: the server listens on loopback only
-   * (docs/operations.md, Metrics). Absent: `/metrics` is the API's 404.
+   * Served at `GET /metrics` with no authentication: the server listens on loopback only and
+   * answers only requests addressed to it by a loopback name (docs/operations.md, Metrics).
+   * Absent: `/metrics` is the API's 404.
    */
   metrics?: { contentType: string; text(): Promise<string> };
 }
@@ -110,6 +111,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   const api = getRequestListener(app.fetch);
   const { metrics } = options;
   const server: Server = createServer((req, res) => {
+    // /metrics needs no key and the console page is public: both rely on this check (listen.ts).
+    if (refuseForeignHost(req, res)) return;
     if (metrics && req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
       metrics.text().then(
         (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),

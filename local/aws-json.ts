@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { isLoopbackHost } from './listen';
 
 const CONTENT_TYPE = 'application/x-amz-json-1.1';
 /** Far above any request the project makes. */
@@ -38,6 +39,14 @@ export function awsJsonListener(service: AwsJsonService): RequestListener {
 async function handle(service: AwsJsonService, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const requestId = randomUUID();
   const prefix = `${service.targetPrefix}.`;
+  // These endpoints hand out secrets and keys: a page re-pointed at 127.0.0.1 gets none (listen.ts).
+  if (!isLoopbackHost(req.headers.host)) {
+    send(res, 421, requestId, {
+      __type: 'MisdirectedRequestException',
+      message: 'This local endpoint answers only requests addressed to 127.0.0.1, localhost or [::1].',
+    });
+    return;
+  }
   try {
     if (req.method !== 'POST') {
       throw service.error('UnknownOperationException', 'This local endpoint only accepts POST /.');

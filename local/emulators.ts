@@ -4,13 +4,13 @@
  * secret store, D28). Runs under tsx or plain
  * Node (fauxqs is ESM-only), never inside Jest's sandbox.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
 import { LOCAL_REGION } from './constants';
 import { startLocalSqs } from './fauxqs';
 import { startKms } from './kms';
 import { close, listen } from './listen';
+import { makePrivate, privateDir } from './private-files';
 import { startSecretsManager } from './secrets-manager';
 
 /**
@@ -62,7 +62,13 @@ interface Running {
 export async function startEmulators(options: EmulatorOptions = {}): Promise<LocalEmulators> {
   const region = options.region ?? LOCAL_REGION;
   const { persistDir } = options;
-  if (persistDir) mkdirSync(persistDir, { recursive: true });
+  if (persistDir) {
+    privateDir(persistDir);
+    // What these emulators write themselves follows the process's umask (ownerOnlyFromNowOn);
+    // what an older version left is made owner-only here. Only their own directories: the
+    // directory itself may be the user's (`--persist DIR`).
+    for (const own of ['dynamodb', 'sqs']) makePrivate(join(persistDir, own));
+  }
 
   const started = await Promise.allSettled([
     startLocalSqs({

@@ -5,11 +5,11 @@
  * (`events.jsonl` beside the state file), so what happened is kept after the terminal scrolls.
  */
 
-import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { visible } from '../cli/format';
 import type { OperationalEvent } from '../lambdas/core/parking';
+import { appendPrivateFile, makePrivate, privateDir } from './private-files';
 
 /** Long-poll wait of the events queue: short, so a stop is quick. */
 const WAIT_TIME_S = 1;
@@ -44,7 +44,8 @@ const deliveries = (n: number) => (n === 1 ? '1 delivery' : `${n} deliveries`);
 /** Reads the events queue until stopped. */
 export function watchEvents(options: EventsWatcherOptions): { stop(): Promise<void> } {
   let stopped = false;
-  mkdirSync(dirname(options.file), { recursive: true });
+  privateDir(dirname(options.file));
+  makePrivate(options.file);
   const loop = (async () => {
     while (!stopped) {
       try {
@@ -63,7 +64,7 @@ export function watchEvents(options: EventsWatcherOptions): { stop(): Promise<vo
           } catch {
             continue;
           }
-          appendFileSync(options.file, `${JSON.stringify(event)}\n`, { mode: 0o600 });
+          appendPrivateFile(options.file, `${JSON.stringify(event)}\n`);
           options.write(describeEvent(event));
         }
         if (messages.length > 0) {

@@ -5,13 +5,14 @@
  * material is kept in local state (`kms.json`), so persisted connections still decrypt after a
  * restart. kms-store.ts holds the rules.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { awsJsonListener } from './aws-json';
 import { LOCAL_REGION } from './constants';
 import { KmsError, type KmsSnapshot, KmsStore } from './kms-store';
 import { close, LOCAL_HOST, listen } from './listen';
+import { makePrivate, privateDir, writePrivateFile } from './private-files';
 
 const TARGET_PREFIX = 'TrentService';
 const PERSIST_FILE = 'kms.json';
@@ -52,7 +53,7 @@ export async function startKms(options: KmsOptions = {}): Promise<LocalKms> {
 
 function openStore(region: string, persistDir: string | undefined): KmsStore {
   if (!persistDir) return new KmsStore(region);
-  mkdirSync(persistDir, { recursive: true });
+  privateDir(persistDir);
   const file = join(persistDir, PERSIST_FILE);
   let snapshot: KmsSnapshot | undefined;
   try {
@@ -64,9 +65,7 @@ function openStore(region: string, persistDir: string | undefined): KmsStore {
       });
     }
   }
-  const save = (next: KmsSnapshot) => {
-    writeFileSync(`${file}.tmp`, JSON.stringify(next), { mode: 0o600 });
-    renameSync(`${file}.tmp`, file);
-  };
+  makePrivate(file);
+  const save = (next: KmsSnapshot) => writePrivateFile(file, JSON.stringify(next));
   return new KmsStore(region, save, snapshot);
 }

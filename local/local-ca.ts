@@ -4,8 +4,9 @@
  */
 
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { privateDir, writePrivateFile } from './private-files';
 import { createLocalCa, type LocalCa } from './tls';
 
 /** How long local mode's CA is valid; it is replaced when less than a day is left. */
@@ -50,8 +51,8 @@ export function loadOrCreateCa(
     if (usable(ca, now)) return { ca, files, created: false };
   }
   const ca = createLocalCa(CA_VALIDITY_MS);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(files.keyFile, ca.keyPem, { mode: 0o600 });
-  writeFileSync(files.certFile, ca.certPem);
+  privateDir(dir);
+  writePrivateFile(files.keyFile, ca.keyPem);
+  writePrivateFile(files.certFile, ca.certPem);
   return { ca, files, created: true };
 }

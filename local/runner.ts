@@ -5,6 +5,11 @@
  * DLQ after `maxReceiveCount` is the queue's job (fauxqs applies the RedrivePolicy on
  * receive, as SQS does), so the runner never moves messages itself.
  *
+ * Like Lambda's pollers, it keeps polling while batches are handled, and hands each batch to an
+ * invocation of its own, up to `concurrency` at once (the mapping's maximum concurrency): a
+ * batch that takes long (a receiver that never answers, until the attempt timeout) holds up only
+ * itself. Each batch is settled on its own: its successes deleted, its failures left.
+ *
  * Lambda semantics kept: a handler that throws, times out or returns a malformed response
  * fails the whole batch (nothing deleted); an unknown `itemIdentifier` fails the whole
  * batch too; no response or an empty list means every record succeeded.
@@ -81,7 +86,10 @@ export interface RunnerOptions {
   readonly maxBatchingWindowMs?: number;
   /** Long-poll wait, 0 to 20 s. @default 20 */
   readonly waitTimeSeconds?: number;
-  /** Polls (and so batches) in flight at once. @default 1 */
+  /**
+   * Batches in flight at once: Lambda's concurrent invocations for this mapping (its maximum
+   * concurrency). The runner receives more only while fewer are in flight. @default 1
+   */
   readonly concurrency?: number;
   /** @default 'webhooks-dispatcher-local' */
   readonly functionName?: string;
@@ -96,8 +104,9 @@ export interface Runner {
   /** Stops polling, then resolves once every batch in flight has been handled and settled. */
   stop(): Promise<void>;
   /**
-   * Resolves once no batch is in flight and every poller's latest receive came back empty
-   * (so with long polling, at the earliest `waitTimeSeconds` after the last message).
+   * Resolves once no batch is in flight and the latest receive, made after the last batch
+   * ended, came back empty (so with long polling, at the earliest `waitTimeSeconds` after the
+   * last message).
    */
   idle(): Promise<void>;
 }
@@ -142,11 +151,13 @@ export function startRunner(options: RunnerOptions): Runner {
   const functionName = options.functionName ?? DEFAULT_FUNCTION_NAME;
   const abort = new AbortController();
   let stopping = false;
-  let inFlight = 0;
-  const lastReceiveEmpty = new Array<boolean>(concurrency).fill(false);
+  /** Batches handed to the handler and not yet settled. */
+  const batches = new Set<Promise<void>>();
+  let lastReceiveEmpty = false;
+  let slotFreed: (() => void) | undefined;
   let idleWaiters: (() => void)[] = [];
   const checkIdle = () => {
-    if (inFlight === 0 && lastReceiveEmpty.every(Boolean)) {
+    if (batches.size === 0 && lastReceiveEmpty) {
       for (const resolve of idleWaiters) resolve();
       idleWaiters = [];
     }
@@ -154,25 +165,27 @@ export function startRunner(options: RunnerOptions): Runner {
 
   const source = resolveSource(options, logger, abort.signal);
 
-  async function poll(slot: number): Promise<void> {
+  /** One poller: receives while a slot is free, and hands each batch over without waiting for it. */
+  async function poll(): Promise<void> {
     let backoff: number = RETRY_BACKOFF_MS.first;
     while (!stopping) {
+      if (batches.size >= concurrency) {
+        await new Promise<void>((resolve) => {
+          slotFreed = resolve;
+        });
+        continue;
+      }
       try {
         const { arn, region } = await source;
         const messages = await receive(Math.min(batchSize, RECEIVE_MAX), waitTimeSeconds);
         backoff = RETRY_BACKOFF_MS.first;
-        lastReceiveEmpty[slot] = messages.length === 0;
+        lastReceiveEmpty = messages.length === 0;
         if (messages.length === 0) {
           checkIdle();
           continue;
         }
-        inFlight++;
-        try {
-          if (windowMs > 0) await gather(messages);
-          await runBatch(messages, arn, region);
-        } finally {
-          inFlight--;
-        }
+        if (windowMs > 0) await gather(messages);
+        start(messages, arn, region);
       } catch (error) {
         if (stopping) return;
         logger.error(`Local event source: SQS call failed, retrying in ${backoff} ms`, error);
@@ -180,6 +193,27 @@ export function startRunner(options: RunnerOptions): Runner {
         backoff = Math.min(backoff * 2, RETRY_BACKOFF_MS.max);
       }
     }
+  }
+
+  /** The batch's invocation, in flight until it is settled; its end frees a slot. */
+  function start(messages: Message[], arn: string, region: string): void {
+    const batch: Promise<void> = runBatch(messages, arn, region)
+      .catch((error: unknown) => {
+        // runBatch settles every outcome itself; this is a bug, and the records come back.
+        logger.error(
+          'Local event source: a batch could not be settled; its records will be delivered again',
+          error,
+        );
+      })
+      .finally(() => {
+        batches.delete(batch);
+        // Idle again only after a receive made since: the batch may have sent more.
+        lastReceiveEmpty = false;
+        const wake = slotFreed;
+        slotFreed = undefined;
+        wake?.();
+      });
+    batches.add(batch);
   }
 
   async function receive(max: number, waitS: number): Promise<Message[]> {
@@ -287,9 +321,9 @@ export function startRunner(options: RunnerOptions): Runner {
     }
   }
 
-  const pollers = Array.from({ length: concurrency }, (_, slot) => poll(slot));
+  const poller = poll();
   logger.info(
-    `Local event source: polling ${options.queueUrl} (batch ${batchSize}, ${concurrency} in parallel)`,
+    `Local event source: polling ${options.queueUrl} (batch ${batchSize}, up to ${concurrency} batches at once)`,
   );
 
   return {
@@ -297,8 +331,10 @@ export function startRunner(options: RunnerOptions): Runner {
       if (!stopping) {
         stopping = true;
         abort.abort();
+        slotFreed?.();
       }
-      await Promise.all(pollers);
+      await poller;
+      while (batches.size > 0) await Promise.all(batches);
       for (const resolve of idleWaiters) resolve();
       idleWaiters = [];
     },

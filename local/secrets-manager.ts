@@ -5,12 +5,13 @@
  * GetSecretValue, PutSecretValue, DeleteSecret (forced).
  * No emulator for Secrets Manager is in reach (docs/design.md §6), hence this one.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { awsJsonListener } from './aws-json';
 import { LOCAL_REGION } from './constants';
 import { close, LOCAL_HOST, listen } from './listen';
+import { makePrivate, privateDir, writePrivateFile } from './private-files';
 import { SecretStore, SecretsManagerError, type SecretsSnapshot } from './secrets-store';
 
 const TARGET_PREFIX = 'secretsmanager';
@@ -50,7 +51,7 @@ export async function startSecretsManager(options: SecretsManagerOptions = {}): 
 
 function openStore(region: string, persistDir: string | undefined): SecretStore {
   if (!persistDir) return new SecretStore(region);
-  mkdirSync(persistDir, { recursive: true });
+  privateDir(persistDir);
   const file = join(persistDir, PERSIST_FILE);
   let snapshot: SecretsSnapshot | undefined;
   try {
@@ -62,10 +63,7 @@ function openStore(region: string, persistDir: string | undefined): SecretStore 
       });
     }
   }
-  // Write-then-rename, so a crash mid-write never leaves a truncated file behind.
-  const save = (next: SecretsSnapshot) => {
-    writeFileSync(`${file}.tmp`, JSON.stringify(next, null, 2), { mode: 0o600 });
-    renameSync(`${file}.tmp`, file);
-  };
+  makePrivate(file);
+  const save = (next: SecretsSnapshot) => writePrivateFile(file, JSON.stringify(next, null, 2));
   return new SecretStore(region, save, snapshot);
 }

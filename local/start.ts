@@ -15,6 +15,7 @@
  * the pipeline (stack.ts), what it prints (banner.ts) and the demo (tour.ts).
  */
 
+import { ownerOnlyFromNowOn } from './private-files';
 import { checkSettings, readArgs, type StartArgs, USAGE } from './start/args';
 import { readyBanner, stoppedMessage } from './start/banner';
 import { type LocalStack, startStack } from './start/stack';
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  // Before anything is written: what it keeps may hold secrets, header values and bodies.
+  ownerOnlyFromNowOn();
   const storage = prepareStorage(args);
   const settings = checkSettings(args);
 

@@ -3,11 +3,12 @@
  * which endpoints and resources the running pipeline uses.
  */
 
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { WebhookResources } from '../lambdas/management/types';
 import { localSdkEnv } from './constants';
 import type { LocalEndpoints } from './emulators';
+import { privateDir, writePrivateFile } from './private-files';
 
 export interface LocalState {
   pid: number;
@@ -76,8 +77,8 @@ export function assertStateFileFree(path = stateFilePath(), pid = process.pid): 
 
 export function writeState(state: LocalState, path = stateFilePath()): void {
   assertStateFileFree(path, state.pid);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  privateDir(dirname(path));
+  writePrivateFile(path, `${JSON.stringify(state, null, 2)}\n`);
 }
 
 /** Removes the state file, only if it is still this process's (never another instance's). */

@@ -4,11 +4,10 @@ import { parseArgs } from 'node:util';
 import { ENV, SECRET_STORES, type SecretStore } from '../../lambdas/config';
 import { HealthSettingsError, validateThresholds } from '../../lambdas/core/health';
 import { DEFAULT_API_PORT } from '../api-server';
+import { DEFAULT_CONCURRENCY } from '../function';
 
-/** Pollers per queue by default: two batches of each queue side by side. */
-export const DEFAULT_POLLERS = 2;
-/** A laptop's bound: each poller holds a long poll and up to 10 deliveries in flight. */
-export const MAX_POLLERS = 32;
+/** A laptop's bound: each batch in flight holds up to 10 deliveries and an HTTPS pool. */
+export const MAX_CONCURRENCY = 32;
 
 export const USAGE = `Usage: npm start -- [options]
 
@@ -27,8 +26,8 @@ export const USAGE = `Usage: npm start -- [options]
                      events are then parked until: npx webhooks --local connections enable <id>
   --secret-store S   where connection secrets are kept: secrets-manager (default) or kms (sealed
                      in the connection item with the local KMS key, as secretStore: 'kms' deploys)
-  --concurrency N    pollers per queue (default ${DEFAULT_POLLERS}, at most ${MAX_POLLERS}), each handling its own batches at once as
-                     Lambda's event source mapping runs several batches side by side
+  --concurrency N    batches of each queue handled at once (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY}), as
+                     Lambda runs concurrent invocations, each with its own copy of the function
   --json-logs        print the dispatcher's JSON log lines instead of the short ones
   -h, --help         this help`;
 
@@ -62,8 +61,8 @@ export interface StartSettings {
   apiPort: number | undefined;
   /** `--allow-port` and `WEBHOOKS_EXTRA_PORTS`. */
   extraPorts: number[];
-  /** `--concurrency`: pollers per queue. */
-  pollers: number;
+  /** `--concurrency`: batches of each queue in flight at once. */
+  concurrency: number;
 }
 
 export function checkSettings(args: StartArgs): StartSettings {
@@ -71,7 +70,7 @@ export function checkSettings(args: StartArgs): StartSettings {
     health: parseHealth(args['failing-after'], args['disable-after']),
     secretStore: parseSecretStore(args['secret-store']),
     apiPort: args['api-port'] === undefined ? undefined : parseApiPort(args['api-port']),
-    pollers: args.concurrency === undefined ? DEFAULT_POLLERS : parsePollers(args.concurrency),
+    concurrency: args.concurrency === undefined ? DEFAULT_CONCURRENCY : parseConcurrency(args.concurrency),
     extraPorts: parsePorts([
       ...(args['allow-port'] ?? []),
       ...(process.env.WEBHOOKS_EXTRA_PORTS?.split(',').filter(Boolean) ?? []),
@@ -79,10 +78,10 @@ export function checkSettings(args: StartArgs): StartSettings {
   };
 }
 
-function parsePollers(value: string): number {
+function parseConcurrency(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > MAX_POLLERS) {
-    throw new Error(`--concurrency: "${value}" is not a whole number from 1 to ${MAX_POLLERS}`);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_CONCURRENCY) {
+    throw new Error(`--concurrency: "${value}" is not a whole number from 1 to ${MAX_CONCURRENCY}`);
   }
   return n;
 }

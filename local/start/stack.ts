@@ -13,19 +13,17 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
 import { type DispatcherConfig, ENV, loadConfig, rateLimits } from '../../lambdas/config';
 import { DEFAULT_HEADER_PREFIX } from '../../lambdas/core/constants';
-import { createHandler } from '../../lambdas/dispatcher/handler';
 import { WebhookManagement } from '../../lambdas/management';
-import { wireDispatcher } from '../../lambdas/wiring';
 import { ensureConsoleKey, type LocalApi, prepareConsole, startLocalApi } from '../api-server';
 import { bootstrapResources, type LocalResources, localEnv } from '../bootstrap';
 import { LOCAL_CONNECTION_CACHE_TTL_MS } from '../constants';
 import { type DemoReceiver, startDemoReceiver } from '../demo-receiver';
 import { type LocalEmulators, startEmulators } from '../emulators';
 import { watchEvents } from '../events';
+import { startLocalFunction } from '../function';
 import { loadOrCreateCa } from '../local-ca';
 import { prettyLog } from '../pretty-log';
 import { fauxqsQueueReader, PrometheusMetrics } from '../prometheus';
-import { startEventSources } from '../runner';
 import { type LocalState, removeState, writeState } from '../state';
 import { createLocalPki, type LocalPki } from '../tls';
 import type { StartArgs, StartSettings } from './args';
@@ -87,7 +85,7 @@ export async function startStack(
   });
   const dispatcher = startDispatcher(config, resources, trust.ca, {
     jsonLogs: args['json-logs'],
-    pollers: settings.pollers,
+    concurrency: settings.concurrency,
     statePath,
     out,
     metrics,
@@ -255,14 +253,13 @@ function startDispatcher(
   ca: string[],
   options: {
     jsonLogs: boolean | undefined;
-    pollers: number;
+    concurrency: number;
     statePath: string;
     out: Out;
     metrics: PrometheusMetrics;
   },
 ) {
   const { jsonLogs, statePath, out, metrics } = options;
-  const wired = wireDispatcher(config, { ca, metrics, deps: { log: dispatcherLog(jsonLogs, out) } });
   const eventsFile = join(dirname(statePath), 'events.jsonl');
   const events = watchEvents({
     sqs: new SQSClient({}),
@@ -270,27 +267,25 @@ function startDispatcher(
     file: eventsFile,
     write: (line) => out(`  event ${line}`),
   });
-  const runner = startEventSources(
-    {
-      sqs: new SQSClient({}),
-      handler: createHandler(wired.dispatcher, config.retryQueueUrl, wired.invocation),
-      functionTimeoutMs: FUNCTION_TIMEOUT_MS,
-      waitTimeSeconds: 1,
-      concurrency: options.pollers,
-    },
-    [
+  const dispatcher = startLocalFunction({
+    config,
+    wiring: { ca, metrics, deps: { log: dispatcherLog(jsonLogs, out) } },
+    sqs: new SQSClient({}),
+    queues: [
       { queueUrl: resources.queueUrl, queueArn: resources.queueArn },
       { queueUrl: resources.retryQueueUrl, queueArn: resources.retryQueueArn },
     ],
-  );
+    functionTimeoutMs: FUNCTION_TIMEOUT_MS,
+    concurrency: options.concurrency,
+  });
   return {
     eventsFile,
     /** Stops taking messages and watching events. */
     async stop() {
-      await runner.stop();
+      await dispatcher.stop();
       await events.stop();
     },
-    close: () => wired.close(),
+    close: () => dispatcher.close(),
   };
 }
 

@@ -1,10 +1,20 @@
 /** `npm start` smoke test: starts, reports ready, delivers the demo event, stops on SIGINT with exit 0. */
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT_DIR, spawnUntil } from '../support/child';
+
+/** Every file and directory under `dir`, with its permission bits (e.g. `data/dynamodb/CURRENT 600`). */
+function modesUnder(dir: string): Map<string, number> {
+  const modes = new Map<string, number>();
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    modes.set(path.slice(dir.length + 1), statSync(path).mode & 0o777);
+  }
+  return modes;
+}
 
 /** Starts `npm start` with `args`, waits for the demo delivery, checks the state file, stops it. */
 async function startAndStop(
@@ -46,11 +56,24 @@ async function startAndStop(
 it('starts the local pipeline, delivers the demo event signed, and stops cleanly on SIGINT', async () => {
   await startAndStop(
     [],
-    (state) => {
+    (state, dir) => {
       // The default rate limit the dispatcher applies is the one the console and the CLI read.
       expect(state).toMatchObject({
         resources: { secretStore: { kind: 'secrets-manager' }, defaultRateLimit: 7 },
       });
+      // What it keeps (secrets, dynalite's tables with header values and bodies, the CA key) is
+      // the user's alone, the emulators' own files included.
+      const modes = modesUnder(dir);
+      expect([...modes.keys()]).toEqual(
+        expect.arrayContaining(['state.json', 'data/secrets-manager.json', 'data/dynamodb/CURRENT']),
+      );
+      // console/ is the web console's build (copies of the project's files): nothing of the user's.
+      const open = [...modes].filter(([path, mode]) => {
+        if (path.startsWith('console/')) return false;
+        const isDir = statSync(join(dir, path)).isDirectory();
+        return mode !== (isDir ? 0o700 : 0o600);
+      });
+      expect(open.map(([path, mode]) => `${path} ${mode.toString(8)}`)).toEqual([]);
     },
     { WEBHOOKS_DEFAULT_RATE_LIMIT: '7' },
   );
