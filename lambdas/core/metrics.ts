@@ -17,7 +17,11 @@ export const DEPENDENCIES = ['dynamodb', 'sqs', 'secrets', 'sns'] as const;
 export type Dependency = (typeof DEPENDENCIES)[number];
 
 /** A response's status class; `none` when no response came (timeout, network error, refusal). */
-export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'none'] as const;
+/**
+ * A response's status class: `other` for a status outside 200-599 that a receiver answered with
+ * (an interim 1xx as final, or 600-999: an `http_error` all the same), `none` for no response.
+ */
+export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'other', 'none'] as const;
 export type StatusClass = (typeof STATUS_CLASSES)[number];
 
 /** Where a delivery ended: each delivery ends once in one of these (a test send in none). */
@@ -44,7 +48,8 @@ export type MetricFact =
 
 /** The status class of a response status; `none` without a response (or outside 200-599). */
 export function statusClassOf(status: number | undefined): StatusClass {
-  if (status === undefined || status < 200 || status > 599) return 'none';
+  if (status === undefined) return 'none';
+  if (status < 200 || status > 599) return 'other';
   return `${Math.floor(status / 100)}xx` as StatusClass;
 }
 

@@ -207,8 +207,8 @@ describe('health transitions', () => {
 });
 
 describe('classes and dependencies', () => {
-  it('puts each status in its class, and no response (or a 1xx) in none', () => {
-    expect([200, 204, 301, 404, 429, 500, 599, 101, 600, undefined].map(statusClassOf)).toEqual([
+  it('puts each status in its class, one outside 200-599 in other, and no response in none', () => {
+    expect([200, 204, 301, 404, 429, 500, 599, 101, 600, 999, undefined].map(statusClassOf)).toEqual([
       '2xx',
       '2xx',
       '3xx',
@@ -216,8 +216,9 @@ describe('classes and dependencies', () => {
       '4xx',
       '5xx',
       '5xx',
-      'none',
-      'none',
+      'other',
+      'other',
+      'other',
       'none',
     ]);
   });
