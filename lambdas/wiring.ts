@@ -38,7 +38,6 @@ import type {
   SigningSecrets,
 } from './core/ports';
 import type { AttemptRecord, Connection, DeliveryMessage } from './core/types';
-import type { InvocationHooks } from './dispatcher/handler';
 
 /** The AWS SDK clients a caller may pass; each absent one is built from the default credential chain. */
 export interface AwsClients {
@@ -63,6 +62,14 @@ export interface WiringOptions {
    * @default EMF documents on stdout, flushed at the end of each invocation
    */
   metrics?: Metrics & { flush?(): void };
+}
+
+/** What the wiring does around each invocation (`Wired.invocation`), as the handler (dispatcher/handler.ts) calls it. */
+export interface InvocationHooks {
+  /** Runs the invocation so that every log line it writes carries its request id and cold start. */
+  during?<T>(requestId: string, run: () => Promise<T>): Promise<T>;
+  /** After the batch, failed records or not: the invocation's metrics are written (one flush). */
+  finish?(): void;
 }
 
 export interface Wired {

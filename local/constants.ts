@@ -1,4 +1,14 @@
-import type { LocalEndpoints } from './emulators';
+/** Where each emulator listens: what points an SDK client at it. */
+export interface LocalEndpoints {
+  /** For `AWS_ENDPOINT_URL_SQS`. */
+  readonly sqs: string;
+  /** For `AWS_ENDPOINT_URL_DYNAMODB`. */
+  readonly dynamodb: string;
+  /** For `AWS_ENDPOINT_URL_SECRETS_MANAGER`. */
+  readonly secretsManager: string;
+  /** For `AWS_ENDPOINT_URL_KMS`. */
+  readonly kms: string;
+}
 
 /** Identity of local mode's emulated AWS account. */
 

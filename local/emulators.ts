@@ -6,7 +6,10 @@
  */
 import { join } from 'node:path';
 import dynalite from 'dynalite';
-import { LOCAL_REGION } from './constants';
+import { LOCAL_REGION, type LocalEndpoints } from './constants';
+
+export type { LocalEndpoints } from './constants';
+
 import { startLocalSqs } from './fauxqs';
 import { startKms } from './kms';
 import { close, listen } from './listen';
@@ -18,17 +21,6 @@ import { startSecretsManager } from './secrets-manager';
  * slows start-up; the bootstrap still waits for ACTIVE, so the wait stays exercised.
  */
 const TABLE_STATE_MS = 50;
-
-export interface LocalEndpoints {
-  /** For `AWS_ENDPOINT_URL_SQS`. */
-  readonly sqs: string;
-  /** For `AWS_ENDPOINT_URL_DYNAMODB`. */
-  readonly dynamodb: string;
-  /** For `AWS_ENDPOINT_URL_SECRETS_MANAGER`. */
-  readonly secretsManager: string;
-  /** For `AWS_ENDPOINT_URL_KMS`. */
-  readonly kms: string;
-}
 
 export interface EmulatorOptions {
   /**

@@ -7,8 +7,8 @@
 
 import { dirname } from 'node:path';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { visible } from '../cli/format';
 import type { OperationalEvent } from '../lambdas/core/parking';
+import { visible } from '../lambdas/core/terminal';
 import { appendPrivateFile, makePrivate, privateDir } from './private-files';
 
 /** Long-poll wait of the events queue: short, so a stop is quick. */

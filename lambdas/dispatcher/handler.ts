@@ -4,19 +4,12 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { queueArnSuffix } from '../adapters/sqs/queue-arn';
 import type { QueueSource } from '../core/envelope';
 import type { Dispatcher } from '../core/ports';
+import type { InvocationHooks } from '../wiring';
 
 export type SqsBatchHandler = (
   event: SQSEvent,
   context: Pick<Context, 'getRemainingTimeInMillis'> & Partial<Pick<Context, 'awsRequestId'>>,
 ) => Promise<SQSBatchResponse>;
-
-/** What the wiring does around each invocation (lambdas/wiring.ts `Wired.invocation`). */
-export interface InvocationHooks {
-  /** Runs the invocation so that every log line it writes carries its request id and cold start. */
-  during?<T>(requestId: string, run: () => Promise<T>): Promise<T>;
-  /** After the batch, failed records or not: the invocation's metrics are written (one flush). */
-  finish?(): void;
-}
 
 /**
  * The handler of both event source mappings. A record from the retry queue (by its
