@@ -30,17 +30,19 @@ export function DeliveryPage(props: { api: ApiClient; deliveryId: string; connec
   const connectionId = props.connectionId ?? delivery?.connectionId;
   return (
     <section>
-      <nav class="crumbs" aria-label="Breadcrumb">
+      <nav class="crumbs break" aria-label="Breadcrumb">
         <a href={href.connections()}>CRM Connections</a> <span aria-hidden="true">/</span>{' '}
         {connectionId && (
           <>
-            <a href={href.connection(connectionId)}>Connection</a> <span aria-hidden="true">/</span>{' '}
+            <ConnectionCrumb api={props.api} connectionId={connectionId} /> <span aria-hidden="true">
+              /
+            </span>{' '}
           </>
         )}
         Delivery
       </nav>
       <h1>Delivery</h1>
-      <p class="mono muted">{props.deliveryId}</p>
+      <p class="mono muted break">{props.deliveryId}</p>
       {resource.state === 'loading' && !delivery && <Loading what="the delivery" />}
       {resource.state === 'error' && <Failed what="the delivery" error={resource.error} retry={reload} />}
       {resource.state === 'ready' && attempts.length === 0 && (
@@ -86,10 +88,20 @@ export function DeliveryPage(props: { api: ApiClient; deliveryId: string; connec
   );
 }
 
+/** The connection's name in the breadcrumb (its id until it loads, or if it cannot be read). */
+function ConnectionCrumb({ api, connectionId }: { api: ApiClient; connectionId: string }) {
+  const [connection] = useResource(() => api.getConnection(connectionId), [connectionId]);
+  return (
+    <a href={href.connection(connectionId)}>
+      {connection.state === 'ready' ? connection.data.name : connectionId}
+    </a>
+  );
+}
+
 function AttemptCard({ attempt: a }: { attempt: Attempt }) {
   return (
     <li class="card attempt">
-      <div class="card-head">
+      <div class="card-head wrap">
         <h2>
           Attempt {a.attempt} <OutcomeBadge outcome={a.outcome} />
           {a.final && <span class="tag">final</span>}
