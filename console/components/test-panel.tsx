@@ -6,11 +6,13 @@ import { formatDuration } from '../format';
 import { href } from '../router';
 import type { Attempt } from '../types';
 import { OutcomeBadge } from './badges';
+import { FailureAdvice, useLocalMode } from './failure-advice';
 
 export function TestPanel(props: { api: ApiClient; connectionId: string; onSent: () => void }) {
   const [result, setResult] = useState<Attempt>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const local = useLocalMode();
   // After a send, focus moves to what it produced (the result, or why it failed), not to <body>.
   const sent = useRef(false);
   const resultEl = useRef<HTMLElement>(null);
@@ -69,6 +71,7 @@ export function TestPanel(props: { api: ApiClient; connectionId: string; onSent:
             </dd>
           </dl>
           {result.error && <p class="form-error">{result.error}</p>}
+          <FailureAdvice attempt={result} local={local} />
           <h3>Response</h3>
           {result.responseSnippet ? (
             <pre class="snippet">{result.responseSnippet}</pre>

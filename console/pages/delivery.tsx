@@ -7,6 +7,7 @@
 import { useRef } from 'preact/hooks';
 import type { ApiClient } from '../api';
 import { OutcomeBadge } from '../components/badges';
+import { FailureAdvice, useLocalMode } from '../components/failure-advice';
 import { ResendPanel } from '../components/resend-panel';
 import { Empty, Failed, Loading } from '../components/states';
 import { deliveryState, formatDuration, formatTime } from '../format';
@@ -28,6 +29,7 @@ export function DeliveryPage(props: { api: ApiClient; deliveryId: string; connec
         : undefined;
   const attempts = delivery ? [...delivery.attempts].sort((a, b) => a.attempt - b.attempt) : [];
   const connectionId = props.connectionId ?? delivery?.connectionId;
+  const local = useLocalMode();
   return (
     <section>
       <nav class="crumbs break" aria-label="Breadcrumb">
@@ -81,7 +83,7 @@ export function DeliveryPage(props: { api: ApiClient; deliveryId: string; connec
       )}
       <ol class="attempts">
         {attempts.map((a) => (
-          <AttemptCard key={a.attempt} attempt={a} />
+          <AttemptCard key={a.attempt} attempt={a} local={local} />
         ))}
       </ol>
     </section>
@@ -98,7 +100,7 @@ function ConnectionCrumb({ api, connectionId }: { api: ApiClient; connectionId: 
   );
 }
 
-function AttemptCard({ attempt: a }: { attempt: Attempt }) {
+function AttemptCard({ attempt: a, local }: { attempt: Attempt; local: boolean | undefined }) {
   return (
     <li class="card attempt">
       <div class="card-head wrap">
@@ -135,6 +137,7 @@ function AttemptCard({ attempt: a }: { attempt: Attempt }) {
           </>
         )}
       </dl>
+      <FailureAdvice attempt={a} local={local} />
       <RequestView attempt={a} />
       <h3>Response</h3>
       {a.responseSnippet ? (
