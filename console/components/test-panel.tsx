@@ -43,7 +43,9 @@ export function TestPanel(props: { api: ApiClient; connectionId: string; onSent:
   return (
     <div class="card">
       <h2>Test delivery</h2>
-      <p class="muted">Sends one signed test event to the URL now and shows the answer.</p>
+      <p class="muted">
+        Sends one signed test event to the URL at once and shows the answer. It is not held to the rate limit.
+      </p>
       <button type="button" class="button primary" onClick={send} disabled={busy}>
         {busy ? 'Sending…' : 'Send Test'}
       </button>

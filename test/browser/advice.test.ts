@@ -1,7 +1,9 @@
 /**
  * What the console says next to what it offers: Send Test to a receiver whose certificate is
  * not trusted (as a self-signed one) shows the CLI's "what to do" advice (local mode's
- * `certs issue`), under the result and on the delivery's page.
+ * `certs issue`), under the result and on the delivery's page; Send Test says it is sent at
+ * once, outside the rate limit; Resend, Retry and Recover say they use the connection as it is
+ * now and wait for its rate limit.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -56,6 +58,12 @@ describe('what the console says beside Send Test and Resend', () => {
     await byRole(page, 'link', 'Local CRM');
     await page.goto(`${api.origin}/console/#/connections/${connectionId}`);
     await byRole(page, 'button', 'Send Test');
+    await waitForText(page, 'Sends one signed test event to the URL at once');
+    await waitForText(page, 'It is not held to the rate limit.');
+    await waitForText(
+      page,
+      "Retry and Recover send to the connection's current URL, method, headers and secret",
+    );
 
     await clickButton(page, 'Send Test');
     await byRole(page, 'region', 'Test result');
@@ -70,12 +78,15 @@ describe('what the console says beside Send Test and Resend', () => {
     await screenshot(page, '40-send-test-untrusted-certificate');
   });
 
-  it("shows the same advice on the delivery's page", async () => {
+  it("shows the same advice on the delivery's page, and what Resend sends to", async () => {
     await (await page.waitForSelector('.test-result a[href*="deliveries"]'))!.click();
     await waitForText(page, 'Request body');
     await page.waitForSelector('.attempt .advice');
     expect(await textOf(page, '.attempt .advice')).toContain(
       'npx webhooks --local certs issue --out ./certs',
+    );
+    expect(await textOf(page, '.resend-terms')).toBe(
+      "It goes to the connection's current URL, method, headers and secret, not those of the first attempt, and waits for the connection's rate limit like any delivery (a resent test too).",
     );
     await screenshot(page, '41-delivery-untrusted-certificate');
   });
