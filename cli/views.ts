@@ -9,6 +9,8 @@ import type { DeadLetterEntry } from '../lambdas/management';
 import { healthView } from '../lambdas/management/connections';
 import { type Column, keyValues, plural, relativeTime, truncate, when } from './format';
 
+export { failureAdvice } from '../lambdas/core/failure-advice';
+
 export const HIDDEN = '[hidden]';
 
 /** A connection for `--json`: everything but the custom header values. */
@@ -114,46 +116,6 @@ export function outcomeDetail(
       return `rejected: ${r.error ?? 'the connection is not valid'}`;
     default:
       return r.outcome;
-  }
-}
-
-/** TLS errors that mean "this certificate is not one we trust" (Node's and OpenSSL's codes). */
-const UNTRUSTED_CERTIFICATE =
-  /\b(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_UNTRUSTED)\b/;
-const WRONG_NAME = /\bERR_TLS_CERT_ALTNAME_INVALID\b/;
-const EXPIRED = /\b(CERT_HAS_EXPIRED|CERT_NOT_YET_VALID)\b/;
-
-/**
- * What to do about a failed attempt, when the error says enough: an untrusted, misnamed or
- * expired certificate, or nothing listening. Undefined when there is nothing to add.
- */
-export function failureAdvice(
-  r: Pick<AttemptRecord, 'outcome' | 'error' | 'target'>,
-  options: { local: boolean; suggest: (command: string) => string },
-): string | undefined {
-  if (r.outcome !== 'network_error' || !r.error) return undefined;
-  const issue = options.suggest('certs issue --out ./certs');
-  if (UNTRUSTED_CERTIFICATE.test(r.error) || WRONG_NAME.test(r.error) || EXPIRED.test(r.error)) {
-    const what = WRONG_NAME.test(r.error)
-      ? "the receiver's certificate is not valid for this host name"
-      : EXPIRED.test(r.error)
-        ? "the receiver's certificate has expired (or is not valid yet)"
-        : "the receiver's certificate is not signed by a CA the dispatcher trusts";
-    return options.local
-      ? `${what}. Serve one from local mode's CA, which local mode trusts: ${issue} (valid for localhost, 127.0.0.1 and ::1), or start local mode with WEBHOOKS_EXTRA_CA_FILE=<your CA's PEM file>`
-      : `${what}. Deliveries trust the public CAs only: serve a certificate from a public CA (e.g. Let's Encrypt) valid for the URL's host name.`;
-  }
-  if (/\bECONNREFUSED\b/.test(r.error)) {
-    return `nothing accepts connections at ${safeOrigin(r.target)}: is the receiver running, on that port?`;
-  }
-  return undefined;
-}
-
-function safeOrigin(target: string): string {
-  try {
-    return new URL(target).host;
-  } catch {
-    return 'the target';
   }
 }
 

@@ -74,6 +74,28 @@ export async function fetchApiIndex(baseUrl: string, fetchImpl: Fetch = globalTh
   }
 }
 
+/**
+ * Whether a link's session works, asked before it may replace the tab's live session: the
+ * signature can only be checked by the API. The cheapest authenticated read is one connection of
+ * the application's list. A 401 is `invalid` (or `expired`); a network failure or another answer
+ * is `unchecked`: the link is not used, since nothing shows it works. This client has no
+ * onUnauthorized, so the refusal never ends the live session.
+ */
+export async function verifySession(
+  baseUrl: string,
+  session: { applicationId: string; token: string },
+  fetchImpl?: Fetch,
+): Promise<'accepted' | 'invalid' | 'expired' | 'unchecked'> {
+  const client = new ApiClient({ baseUrl, ...session, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
+  try {
+    await client.listConnections(undefined, 1);
+    return 'accepted';
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 401) return 'unchecked';
+    return error.code === 'session_expired' ? 'expired' : 'invalid';
+  }
+}
+
 /** The index's command for one application (`app_…` when the application is not known). */
 export function consoleCommandFor(template: string, applicationId?: string): string {
   return template.replaceAll('{applicationId}', applicationId ?? 'app_…');

@@ -10,7 +10,7 @@ import { SessionPage } from './pages/expired';
 import { NewConnectionPage } from './pages/new-connection';
 import { SwitchQuestion } from './pages/switch';
 import { href, navigate, type Route, useRoute } from './router';
-import { isLive } from './session';
+import { isLive, type RefusedLink } from './session';
 import type { ConsoleState, SessionStore } from './session-store';
 
 const TITLES: Record<Route['page'], string> = {
@@ -31,7 +31,7 @@ function useStore(store: SessionStore): ConsoleState {
 }
 
 export function App({ store }: { store: SessionStore }) {
-  const { session, offer, refused, ended } = useStore(store);
+  const { session, offer, refused, ended, checking } = useStore(store);
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
   const firstRoute = useRef(true);
@@ -84,13 +84,15 @@ export function App({ store }: { store: SessionStore }) {
           />
         ) : (
           <>
+            {checking && (
+              <p class="note" role="status">
+                Checking the link you opened…
+              </p>
+            )}
             {refused && (
               <div class="note notice" role="status">
                 <p>
-                  {refused.reason === 'expired'
-                    ? `The link you opened${refused.applicationId ? ` for ${refused.applicationId}` : ''} has expired.`
-                    : 'The link you opened is not a valid console link.'}{' '}
-                  This tab is still signed in to {session.applicationId}.
+                  {refusedText(refused)} This tab is still signed in to {session.applicationId}.
                 </p>
                 <button type="button" class="button subtle" onClick={() => store.dismissRefused()}>
                   Dismiss
@@ -103,6 +105,14 @@ export function App({ store }: { store: SessionStore }) {
       </main>
     </>
   );
+}
+
+function refusedText(refused: RefusedLink): string {
+  const app = refused.applicationId ? ` for ${refused.applicationId}` : '';
+  if (refused.reason === 'expired') return `The link you opened${app} has expired.`;
+  if (refused.reason === 'unchecked')
+    return `The link you opened${app} was not used: the API could not be asked whether it is valid. Open it again in a moment.`;
+  return 'The link you opened is not a valid console link.';
 }
 
 function RoutePage({ api, route }: { api: ApiClient; route: Route }) {

@@ -42,6 +42,19 @@ export function parseRateLimit(raw: string): { value: number | null } | { error:
 
 const HTTPS = 'URL must start with https://';
 
+/**
+ * Local mode's next step for an http:// receiver on this machine: a certificate from local mode's
+ * own CA, which local mode already trusts (README, "Your own endpoint, end to end"). A deployed
+ * stack has no such CA, so it is said only in local mode.
+ */
+export const LOCAL_HTTPS_HINT =
+  'URL must start with https://. For a receiver on this machine, issue it a certificate local mode trusts: npx webhooks --local certs issue --out ./certs, serve HTTPS with it, and use https://localhost:<port>/…';
+
+/** The https:// rule's words: with local mode's next step when an http:// URL was given there. */
+function httpsError(url: string, local: boolean | undefined): string {
+  return local && /^http:\/\//i.test(url.trim()) ? LOCAL_HTTPS_HINT : HTTPS;
+}
+
 function parses(url: string): boolean {
   try {
     new URL(url);
@@ -54,14 +67,15 @@ function parses(url: string): boolean {
 /** Every error of the form at once, before sending; the parsed headers when they are valid. */
 export function checkConnectionForm(
   values: FormValues,
-  options: { editing?: boolean } = {},
+  /** `local`: the API runs in local mode (its index says so), where an http:// URL gets a next step. */
+  options: { editing?: boolean; local?: boolean } = {},
 ): { errors: FieldErrors; headers?: Record<string, string | null> } {
   const errors: FieldErrors = {};
   if (values.name.trim() === '')
     errors.name = 'Name is required: a name you will recognise, like Orders to CRM';
   const url = values.url.trim();
   if (url === '') errors.url = "URL is required: the receiver's address, starting with https://";
-  else if (!/^https:\/\//i.test(url)) errors.url = HTTPS;
+  else if (!/^https:\/\//i.test(url)) errors.url = httpsError(url, options.local);
   else if (!parses(url)) errors.url = 'URL is not a complete address, like https://crm.example.com/webhooks';
   const rate = parseRateLimit(values.rateLimit ?? '');
   if ('error' in rate) errors.rateLimit = rate.error;
@@ -86,11 +100,16 @@ export function fieldOf(apiField: string | undefined): Field | undefined {
  * with https://"; others keep the API's reason after what was refused
  * ("URL not accepted: port 8443 is not allowed (allowed: 443)").
  */
-export function plainFieldError(apiField: string, message: string): string {
+export function plainFieldError(
+  apiField: string,
+  message: string,
+  options: { url?: string; local?: boolean } = {},
+): string {
   const field = fieldOf(apiField);
   const problem = message.startsWith(`${apiField}: `) ? message.slice(apiField.length + 2) : message;
   if (!field) return message;
-  if (field === 'url' && /^must use https:/.test(problem)) return HTTPS;
+  if (field === 'url' && /^must use https:/.test(problem))
+    return httpsError(options.url ?? '', options.local);
   if (field === 'url' && /^is not a valid absolute URL/.test(problem))
     return 'URL is not a complete address, like https://crm.example.com/webhooks';
   if (/^is required/.test(problem)) return `${FIELD_LABELS[field]} is required`;

@@ -23,6 +23,10 @@ export const PARK_REASON_LABELS: Record<ParkReason, string> = {
   blocked: 'Destination refused',
 };
 
+/**
+ * A time in the browser's zone, the zone named (`Nov 22, 2026, 10:00:00 AM UTC`): an operator
+ * comparing it with a receiver's logs or another colleague's screen must know which clock it is.
+ */
 export function formatTime(iso: string | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);
@@ -34,7 +38,16 @@ export function formatTime(iso: string | undefined): string {
     hour: '2-digit',
     minute: '2-digit',
     second: '2-digit',
+    timeZoneName: 'short',
   });
+}
+
+/** The browser's time zone as formatTime names it (`UTC`, `CET`, `GMT+1`): for labels of times shown without it. */
+export function timeZoneName(at = new Date()): string {
+  const part = new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' })
+    .formatToParts(at)
+    .find((p) => p.type === 'timeZoneName');
+  return part?.value ?? 'local time';
 }
 
 export function formatDuration(ms: number | undefined | null): string {
@@ -59,22 +72,37 @@ const deliveries = (n: number) => `${n} ${n === 1 ? 'delivery' : 'deliveries'}`;
  * `parked`: whether the connection has parked deliveries, when the caller knows.
  */
 export function healthSummary(h: Health, parked?: boolean): string {
+  return healthParts(h, parked)
+    .map((p) => (p.label === 'State' ? p.value : `${p.label}: ${p.value}`))
+    .join('; ');
+}
+
+/** One labelled part of a connection's health, as the connection page lists them. */
+export interface HealthPart {
+  label: string;
+  value: string;
+}
+
+/**
+ * The same facts as healthSummary, in short labelled parts (state, failing since, parked, last
+ * failure, last success) instead of one long sentence.
+ */
+export function healthParts(h: Health, parked?: boolean): HealthPart[] {
   const n = h.consecutiveFailures;
-  const parts: string[] = [];
-  if (h.state === 'healthy')
-    parts.push(
-      n > 0
+  const state =
+    h.state === 'healthy'
+      ? n > 0
         ? `Not failing yet: ${deliveries(n)} in a row failed on every attempt`
-        : 'No failed deliveries in a row',
-    );
-  else
-    parts.push(
-      `${h.state === 'failing' ? 'Failing' : 'Disabled after failing'}: ${deliveries(n)} in a row failed on every attempt${h.failingSince ? ` since ${formatTime(h.failingSince)}` : ''}`,
-    );
-  if (parked) parts.push('some deliveries are parked, waiting to be sent again');
-  if (h.lastFailureAt) parts.push(`last failure ${formatTime(h.lastFailureAt)}`);
-  if (h.lastSuccessAt) parts.push(`last success after a failure ${formatTime(h.lastSuccessAt)}`);
-  return parts.join('; ');
+        : 'No failed deliveries in a row'
+      : `${h.state === 'failing' ? 'Failing' : 'Disabled after failing'}: ${deliveries(n)} in a row failed on every attempt`;
+  const parts: HealthPart[] = [{ label: 'State', value: state }];
+  if (h.state !== 'healthy' && h.failingSince)
+    parts.push({ label: 'Failing since', value: formatTime(h.failingSince) });
+  if (parked) parts.push({ label: 'Parked', value: 'some deliveries, waiting to be sent again' });
+  if (h.lastFailureAt) parts.push({ label: 'Last failure', value: formatTime(h.lastFailureAt) });
+  if (h.lastSuccessAt)
+    parts.push({ label: 'Last success after a failure', value: formatTime(h.lastSuccessAt) });
+  return parts;
 }
 
 /**

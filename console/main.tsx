@@ -5,6 +5,7 @@
  */
 
 import { render } from 'preact';
+import { apiBaseFor, verifySession } from './api';
 import { App } from './app';
 import { SessionStore } from './session-store';
 
@@ -12,6 +13,7 @@ const store = new SessionStore({
   location: window.location,
   history: window.history,
   storage: window.sessionStorage,
+  verify: (session) => verifySession(apiBaseFor(window.location.href), session),
 });
 window.addEventListener('hashchange', (event) => store.onLocationChange(event.oldURL));
 

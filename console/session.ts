@@ -93,6 +93,8 @@ export function isLive(session: Session, now: number): boolean {
  * - `ask`: it names another application than the tab's live session: the user decides;
  * - `keep`: it cannot be used (names no application, or expired) and a live session stays;
  * - `invalid`: it cannot be used and there is no live session.
+ * Only the API can verify a token's signature: a `use` or `ask` that would replace a live session
+ * is checked with the API first (console/session-store.ts), so a forged link never signs a tab out.
  */
 export type LinkDecision =
   | { action: 'use'; session: Session }
@@ -100,9 +102,12 @@ export type LinkDecision =
   | { action: 'keep'; current: Session; refused: RefusedLink }
   | { action: 'invalid' };
 
-/** A link that was not used, and why. */
+/**
+ * A link that was not used, and why: `invalid` (it names no application, or the API refused its
+ * token), `expired`, or `unchecked` (the API could not be asked, so it did not replace anything).
+ */
 export interface RefusedLink {
-  reason: 'invalid' | 'expired';
+  reason: 'invalid' | 'expired' | 'unchecked';
   /** The application the link named, when it named one. */
   applicationId?: string;
 }

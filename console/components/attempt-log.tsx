@@ -6,7 +6,7 @@
 
 import { useId, useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
-import { formatDuration, formatTime, localInputToIso, OUTCOME_LABELS } from '../format';
+import { formatDuration, formatTime, localInputToIso, OUTCOME_LABELS, timeZoneName } from '../format';
 import { Pager } from '../pages/connections';
 import { href } from '../router';
 import { type AttemptFilters, OUTCOMES, type Outcome } from '../types';
@@ -80,11 +80,11 @@ export function AttemptLog(props: { api: ApiClient; connectionId: string; refres
           </select>
         </div>
         <div class="field">
-          <label for={`${id}-since`}>Since</label>
+          <label for={`${id}-since`}>Since ({timeZoneName()})</label>
           <input id={`${id}-since`} type="datetime-local" value={draft.since} onInput={set('since')} />
         </div>
         <div class="field">
-          <label for={`${id}-until`}>Until</label>
+          <label for={`${id}-until`}>Until ({timeZoneName()})</label>
           <input id={`${id}-until`} type="datetime-local" value={draft.until} onInput={set('until')} />
         </div>
         <div class="field">

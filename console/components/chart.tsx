@@ -9,7 +9,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
 import { isLabelled, labelEvery, labelWidth, RANGES, type Range, windowFor } from '../chart-scale';
-import { formatDuration, OUTCOME_LABELS } from '../format';
+import { formatDuration, OUTCOME_LABELS, timeZoneName } from '../format';
 import { OUTCOMES, type Stats } from '../types';
 import { useResource } from '../use-resource';
 import { Empty, Failed, Loading } from './states';
@@ -44,7 +44,9 @@ function MeasuredFigure({
   }, []);
   return (
     <figure ref={figure}>
-      <figcaption>{caption}</figcaption>
+      <figcaption>
+        {caption} <span class="muted small">(times in {timeZoneName()})</span>
+      </figcaption>
       {draw(width)}
       {children}
     </figure>

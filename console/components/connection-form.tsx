@@ -17,6 +17,7 @@ import {
   plainFieldError,
 } from '../connection-rules';
 import { type Connection, type ConnectionInput, METHODS, type Method } from '../types';
+import { isLocalMode, useApiIndex } from '../use-api-index';
 
 export interface ConnectionFormProps {
   /** An existing connection to edit: its header values are hidden, so the form shows null ("keep"). */
@@ -44,6 +45,8 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
   const [errors, setErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  // Local mode's API says so in its index: an http:// URL then gets local mode's next step.
+  const local = isLocalMode(useApiIndex());
 
   /** Shows the errors and moves focus to the first field that has one. */
   const show = (found: FieldErrors) => {
@@ -57,7 +60,7 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
     setFormError(undefined);
     const checked = checkConnectionForm(
       { name, url, headers, rateLimit },
-      { editing: initial !== undefined },
+      { editing: initial !== undefined, local },
     );
     if (Object.keys(checked.errors).length > 0 || !checked.headers) {
       show(checked.errors);
@@ -78,8 +81,10 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
       await onSubmit(input);
     } catch (error) {
       const field = error instanceof ApiError ? fieldOf(error.field) : undefined;
-      if (field) show({ [field]: plainFieldError((error as ApiError).field!, (error as ApiError).message) });
-      else setFormError((error as Error).message);
+      if (field) {
+        const { field: apiField, message } = error as ApiError;
+        show({ [field]: plainFieldError(apiField!, message, { url, local }) });
+      } else setFormError((error as Error).message);
     } finally {
       setBusy(false);
     }

@@ -76,7 +76,8 @@ export function ParkedPanel(props: {
       </div>
       <p class="muted">
         Deliveries that failed on every attempt, or met a disabled connection or a refused destination, are
-        kept here with their exact body. Fix the endpoint, then send them again.
+        kept here with their exact body. Fix the endpoint, then send them again: Retry and Recover send to the
+        connection's current URL, method, headers and secret, and wait for its rate limit like any delivery.
       </p>
       {!empty && page.state === 'ready' && (
         <RecoverControl

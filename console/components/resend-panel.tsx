@@ -63,6 +63,10 @@ export function ResendPanel(props: {
         Sends this delivery again through the pipeline as its next attempt, freshly signed, whatever its
         outcome so far.
       </p>
+      <p class="muted resend-terms">
+        It goes to the connection's current URL, method, headers and secret, not those of the first attempt,
+        and waits for the connection's rate limit like any delivery (a resent test too).
+      </p>
       <button type="button" class="button primary" onClick={resend} disabled={busy}>
         {busy ? 'Resending…' : 'Resend'}
       </button>

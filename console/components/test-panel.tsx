@@ -6,11 +6,13 @@ import { formatDuration } from '../format';
 import { href } from '../router';
 import type { Attempt } from '../types';
 import { OutcomeBadge } from './badges';
+import { FailureAdvice, useLocalMode } from './failure-advice';
 
 export function TestPanel(props: { api: ApiClient; connectionId: string; onSent: () => void }) {
   const [result, setResult] = useState<Attempt>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const local = useLocalMode();
   // After a send, focus moves to what it produced (the result, or why it failed), not to <body>.
   const sent = useRef(false);
   const resultEl = useRef<HTMLElement>(null);
@@ -41,7 +43,9 @@ export function TestPanel(props: { api: ApiClient; connectionId: string; onSent:
   return (
     <div class="card">
       <h2>Test delivery</h2>
-      <p class="muted">Sends one signed test event to the URL now and shows the answer.</p>
+      <p class="muted">
+        Sends one signed test event to the URL at once and shows the answer. It is not held to the rate limit.
+      </p>
       <button type="button" class="button primary" onClick={send} disabled={busy}>
         {busy ? 'Sending…' : 'Send Test'}
       </button>
@@ -69,6 +73,7 @@ export function TestPanel(props: { api: ApiClient; connectionId: string; onSent:
             </dd>
           </dl>
           {result.error && <p class="form-error">{result.error}</p>}
+          <FailureAdvice attempt={result} local={local} />
           <h3>Response</h3>
           {result.responseSnippet ? (
             <pre class="snippet">{result.responseSnippet}</pre>

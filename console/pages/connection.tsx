@@ -11,7 +11,7 @@ import { RateLimitState } from '../components/rate-limit-state';
 import { SecretPanel } from '../components/secret-panel';
 import { Failed, Loading } from '../components/states';
 import { TestPanel } from '../components/test-panel';
-import { formatTime, healthSummary } from '../format';
+import { formatTime, healthParts } from '../format';
 import { href, navigate } from '../router';
 import type { Connection } from '../types';
 import { useResource } from '../use-resource';
@@ -214,8 +214,9 @@ function Overview({
 }
 
 /**
- * Health in words: the state and what it rests on, whether deliveries are parked, and the last
- * failure and success the dispatcher recorded (healthSummary never claims that deliveries succeed).
+ * Health in short labelled parts: the state and what it rests on, when it started failing,
+ * whether deliveries are parked, and the last failure and success the dispatcher recorded
+ * (healthParts never claims that deliveries succeed).
  */
 function HealthFacts({
   api,
@@ -227,5 +228,15 @@ function HealthFacts({
   refresh: number;
 }) {
   const [parked] = useResource(() => api.listParked(c.connectionId, undefined, 1), [c.connectionId, refresh]);
-  return <span>{healthSummary(c.health, parked.state === 'ready' && parked.data.data.length > 0)}</span>;
+  const parts = healthParts(c.health, parked.state === 'ready' && parked.data.data.length > 0);
+  return (
+    <dl class="health-parts">
+      {parts.map((p) => (
+        <div key={p.label}>
+          <dt>{p.label}</dt>
+          <dd>{p.value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
 }

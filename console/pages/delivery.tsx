@@ -7,6 +7,7 @@
 import { useRef } from 'preact/hooks';
 import type { ApiClient } from '../api';
 import { OutcomeBadge } from '../components/badges';
+import { FailureAdvice, useLocalMode } from '../components/failure-advice';
 import { ResendPanel } from '../components/resend-panel';
 import { Empty, Failed, Loading } from '../components/states';
 import { deliveryState, formatDuration, formatTime } from '../format';
@@ -28,19 +29,22 @@ export function DeliveryPage(props: { api: ApiClient; deliveryId: string; connec
         : undefined;
   const attempts = delivery ? [...delivery.attempts].sort((a, b) => a.attempt - b.attempt) : [];
   const connectionId = props.connectionId ?? delivery?.connectionId;
+  const local = useLocalMode();
   return (
     <section>
-      <nav class="crumbs" aria-label="Breadcrumb">
+      <nav class="crumbs break" aria-label="Breadcrumb">
         <a href={href.connections()}>CRM Connections</a> <span aria-hidden="true">/</span>{' '}
         {connectionId && (
           <>
-            <a href={href.connection(connectionId)}>Connection</a> <span aria-hidden="true">/</span>{' '}
+            <ConnectionCrumb api={props.api} connectionId={connectionId} /> <span aria-hidden="true">
+              /
+            </span>{' '}
           </>
         )}
         Delivery
       </nav>
       <h1>Delivery</h1>
-      <p class="mono muted">{props.deliveryId}</p>
+      <p class="mono muted break">{props.deliveryId}</p>
       {resource.state === 'loading' && !delivery && <Loading what="the delivery" />}
       {resource.state === 'error' && <Failed what="the delivery" error={resource.error} retry={reload} />}
       {resource.state === 'ready' && attempts.length === 0 && (
@@ -79,17 +83,27 @@ export function DeliveryPage(props: { api: ApiClient; deliveryId: string; connec
       )}
       <ol class="attempts">
         {attempts.map((a) => (
-          <AttemptCard key={a.attempt} attempt={a} />
+          <AttemptCard key={a.attempt} attempt={a} local={local} />
         ))}
       </ol>
     </section>
   );
 }
 
-function AttemptCard({ attempt: a }: { attempt: Attempt }) {
+/** The connection's name in the breadcrumb (its id until it loads, or if it cannot be read). */
+function ConnectionCrumb({ api, connectionId }: { api: ApiClient; connectionId: string }) {
+  const [connection] = useResource(() => api.getConnection(connectionId), [connectionId]);
+  return (
+    <a href={href.connection(connectionId)}>
+      {connection.state === 'ready' ? connection.data.name : connectionId}
+    </a>
+  );
+}
+
+function AttemptCard({ attempt: a, local }: { attempt: Attempt; local: boolean | undefined }) {
   return (
     <li class="card attempt">
-      <div class="card-head">
+      <div class="card-head wrap">
         <h2>
           Attempt {a.attempt} <OutcomeBadge outcome={a.outcome} />
           {a.final && <span class="tag">final</span>}
@@ -123,6 +137,7 @@ function AttemptCard({ attempt: a }: { attempt: Attempt }) {
           </>
         )}
       </dl>
+      <FailureAdvice attempt={a} local={local} />
       <RequestView attempt={a} />
       <h3>Response</h3>
       {a.responseSnippet ? (

@@ -1,23 +1,7 @@
 /** What a visitor without a working session sees: why, and how to get a new link. */
 
-import { useEffect, useState } from 'preact/hooks';
-import { apiBaseFor, consoleCommandFor, DEFAULT_CONSOLE_COMMAND, fetchApiIndex } from '../api';
-import type { ApiIndex } from '../types';
-
-/** The API's index, asked once: it says whether this is local mode, and the command that works here. */
-function useApiIndex(): ApiIndex | 'loading' | 'unknown' {
-  const [index, setIndex] = useState<ApiIndex | 'loading' | 'unknown'>('loading');
-  useEffect(() => {
-    let current = true;
-    fetchApiIndex(apiBaseFor(window.location.href)).then((found) => {
-      if (current) setIndex(found ?? 'unknown');
-    });
-    return () => {
-      current = false;
-    };
-  }, []);
-  return index;
-}
+import { consoleCommandFor, DEFAULT_CONSOLE_COMMAND } from '../api';
+import { isLocalMode, useApiIndex } from '../use-api-index';
 
 export function SessionPage({
   reason,
@@ -47,7 +31,7 @@ export function SessionPage({
         <p>{why}</p>
         <h2>Get a new link</h2>
         <p>
-          {index !== 'loading' && index !== 'unknown' && index.mode === 'local'
+          {isLocalMode(index)
             ? 'This console is served by local mode (npm start). In the project folder, mint a link'
             : 'If you run the webhook stack, mint one'}{' '}
           for your application (valid for one hour unless you pass <code>--ttl</code>):

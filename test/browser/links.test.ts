@@ -3,7 +3,8 @@
  * mode's API): a link for another application only asks, naming both, and switches when the
  * user says so; the same application's link refreshes the session. Whichever way a link arrives
  * (a fresh page load, or a fragment change with no reload), its token never stays in the
- * address bar or in the tab's history.
+ * address bar or in the tab's history. A link whose token the API does not accept (a forged
+ * signature) replaces nothing: the working session stays, and the page says the link was not valid.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -44,6 +45,21 @@ async function tabState(p: Page): Promise<{ href: string; length: number; stored
 const link = async (applicationId: string) =>
   (await management.createConsoleSession({ applicationId, apiUrl: api.origin })).consoleUrl;
 const fragmentOf = (url: string) => new URL(url).hash;
+
+/** A link's fragment with its token's claims changed (a later expiry) and the signature kept. */
+function forged(fragment: string): string {
+  const [header, payload, signature] = new URLSearchParams(fragment.slice(1)).get('token')!.split('.');
+  const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as { exp: number };
+  const changed = Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 3600 })).toString('base64url');
+  return `#token=${header}.${changed}.${signature}`;
+}
+
+const storedToken = (p: Page) =>
+  p.evaluate(() => {
+    const g = globalThis as unknown as TabGlobals;
+    const key = g.sessionStorage.key(0);
+    return key ? g.sessionStorage.getItem(key) : null;
+  });
 
 beforeAll(async () => {
   harness = await startConsoleHarness({
@@ -146,5 +162,33 @@ describe('a console link opened in a tab that already shows the console', () => 
     await byRole(page, 'link', 'Alpha CRM');
     expect(await page.$('::-p-aria([role="alertdialog"])')).toBeNull();
     expect((await tabState(page)).href).toBe(`${api.origin}/console/`);
+  });
+
+  it('keeps the working session when a link for the same application has a forged token', async () => {
+    await byRole(page, 'link', 'Alpha CRM');
+    const working = await storedToken(page);
+    const bad = forged(fragmentOf(await link(appA)));
+    expect(bad).not.toContain(working);
+
+    // As a fragment change, then as a fresh page load: each time the link is refused.
+    await page.evaluate((hash) => {
+      (globalThis as unknown as TabGlobals).location.hash = hash;
+    }, bad);
+    await waitForText(page, 'The link you opened is not a valid console link.');
+    expect(await storedToken(page)).toBe(working);
+    await page.goto('about:blank');
+    await page.goto(`${api.origin}/console/${bad}`);
+    await waitForText(page, 'The link you opened is not a valid console link.');
+    expect(await bodyText(page)).toContain(`This tab is still signed in to ${appA}.`);
+    await screenshot(page, '21-forged-link-refused');
+    const state = await tabState(page);
+    expect(state.href).not.toContain('token');
+    expect(await storedToken(page)).toBe(working);
+
+    // The session still works: the API answers with it.
+    await (await byRole(page, 'link', 'Alpha CRM')).click();
+    await byRole(page, 'button', 'Send Test');
+    expect(await bodyText(page)).toContain('Connection id');
+    expect((await tabState(page)).stored).toBe(appA);
   });
 });

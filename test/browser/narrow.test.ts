@@ -1,7 +1,7 @@
 /**
  * The console on a 400 px wide screen, and its charts at the default range: no page scrolls
- * sideways, every column of a table stays in view (rows stack), and the charts' tick labels
- * keep a readable size and never overlap, on a phone and on a desktop.
+ * sideways (a delivery's long ids wrap), every column of a table stays in view (rows stack), and
+ * the charts' tick labels keep a readable size and never overlap, on a phone and on a desktop.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -155,7 +155,36 @@ describe('the console on a 400 px wide screen', () => {
     expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
     expect(await cellsOutOfView(page, 'table[aria-label="Attempts"]')).toEqual([]);
     expect(await cellsOutOfView(page, 'table[aria-label="Parked deliveries"]')).toEqual([]);
+    // Health in short labelled parts, not one long sentence.
+    expect(await page.$$eval('.health-parts dt', (dts) => dts.map((dt) => dt.textContent))).toEqual([
+      'State',
+      'Failing since',
+      'Parked',
+      'Last failure',
+    ]);
     await screenshot(page, '31-connection-400px');
+  });
+
+  it('shows a delivery without sideways scrolling: its long ids wrap', async () => {
+    const link = await page.$eval('table[aria-label="Attempts"] tbody a', (a) => a.getAttribute('href'));
+    await page.goto(`${api.origin}/console/${link}`);
+    await waitForText(page, 'Request body');
+    expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
+    // The breadcrumb names the connection; times name their zone.
+    await byRole(page, 'link', 'CRM');
+    const zone = await page.evaluate(
+      () =>
+        new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' })
+          .formatToParts(new Date())
+          .find((p) => p.type === 'timeZoneName')?.value,
+    );
+    const times = await page.$$eval('.attempt .card-head > span', (spans) => spans.map((s) => s.textContent));
+    expect(times.length).toBeGreaterThan(0);
+    for (const time of times)
+      expect({ time, zoned: time?.endsWith(` ${zone}`) }).toEqual({ time, zoned: true });
+    await screenshot(page, '33-delivery-400px');
+    await page.goto(`${api.origin}/console/#/connections/${connectionId}`);
+    await byRole(page, 'table', 'Attempts');
   });
 
   it('draws the default range (24 hourly buckets) with tick labels readable and apart', async () => {

@@ -146,7 +146,7 @@ describe('endpoint health and parked deliveries in the console', () => {
   it('does not say deliveries succeed of a healthy connection whose deliveries were all parked', async () => {
     await page.goto(`${api.origin}/console/#/connections/${ledger}`);
     await byRole(page, 'table', 'Parked deliveries');
-    await waitForText(page, 'some deliveries are parked');
+    await waitForText(page, 'some deliveries, waiting to be sent again');
     const text = await bodyText(page);
     expect(text).toContain('Healthy');
     expect(text).toContain('Not failing yet: 2 deliveries in a row failed on every attempt');

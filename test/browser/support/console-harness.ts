@@ -14,6 +14,7 @@ import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { buildConsole } from '../../../console/build';
 import { WebhookManagement } from '../../../lambdas/management';
 import { ensureConsoleKey, type LocalApi, startLocalApi } from '../../../local/api-server';
+import type { LocalPki } from '../../../local/tls';
 import { testPki } from '../../support/pki';
 import { type Behaviour, type Receiver, startReceiver } from '../../support/receivers';
 import { resourcesFromEnv } from '../../support/resources';
@@ -33,6 +34,8 @@ export interface ConsoleHarness {
 export async function startConsoleHarness(options: {
   applicationId: string;
   behaviour: Behaviour;
+  /** The receiver's certificate and key (default: the test PKI's, which the dispatcher trusts). */
+  receiverPki?: LocalPki;
   /** Runs before the API starts (seed data). */
   seed?: (h: { management: WebhookManagement; receiver: Receiver }) => Promise<void>;
 }): Promise<ConsoleHarness> {
@@ -41,7 +44,7 @@ export async function startConsoleHarness(options: {
   const [, consoleKeySecret, receiver] = await Promise.all([
     buildConsole(consoleDir),
     ensureConsoleKey(sm, `webhooks-test/console-key-${randomBytes(4).toString('hex')}`),
-    startReceiver(options.behaviour),
+    startReceiver(options.behaviour, options.receiverPki),
   ]);
   sm.destroy();
   const management = new WebhookManagement({

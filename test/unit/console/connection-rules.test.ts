@@ -1,6 +1,7 @@
 import {
   checkConnectionForm,
   fieldOf,
+  LOCAL_HTTPS_HINT,
   parseRateLimit,
   plainFieldError,
 } from '../../../console/connection-rules';
@@ -21,6 +22,19 @@ describe('the connection form in plain words', () => {
     expect(checkConnectionForm({ name: 'CRM', url: 'https://exa mple.com', headers: '' }).errors.url).toMatch(
       /not a complete address/,
     );
+  });
+
+  it("points an http:// URL to local mode's certificate, in local mode only", () => {
+    const http = { name: 'CRM', url: 'http://localhost:8080/hooks', headers: '' };
+    expect(LOCAL_HTTPS_HINT).toContain('npx webhooks --local certs issue');
+    expect(checkConnectionForm(http, { local: true }).errors.url).toBe(LOCAL_HTTPS_HINT);
+    expect(checkConnectionForm(http, { local: false }).errors.url).toBe('URL must start with https://');
+    expect(checkConnectionForm({ ...http, url: 'localhost:8080' }, { local: true }).errors.url).toBe(
+      'URL must start with https://',
+    );
+    const refusal = 'url: must use https:, got http:';
+    expect(plainFieldError('url', refusal, { url: http.url, local: true })).toBe(LOCAL_HTTPS_HINT);
+    expect(plainFieldError('url', refusal, { url: http.url })).toBe('URL must start with https://');
   });
 
   it('passes a valid form with its headers; null keeps a hidden value only when editing', () => {

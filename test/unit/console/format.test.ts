@@ -1,4 +1,4 @@
-import { deliveryState, healthSummary } from '../../../console/format';
+import { deliveryState, formatTime, healthParts, healthSummary, timeZoneName } from '../../../console/format';
 import type { Health } from '../../../console/types';
 
 const AT = '2026-11-22T10:00:00.000Z';
@@ -8,7 +8,7 @@ describe('health in words', () => {
     const clean: Health = { state: 'healthy', consecutiveFailures: 0 };
     expect(healthSummary(clean)).toBe('No failed deliveries in a row');
     expect(healthSummary({ state: 'healthy', consecutiveFailures: 2, lastFailureAt: AT })).toMatch(
-      /^Not failing yet: 2 deliveries in a row failed on every attempt; last failure /,
+      /^Not failing yet: 2 deliveries in a row failed on every attempt; Last failure: /,
     );
     for (const parked of [true, false, undefined])
       for (const h of [clean, { ...clean, consecutiveFailures: 1 }])
@@ -17,17 +17,41 @@ describe('health in words', () => {
 
   it('says when deliveries are parked, whatever the state', () => {
     expect(healthSummary({ state: 'healthy', consecutiveFailures: 0 }, true)).toBe(
-      'No failed deliveries in a row; some deliveries are parked, waiting to be sent again',
+      'No failed deliveries in a row; Parked: some deliveries, waiting to be sent again',
     );
     expect(healthSummary({ state: 'failing', consecutiveFailures: 3 }, true)).toBe(
-      'Failing: 3 deliveries in a row failed on every attempt; some deliveries are parked, waiting to be sent again',
+      'Failing: 3 deliveries in a row failed on every attempt; Parked: some deliveries, waiting to be sent again',
     );
   });
 
   it('keeps the failing and disabled wording, with since when', () => {
     expect(healthSummary({ state: 'disabled', consecutiveFailures: 1, failingSince: AT })).toMatch(
-      /^Disabled after failing: 1 delivery in a row failed on every attempt since /,
+      /^Disabled after failing: 1 delivery in a row failed on every attempt; Failing since: /,
     );
+  });
+
+  it('lists short labelled parts instead of one long sentence', () => {
+    const h: Health = {
+      state: 'failing',
+      consecutiveFailures: 3,
+      failingSince: AT,
+      lastFailureAt: AT,
+      lastSuccessAt: AT,
+    };
+    expect(healthParts(h, true)).toEqual([
+      { label: 'State', value: 'Failing: 3 deliveries in a row failed on every attempt' },
+      { label: 'Failing since', value: formatTime(AT) },
+      { label: 'Parked', value: 'some deliveries, waiting to be sent again' },
+      { label: 'Last failure', value: formatTime(AT) },
+      { label: 'Last success after a failure', value: formatTime(AT) },
+    ]);
+  });
+});
+
+describe('times', () => {
+  it('name their time zone', () => {
+    expect(timeZoneName()).not.toBe('');
+    expect(formatTime(AT).endsWith(` ${timeZoneName(new Date(AT))}`)).toBe(true);
   });
 });
 

@@ -6,7 +6,7 @@ import {
   sessionFromToken,
   takeTokenFromLocation,
 } from '../../../console/session';
-import { SessionStore } from '../../../console/session-store';
+import { type LinkCheck, SessionStore } from '../../../console/session-store';
 
 const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const token = (claims: object) => `${b64url({ alg: 'HS256' })}.${b64url(claims)}.signature`;
@@ -25,7 +25,11 @@ function memoryStorage(): StorageLike & { items: Map<string, string> } {
 }
 
 /** A tab: its address bar (fragment), its history entries' URLs, and its sessionStorage. */
-function tab(hash: string, storage = memoryStorage()) {
+function tab(
+  hash: string,
+  storage = memoryStorage(),
+  verify: (s: Session) => Promise<LinkCheck> = async () => 'accepted',
+) {
   const location = { hash, pathname: '/console/', search: '' };
   const entries = [`/console/${hash}`];
   const history = {
@@ -34,7 +38,7 @@ function tab(hash: string, storage = memoryStorage()) {
       location.hash = new URL(url ?? '', 'https://h').hash;
     },
   };
-  const store = new SessionStore({ location, history, storage, now: () => NOW });
+  const store = new SessionStore({ location, history, storage, verify, now: () => NOW });
   /** The user (or a page) changes the fragment: a new history entry, then the event. */
   const openFragment = (next: string) => {
     const old = `https://h/console/${location.hash}`;
@@ -97,13 +101,14 @@ describe('a link opened in a tab that has a session', () => {
     expect(decideLink(undefined, 'garbage', NOW)).toEqual({ action: 'invalid' });
   });
 
-  it('on a fresh load, offers another application and keeps its token in memory only until accepted', () => {
+  it('on a fresh load, offers another application and keeps its token in memory only until accepted', async () => {
     const storage = memoryStorage();
     const ta = token({ sub: 'app_a', exp: LATER });
     const tb = token({ sub: 'app_b', exp: LATER });
     tab(`#token=${ta}`, storage);
     const { store, entries } = tab(`#token=${tb}`, storage);
     expect(entries).toEqual(['/console/']);
+    await store.whenChecked();
     expect(store.get()).toMatchObject({
       session: { applicationId: 'app_a' },
       offer: { applicationId: 'app_b' },
@@ -114,7 +119,7 @@ describe('a link opened in a tab that has a session', () => {
     expect([...storage.items.values()]).toEqual([tb]);
   });
 
-  it('on a hashchange, scrubs the new entry back to where the tab was; Stay keeps the session', () => {
+  it('on a hashchange, scrubs the new entry back to where the tab was; Stay keeps the session', async () => {
     const ta = token({ sub: 'app_a', exp: LATER });
     const tb = token({ sub: 'app_b', exp: LATER });
     const { store, entries, storage, openFragment } = tab(`#token=${ta}`);
@@ -122,18 +127,20 @@ describe('a link opened in a tab that has a session', () => {
     openFragment(`#token=${tb}`);
     expect(entries).toEqual(['/console/', '/console/#/connections/con_1', '/console/#/connections/con_1']);
     expect(entries.join()).not.toContain('token');
+    await store.whenChecked();
     expect(store.get().offer?.applicationId).toBe('app_b');
     store.decline();
     expect(store.get()).toEqual({ session: sessionFromToken(ta) });
     expect([...storage.items.values()]).toEqual([ta]);
   });
 
-  it('on a hashchange, refreshes the same application without asking', () => {
+  it('on a hashchange, refreshes the same application without asking', async () => {
     const ta = token({ sub: 'app_a', exp: LATER });
     const again = token({ sub: 'app_a', exp: LATER + 3600 });
     const { store, entries, storage, openFragment } = tab(`#token=${ta}`);
     openFragment(`#token=${again}`);
     expect(entries).toEqual(['/console/', '/console/']);
+    await store.whenChecked();
     expect(store.get()).toEqual({ session: sessionFromToken(again) });
     expect([...storage.items.values()]).toEqual([again]);
   });
@@ -144,5 +151,34 @@ describe('a link opened in a tab that has a session', () => {
     openFragment(`#token=${token({ sub: 'app_b', exp: LATER })}`);
     expect(store.get()).toMatchObject({ session: { applicationId: 'app_b' } });
     expect(store.get().ended).toBeUndefined();
+  });
+
+  it('replaces or offers nothing the API does not accept: the live session stays and the link is refused', async () => {
+    const ta = token({ sub: 'app_a', exp: LATER });
+    const forged = token({ sub: 'app_a', exp: LATER + 60 });
+    const other = token({ sub: 'app_b', exp: LATER });
+    const checked: string[] = [];
+    let answer: LinkCheck = 'invalid';
+    const verify = async (s: Session) => {
+      checked.push(s.token);
+      return answer;
+    };
+    const { store, storage, openFragment } = tab(`#token=${ta}`, memoryStorage(), verify);
+    expect(checked).toEqual([]); // the first session of a tab replaces nothing: the API's 401 speaks
+    openFragment(`#token=${forged}`);
+    expect(store.get()).toEqual({ session: sessionFromToken(ta), checking: true });
+    await store.whenChecked();
+    expect(store.get()).toEqual({
+      session: sessionFromToken(ta),
+      refused: { reason: 'invalid', applicationId: 'app_a' },
+    });
+    expect([...storage.items.values()]).toEqual([ta]);
+    answer = 'unchecked';
+    openFragment(`#token=${other}`);
+    await store.whenChecked();
+    expect(store.get()).toMatchObject({ refused: { reason: 'unchecked', applicationId: 'app_b' } });
+    expect(store.get().offer).toBeUndefined();
+    expect(checked).toEqual([forged, other]);
+    expect([...storage.items.values()]).toEqual([ta]);
   });
 });
