@@ -1,22 +1,29 @@
 /**
- * One attempt of one delivery: check the connection, read its secret, wait for a slot, sign,
- * send, and hand the result to settling. A delivery that cannot be attempted (its target
- * refused, its connection invalid, its destination blocked) is settled as a refusal, through
- * the same decision as any attempt.
+ * One delivery, top-down ({@link deliver}): judge the connection, read its secret, take a slot
+ * among the batch's attempts and the rate limit, sign, send, and settle (which decides, acts
+ * and records). Each stage is a named step, most in a file of their own. A delivery that cannot
+ * be attempted (its target refused, its connection invalid, its destination blocked) is settled
+ * as a refusal, through the same decision as any attempt.
  */
 
-import { checkConnection, targetOf } from './connection';
 import { DEADLINE_MARGIN_MS } from './constants';
+import { type Destination, Destinations, loggedTarget } from './destination';
 import type { EgressPolicy } from './egress';
-import { DeadlineError, DestinationRefusedError, infra, ValidationError } from './errors';
+import { DeadlineError, infra } from './errors';
 import { buildHeaders } from './headers';
-import { createLimiter } from './limiter';
+import { createLimiter, type Limiter } from './limiter';
 import type { DispatcherDeps } from './ports';
-import { createRateLimiter, effectiveRateLimit } from './rate-limit';
-import { MIN_ANYWHERE_LENGTH, sensitiveList } from './redact';
-import type { Settler } from './settle';
+import { createRateLimiter, effectiveRateLimit, type RateLimiter } from './rate-limit';
+import type { Settlement, Settler } from './settle';
 import type { Target } from './targets';
-import type { AttemptRecord, Connection, DeliveryMessage, EventFacts, RefusalReason } from './types';
+import type {
+  AttemptRecord,
+  AttemptResult,
+  Connection,
+  DeliveryMessage,
+  EventFacts,
+  RefusalReason,
+} from './types';
 
 /** An invocation as the core carries it: its time left, and whether success lines are written. */
 export interface Run {
@@ -73,278 +80,261 @@ export interface Attempter {
   ): Promise<AttemptRecord>;
 }
 
-/** What checking a connection record gives: where to send, what to log, what to redact. */
-interface Destination {
-  url: URL;
-  target: string;
-  sensitive: string[];
-  /** The values to redact with the secret last read for it (one list per secret version). */
-  redacted?: { secret: string; list: readonly string[] };
+type Deps = Pick<
+  DispatcherDeps,
+  'secrets' | 'sender' | 'clock' | 'scheduler' | 'log' | 'metrics' | 'rateCounter' | 'tracing'
+>;
+
+/** What every delivery of a dispatcher shares: its ports, settling, and the batch-wide state. */
+interface Context {
+  deps: Deps;
+  settler: Settler;
+  options: AttemptOptions;
+  /** Attempts in flight at once across the batch. */
+  limiter: Limiter;
+  rateLimiter?: RateLimiter;
+  destinations: Destinations;
+  sleep(ms: number): Promise<void>;
 }
 
-/** Connections whose last signing secret is remembered (as many as the connection cache holds). */
-const MAX_REMEMBERED_SECRETS = 10_000;
-
-export function createAttempter(
-  deps: Pick<
-    DispatcherDeps,
-    'secrets' | 'sender' | 'clock' | 'scheduler' | 'log' | 'metrics' | 'rateCounter' | 'tracing'
-  >,
-  settler: Settler,
-  options: AttemptOptions,
-): Attempter {
-  const { clock } = deps;
-  const limiter = createLimiter(options.concurrency);
+export function createAttempter(deps: Deps, settler: Settler, options: AttemptOptions): Attempter {
   const sleep = (ms: number) =>
-    clock.sleep ? clock.sleep(ms) : new Promise<void>((resolve) => setTimeout(resolve, ms));
-  const rateLimiter = deps.rateCounter && createRateLimiter(deps.rateCounter, () => clock.now(), sleep);
-  /**
-   * Each connection record's check, kept for as long as the record object lives (the
-   * connection cache hands out the same object until its TTL). URL parsing and the egress and
-   * header checks are more than half the core's CPU: 36-37 µs per delivery with this cache,
-   * 82-86 µs without (`npm run bench -- --only batchTime`, docs/performance.md). Only a record
-   * that passes is kept: a refused one is checked, and refused, every time.
-   */
-  const checked = new WeakMap<Connection, Destination>();
-
-  /**
-   * The secret each connection was last signed with here, so that the one before a rotation is
-   * redacted too: receivers keep accepting it during the overlap, and one that echoes its own
-   * configuration may still print it. Bounded; the least recently changed goes first.
-   */
-  const lastSecret = new Map<string, string>();
-  /**
-   * The secret, the one before it and the destination's own values: one list per secret, which
-   * keeps its redaction pattern. The secret before a rotation stays in the list of the first
-   * record that carries the new one, so until the connection cache next replaces the record:
-   * the rotation overlap.
-   */
-  function redactedValues(connectionId: string, destination: Destination, secret: string): readonly string[] {
-    if (destination.redacted?.secret !== secret) {
-      const before = lastSecret.get(connectionId);
-      const previous = before !== undefined && before !== secret ? [before] : [];
-      destination.redacted = { secret, list: sensitiveList([secret, ...previous, ...destination.sensitive]) };
-      lastSecret.delete(connectionId);
-      lastSecret.set(connectionId, secret);
-      if (lastSecret.size > MAX_REMEMBERED_SECRETS) lastSecret.delete(lastSecret.keys().next().value!);
-    }
-    return destination.redacted.list;
-  }
-  function destinationOf(connection: Connection): Destination {
-    let entry = checked.get(connection);
-    if (!entry) {
-      const url = checkConnection(connection, options.egress, options.headerPrefix);
-      const sensitive = [...Object.values(connection.headers), ...queryValues(url)];
-      entry = { url, target: targetOf(url), sensitive };
-      checked.set(connection, entry);
-    }
-    return entry;
-  }
-
-  /**
-   * Runs one attempt (or refusal) in its span when tracing is on: the span's trace id goes
-   * into the record, its outcome onto the span.
-   */
-  async function traced(
-    delivery: DeliveryMessage,
-    run: (traceId: string | undefined) => Promise<AttemptRecord>,
-  ): Promise<AttemptRecord> {
-    if (!deps.tracing) return run(undefined);
-    const span = deps.tracing.attempt({
-      connectionId: delivery.connectionId,
-      deliveryId: delivery.deliveryId,
-      attempt: delivery.attempt,
-    });
-    try {
-      const record = await run(span.traceId);
-      span.end(record.outcome);
-      return record;
-    } catch (error) {
-      span.end(undefined, error);
-      throw error;
-    }
-  }
-
-  function refuse(
-    delivery: DeliveryMessage,
-    facts: EventFacts,
-    connection: Connection | undefined,
-    reason: RefusalReason,
-    error: string,
-    foreign = false,
-  ): Promise<AttemptRecord> {
-    return traced(delivery, (traceId) =>
-      settler.settle({
-        delivery,
-        facts,
-        ...(foreign ? { foreign } : {}),
-        request: {
-          method: connection?.method ?? 'POST',
-          target: loggedTarget(connection),
-          requestedAtMs: clock.now(),
-          ...(traceId ? { traceId } : {}),
-        },
-        result: { kind: 'refused', reason, durationMs: 0, error },
-        sensitive: connection ? Object.values(connection.headers ?? {}) : [],
-      }),
-    );
-  }
-
-  /**
-   * Puts a delivery over its rate limit back, unchanged, as a new message on the retry queue
-   * with a delay: a new message starts at receive count 0, so waiting never dead-letters it
-   * (a message merely left invisible would count a receive each time, decisions.md D35).
-   */
-  async function defer(
-    delivery: DeliveryMessage,
-    limit: number,
-    delaySeconds: number,
-    ids: { connectionId: string; deliveryId: string; attempt: number },
-  ): Promise<Deferral> {
-    await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(delivery, delaySeconds));
-    deps.metrics?.record({ kind: 'rateLimitDeferral' });
-    // DEBUG: one line per deferral would be most of a burst's log; RateLimitDeferrals counts them.
-    deps.log.debug('delivery deferred: waiting for the rate limit', {
-      ...ids,
-      eventId: delivery.eventId,
-      rateLimit: limit,
-      delaySeconds,
-    });
-    return { deferred: 'rate_limit', delaySeconds };
-  }
-
-  async function attempt(
-    delivery: DeliveryMessage,
-    connection: Connection,
-    facts: EventFacts,
-    run: Run,
-  ): Promise<AttemptRecord | Deferral> {
-    let destination: Destination;
-    try {
-      destination = destinationOf(connection);
-    } catch (error) {
-      if (error instanceof DestinationRefusedError) {
-        return refuse(delivery, facts, connection, 'blocked', error.message);
-      }
-      if (error instanceof ValidationError) {
-        return refuse(
-          delivery,
-          facts,
-          connection,
-          'connection_invalid',
-          `connection is invalid: ${error.message}`,
-        );
-      }
-      throw error;
-    }
-    const ids = {
-      connectionId: delivery.connectionId,
-      deliveryId: delivery.deliveryId,
-      attempt: delivery.attempt,
-    };
-    const secret = await infra('secrets.current', ids, () => deps.secrets.current(connection));
-    const slot = limiter.acquire();
-    if (slot) await slot;
-    try {
-      // Checked once the attempt may start: waiting for a slot also spends the invocation's time.
-      const remaining = run.remainingMs();
-      if (remaining < options.timeoutMs + DEADLINE_MARGIN_MS) throw new DeadlineError(remaining);
-      // Send Test is the customer's own request, answered at once: never limited (nor counted).
-      const rateLimit =
-        run.rateLimited === false
-          ? undefined
-          : effectiveRateLimit(connection.rateLimit, options.defaultRateLimit, options.rateLimitCeiling);
-      if (rateLimit !== undefined && rateLimiter) {
-        // Counted when the send is about to start, in the window it starts in.
-        const decision = await infra('rateCounter.increment', ids, () =>
-          rateLimiter.take(connection.connectionId, delivery.deliveryId, rateLimit, {
-            canWaitMs: run.remainingMs() - options.timeoutMs - DEADLINE_MARGIN_MS,
-          }),
-        );
-        // Its first count went unused (far behind its slot, or back after its second ended).
-        if (decision.countedAgain) deps.log.debug('rate limit: counted again in the next second', ids);
-        if (!decision.go) return await defer(delivery, rateLimit, decision.delaySeconds, ids);
-        if (decision.waitMs > 0) {
-          // Its slot in the second, under a second away: its place among the batch's attempts
-          // in flight is held meanwhile, and the batch's deliveries wait side by side. Too little time left to wait and send:
-          // deferred instead, like a delivery over the limit (its count is simply not used).
-          if (run.remainingMs() - decision.waitMs < options.timeoutMs + DEADLINE_MARGIN_MS)
-            return await defer(delivery, rateLimit, 1, ids);
-          await sleep(decision.waitMs);
-        }
-      }
-      return await traced(delivery, async (traceId) => {
-        const requestedAtMs = clock.now();
-        // The span is ours alone: no trace header joins these (nothing of tracing is sent).
-        const headers = buildHeaders({
-          prefix: options.headerPrefix,
-          secret,
-          body: delivery.body,
-          timestampMs: requestedAtMs,
-          deliveryId: delivery.deliveryId,
-          attempt: delivery.attempt,
-          custom: connection.headers,
-        });
-        const result = await deps.sender.send({
-          method: connection.method,
-          url: destination.url,
-          headers,
-          body: delivery.body,
-          timeoutMs: options.timeoutMs,
-        });
-        return settler.settle({
-          delivery,
-          facts,
-          request: {
-            method: connection.method,
-            target: destination.target,
-            requestedAtMs,
-            headers,
-            customNames: Object.keys(connection.headers),
-            ...(traceId ? { traceId } : {}),
-          },
-          result,
-          sensitive: redactedValues(connection.connectionId, destination, secret),
-          connection,
-          debugLines: run.debugLines,
-        });
-      });
-    } finally {
-      limiter.release();
-    }
-  }
-
+    deps.clock.sleep ? deps.clock.sleep(ms) : new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const ctx: Context = {
+    deps,
+    settler,
+    options,
+    limiter: createLimiter(options.concurrency),
+    rateLimiter: deps.rateCounter && createRateLimiter(deps.rateCounter, () => deps.clock.now(), sleep),
+    destinations: new Destinations(options),
+    sleep,
+  };
   return {
-    refuse,
-    deliverTo(delivery, target, facts, run) {
-      return target.refusal
-        ? refuse(delivery, facts, target.connection, ...target.refusal, target.foreign)
-        : attempt(delivery, target.connection!, facts, run);
-    },
+    deliverTo: (delivery, target, facts, run) => deliver(ctx, delivery, target, facts, run),
+    refuse: (delivery, facts, connection, reason, error, foreign) =>
+      refuse(ctx, delivery, facts, connection, [reason, error], foreign),
   };
 }
 
-/** The target a refusal's record names: the connection's origin and path when its URL parses. */
-function loggedTarget(connection: Connection | undefined): string {
-  if (!connection) return '(unknown)';
+/**
+ * One delivery's stages, in order. A refused target or destination is settled at once; a
+ * delivery over its rate limit goes back on the queue unattempted; every other ends in a
+ * settled attempt. Throws only InfrastructureError and DeadlineError (SQS redelivers).
+ */
+async function deliver(
+  ctx: Context,
+  delivery: DeliveryMessage,
+  target: Target,
+  facts: EventFacts,
+  run: Run,
+): Promise<AttemptRecord | Deferral> {
+  // 1. Judge the connection: the target (missing, disabled, foreign), then its destination.
+  if (target.refusal) return refuse(ctx, delivery, facts, target.connection, target.refusal, target.foreign);
+  const connection = target.connection!;
+  const destination = ctx.destinations.judge(connection);
+  if ('refusal' in destination) return refuse(ctx, delivery, facts, connection, destination.refusal);
+  // 2. Its signing secret.
+  const ids = idsOf(delivery);
+  const secret = await infra('secrets.current', ids, () => ctx.deps.secrets.current(connection));
+  // 3. A slot among the batch's attempts; the deadline; the rate limit.
+  const slot = ctx.limiter.acquire();
+  if (slot) await slot;
   try {
-    return targetOf(new URL(connection.url));
-  } catch {
-    return '(invalid URL)';
+    // Checked once the attempt may start: waiting for a slot also spends the invocation's time.
+    const remaining = run.remainingMs();
+    if (remaining < ctx.options.timeoutMs + DEADLINE_MARGIN_MS) throw new DeadlineError(remaining);
+    const deferral = await waitForRateLimit(ctx, delivery, connection, run);
+    if (deferral) return deferral;
+    return await traced(ctx, delivery, async (traceId) => {
+      // 4. Sign, at send time. 5. Send. 6. Settle: decide, act, record.
+      const requestedAtMs = ctx.deps.clock.now();
+      const headers = sign(ctx, delivery, connection, secret, requestedAtMs);
+      const result = await ctx.deps.sender.send({
+        method: connection.method,
+        url: destination.url,
+        headers,
+        body: delivery.body,
+        timeoutMs: ctx.options.timeoutMs,
+      });
+      return ctx.settler.settle(
+        sentSettlement(
+          ctx,
+          { delivery, facts, connection, destination, secret, headers, requestedAtMs, traceId },
+          result,
+          run,
+        ),
+      );
+    });
+  } finally {
+    ctx.limiter.release();
+  }
+}
+
+const idsOf = (delivery: DeliveryMessage) => ({
+  connectionId: delivery.connectionId,
+  deliveryId: delivery.deliveryId,
+  attempt: delivery.attempt,
+});
+
+/** The service headers, signed now, and the connection's own (core/headers.ts). */
+function sign(
+  ctx: Context,
+  delivery: DeliveryMessage,
+  connection: Connection,
+  secret: string,
+  timestampMs: number,
+): Record<string, string> {
+  return buildHeaders({
+    prefix: ctx.options.headerPrefix,
+    secret,
+    body: delivery.body,
+    timestampMs,
+    deliveryId: delivery.deliveryId,
+    attempt: delivery.attempt,
+    custom: connection.headers,
+  });
+}
+
+/** What settling needs of a sent attempt: the request as sent, and what must never be shown. */
+function sentSettlement(
+  ctx: Context,
+  sent: {
+    delivery: DeliveryMessage;
+    facts: EventFacts;
+    connection: Connection;
+    destination: Destination;
+    secret: string;
+    headers: Record<string, string>;
+    requestedAtMs: number;
+    traceId: string | undefined;
+  },
+  result: AttemptResult,
+  run: Run,
+): Settlement {
+  const { delivery, connection, destination } = sent;
+  return {
+    delivery,
+    facts: sent.facts,
+    request: {
+      method: connection.method,
+      target: destination.target,
+      requestedAtMs: sent.requestedAtMs,
+      headers: sent.headers,
+      customNames: Object.keys(connection.headers),
+      ...(sent.traceId ? { traceId: sent.traceId } : {}),
+    },
+    result,
+    sensitive: ctx.destinations.redacted(connection.connectionId, destination, sent.secret),
+    connection,
+    debugLines: run.debugLines,
+  };
+}
+
+/** Settles a delivery that cannot be attempted, with its reason: nothing is sent. */
+function refuse(
+  ctx: Context,
+  delivery: DeliveryMessage,
+  facts: EventFacts,
+  connection: Connection | undefined,
+  [reason, error]: [RefusalReason, string],
+  foreign = false,
+): Promise<AttemptRecord> {
+  return traced(ctx, delivery, (traceId) =>
+    ctx.settler.settle({
+      delivery,
+      facts,
+      ...(foreign ? { foreign } : {}),
+      request: {
+        method: connection?.method ?? 'POST',
+        target: loggedTarget(connection),
+        requestedAtMs: ctx.deps.clock.now(),
+        ...(traceId ? { traceId } : {}),
+      },
+      result: { kind: 'refused', reason, durationMs: 0, error },
+      sensitive: connection ? Object.values(connection.headers ?? {}) : [],
+    }),
+  );
+}
+
+/**
+ * Runs one attempt (or refusal) in its span when tracing is on: the span's trace id goes
+ * into the record, its outcome onto the span.
+ */
+async function traced(
+  ctx: Context,
+  delivery: DeliveryMessage,
+  run: (traceId: string | undefined) => Promise<AttemptRecord>,
+): Promise<AttemptRecord> {
+  if (!ctx.deps.tracing) return run(undefined);
+  const span = ctx.deps.tracing.attempt(idsOf(delivery));
+  try {
+    const record = await run(span.traceId);
+    span.end(record.outcome);
+    return record;
+  } catch (error) {
+    span.end(undefined, error);
+    throw error;
   }
 }
 
 /**
- * A URL's query-string values, as sent and decoded. They often carry a token, and a receiver
- * may echo its request URL in the response that the attempt log keeps.
+ * The rate limit, counted when the send is about to start, in the window it starts in: nothing
+ * when the delivery may go now (after waiting for its slot in the second, under a second), or
+ * its deferral. Send Test is the customer's own request, answered at once: never limited (nor
+ * counted).
  */
-function queryValues(url: URL): string[] {
-  if (!url.search) return [];
-  const sent = url.search
-    .slice(1)
-    .split('&')
-    .map((pair) => pair.slice(pair.indexOf('=') + 1));
-  // Short values (`?page=2`) are rarely a credential: unlike custom header values, they are
-  // not redacted (a word-bounded "2" would blank every 2 in a snippet). docs/security.md.
-  return [...sent, ...url.searchParams.values()].filter((v) => v.trim().length >= MIN_ANYWHERE_LENGTH);
+async function waitForRateLimit(
+  ctx: Context,
+  delivery: DeliveryMessage,
+  connection: Connection,
+  run: Run,
+): Promise<Deferral | undefined> {
+  const { options, rateLimiter } = ctx;
+  const limit =
+    run.rateLimited === false
+      ? undefined
+      : effectiveRateLimit(connection.rateLimit, options.defaultRateLimit, options.rateLimitCeiling);
+  if (limit === undefined || !rateLimiter) return undefined;
+  const ids = idsOf(delivery);
+  const decision = await infra('rateCounter.increment', ids, () =>
+    rateLimiter.take(connection.connectionId, delivery.deliveryId, limit, {
+      canWaitMs: run.remainingMs() - options.timeoutMs - DEADLINE_MARGIN_MS,
+    }),
+  );
+  // Its first count went unused (far behind its slot, or back after its second ended).
+  if (decision.countedAgain) ctx.deps.log.debug('rate limit: counted again in the next second', ids);
+  if (!decision.go) return defer(ctx, delivery, limit, decision.delaySeconds);
+  if (decision.waitMs > 0) {
+    // Its slot in the second, under a second away: its place among the batch's attempts in
+    // flight is held meanwhile. Too little time left to wait and send: deferred instead, like
+    // a delivery over the limit (its count is simply not used).
+    if (run.remainingMs() - decision.waitMs < options.timeoutMs + DEADLINE_MARGIN_MS)
+      return defer(ctx, delivery, limit, 1);
+    await ctx.sleep(decision.waitMs);
+  }
+  return undefined;
+}
+
+/**
+ * Puts a delivery over its rate limit back, unchanged, as a new message on the retry queue
+ * with a delay: a new message starts at receive count 0, so waiting never dead-letters it
+ * (a message merely left invisible would count a receive each time, decisions.md D35).
+ */
+async function defer(
+  ctx: Context,
+  delivery: DeliveryMessage,
+  limit: number,
+  delaySeconds: number,
+): Promise<Deferral> {
+  const ids = idsOf(delivery);
+  await infra('scheduler.schedule', ids, () => ctx.deps.scheduler.schedule(delivery, delaySeconds));
+  ctx.deps.metrics?.record({ kind: 'rateLimitDeferral' });
+  // DEBUG: one line per deferral would be most of a burst's log; RateLimitDeferrals counts them.
+  ctx.deps.log.debug('delivery deferred: waiting for the rate limit', {
+    ...ids,
+    eventId: delivery.eventId,
+    rateLimit: limit,
+    delaySeconds,
+  });
+  return { deferred: 'rate_limit', delaySeconds };
 }
