@@ -13,7 +13,6 @@ import { handle, leaf, repeatableOption } from '../program';
 import { parseJsonObject } from '../values';
 
 const FILE_FIELDS = ['user', 'application', 'occurredAt', 'connectionIds'];
-const HELP = 'webhooks publish --help';
 const READ_ERRORS: Record<string, string> = {
   ENOENT: 'no such file',
   EACCES: 'permission denied',
@@ -44,10 +43,7 @@ export function publishInput(flags: {
   const named = flags.connections ?? [];
   if (named.length === 0) return input;
   if (input.connectionIds !== undefined) {
-    throw new UsageError(
-      "--connection and the file's connectionIds both name targets: use one of them",
-      HELP,
-    );
+    throw new UsageError("--connection and the file's connectionIds both name targets: use one of them");
   }
   return { ...input, connectionIds: [...new Set(named)] };
 }
@@ -61,7 +57,6 @@ function eventInput(flags: Parameters<typeof publishInput>[0]): PublishInput {
     ) {
       throw new UsageError(
         '--file holds the whole event: use it without --application, --application-name or --user-json',
-        HELP,
       );
     }
     const event = parseJsonObject((flags.readFile ?? readFile)(flags.file), '--file');
@@ -69,15 +64,12 @@ function eventInput(flags: Parameters<typeof publishInput>[0]): PublishInput {
     if (unknown.length) {
       throw new UsageError(
         `--file: unknown field ${unknown.join(', ')} (expected ${FILE_FIELDS.join(', ')})`,
-        HELP,
       );
     }
     return event as unknown as PublishInput;
   }
-  if (flags.userJson === undefined)
-    throw new UsageError('give --user-json with --application, or --file', HELP);
-  if (flags.application === undefined)
-    throw new UsageError('--application is required with --user-json', HELP);
+  if (flags.userJson === undefined) throw new UsageError('give --user-json with --application, or --file');
+  if (flags.application === undefined) throw new UsageError('--application is required with --user-json');
   return {
     user: parseJsonObject(flags.userJson, '--user-json'),
     // The payload needs a name; the id is an honest stand-in when none is given.

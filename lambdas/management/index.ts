@@ -91,6 +91,8 @@ export class WebhookManagement {
   private readonly rateActivity: RateLimitActivityReader;
   /** How long the dispatchers cache a connection, when known (ManagementOptions.connectionCacheTtlMs). */
   readonly connectionCacheTtlMs?: number;
+  /** The stack's default rate limit, deliveries per second, when its resources name one (`DefaultRateLimit`). */
+  readonly defaultRateLimit?: number;
 
   /** The options with one client per service, shared by every part and every test send. */
   private readonly shared: ManagementOptions;
@@ -108,6 +110,7 @@ export class WebhookManagement {
     };
     this.shared = { ...options, clients };
     this.connectionCacheTtlMs = options.connectionCacheTtlMs;
+    this.defaultRateLimit = options.resources.defaultRateLimit;
     const { eventsTopicArn } = options.resources;
     const events = eventsTopicArn
       ? new SnsOperationalEvents({ topicArn: eventsTopicArn, client: clients.sns })
