@@ -152,7 +152,7 @@ describe('webhooks CLI against local mode', () => {
     expect(result.stdout).toContain('$ webhooks connections send-test con_');
   });
 
-  it('refuses an http:// URL with a one-line reason naming the field', async () => {
+  it("refuses an http:// URL with a one-line reason naming the field and local mode's certificates", async () => {
     const result = await webhooks([
       'connections',
       'create',
@@ -163,7 +163,11 @@ describe('webhooks CLI against local mode', () => {
       '--url',
       'http://example.com/hooks',
     ]);
-    expectOneLineError(result, 1, 'url: must use https:, got http:');
+    expectOneLineError(
+      result,
+      1,
+      "url: must use https:, got http:; serve the receiver over https with a certificate from local mode's CA, which the pipeline trusts: npx webhooks --local certs issue --out ./certs (valid for localhost, 127.0.0.1 and ::1)",
+    );
     expect(result.stdout).toBe('');
   });
 
