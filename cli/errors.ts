@@ -4,6 +4,7 @@
  */
 
 import { InputError, type WebhookErrorOptions } from '../lambdas/core/errors';
+import { suggestion, type TargetFlags } from './suggest';
 
 /** Exit codes: 1 = the operation failed, 2 = the command line was wrong. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -59,11 +60,20 @@ function networkCode(error: ErrorLike): string | undefined {
 }
 
 /** A refused port names the way out: a loopback host in local mode, the stack's allowedPorts otherwise. */
-function portWayOut(problem: string, context: { local?: boolean }): string {
+function portWayOut(problem: string, context: TargetFlags): string {
   if (!/^port \d+ is not allowed/.test(problem)) return '';
   return context.local
     ? '; local mode reaches any port on localhost, 127.0.0.1 and [::1] (other hosts: npm start -- --allow-port N)'
     : "; a deployed stack allows the ports of the construct's allowedPorts property (its AllowedPorts output)";
+}
+
+/**
+ * A refused http:// URL names the way out in local mode: local mode's CA issues a certificate
+ * the pipeline already trusts. A deployed stack trusts public CAs only, which the CLI cannot issue.
+ */
+function httpsWayOut(field: string, problem: string, context: TargetFlags): string {
+  if (field !== 'url' || !/^must use https:/.test(problem) || !context.local) return '';
+  return `; serve the receiver over https with a certificate from local mode's CA, which the pipeline trusts: ${suggestion(context, 'certs issue --out ./certs')} (valid for localhost, 127.0.0.1 and ::1)`;
 }
 
 /** Collapses whitespace so the reason is exactly one line. */
@@ -75,7 +85,7 @@ function oneLine(text: string): string {
  * The reason printed after `webhooks: `, for every error the CLI can meet: its own, the
  * management API's (which name the field or the missing id), the AWS SDK's and the network's.
  */
-export function reasonFor(error: unknown, context: { local?: boolean; profile?: string } = {}): string {
+export function reasonFor(error: unknown, context: TargetFlags = {}): string {
   if (!(error instanceof Error) && (typeof error !== 'object' || error === null)) {
     return oneLine(String(error));
   }
@@ -94,8 +104,11 @@ export function reasonFor(error: unknown, context: { local?: boolean; profile?: 
     case 'ValidationError':
     case 'DestinationRefusedError':
       // Ours name a field; the AWS SDK has a ValidationError of its own, without one.
-      if (e.field !== undefined)
-        return `${FIELD_AS_FLAG[e.field] ?? e.field}: ${e.problem ?? message}${portWayOut(e.problem ?? message, context)}`;
+      if (e.field !== undefined) {
+        const problem = e.problem ?? message;
+        const wayOut = portWayOut(problem, context) || httpsWayOut(e.field, problem, context);
+        return `${FIELD_AS_FLAG[e.field] ?? e.field}: ${problem}${wayOut}`;
+      }
       break;
     case 'CredentialsProviderError':
       if (context.profile) {

@@ -21,6 +21,7 @@ import type { Context, GlobalFlags } from './context';
 import { CliError, debugEnabled, EXIT, reasonFor, UsageError } from './errors';
 import { safeJson, visible } from './format';
 import { createProgram, HelpShown } from './program';
+import { suggestion, type TargetFlags } from './suggest';
 import { openTarget } from './target';
 
 /** Every command group, in the order help lists them; each builds a fresh commander Command. */
@@ -62,17 +63,6 @@ export function packageVersion(): string {
   return 'unknown';
 }
 
-/** `npx webhooks --local …`: the target flags of this invocation, for commands we suggest next. */
-function suggestion(globals: GlobalFlags, command: string): string {
-  const flags = [
-    globals.local ? '--local' : '',
-    globals.stack ? `--stack ${globals.stack}` : '',
-    globals.region ? `--region ${globals.region}` : '',
-    globals.profile ? `--profile ${globals.profile}` : '',
-  ].filter(Boolean);
-  return ['npx webhooks', ...flags, command].join(' ');
-}
-
 /** Whether a live view is running: Ctrl-C then ends it cleanly instead of killing the process. */
 let watching = false;
 
@@ -96,7 +86,7 @@ function sleeper(signal: AbortSignal | undefined): (ms: number) => Promise<boole
 /** Runs one command line; resolves to the exit code. Never throws. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   const json = argv.includes('--json');
-  let target: { local?: boolean; profile?: string } = { local: argv.includes('--local') };
+  let target: TargetFlags = { local: argv.includes('--local') };
   const session = (globals: GlobalFlags): Context => {
     target = globals;
     let management: Promise<WebhookManagement> | undefined;

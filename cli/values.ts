@@ -6,31 +6,30 @@
 
 import { RESERVED_KEYS } from '../lambdas/core/payload';
 import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../lambdas/core/rate-limit';
-import { ISO_DATE_TIME } from '../lambdas/management/since';
+import { SINCE_RULE, sinceMs, windowProblem } from '../lambdas/management/since';
 import { UsageError } from './errors';
-
-const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
-const DURATION = /^(\d+)\s*([smhdw])$/;
 
 /**
  * `--since`: a duration back from now (`45s`, `30m`, `1h`, `2d`, `1w`) or an ISO 8601 date
- * or date-time with a zone (`2026-11-21`, `2026-11-21T14:53:00Z`).
+ * or date-time with a zone (`2026-11-21`, `2026-11-21T14:53:00Z`). Read by the management
+ * library's own rule (lambdas/management/since.ts), so the CLI takes and refuses exactly what
+ * the API does, in the same words.
  */
 export function parseSince(raw: string, now: Date = new Date(), flag = '--since'): Date {
-  const text = raw.trim();
-  const duration = DURATION.exec(text.toLowerCase());
-  if (duration) {
-    const amount = Number(duration[1]);
-    const unit = duration[2] as keyof typeof UNIT_MS;
-    return new Date(now.getTime() - amount * UNIT_MS[unit]);
-  }
-  if (ISO_DATE_TIME.test(text)) {
-    const ms = Date.parse(text);
-    if (!Number.isNaN(ms)) return new Date(ms);
-  }
-  throw new UsageError(
-    `${flag}: expected a duration such as 30m, 1h or 2d, or an ISO date-time such as 2026-11-21T14:00:00Z; got ${JSON.stringify(raw)}`,
-  );
+  const ms = sinceMs(raw, now.getTime());
+  if (ms === undefined) throw new UsageError(`${flag}: ${SINCE_RULE}; got ${JSON.stringify(raw)}`);
+  return new Date(ms);
+}
+
+/**
+ * `--since` as the start of a window ending now (`webhooks stats`): refused, as the API's stats
+ * route refuses it, when it is not before now.
+ */
+export function parseWindowStart(raw: string, now: Date, flag = '--since'): Date {
+  const since = parseSince(raw, now, flag);
+  const problem = windowProblem(since.getTime(), now.getTime());
+  if (problem) throw new UsageError(`${flag}: ${problem}; got ${JSON.stringify(raw)}`);
+  return since;
 }
 
 /** A whole number within [min, max], for `--limit`, `--days`. */

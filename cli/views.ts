@@ -58,8 +58,32 @@ function headerNames(c: Connection): string {
   return names.length ? `${names.join(', ')} (values hidden)` : 'none';
 }
 
+/**
+ * What limits a connection's deliveries: its own rate limit, else the default of the target
+ * (local mode's WEBHOOKS_DEFAULT_RATE_LIMIT, a stack's DefaultRateLimit output). Local mode
+ * always knows its default; a deployed stack that names none may predate the output.
+ */
+export interface RateLimitDefault {
+  local: boolean;
+  defaultRateLimit?: number;
+}
+
+function rateLimitLine(c: Connection, target: RateLimitDefault): string {
+  if (c.rateLimit !== undefined) return `${c.rateLimit} deliveries/s`;
+  const whose = target.local ? "local mode's" : "the stack's";
+  if (target.defaultRateLimit !== undefined)
+    return `none of its own: ${whose} default applies, ${target.defaultRateLimit} deliveries/s`;
+  return target.local
+    ? 'none of its own, and local mode has no default (WEBHOOKS_DEFAULT_RATE_LIMIT is not set): no limit'
+    : "none of its own (the stack's default, if set)";
+}
+
 /** The key/value block of one connection. */
-export function connectionBlock(c: Connection, now: Date): string {
+export function connectionBlock(
+  c: Connection,
+  now: Date,
+  target: RateLimitDefault = { local: false },
+): string {
   return keyValues([
     ['id', c.connectionId],
     ['application', c.applicationId],
@@ -67,12 +91,7 @@ export function connectionBlock(c: Connection, now: Date): string {
     ['url', c.url],
     ['method', c.method],
     ['headers', headerNames(c)],
-    [
-      'rate limit',
-      c.rateLimit !== undefined
-        ? `${c.rateLimit} deliveries/s`
-        : "none of its own (the stack's default, if set)",
-    ],
+    ['rate limit', rateLimitLine(c, target)],
     ['enabled', enabledLine(c)],
     ['health', healthLine(c.health, now)],
     // Shown once raised (`connections shards`): listings read one Query per shard.
@@ -182,8 +201,16 @@ export function attemptColumns(
  */
 export type FinalPlace = 'parked' | 'not-parked' | 'connection-gone';
 
-/** Where a delivery stands, from its attempts (oldest first) and, after a final failure, where it is. */
-export function deliveryState(attempts: readonly AttemptRecord[], place?: FinalPlace): string {
+/**
+ * Where a delivery stands, from its attempts (oldest first) and, after a final failure, where it
+ * is. `suggest` writes the commands it names as this invocation would run them (Context.suggest:
+ * `npx webhooks --local …` in local mode).
+ */
+export function deliveryState(
+  attempts: readonly AttemptRecord[],
+  place: FinalPlace | undefined,
+  suggest: (command: string) => string,
+): string {
   const last = attempts[attempts.length - 1];
   if (!last) return 'no attempts yet';
   if (last.test)
@@ -192,15 +219,16 @@ export function deliveryState(attempts: readonly AttemptRecord[], place?: FinalP
   if (last.nextAttemptAt) return `retrying: attempt ${last.attempt + 1} due ${when(last.nextAttemptAt)}`;
   if (last.final) {
     const failed = `failed after ${plural(attempts.length, 'attempt')}`;
+    const parked = `parked for its connection (${suggest(`connections parked ${last.connectionId}`)}; retry it: ${suggest(`attempts retry ${last.deliveryId}`)})`;
     switch (place) {
       case 'parked':
-        return `${failed}; parked for its connection (webhooks connections parked ${last.connectionId}; retry it: webhooks attempts retry ${last.deliveryId})`;
+        return `${failed}; ${parked}`;
       case 'not-parked':
-        return `${failed}; not parked (any more): sent again since (its next attempts appear here), or in the DLQ if parking failed (webhooks dlq list)`;
+        return `${failed}; not parked (any more): sent again since (its next attempts appear here), or in the DLQ if parking failed (${suggest('dlq list')})`;
       case 'connection-gone':
         return `${failed}; its connection ${last.connectionId} does not exist (any more), so there is nothing to send it to`;
       default:
-        return `${failed}; parked for its connection (webhooks connections parked ${last.connectionId}; retry it: webhooks attempts retry ${last.deliveryId}), or in the DLQ (webhooks dlq list) if parking failed or the connection is gone`;
+        return `${failed}; ${parked}, or in the DLQ (${suggest('dlq list')}) if parking failed or the connection is gone`;
     }
   }
   return `last attempt ${last.attempt}: ${last.outcome}`;

@@ -5,6 +5,7 @@ import { RESPONSE_SNIPPET_BYTES } from '../../lambdas/core/constants';
 import { bodyOfDelivery } from '../../lambdas/core/resend';
 import type { AttemptRecord } from '../../lambdas/core/types';
 import { NotFoundError, type ParkReason, type WebhookManagement } from '../../lambdas/management';
+import type { Context } from '../context';
 import { CliError } from '../errors';
 import { keyValues, plural, table, truncate, visible } from '../format';
 import { group, handle, leaf } from '../program';
@@ -86,7 +87,7 @@ function get(): Command {
     ctx.print(`Delivery ${deliveryId}\n`);
     ctx.print(
       keyValues([
-        ['state', deliveryState(attempts, place)],
+        ['state', deliveryState(attempts, place, ctx.suggest)],
         ['connection', first.connectionId],
         ['event', `${first.eventId} (${first.event})`],
         ['user', first.userId],
@@ -270,17 +271,50 @@ function retry(): Command {
     summary: 'send one parked delivery again now (a new chain of 4 attempts)',
     usage: '<delivery-id>',
     details:
-      'The delivery must be parked (see `connections parked <id>`). It goes back on the internal retry queue\nwith the same delivery id and byte-identical body; its attempt numbers continue.',
+      'The delivery must be parked (see `connections parked <id>`). It goes back on the internal retry queue\nwith the same delivery id and byte-identical body; its attempt numbers continue.\nA delivery that is not parked (delivered, or failed and sent again since) is sent again with `attempts resend`.',
     examples: ['webhooks attempts retry dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
   }).argument('<delivery-id>');
   return handle(cmd, async (ctx, { positionals }) => {
     const deliveryId = positionals[0]!;
-    const result = await (await ctx.management()).retryDelivery(deliveryId);
+    const webhooks = await ctx.management();
+    let result: Awaited<ReturnType<WebhookManagement['retryDelivery']>>;
+    try {
+      result = await webhooks.retryDelivery(deliveryId);
+    } catch (error) {
+      if (error instanceof NotFoundError && error.kind === 'delivery')
+        throw await notParked(ctx, webhooks, deliveryId, error);
+      throw error;
+    }
     ctx.printJson({ deliveryId, ...result });
     ctx.print(
       `Re-queued ${deliveryId} for ${result.connectionId}. Follow it: ${ctx.suggest(`attempts get ${deliveryId}`)}`,
     );
   });
+}
+
+/**
+ * Why `attempts retry` found nothing to retry, when the attempt log knows the delivery: it is
+ * not parked (delivered, still retrying, or sent again since), and Resend is what sends any
+ * delivery again. The library's own error when the log does not know it either.
+ */
+async function notParked(
+  ctx: Context,
+  webhooks: WebhookManagement,
+  deliveryId: string,
+  notFound: NotFoundError,
+): Promise<Error> {
+  const attempts = await webhooks.attempts.ofDelivery(deliveryId).catch(() => []);
+  const last = attempts.at(-1);
+  if (!last) return notFound;
+  const state = deliveryState(attempts, 'not-parked', ctx.suggest);
+  if (last.nextAttemptAt) {
+    return new CliError(
+      `${deliveryId} is not parked, so there is nothing to retry: it is ${state}. Follow it: ${ctx.suggest(`attempts get ${deliveryId}`)}`,
+    );
+  }
+  return new CliError(
+    `${deliveryId} is not parked, so there is nothing to retry (attempts retry sends parked deliveries only): ${state}. To send it again anyway, as its next attempt: ${ctx.suggest(`attempts resend ${deliveryId}`)}`,
+  );
 }
 
 export function attemptsCommand(): Command {

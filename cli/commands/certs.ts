@@ -58,21 +58,13 @@ Default hosts: ${DEFAULT_HOSTS.join(', ')}.`,
     );
   return handle(cmd, async (ctx, { flags }) => {
     const aws = (['stack', 'region', 'profile'] as const).filter((k) => ctx.globals[k] !== undefined);
-    if (aws.length)
-      throw new UsageError(
-        `certs is for local mode; --${aws[0]} picks a deployed stack`,
-        'webhooks certs issue --help',
-      );
+    if (aws.length) throw new UsageError(`certs is for local mode; --${aws[0]} picks a deployed stack`);
     const days = flags.has('days')
       ? parseWholeNumber(flags.string('days')!, '--days', 1, MAX_DAYS)
       : DEFAULT_DAYS;
     const hosts = flags.strings('host').length ? flags.strings('host') : [...DEFAULT_HOSTS];
     const bad = hosts.find((h) => !/^[A-Za-z0-9.:-]+$/.test(h));
-    if (bad)
-      throw new UsageError(
-        `--host: "${bad}" is not a host name or IP address`,
-        'webhooks certs issue --help',
-      );
+    if (bad) throw new UsageError(`--host: "${bad}" is not a host name or IP address`);
     let ca: ReturnType<typeof readCa>;
     try {
       ca = readCa(localCaFiles());

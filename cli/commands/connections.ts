@@ -57,9 +57,15 @@ function withOptions(cmd: Command, options: Option[]): Command {
   return cmd;
 }
 
-function printConnection(ctx: Context, title: string, connection: Connection): void {
+function printConnection(
+  ctx: Context,
+  webhooks: WebhookManagement,
+  title: string,
+  connection: Connection,
+): void {
   ctx.printJson(connectionJson(connection));
-  ctx.print(`${title}\n\n${connectionBlock(connection, ctx.now())}`);
+  const target = { local: ctx.globals.local, defaultRateLimit: webhooks.defaultRateLimit };
+  ctx.print(`${title}\n\n${connectionBlock(connection, ctx.now(), target)}`);
 }
 
 function create(): Command {
@@ -83,7 +89,7 @@ function create(): Command {
       headers: collectHeaders(flags.strings('header'), flags.string('headers-json')),
       ...(flags.has('rate-limit') ? { rateLimit: parseRateLimit(flags.string('rate-limit') ?? '') } : {}),
     });
-    printConnection(ctx, `Created connection ${connection.connectionId}.`, connection);
+    printConnection(ctx, webhooks, `Created connection ${connection.connectionId}.`, connection);
     ctx.print(`
 Its signing secret is ${secretKeptIn(connection)}. Give it to the receiver; show it with:
   ${ctx.suggest(`connections show-secret ${connection.connectionId}`)}
@@ -106,7 +112,7 @@ function list(): Command {
     ctx.printJson(connections.map(connectionJson));
     if (connections.length === 0) {
       ctx.print(`No connections${applicationId ? ` for ${applicationId}` : ''}. Add one with:
-  ${ctx.suggest('connections create --application app_… --name … --url https://…')}`);
+  ${ctx.suggest(`connections create --application ${applicationId ?? 'app_…'} --name … --url https://…`)}`);
       return;
     }
     ctx.print(table(connections, connectionColumns(ctx.now())));
@@ -123,8 +129,9 @@ function get(): Command {
     examples: ['webhooks connections get con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
   }).argument(ID);
   return handle(cmd, async (ctx, { positionals }) => {
-    const connection = await (await ctx.management()).connections.get(positionals[0]!);
-    printConnection(ctx, `Connection ${connection.connectionId}`, connection);
+    const webhooks = await ctx.management();
+    const connection = await webhooks.connections.get(positionals[0]!);
+    printConnection(ctx, webhooks, `Connection ${connection.connectionId}`, connection);
     if (connection.health && connection.health.state !== 'healthy') {
       ctx.print(`
 Its failed deliveries are parked. List them:  ${ctx.suggest(`connections parked ${connection.connectionId}`)}
@@ -158,13 +165,13 @@ function update(): Command {
     if (Object.keys(patch).length === 0) {
       throw new UsageError(
         'nothing to change: give --name, --url, --method, --header, --headers-json or --rate-limit',
-        'webhooks connections update --help',
       );
     }
     const webhooks = await ctx.management();
     const connection = await webhooks.connections.update(positionals[0]!, patch);
     printConnection(
       ctx,
+      webhooks,
       `Updated connection ${connection.connectionId}; ${cacheNote(ctx, webhooks)}.`,
       connection,
     );
@@ -323,7 +330,6 @@ async function confirmDelete(ctx: Context, connection: Connection): Promise<void
   if (ctx.stdin.isTTY !== true) {
     throw new UsageError(
       `not deleting ${connection.connectionId} without confirmation (no terminal to ask on); to delete it, run: ${retry}`,
-      'webhooks connections delete --help',
     );
   }
   ctx.stderr.write(

@@ -5,7 +5,6 @@ import { DEFAULT_SESSION_TTL_SECONDS, MAX_SESSION_TTL_SECONDS } from '../../lamb
 import { UsageError } from '../errors';
 import { handle, leaf } from '../program';
 
-const HELP = 'webhooks console --help';
 const TTL = /^(\d+)\s*([smh])?$/;
 const UNIT_S = { s: 1, m: 60, h: 3_600 } as const;
 const MIN_TTL_S = 60;
@@ -17,7 +16,6 @@ export function parseTtl(raw: string): number {
   if (!Number.isSafeInteger(seconds) || seconds < MIN_TTL_S || seconds > MAX_SESSION_TTL_SECONDS) {
     throw new UsageError(
       `--ttl: expected a lifetime from 1m to 24h such as 30m, 1h or 8h; got ${JSON.stringify(raw)}`,
-      HELP,
     );
   }
   return seconds;
@@ -49,7 +47,7 @@ export function consoleCommand(): Command {
   return handle(cmd, async (ctx, { flags }) => {
     const applicationId = flags.required('application', 'the app_… id the console opens');
     if (!/^app_[A-Za-z0-9_-]{1,128}$/.test(applicationId)) {
-      throw new UsageError(`--application: "${applicationId}" is not an application id (app_…)`, HELP);
+      throw new UsageError(`--application: "${applicationId}" is not an application id (app_…)`);
     }
     const ttl = flags.string('ttl');
     const ttlSeconds = ttl === undefined ? DEFAULT_SESSION_TTL_SECONDS : parseTtl(ttl);

@@ -43,17 +43,12 @@ function redrive(): Command {
     .option('--all', 'redrive everything that can be redriven');
   return handle(cmd, async (ctx, { flags, positionals }) => {
     const all = flags.bool('all');
-    if (all && positionals.length)
-      throw new UsageError('give delivery ids or --all, not both', 'webhooks dlq redrive --help');
+    if (all && positionals.length) throw new UsageError('give delivery ids or --all, not both');
     if (!all && positionals.length === 0) {
-      throw new UsageError('which deliveries? give their ids, or --all', 'webhooks dlq redrive --help');
+      throw new UsageError('which deliveries? give their ids, or --all');
     }
     const bad = positionals.find((id) => !isDeliveryId(id));
-    if (bad)
-      throw new UsageError(
-        `"${bad}" is not a delivery id (dlv_<ulid>_con_<id>)`,
-        'webhooks dlq redrive --help',
-      );
+    if (bad) throw new UsageError(`"${bad}" is not a delivery id (dlv_<ulid>_con_<id>)`);
 
     const stream = ctx.stderr as NodeJS.WriteStream;
     const indicator = progress(stream, {

@@ -9,11 +9,11 @@ import { NotFoundError, type WebhookManagement } from '../../lambdas/management'
 import type { PublishInput } from '../../lambdas/publisher';
 import type { Context } from '../context';
 import { CliError, UsageError } from '../errors';
+import { visible } from '../format';
 import { handle, leaf, repeatableOption } from '../program';
 import { parseJsonObject } from '../values';
 
 const FILE_FIELDS = ['user', 'application', 'occurredAt', 'connectionIds'];
-const HELP = 'webhooks publish --help';
 const READ_ERRORS: Record<string, string> = {
   ENOENT: 'no such file',
   EACCES: 'permission denied',
@@ -44,10 +44,7 @@ export function publishInput(flags: {
   const named = flags.connections ?? [];
   if (named.length === 0) return input;
   if (input.connectionIds !== undefined) {
-    throw new UsageError(
-      "--connection and the file's connectionIds both name targets: use one of them",
-      HELP,
-    );
+    throw new UsageError("--connection and the file's connectionIds both name targets: use one of them");
   }
   return { ...input, connectionIds: [...new Set(named)] };
 }
@@ -61,7 +58,6 @@ function eventInput(flags: Parameters<typeof publishInput>[0]): PublishInput {
     ) {
       throw new UsageError(
         '--file holds the whole event: use it without --application, --application-name or --user-json',
-        HELP,
       );
     }
     const event = parseJsonObject((flags.readFile ?? readFile)(flags.file), '--file');
@@ -69,20 +65,42 @@ function eventInput(flags: Parameters<typeof publishInput>[0]): PublishInput {
     if (unknown.length) {
       throw new UsageError(
         `--file: unknown field ${unknown.join(', ')} (expected ${FILE_FIELDS.join(', ')})`,
-        HELP,
       );
     }
     return event as unknown as PublishInput;
   }
-  if (flags.userJson === undefined)
-    throw new UsageError('give --user-json with --application, or --file', HELP);
-  if (flags.application === undefined)
-    throw new UsageError('--application is required with --user-json', HELP);
+  if (flags.userJson === undefined) throw new UsageError('give --user-json with --application, or --file');
+  if (flags.application === undefined) throw new UsageError('--application is required with --user-json');
   return {
     user: parseJsonObject(flags.userJson, '--user-json'),
-    // The payload needs a name; the id is an honest stand-in when none is given.
+    // The payload needs a name; the id is an honest stand-in when none is given (the command
+    // looks for the one the application's events last carried first: namedAfterLastEvent).
     application: { id: flags.application, name: flags.applicationName ?? flags.application },
   };
+}
+
+/**
+ * Without `--application-name`, the name the application's events last carried, as Send Test
+ * names it (WebhookManagement.applicationName); the id when none is known. Says which, on stderr.
+ */
+async function namedAfterLastEvent(
+  ctx: Context,
+  webhooks: WebhookManagement,
+  input: PublishInput,
+): Promise<PublishInput> {
+  const id = String((input.application as { id?: unknown }).id);
+  let known: string | undefined;
+  try {
+    known = await webhooks.applicationName(id);
+  } catch {
+    known = undefined; // Only a name: the event is published with its id then.
+  }
+  ctx.stderr.write(
+    known !== undefined
+      ? `Application name: ${JSON.stringify(visible(known))}, the name ${id}'s events last carried (--application-name sets another).\n`
+      : `Application name: ${id}, its id: no kept delivery of ${id} names it (--application-name sets one).\n`,
+  );
+  return known === undefined ? input : { ...input, application: { id, name: known } };
 }
 
 /** Where an event's deliveries go, as the dispatcher will judge its connections (core/fan-out.ts, core/targets.ts). */
@@ -177,7 +195,10 @@ export function publishCommand(): Command {
     ],
   })
     .option('--application <app_id>', 'application the user identified with (app_…)')
-    .option('--application-name <name>', 'its display name in the payload (default: the application id)')
+    .option(
+      '--application-name <name>',
+      "its display name in the payload (default: the name the application's events last carried, from the deliveries the attempt log keeps; else the application id)",
+    )
     .option(
       '--user-json <json>',
       'the user, e.g. \'{"id":"usr_123","email":"ada@example.com","name":"Ada Lovelace"}\'',
@@ -198,7 +219,11 @@ export function publishCommand(): Command {
       connections: flags.strings('connection'),
     });
     const webhooks = await ctx.management();
-    const { eventId, messageId } = await webhooks.publisher.publishUserIdentified(input);
+    const named =
+      flags.has('application') && !flags.has('application-name')
+        ? await namedAfterLastEvent(ctx, webhooks, input)
+        : input;
+    const { eventId, messageId } = await webhooks.publisher.publishUserIdentified(named);
     const app = String((input.application as { id?: unknown }).id);
     const user = String((input.user as { id?: unknown }).id);
     ctx.printJson({

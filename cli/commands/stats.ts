@@ -5,7 +5,7 @@ import { OUTCOMES } from '../../lambdas/core/types';
 import type { OperatorStats, QueueDepth } from '../../lambdas/management';
 import { keyValues, plural, table } from '../format';
 import { handle, leaf } from '../program';
-import { parseSince, parseWholeNumber } from '../values';
+import { parseWholeNumber, parseWindowStart } from '../values';
 
 const DEFAULT_SINCE = '1h';
 const DEFAULT_TOP = 5;
@@ -31,7 +31,7 @@ export function statsCommand(): Command {
     .option('--top <n>', `how many failing connections to list (default ${DEFAULT_TOP})`);
   return handle(cmd, async (ctx, { flags }) => {
     const until = ctx.now();
-    const since = parseSince(flags.string('since') ?? DEFAULT_SINCE, until);
+    const since = parseWindowStart(flags.string('since') ?? DEFAULT_SINCE, until);
     const top = flags.has('top') ? parseWholeNumber(flags.string('top')!, '--top', 1, 100) : DEFAULT_TOP;
     const stats = await (await ctx.management()).stats.read({ since, until, top });
     ctx.printJson(stats);

@@ -21,6 +21,7 @@ import { SnsOperationalEvents } from '../adapters/sns/operational-events';
 import { SqsQueues } from '../adapters/sqs/queues';
 import type { AttemptRecord, Connection } from '../core/types';
 import { WebhookPublisher } from '../publisher';
+import { lastApplicationName, NAME_LOOKUP_CONNECTIONS } from './application-name';
 import { Attempts } from './attempts';
 import { Connections, type HealthView, healthView } from './connections';
 import {
@@ -91,6 +92,8 @@ export class WebhookManagement {
   private readonly rateActivity: RateLimitActivityReader;
   /** How long the dispatchers cache a connection, when known (ManagementOptions.connectionCacheTtlMs). */
   readonly connectionCacheTtlMs?: number;
+  /** The stack's default rate limit, deliveries per second, when its resources name one (`DefaultRateLimit`). */
+  readonly defaultRateLimit?: number;
 
   /** The options with one client per service, shared by every part and every test send. */
   private readonly shared: ManagementOptions;
@@ -108,6 +111,7 @@ export class WebhookManagement {
     };
     this.shared = { ...options, clients };
     this.connectionCacheTtlMs = options.connectionCacheTtlMs;
+    this.defaultRateLimit = options.resources.defaultRateLimit;
     const { eventsTopicArn } = options.resources;
     const events = eventsTopicArn
       ? new SnsOperationalEvents({ topicArn: eventsTopicArn, client: clients.sns })
@@ -226,10 +230,32 @@ export class WebhookManagement {
     return this.rateActivity.of(await this.scopedConnection(connectionId, scope));
   }
 
-  /** One immediate signed test delivery (`test: true` in the attempt log, never retried). */
+  /**
+   * One immediate signed test delivery (`test: true` in the attempt log, never retried); its
+   * application is named as in {@link applicationName}, else by its id.
+   */
   async sendTest(connectionId: string): Promise<AttemptRecord> {
     const connection = await this.connections.get(connectionId);
-    return sendTest(this.shared, connection);
+    const name = await this.applicationName(connection.applicationId, connection.connectionId);
+    return sendTest(this.shared, connection, name);
+  }
+
+  /**
+   * The name an application's events last carried, from the bodies the attempt log keeps
+   * (application-name.ts): `connectionId`'s own deliveries first, else those of the application's
+   * first few connections (one bounded page). Undefined when no body of its events is kept;
+   * applications themselves are not stored.
+   */
+  async applicationName(applicationId: string, connectionId?: string): Promise<string | undefined> {
+    if (connectionId) {
+      const own = await lastApplicationName(this.attempts, applicationId, [connectionId]);
+      if (own !== undefined) return own;
+    }
+    const others = await this.connections
+      .page({ applicationId, limit: NAME_LOOKUP_CONNECTIONS })
+      .then((p) => p.items.filter((c) => c.connectionId !== connectionId).map((c) => c.connectionId))
+      .catch(() => []);
+    return lastApplicationName(this.attempts, applicationId, others);
   }
 
   /**

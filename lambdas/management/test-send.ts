@@ -11,8 +11,12 @@ import type { ManagementOptions } from './types';
 
 const silent: Log = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** The sample user of a test delivery: obviously fake, marked `metadata.test: true`. */
-export function testPayloadBody(connection: Connection, now = new Date()): string {
+/**
+ * The body of a test delivery (docs/protocol.md §9): a sample user, obviously fake, marked
+ * `metadata.test: true`; the connection's application, named as its events last named it
+ * (application-name.ts), else by its id, as `webhooks publish` names it without a name.
+ */
+export function testPayloadBody(connection: Connection, now = new Date(), applicationName?: string): string {
   return serialiseBody(
     buildPayload({
       timestamp: now.toISOString(),
@@ -27,12 +31,16 @@ export function testPayloadBody(connection: Connection, now = new Date()): strin
         createdAt: now.toISOString(),
         updatedAt: now.toISOString(),
       },
-      application: { id: connection.applicationId, name: 'Send Test' },
+      application: { id: connection.applicationId, name: applicationName ?? connection.applicationId },
     }),
   );
 }
 
-export async function sendTest(options: ManagementOptions, connection: Connection): Promise<AttemptRecord> {
+export async function sendTest(
+  options: ManagementOptions,
+  connection: Connection,
+  applicationName?: string,
+): Promise<AttemptRecord> {
   const { resources } = options;
   const sends = wireTestSends(
     {
@@ -60,7 +68,7 @@ export async function sendTest(options: ManagementOptions, connection: Connectio
       connectionId: connection.connectionId,
       attempt: 1,
       chainStart: 1,
-      body: testPayloadBody(connection, now),
+      body: testPayloadBody(connection, now, applicationName),
       firstAttemptAt: now.toISOString(),
       test: true,
     };

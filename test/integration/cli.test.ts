@@ -152,7 +152,7 @@ describe('webhooks CLI against local mode', () => {
     expect(result.stdout).toContain('$ webhooks connections send-test con_');
   });
 
-  it('refuses an http:// URL with a one-line reason naming the field', async () => {
+  it("refuses an http:// URL with a one-line reason naming the field and local mode's certificates", async () => {
     const result = await webhooks([
       'connections',
       'create',
@@ -163,7 +163,11 @@ describe('webhooks CLI against local mode', () => {
       '--url',
       'http://example.com/hooks',
     ]);
-    expectOneLineError(result, 1, 'url: must use https:, got http:');
+    expectOneLineError(
+      result,
+      1,
+      "url: must use https:, got http:; serve the receiver over https with a certificate from local mode's CA, which the pipeline trusts: npx webhooks --local certs issue --out ./certs (valid for localhost, 127.0.0.1 and ::1)",
+    );
     expect(result.stdout).toBe('');
   });
 
@@ -320,6 +324,35 @@ describe('webhooks CLI against local mode', () => {
     expect(one).toMatch(/user\s+usr_cli_1/);
   });
 
+  it('names the application as its last event did in a test delivery and a publish without a name', async () => {
+    const before = receiver.requests.length;
+    await ok(['connections', 'send-test', connectionId]);
+    const [test] = receiver.requests.slice(before);
+    expect(JSON.parse(test!.body).application).toEqual({ id: APP, name: 'CLI e2e' });
+    const published = await webhooks([
+      'publish',
+      '--application',
+      APP,
+      '--user-json',
+      '{"id":"usr_cli_app_name"}',
+    ]);
+    expect(published.code).toBe(0);
+    expect(published.stderr).toContain(`Application name: "CLI e2e", the name ${APP}'s events last carried`);
+    expect(JSON.parse((await requestFor('usr_cli_app_name', before)).body).application).toEqual({
+      id: APP,
+      name: 'CLI e2e',
+    });
+  });
+
+  it('says a delivered delivery is not parked, and how to send it again, when asked to retry it', async () => {
+    const result = await webhooks(['attempts', 'retry', publishedDelivery]);
+    expectOneLineError(
+      result,
+      1,
+      `${publishedDelivery} is not parked, so there is nothing to retry (attempts retry sends parked deliveries only): delivered on attempt 1. To send it again anyway, as its next attempt: npx webhooks --local attempts resend ${publishedDelivery}`,
+    );
+  });
+
   it('rotates the secret, prints the new one and the advice to accept both', async () => {
     const stdout = await ok(['connections', 'rotate-secret', connectionId]);
     secondSecret = /^\s+(whsec_\S+)$/m.exec(stdout)?.[1] ?? '';
@@ -389,8 +422,15 @@ describe('webhooks CLI against local mode', () => {
     expect(verifies(request, secondSecret)).toBe(true);
     expect(await ok(['connections', 'recover', connectionId])).toMatch(/^Nothing to recover/);
 
+    // Recovered, it is not parked any more: the error says so, and how to send it again.
     const again = await webhooks(['attempts', 'retry', deliveryId]);
-    expectOneLineError(again, 1, `delivery ${deliveryId} does not exist`);
+    expectOneLineError(
+      again,
+      1,
+      new RegExp(
+        `^${deliveryId} is not parked, so there is nothing to retry .*npx webhooks --local attempts resend ${deliveryId}$`,
+      ),
+    );
   });
 
   it('shows stats after known deliveries: attempts by outcome, the failing connection first, parked and DLQ counts', async () => {
@@ -464,7 +504,13 @@ describe('webhooks CLI against local mode', () => {
 
     const bad = await webhooks(['stats', '--since', 'yesterday']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--since: expected a duration');
+    expect(bad.stderr).toContain('--since: must be an ISO 8601 time with a zone');
+    // The windows the API's stats route refuses, refused in its words: none is a window that ends now.
+    for (const since of ['2999-01-01T00:00:00Z', '99999999d']) {
+      const refused = await webhooks(['stats', '--since', since]);
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+    }
     await ok(['connections', 'delete', failingId, '--yes']);
   });
 

@@ -3,7 +3,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { connectionIdOf } from '../../core/ids';
 import { bodyOfDelivery } from '../../core/resend';
-import { parseSince } from '../../management/since';
+import { parseSince, windowProblem } from '../../management/since';
 import { ApiError, ERROR_CODES, notFound } from '../errors';
 import {
   AttemptPageSchema,
@@ -81,7 +81,8 @@ export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       const since = q.since
         ? new Date(parseSince(q.since, at.getTime())!)
         : new Date(until.getTime() - DAY_MS);
-      if (since.getTime() >= until.getTime()) throw badParameter('since', 'must be before until');
+      const problem = windowProblem(since.getTime(), until.getTime());
+      if (problem) throw badParameter('since', problem);
       const bucketSeconds = STATS_BUCKETS[q.bucket ?? '1h'];
       if ((until.getTime() - since.getTime()) / (bucketSeconds * 1000) > MAX_STATS_BUCKETS) {
         throw badParameter(

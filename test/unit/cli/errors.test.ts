@@ -24,6 +24,14 @@ describe('the reason printed after "webhooks: "', () => {
     );
   });
 
+  it("points a refused http:// URL at local mode's certificates, in local mode only", () => {
+    const http = new ValidationError('url', 'must use https:, got http:');
+    expect(reasonFor(http, { local: true })).toBe(
+      "url: must use https:, got http:; serve the receiver over https with a certificate from local mode's CA, which the pipeline trusts: npx webhooks --local certs issue --out ./certs (valid for localhost, 127.0.0.1 and ::1)",
+    );
+    expect(reasonFor(http, { stack: 'Prod', region: 'eu-west-1' })).toBe('url: must use https:, got http:');
+  });
+
   it('uses the flag name where the API field differs', () => {
     expect(reasonFor(new ValidationError('applicationId', 'is required and must look like app_<id>'))).toBe(
       'application: is required and must look like app_<id>',

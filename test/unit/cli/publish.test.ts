@@ -1,4 +1,8 @@
+import { PassThrough } from 'node:stream';
 import { publishInput } from '../../../cli/commands/publish';
+import { run } from '../../../cli/main';
+import type { WebhookManagement } from '../../../lambdas/management';
+import type { PublishInput } from '../../../lambdas/publisher';
 
 describe('publish input', () => {
   it('builds the event from --application and --user-json, naming the application after its id by default', () => {
@@ -64,5 +68,59 @@ describe('publish input', () => {
         connections: ['con_A'],
       }),
     ).toThrow("--connection and the file's connectionIds both name targets: use one of them");
+  });
+});
+
+describe('publish without --application-name', () => {
+  async function publish(argv: string[], known: string | undefined) {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
+    stdout.resume();
+    const sent: PublishInput[] = [];
+    const asked: string[] = [];
+    const fake = {
+      applicationName: async (id: string) => {
+        asked.push(id);
+        return known;
+      },
+      publisher: {
+        publishUserIdentified: async (input: PublishInput) => {
+          sent.push(input);
+          return { eventId: 'evt_1', messageId: 'm1' };
+        },
+      },
+      connections: { list: async () => [] },
+    } as unknown as WebhookManagement;
+    const code = await run(['--local', 'publish', ...argv], {
+      stdout,
+      stderr,
+      env: {},
+      open: async () => fake,
+    });
+    return { code, stderr: err, application: sent[0]?.application, asked };
+  }
+  const user = ['--user-json', '{"id":"usr_1"}'];
+
+  it('names the application as its events last did (as Send Test does), and says so', async () => {
+    const result = await publish(['--application', 'app_42', ...user], 'Acme Extension');
+    expect(result.code).toBe(0);
+    expect(result.application).toEqual({ id: 'app_42', name: 'Acme Extension' });
+    expect(result.stderr).toContain(
+      `Application name: "Acme Extension", the name app_42's events last carried (--application-name sets another).`,
+    );
+    // --application-name wins, and nothing is looked up.
+    const given = await publish(['--application', 'app_42', '--application-name', 'Mine', ...user], 'Other');
+    expect(given.application).toEqual({ id: 'app_42', name: 'Mine' });
+    expect(given.asked).toEqual([]);
+  });
+
+  it('uses the id when no name is known, and says so', async () => {
+    const result = await publish(['--application', 'app_42', ...user], undefined);
+    expect(result.application).toEqual({ id: 'app_42', name: 'app_42' });
+    expect(result.stderr).toContain('Application name: app_42, its id: no kept delivery of app_42 names it');
   });
 });

@@ -1,6 +1,9 @@
+import { PassThrough } from 'node:stream';
 import { duration, statsText } from '../../../cli/commands/stats';
+import { run } from '../../../cli/main';
 import { OUTCOMES } from '../../../lambdas/core/types';
-import type { OperatorStats } from '../../../lambdas/management';
+import type { OperatorStats, WebhookManagement } from '../../../lambdas/management';
+import { isSince, SINCE_RULE, windowProblem } from '../../../lambdas/management/since';
 
 const none = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as OperatorStats['attempts']['byOutcome'];
 const stats = (over: Partial<OperatorStats> = {}): OperatorStats => ({
@@ -92,5 +95,68 @@ describe('webhooks stats, as people read it', () => {
       stats({ topFailing: [{ connectionId: 'con_\u001b[31mx', failed: 1, attempts: 1 }] }),
     );
     expect(text).not.toContain('\u001b');
+  });
+});
+
+describe('webhooks stats --since, refused as the API refuses it', () => {
+  async function statsSince(since: string) {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
+    let read = false;
+    const fake = {
+      stats: {
+        read: async () => {
+          read = true;
+          return stats();
+        },
+      },
+    } as unknown as WebhookManagement;
+    const code = await run(['--local', 'stats', '--since', since], {
+      stdout,
+      stderr,
+      env: {},
+      open: async () => fake,
+    });
+    return { code, stdout: out, stderr: err, read };
+  }
+
+  it('refuses a start in the future, in the words of the API stats route, and reads nothing', async () => {
+    const result = await statsSince('2999-01-01T00:00:00Z');
+    expect(result.code).toBe(2);
+    expect(result.read).toBe(false);
+    expect(result.stdout).toBe('');
+    const problem = windowProblem(Date.parse('2999-01-01T00:00:00Z'), Date.now());
+    expect(problem).toBeDefined();
+    const said =
+      /^webhooks: --since: (must be before until) \(([^;]+); until is now when not given\); got "2999-01-01T00:00:00Z"; see: npx webhooks stats --help\n$/.exec(
+        result.stderr,
+      );
+    expect(said).not.toBeNull();
+    expect(problem!.startsWith(said![1]!)).toBe(true);
+  });
+
+  it('refuses a duration of more than 6 digits, as the API does', async () => {
+    const result = await statsSince('99999999d');
+    expect(result.code).toBe(2);
+    expect(result.read).toBe(false);
+    expect(isSince('99999999d')).toBe(false);
+    expect(result.stderr).toBe(
+      `webhooks: --since: ${SINCE_RULE}; got "99999999d"; see: npx webhooks stats --help\n`,
+    );
+  });
+
+  it('takes a week back, as the API now does too', async () => {
+    const result = await statsSince('1w');
+    expect(result.code).toBe(0);
+    expect(result.read).toBe(true);
+    expect(isSince('1w')).toBe(true);
   });
 });
