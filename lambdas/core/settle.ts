@@ -7,11 +7,11 @@
 import { attemptRecordOf, type SentRequest } from './attempt-record';
 import { attemptShardSteps } from './attempt-shards';
 import { infra } from './errors';
-import { statusClassOf } from './metrics';
 import { decide } from './outcome';
 import { isParkReason, type ParkReason, parkedItemOf } from './parking';
 import { errorText } from './poison';
-import type { AppendOutcome, DispatcherDeps, Metrics } from './ports';
+import type { AppendOutcome, DispatcherDeps } from './ports';
+import { count, logForeign, logOutcome } from './settle-report';
 import { isoTime } from './time';
 import type {
   AttemptRecord,
@@ -75,254 +75,191 @@ type Deps = Pick<
   | 'metrics'
 >;
 
-export function createSettler(deps: Deps, options: SettleOptions): Settler {
-  const { clock, log } = deps;
-  /** Days an attempt record is kept: shorter only for a delivery's one and only record. */
-  const ttlDaysOf = (outcome: Outcome, attempt: number) =>
-    outcome === 'delivered' && attempt === 1 ? options.deliveredTtlDays : options.attemptTtlDays;
-  const idsOf = (delivery: DeliveryMessage) => ({
-    connectionId: delivery.connectionId,
-    deliveryId: delivery.deliveryId,
-    attempt: delivery.attempt,
-  });
+/** What settling needs throughout: its ports and settings. */
+interface Context {
+  deps: Deps;
+  options: SettleOptions;
+}
 
-  function noteAppend(rec: AttemptRecord, outcome: AppendOutcome | undefined, via: string): void {
-    if (outcome !== 'conflict') return;
-    log.warn('attempt record not written: a different record of this attempt exists and is never replaced', {
+export function createSettler(deps: Deps, options: SettleOptions): Settler {
+  const ctx: Context = { deps, options };
+  return {
+    noteAppend: (rec, outcome, via) => noteAppend(ctx, rec, outcome, via),
+    record: (rec) => record(ctx, rec),
+    settle: (s) => settle(ctx, s),
+  };
+}
+
+/**
+ * Settling, in order: the one decision, the record built, the decision acted on (retry,
+ * park or dead-letter), the record written, the connection's health counted, the metrics and
+ * the log line. Every outcome, refusals included, is decided here and only here
+ * (docs/design.md §2, rule 4).
+ */
+async function settle(ctx: Context, s: Settlement): Promise<AttemptRecord> {
+  const { delivery } = s;
+  const decision = decide(s.result, delivery.attempt - (delivery.chainStart ?? 1), !delivery.test);
+  const built = attemptRecordOf({
+    delivery,
+    facts: s.facts,
+    request: s.request,
+    result: s.result,
+    decision,
+    sensitive: s.sensitive,
+    ttlDays: ttlDaysOf(ctx.options, decision.outcome, delivery.attempt),
+    nowMs: ctx.deps.clock.now(),
+    keepBodies: ctx.options.keepBodies,
+  });
+  // A delivery (nearly every attempt) has nothing to act on: no await for it.
+  const went =
+    decision.action !== 'done' ? await act(ctx, s, decision, built.record, built.lastError) : undefined;
+  if (s.foreign) {
+    logForeign(ctx.deps.log, s, built.record, went);
+  } else {
+    // Placed by the connection the attempt was judged with: no second read of it after the
+    // receiver answered. That copy is at most a cache time old when the attempt starts, so it
+    // knows every raise that places this delivery (core/attempt-shards.ts).
+    await record(ctx, built.record, s.connection && attemptShardSteps(s.connection));
+    const counting = countHealth(ctx, s, decision);
+    if (counting) await counting;
+  }
+  if (ctx.deps.metrics) count(ctx.deps.metrics, ctx.deps.clock, s, decision, built.record, went);
+  if (!s.foreign) logOutcome(ctx.deps.log, s, decision, built.record, built.statusCode, went);
+  return built.record;
+}
+
+/** Days an attempt record is kept: shorter only for a delivery's one and only record. */
+function ttlDaysOf(options: SettleOptions, outcome: Outcome, attempt: number): number {
+  return outcome === 'delivered' && attempt === 1 ? options.deliveredTtlDays : options.attemptTtlDays;
+}
+
+const idsOf = (delivery: DeliveryMessage) => ({
+  connectionId: delivery.connectionId,
+  deliveryId: delivery.deliveryId,
+  attempt: delivery.attempt,
+});
+
+function noteAppend(ctx: Context, rec: AttemptRecord, outcome: AppendOutcome | undefined, via: string): void {
+  if (outcome !== 'conflict') return;
+  ctx.deps.log.warn(
+    'attempt record not written: a different record of this attempt exists and is never replaced',
+    {
       connectionId: rec.connectionId,
       deliveryId: rec.deliveryId,
       eventId: rec.eventId,
       attempt: rec.attempt,
       via,
-    });
-  }
-
-  /** `shards`: the record's connection's shard steps, when settling holds the connection. */
-  async function record(rec: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<void> {
-    try {
-      noteAppend(rec, await deps.attemptLog.append(rec, shards), 'attempt');
-    } catch (cause) {
-      const ids = { connectionId: rec.connectionId, deliveryId: rec.deliveryId, attempt: rec.attempt };
-      log.warn('attempt log write failed; the record is queued for a later write', {
-        ...ids,
-        eventId: rec.eventId,
-        error: errorText(cause),
-      });
-      deps.metrics?.record({ kind: 'infrastructure', dependency: 'dynamodb' });
-      // Failing the SQS record here would send this attempt again: queue the record instead.
-      await infra('attemptLogFallback.defer', ids, () => deps.attemptLogFallback.defer(rec));
-      deps.metrics?.record({ kind: 'attemptLogDeferred' });
-    }
-  }
-
-  /**
-   * Parks a delivery for its connection (docs/design.md §9). When the parked table cannot take it
-   * (DynamoDB down), the dead-letter queue does, as for any infrastructure failure: nothing is
-   * lost, and `dlq redrive` sends it again (decisions.md D23).
-   */
-  async function park(
-    s: Settlement,
-    reason: ParkReason,
-    rec: AttemptRecord,
-    letter: DeadLetter,
-  ): Promise<'parked' | 'dead-lettered'> {
-    const ids = idsOf(s.delivery);
-    const item = parkedItemOf({
-      delivery: s.delivery,
-      applicationId: s.facts.applicationId,
-      reason,
-      attempts: s.delivery.attempt,
-      lastError: rec.error,
-      lastOutcome: rec.outcome,
-      lastStatusCode: rec.statusCode,
-      parkedAtMs: clock.now(),
-      ttlDays: options.attemptTtlDays,
-    });
-    try {
-      await deps.parked.park(item);
-      return 'parked';
-    } catch (cause) {
-      log.warn('parking failed; the delivery goes to the dead-letter queue instead', {
-        ...ids,
-        eventId: s.delivery.eventId,
-        error: errorText(cause),
-      });
-      deps.metrics?.record({ kind: 'infrastructure', dependency: 'dynamodb' });
-      await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
-      deps.metrics?.record({ kind: 'deadLetter', reason: letter.reason });
-      return 'dead-lettered';
-    }
-  }
-
-  /**
-   * Carries out a decision: a retry scheduled, or a final failure parked or dead-lettered.
-   * Returns where a final failure went (a delivery to park goes to the DLQ when parking fails).
-   */
-  async function act(
-    s: Settlement,
-    decision: Decision,
-    rec: AttemptRecord,
-    lastError?: string,
-  ): Promise<'parked' | 'dead-lettered' | undefined> {
-    const { delivery } = s;
-    const ids = idsOf(delivery);
-    if (decision.action === 'retry') {
-      const next: DeliveryMessage = { ...delivery, attempt: delivery.attempt + 1 };
-      await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(next, decision.delaySeconds));
-      deps.metrics?.record({ kind: 'retry' });
-    } else if (decision.action === 'dead-letter') {
-      const letter: DeadLetter = {
-        v: 1,
-        type: 'dead-letter',
-        reason: decision.reason,
-        error: lastError ?? decision.reason,
-        failedAt: isoTime(clock.now()),
-        delivery,
-      };
-      if (isParkReason(decision.reason)) return park(s, decision.reason, rec, letter);
-      await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
-      deps.metrics?.record({ kind: 'deadLetter', reason: letter.reason });
-      return 'dead-lettered';
-    }
-    return undefined;
-  }
-
-  /**
-   * Counts the attempt for its connection's health, after the record: health never holds up a
-   * delivery. Returns the port's promise, or nothing when there is nothing to count.
-   */
-  function countHealth(s: Settlement, decision: Decision): Promise<void> | undefined {
-    if (!s.connection || s.delivery.test) return undefined;
-    if (decision.action === 'done') return deps.health.delivered(s.connection);
-    if (decision.action === 'dead-letter' && decision.reason === 'exhausted') {
-      return deps.health.exhausted(s.connection);
-    }
-    return undefined;
-  }
-
-  function logOutcome(
-    s: Settlement,
-    decision: Decision,
-    rec: AttemptRecord,
-    statusCode?: number,
-    went?: 'parked' | 'dead-lettered',
-  ) {
-    if (decision.action === 'done') {
-      // Nearly every delivery ends here, and its attempt record already holds all of it: the
-      // line is written at DEBUG only (docs/performance.md, log bytes per delivery).
-      if (s.debugLines) {
-        log.debug('delivered', {
-          ...idsOf(s.delivery),
-          outcome: rec.outcome,
-          statusCode,
-          durationMs: rec.durationMs,
-          test: rec.test,
-        });
-      }
-      return;
-    }
-    const fields = {
-      ...idsOf(s.delivery),
-      eventId: s.delivery.eventId,
-      outcome: rec.outcome,
-      statusCode,
-      durationMs: rec.durationMs,
-      nextAttemptAt: rec.nextAttemptAt,
-      reason: decision.action === 'dead-letter' ? decision.reason : undefined,
-      error: rec.error,
-      test: rec.test,
-    };
-    if (decision.action === 'retry') log.warn('attempt failed; retry scheduled', fields);
-    else if (s.delivery.test) log.warn('test send failed', fields);
-    else if (went === 'parked') log.warn('delivery parked', fields);
-    else log.warn('delivery dead-lettered', fields);
-  }
-
-  /**
-   * A publisher's mistake, for its own operator: the application that published, the connection
-   * it named (under another key than `connectionId`, which the failing-connections rule counts)
-   * and where the delivery went.
-   */
-  function logForeign(s: Settlement, rec: AttemptRecord, went: 'parked' | 'dead-lettered' | undefined) {
-    log.warn('delivery refused: the event names a connection of another application', {
-      applicationId: s.facts.applicationId,
-      namedConnectionId: s.delivery.connectionId,
-      deliveryId: s.delivery.deliveryId,
-      eventId: s.delivery.eventId,
-      attempt: s.delivery.attempt,
-      reason: s.result.kind === 'refused' ? s.result.reason : undefined,
-      deadLettered: went === 'dead-lettered',
-      error: rec.error,
-      test: rec.test,
-    });
-  }
-
-  /** The facts of a settled attempt, once its record is written (a retry and a dead letter count as they happen). */
-  function count(
-    metrics: Metrics,
-    s: Settlement,
-    decision: Decision,
-    rec: AttemptRecord,
-    went: 'parked' | 'dead-lettered' | undefined,
-  ): void {
-    const sent = s.result.kind !== 'refused';
-    metrics.record({
-      kind: 'attempt',
-      outcome: rec.outcome,
-      statusClass: statusClassOf(rec.statusCode),
-      ...(sent ? { durationMs: rec.durationMs } : {}),
-    });
-    if (rec.outcome === 'blocked') metrics.record({ kind: 'blocked' });
-    // A test send is one attempt and no delivery: it has no final result.
-    if (s.delivery.test) return;
-    if (decision.action === 'done') {
-      metrics.record({ kind: 'final', result: 'delivered' });
-      const published = s.delivery.publishedAt ? Date.parse(s.delivery.publishedAt) : Number.NaN;
-      if (Number.isFinite(published)) {
-        metrics.record({ kind: 'latency', ms: Math.max(0, clock.now() - published) });
-      }
-    } else if (went === 'parked' && decision.action === 'dead-letter' && isParkReason(decision.reason)) {
-      metrics.record({ kind: 'final', result: 'parked', reason: decision.reason });
-    } else if (went === 'dead-lettered') {
-      metrics.record({ kind: 'final', result: 'dead_lettered' });
-    }
-  }
-
-  return {
-    noteAppend,
-    record,
-    async settle(s) {
-      const { delivery } = s;
-      // Every outcome, refusals included, is decided here and only here (docs/design.md §2, rule 4).
-      const decision = decide(s.result, delivery.attempt - (delivery.chainStart ?? 1), !delivery.test);
-      const built = attemptRecordOf({
-        delivery,
-        facts: s.facts,
-        request: s.request,
-        result: s.result,
-        decision,
-        sensitive: s.sensitive,
-        ttlDays: ttlDaysOf(decision.outcome, delivery.attempt),
-        nowMs: clock.now(),
-        keepBodies: options.keepBodies,
-      });
-      // A delivery (nearly every attempt) has nothing to act on: no await for it.
-      const went =
-        decision.action !== 'done' ? await act(s, decision, built.record, built.lastError) : undefined;
-      // Placed by the connection the attempt was judged with: no second read of it after the
-      // receiver answered. That copy is at most a cache time old when the attempt starts, so it
-      // knows every raise that places this delivery (core/attempt-shards.ts).
-      if (s.foreign) {
-        logForeign(s, built.record, went);
-        if (deps.metrics) count(deps.metrics, s, decision, built.record, went);
-        return built.record;
-      }
-      await record(built.record, s.connection && attemptShardSteps(s.connection));
-      const counting = countHealth(s, decision);
-      if (counting) await counting;
-      if (deps.metrics) count(deps.metrics, s, decision, built.record, went);
-      logOutcome(s, decision, built.record, built.statusCode, went);
-      return built.record;
     },
+  );
+}
+
+/**
+ * Writes an attempt record; if the log is down, queues it instead of failing the record.
+ * `shards`: the record's connection's shard steps, when settling holds the connection.
+ */
+async function record(ctx: Context, rec: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<void> {
+  const { deps } = ctx;
+  try {
+    noteAppend(ctx, rec, await deps.attemptLog.append(rec, shards), 'attempt');
+  } catch (cause) {
+    const ids = { connectionId: rec.connectionId, deliveryId: rec.deliveryId, attempt: rec.attempt };
+    deps.log.warn('attempt log write failed; the record is queued for a later write', {
+      ...ids,
+      eventId: rec.eventId,
+      error: errorText(cause),
+    });
+    deps.metrics?.record({ kind: 'infrastructure', dependency: 'dynamodb' });
+    // Failing the SQS record here would send this attempt again: queue the record instead.
+    await infra('attemptLogFallback.defer', ids, () => deps.attemptLogFallback.defer(rec));
+    deps.metrics?.record({ kind: 'attemptLogDeferred' });
+  }
+}
+
+/**
+ * Carries out a decision: a retry scheduled, or a final failure parked or dead-lettered.
+ * Returns where a final failure went (a delivery to park goes to the DLQ when parking fails).
+ */
+async function act(
+  ctx: Context,
+  s: Settlement,
+  decision: Decision,
+  rec: AttemptRecord,
+  lastError?: string,
+): Promise<'parked' | 'dead-lettered' | undefined> {
+  const { deps } = ctx;
+  const { delivery } = s;
+  const ids = idsOf(delivery);
+  if (decision.action === 'retry') {
+    const next: DeliveryMessage = { ...delivery, attempt: delivery.attempt + 1 };
+    await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(next, decision.delaySeconds));
+    deps.metrics?.record({ kind: 'retry' });
+    return undefined;
+  }
+  if (decision.action !== 'dead-letter') return undefined;
+  const letter: DeadLetter = {
+    v: 1,
+    type: 'dead-letter',
+    reason: decision.reason,
+    error: lastError ?? decision.reason,
+    failedAt: isoTime(deps.clock.now()),
+    delivery,
   };
+  if (isParkReason(decision.reason)) return park(ctx, s, decision.reason, rec, letter);
+  await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+  deps.metrics?.record({ kind: 'deadLetter', reason: letter.reason });
+  return 'dead-lettered';
+}
+
+/**
+ * Parks a delivery for its connection (docs/design.md §9). When the parked table cannot take it
+ * (DynamoDB down), the dead-letter queue does, as for any infrastructure failure: nothing is
+ * lost, and `dlq redrive` sends it again (decisions.md D23).
+ */
+async function park(
+  ctx: Context,
+  s: Settlement,
+  reason: ParkReason,
+  rec: AttemptRecord,
+  letter: DeadLetter,
+): Promise<'parked' | 'dead-lettered'> {
+  const { deps } = ctx;
+  const ids = idsOf(s.delivery);
+  const item = parkedItemOf({
+    delivery: s.delivery,
+    applicationId: s.facts.applicationId,
+    reason,
+    attempts: s.delivery.attempt,
+    lastError: rec.error,
+    lastOutcome: rec.outcome,
+    lastStatusCode: rec.statusCode,
+    parkedAtMs: deps.clock.now(),
+    ttlDays: ctx.options.attemptTtlDays,
+  });
+  try {
+    await deps.parked.park(item);
+    return 'parked';
+  } catch (cause) {
+    deps.log.warn('parking failed; the delivery goes to the dead-letter queue instead', {
+      ...ids,
+      eventId: s.delivery.eventId,
+      error: errorText(cause),
+    });
+    deps.metrics?.record({ kind: 'infrastructure', dependency: 'dynamodb' });
+    await infra('deadLetters.put', ids, () => deps.deadLetters.put(letter));
+    deps.metrics?.record({ kind: 'deadLetter', reason: letter.reason });
+    return 'dead-lettered';
+  }
+}
+
+/**
+ * Counts the attempt for its connection's health, after the record: health never holds up a
+ * delivery. Returns the port's promise, or nothing when there is nothing to count.
+ */
+function countHealth(ctx: Context, s: Settlement, decision: Decision): Promise<void> | undefined {
+  if (!s.connection || s.delivery.test) return undefined;
+  if (decision.action === 'done') return ctx.deps.health.delivered(s.connection);
+  if (decision.action === 'dead-letter' && decision.reason === 'exhausted') {
+    return ctx.deps.health.exhausted(s.connection);
+  }
+  return undefined;
 }

@@ -1,0 +1,118 @@
+/**
+ * What a settled attempt reports once it is recorded: its metrics (core/metrics.ts facts) and
+ * its log line (a WARN for every failure, keyed as the failing-connections rule reads it).
+ */
+
+import { statusClassOf } from './metrics';
+import { isParkReason } from './parking';
+import type { Clock, Log, Metrics } from './ports';
+import type { AttemptRecord, AttemptResult, Decision, DeliveryMessage, EventFacts } from './types';
+
+/** What reporting reads of a settlement (core/settle.ts `Settlement`). */
+interface Settlement {
+  delivery: DeliveryMessage;
+  facts: EventFacts;
+  result: AttemptResult;
+  debugLines?: boolean;
+}
+
+const idsOf = (delivery: DeliveryMessage) => ({
+  connectionId: delivery.connectionId,
+  deliveryId: delivery.deliveryId,
+  attempt: delivery.attempt,
+});
+
+export function logOutcome(
+  log: Log,
+  s: Settlement,
+  decision: Decision,
+  rec: AttemptRecord,
+  statusCode?: number,
+  went?: 'parked' | 'dead-lettered',
+) {
+  if (decision.action === 'done') {
+    // Nearly every delivery ends here, and its attempt record already holds all of it: the
+    // line is written at DEBUG only (docs/performance.md, log bytes per delivery).
+    if (s.debugLines) {
+      log.debug('delivered', {
+        ...idsOf(s.delivery),
+        outcome: rec.outcome,
+        statusCode,
+        durationMs: rec.durationMs,
+        test: rec.test,
+      });
+    }
+    return;
+  }
+  const fields = {
+    ...idsOf(s.delivery),
+    eventId: s.delivery.eventId,
+    outcome: rec.outcome,
+    statusCode,
+    durationMs: rec.durationMs,
+    nextAttemptAt: rec.nextAttemptAt,
+    reason: decision.action === 'dead-letter' ? decision.reason : undefined,
+    error: rec.error,
+    test: rec.test,
+  };
+  if (decision.action === 'retry') log.warn('attempt failed; retry scheduled', fields);
+  else if (s.delivery.test) log.warn('test send failed', fields);
+  else if (went === 'parked') log.warn('delivery parked', fields);
+  else log.warn('delivery dead-lettered', fields);
+}
+
+/**
+ * A publisher's mistake, for its own operator: the application that published, the connection
+ * it named (under another key than `connectionId`, which the failing-connections rule counts)
+ * and where the delivery went.
+ */
+export function logForeign(
+  log: Log,
+  s: Settlement,
+  rec: AttemptRecord,
+  went: 'parked' | 'dead-lettered' | undefined,
+) {
+  log.warn('delivery refused: the event names a connection of another application', {
+    applicationId: s.facts.applicationId,
+    namedConnectionId: s.delivery.connectionId,
+    deliveryId: s.delivery.deliveryId,
+    eventId: s.delivery.eventId,
+    attempt: s.delivery.attempt,
+    reason: s.result.kind === 'refused' ? s.result.reason : undefined,
+    deadLettered: went === 'dead-lettered',
+    error: rec.error,
+    test: rec.test,
+  });
+}
+
+/** The facts of a settled attempt, once its record is written (a retry and a dead letter count as they happen). */
+export function count(
+  metrics: Metrics,
+  clock: Clock,
+  s: Settlement,
+  decision: Decision,
+  rec: AttemptRecord,
+  went: 'parked' | 'dead-lettered' | undefined,
+): void {
+  const sent = s.result.kind !== 'refused';
+  metrics.record({
+    kind: 'attempt',
+    outcome: rec.outcome,
+    statusClass: statusClassOf(rec.statusCode),
+    ...(sent ? { durationMs: rec.durationMs } : {}),
+  });
+  if (rec.outcome === 'blocked') metrics.record({ kind: 'blocked' });
+  // A test send is one attempt and no delivery: it has no final result.
+  if (s.delivery.test) return;
+  if (decision.action === 'done') {
+    metrics.record({ kind: 'final', result: 'delivered' });
+    const published = s.delivery.publishedAt ? Date.parse(s.delivery.publishedAt) : Number.NaN;
+    if (Number.isFinite(published)) {
+      metrics.record({ kind: 'latency', ms: Math.max(0, clock.now() - published) });
+    }
+  } else if (went === 'parked' && decision.action === 'dead-letter' && isParkReason(decision.reason)) {
+    metrics.record({ kind: 'final', result: 'parked', reason: decision.reason });
+  } else if (went === 'dead-lettered') {
+    metrics.record({ kind: 'final', result: 'dead_lettered' });
+  }
+}
