@@ -118,7 +118,7 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
   /**
    * Parks a delivery for its connection (docs/design.md §9). When the parked table cannot take it
    * (DynamoDB down), the dead-letter queue does, as for any infrastructure failure: nothing is
-   * lost, and `dlq redrive` sends it again (decisions.md D23).
+   * lost, and `dlq redrive` sends it again (docs/design.md §9).
    */
   async function park(
     s: Settlement,
