@@ -209,7 +209,10 @@ export interface ApiCallOptions {
   healthy: number;
   /** Deliveries through the whole failing chain. */
   failing: number;
-  /** Where connection secrets are kept (D28): the local KMS key seals them with `kms`. @default 'secrets-manager' */
+  /**
+   * Where connection secrets are kept (docs/design.md §5 "The KMS secret store"): the local KMS key
+   * seals them with `kms`. @default 'secrets-manager'
+   */
   secretStore?: 'secrets-manager' | 'kms';
 }
 

@@ -77,8 +77,8 @@ export async function measureBatchTime(options: {
   const { port } = served;
   const egress = { allowLoopback: true, allowedPorts: [port] };
   const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
-  // As the dispatcher's wiring does (D31): as many idle connections per receiver as attempts
-  // in flight, here the larger batch's (every slot is one origin).
+  // As the dispatcher's wiring does (docs/design.md §4 "The sender"): as many idle connections per
+  // receiver as attempts in flight, here the larger batch's (every slot is one origin).
   const sender = new HttpsSender({ egress, ca: [pki.caPem], resolver, maxIdlePerOrigin: 100 });
   const capture = capturedPowertoolsLog('INFO');
   const random = seeded(SEED);

@@ -1,5 +1,5 @@
 /**
- * (10) What keeping request bodies costs (issue 23, docs/decisions.md D37): for the spec's
+ * (10) What keeping request bodies costs (issue 23, docs/design.md §5 "The request is kept"): for the spec's
  * user.identified payload with small, typical and large metadata, built with the project's own
  * payload builder, the body's raw and stored (raw-deflated, attempt-item.ts) bytes, the attempt
  * item's size with and without the body and the headers, the write units of a first attempt

@@ -36,8 +36,9 @@ export interface BundleFigures {
   /** Largest contributors to the minified output, bytes. */
   topPackages: Array<{ name: string; bytes: number }>;
   /**
-   * What a cold start loads with `tracing` on, minified: the above plus the tracing adapter's
-   * chunk and the chunks it imports (D38). Equal to `bytes` for a bundle without tracing.
+   * What a cold start loads with `tracing` on, minified: the above plus the tracing adapter's chunk
+   * and the chunks it imports (docs/design.md §10 "Traces"). Equal to `bytes` for a bundle without
+   * tracing.
    */
   tracedBytes: number;
 }

@@ -325,7 +325,7 @@ function invocationMs(fill: number, hangShare: number, figures: Figures, a: Assu
 /**
  * The share of the shorter of an invocation's CPU and wait that is serial with the longer (see
  * {@link invocationWallMs}). Fitted to the runs under Lambda's CPU share (bench/billed/,
- * decisions.md D42, D43): 0.5 fitted the first runs (loaded machine, 6.2 ms of CPU a delivery);
+ * docs/design.md §12 "The cost model"): 0.5 fitted the first runs (loaded machine, 6.2 ms of CPU a delivery);
  * on a quiet machine with the CPU per delivery cut by a quarter, 0.22 (batch 10) and 0.17 (batch
  * 100) were serial. With 0.3 the billed time measured is 1.06 and 1.12 of the model's in the
  * first committed run (2026-11-25T22:17Z), 0.95 and 0.91 in the last (2026-11-26T00:46Z).

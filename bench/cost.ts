@@ -193,7 +193,8 @@ export function figuresFrom(results: BenchResults): Figures {
   const allMessages = [volume.eventMessageBytes, ...Object.values(d).flatMap((x) => x.messageBytes)];
   return {
     // Measured under Lambda's CPU share against a population of receivers (TLS handshakes, connection
-    // reads, attempt-log writes: bench/billed/, D42) when the results have it; else the full-core figure.
+    // reads, attempt-log writes: bench/billed/, docs/design.md §12 "The cost model") when the results
+    // have it; else the full-core figure.
     cpuMicrosPerDelivery:
       results.billed?.profiles?.defaults.cpuMicrosPerDelivery ?? endToEnd.throughput.cpuMicrosPerDelivery,
     ...(results.billed?.profiles
@@ -269,7 +270,7 @@ export interface CostReport {
   fixedPerThousandConnections: {
     perMonth: number;
     lines: Array<{ item: string; perMonth: number }>;
-    /** The same with `secretStore: 'kms'` (D28). */
+    /** The same with `secretStore: 'kms'` (docs/design.md §5 "The KMS secret store"). */
     withKmsSecretStore: { perMonth: number; lines: Array<{ item: string; perMonth: number }> };
   };
 }

@@ -130,10 +130,10 @@ export function accountConcurrency(
 }
 
 /**
- * The highest steady deliveries/s of the account before concurrency runs out. First attempts
- * come from the ingress queue in batches of `batchSize`: a batch lasts the 30 s deadline when
- * any of its first attempts hangs. A hanging delivery's 3 retries come from the retry queue in
- * batches of at most 10 (no window, D29), which never hold first attempts: at this traffic they
+ * The highest steady deliveries/s of the account before concurrency runs out. First attempts come
+ * from the ingress queue in batches of `batchSize`: a batch lasts the 30 s deadline when any of its
+ * first attempts hangs. A hanging delivery's 3 retries come from the retry queue in batches of at
+ * most 10 (no window, docs/design.md §12), which never hold first attempts: at this traffic they
  * are full, and each lasts the deadline.
  */
 export function accountMaxRate(batchSize: number, cpuMicros: number, memoryMb: number, hangingShare = 0) {

@@ -1,5 +1,5 @@
 /**
- * The command tree on `commander` (docs/decisions.md explains the choice): how a command file
+ * The command tree on `commander` (docs/design.md §7 "Libraries"): how a command file
  * declares a command (`leaf`, `group`, `handle`), the help layout every command shares, and the
  * one place that turns commander's parse errors into the CLI's one-line usage errors.
  */

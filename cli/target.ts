@@ -37,7 +37,7 @@ export interface TlsCaSource {
 /**
  * The CAs Node trusts by default: its bundled roots and the file NODE_EXTRA_CA_CERTS names.
  * `tls.getCACertificates('default')` says exactly that from Node 22.15 on; on Node 20 and
- * earlier 22s the CLI reads the same two (the package supports Node 20: docs/decisions.md D20).
+ * earlier 22s the CLI reads the same two (the package supports Node 20: docs/design.md §11 "Packaging").
  */
 export function nodeDefaultCas(env: NodeJS.ProcessEnv, source: TlsCaSource = tls): string[] {
   if (source.getCACertificates) return source.getCACertificates('default');

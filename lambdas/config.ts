@@ -26,7 +26,7 @@ export const ENV = {
   attemptsTable: 'WEBHOOKS_ATTEMPTS_TABLE',
   /** Parked deliveries (docs/design.md §9). */
   parkedTable: 'WEBHOOKS_PARKED_TABLE',
-  /** Rate-limit windows (decisions.md D35). */
+  /** Rate-limit windows (docs/design.md §4 "Rate limits"). */
   rateWindowsTable: 'WEBHOOKS_RATE_WINDOWS_TABLE',
   /** Deliveries per second of a connection that sets no `rateLimit`; absent or empty: none. */
   defaultRateLimit: 'WEBHOOKS_DEFAULT_RATE_LIMIT',
@@ -38,7 +38,10 @@ export const ENV = {
   /** Absent or empty: connections are never disabled automatically (opt-in). */
   disableAfter: 'WEBHOOKS_DISABLE_AFTER',
   secretPrefix: 'WEBHOOKS_SECRET_PREFIX',
-  /** Where connection secrets are kept: `secrets-manager` (absent) or `kms` (D28). */
+  /**
+   * Where connection secrets are kept: `secrets-manager` (absent) or `kms` (docs/design.md §5 "The
+   * KMS secret store").
+   */
   secretStore: 'WEBHOOKS_SECRET_STORE',
   /** ARN of the stack's KMS key that seals connection secrets; required with `kms`. */
   secretKeyArn: 'WEBHOOKS_SECRET_KEY_ARN',
@@ -63,8 +66,8 @@ export const ENV = {
 export const DEFAULT_STACK_NAME = 'webhooks';
 
 /**
- * Where connection secrets are kept (D28): one Secrets Manager secret per connection (the
- * default), or sealed in the connection item with the stack's KMS key.
+ * Where connection secrets are kept (docs/design.md §5 "The KMS secret store"): one Secrets Manager
+ * secret per connection (the default), or sealed in the connection item with the stack's KMS key.
  */
 export type SecretStore =
   | { readonly kind: 'secrets-manager' }
@@ -84,7 +87,10 @@ export interface DispatcherConfig {
   readonly connectionsTable: string;
   readonly attemptsTable: string;
   readonly parkedTable: string;
-  /** Where rate-limited connections count their sends, shared by every dispatcher (decisions.md D35). */
+  /**
+   * Where rate-limited connections count their sends, shared by every dispatcher (docs/design.md §4
+   * "Rate limits").
+   */
   readonly rateWindowsTable: string;
   /** Deliveries per second of a connection that sets no `rateLimit`; absent: none (core/rate-limit.ts). */
   readonly defaultRateLimit?: number;

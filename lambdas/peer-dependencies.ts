@@ -1,7 +1,7 @@
 /**
- * The optional peer dependencies of the package's entry points (docs/libraries.md, D20): each
- * entry checks its own before it loads them, so an app that lacks one gets one line naming
- * what to install instead of `Cannot find module` and a require stack.
+ * The optional peer dependencies of the package's entry points (docs/libraries.md, docs/design.md
+ * §11 "Packaging"): each entry checks its own before it loads them, so an app that lacks one gets
+ * one line naming what to install instead of `Cannot find module` and a require stack.
  */
 
 import { ConfigurationError } from './core/errors';

@@ -18,7 +18,10 @@ export const STACK_OUTPUTS = {
   attemptsTableName: 'AttemptsTableName',
   /** Secrets Manager name prefix of the connection secrets (ends with `/`). */
   secretPrefix: 'SecretPrefix',
-  /** Where connection secrets are kept: `secrets-manager` or `kms` (D28). */
+  /**
+   * Where connection secrets are kept: `secrets-manager` or `kms` (docs/design.md §5 "The KMS
+   * secret store").
+   */
   secretStore: 'SecretStore',
   /** ARN of the KMS key that seals connection secrets; only with the `kms` store. */
   secretKeyArn: 'SecretKeyArn',

@@ -98,7 +98,8 @@ function sharedAdapters(
     clock,
     egress,
     doc: documentClient(options.clients?.dynamodb),
-    // The pool keeps as many idle connections per receiver as requests can be in flight (D31).
+    // The pool keeps as many idle connections per receiver as requests can be in flight
+    // (docs/design.md §4 "The sender").
     sender: new HttpsSender({
       egress,
       ca: options.ca,
@@ -256,7 +257,7 @@ export function wireTestSends(config: TestSendConfig, options: WiringOptions = {
   };
 }
 
-/** The adapter of the configured secret store (D28). */
+/** The adapter of the configured secret store (docs/design.md §5 "The KMS secret store"). */
 function signingSecrets(
   config: Pick<DispatcherConfig, 'secretStore'>,
   options: WiringOptions,

@@ -1,6 +1,6 @@
 /**
  * Construct profiles: named sets of `WebhookDelivery` props chosen together from the cost model
- * (docs/cost.md, "All-in cost per profile"; D40 in docs/decisions.md). A profile only fills
+ * (docs/cost.md, "All-in cost per profile"; docs/design.md §12). A profile only fills
  * props the caller left unset: an explicit prop always wins.
  */
 
@@ -24,13 +24,13 @@ export interface ProfileProps {
 }
 
 /**
- * `lean`: the levers whose saving outweighs what they give up (D40). Batches of up to 100
- * gathered for at most 1 s on the ingress queue (retries keep 1, 2 and 4 s: D29), all of a
- * batch's attempts at once; the record of a delivery delivered at its first attempt kept 3 days
- * (every record of a delivery that ever failed keeps `attemptTtl`); bodies kept for failed
- * deliveries only; connection secrets sealed with one stack KMS key (D28). Left out: PITR off
- * (about 2 cents a million once successes live 3 days, and the audit trail loses its backup) and provisioned capacity (its size
- * depends on traffic the construct cannot know).
+ * `lean`: the levers whose saving outweighs what they give up (docs/design.md §12). Batches of up to 100
+ * gathered for at most 1 s on the ingress queue (retries keep 1, 2 and 4 s: docs/design.md §12), all of a
+ * batch's attempts at once; the record of a delivery delivered at its first attempt kept 3 days (every record
+ * of a delivery that ever failed keeps `attemptTtl`); bodies kept for failed deliveries only; connection
+ * secrets sealed with one stack KMS key (docs/design.md §5 "The KMS secret store"). Left out: PITR off (about
+ * 2 cents a million once successes live 3 days, and the audit trail loses its backup) and provisioned
+ * capacity (its size depends on traffic the construct cannot know).
  */
 export const LEAN_PROFILE: Readonly<ProfileProps> = Object.freeze({
   batchSize: 100,

@@ -5,7 +5,10 @@ import type { Construct } from 'constructs';
 import { KMS_CONTEXT_KEYS } from '../lambdas/adapters/secrets/kms-context';
 import { ENV } from '../lambdas/config';
 
-/** Where connection secrets are kept (D28): the construct prop `secretStore`. */
+/**
+ * Where connection secrets are kept (docs/design.md §5 "The KMS secret store"): the construct prop
+ * `secretStore`.
+ */
 export type SecretStoreName = 'secrets-manager' | 'kms';
 
 /** Create a connection's secret, show it, rotate it (new version), delete it with the connection. */

@@ -169,7 +169,7 @@ export interface WebhookDeliveryProps {
    * Deliveries per second each connection receives at most when it sets no `rateLimit` of its
    * own (a whole number from 1 to 10,000). The limit holds across every dispatcher container
    * and both queues; a delivery over it waits on the retry queue, never an attempt
-   * (docs/design.md "Rate limits", decisions.md D35).
+   * (docs/design.md §4 "Rate limits").
    * @default - none: connections without their own limit are not limited
    */
   readonly defaultRateLimit?: number;
@@ -274,13 +274,13 @@ export interface WebhookDeliveryProps {
   readonly secretPrefix?: string;
 
   /**
-   * Where connection secrets are kept (D28). `secrets-manager`: one secret per connection,
-   * with its own versions and CloudTrail trail (about $0.40 a month each). `kms`: each secret
-   * encrypted with one customer managed key of the stack (rotation enabled) in its connection
-   * item, bound to the connection and its application by the encryption context ($1 a month
-   * for the key). The dispatcher then gets `kms:Decrypt` on that key only, and no Secrets
-   * Manager permission. Choose it when the stack is created: connections created under one
-   * store are not readable under the other.
+   * Where connection secrets are kept (docs/design.md §5 "The KMS secret store").
+   * `secrets-manager`: one secret per connection, with its own versions and CloudTrail trail (about
+   * $0.40 a month each). `kms`: each secret encrypted with one customer managed key of the stack
+   * (rotation enabled) in its connection item, bound to the connection and its application by the
+   * encryption context ($1 a month for the key). The dispatcher then gets `kms:Decrypt` on that key
+   * only, and no Secrets Manager permission. Choose it when the stack is created: connections
+   * created under one store are not readable under the other.
    * @default 'secrets-manager'
    */
   readonly secretStore?: SecretStoreName;

@@ -121,7 +121,7 @@ export class WebhookDelivery extends Construct {
    */
   public readonly parkedTable: dynamodb.Table;
   /**
-   * Rate-limit windows (decisions.md D35): one short-lived counter item per rate-limited
+   * Rate-limit windows (docs/design.md §4 "Rate limits"): one short-lived counter item per rate-limited
    * connection and second, shared by every dispatcher. Unlimited connections never write it.
    */
   public readonly rateWindowsTable: dynamodb.Table;
@@ -365,7 +365,7 @@ export class WebhookDelivery extends Construct {
 
   /**
    * Parked deliveries: one item per delivery under its connection, so parking writes the item
-   * and its small by-application index entry (never the body), and nothing else (D23).
+   * and its small by-application index entry (never the body), and nothing else (docs/design.md §9).
    */
   private createParkedTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
     return this.createTable('ParkedTable', p, {

@@ -1,7 +1,7 @@
 /**
  * The local AWS endpoints of local mode (docs/design.md §6), on loopback and free ports: fauxqs
  * (SQS, SNS), dynalite (DynamoDB), the local Secrets Manager and the local KMS (the `kms`
- * secret store, D28). Runs under tsx or plain
+ * secret store, docs/design.md §5 "The KMS secret store"). Runs under tsx or plain
  * Node (fauxqs is ESM-only), never inside Jest's sandbox.
  */
 import { join } from 'node:path';

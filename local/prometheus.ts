@@ -4,7 +4,7 @@
  * under the catalogue's Prometheus names: counters with the second dimensions as labels
  * (`webhooks_attempts_total{outcome,status_class}`), durations and latencies as histograms in
  * seconds, and gauges of each queue's depth and oldest message, read from the SQS emulator at
- * scrape time. prom-client keeps the registry and writes the text format (D36).
+ * scrape time. prom-client keeps the registry and writes the text format (docs/design.md §10 "Metrics").
  */
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';

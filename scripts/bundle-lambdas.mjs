@@ -4,7 +4,7 @@
  * library) with esbuild, once, at
  * build/pack time. The published package ships the output and the construct deploys it with
  * `Code.fromAsset`, so an app that uses the construct needs no lockfile, no esbuild and no Docker
- * (docs/decisions.md). From a source checkout, lib/lambda-code.ts runs this script on demand.
+ * (docs/design.md §11 "Packaging"). From a source checkout, lib/lambda-code.ts runs this script on demand.
  *
  *   node scripts/bundle-lambdas.mjs                       everything into dist/ (npm run build)
  *   node scripts/bundle-lambdas.mjs --only dispatcher --outdir DIR    one Lambda into DIR

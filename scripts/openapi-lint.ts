@@ -1,8 +1,9 @@
 /**
- * `npm run openapi:lint [-- file]`: lints the OpenAPI document (docs/openapi.json by default)
- * with Redocly's `recommended` rules and exits 1 on any error or warning; prints one line per
- * problem and a count. test/unit/api/openapi-lint.test.ts runs it. (A script, not a test import:
- * @redocly/openapi-core is ESM only, which Jest loads only with experimental VM modules, D27.)
+ * `npm run openapi:lint [-- file]`: lints the OpenAPI document (docs/openapi.json by default) with
+ * Redocly's `recommended` rules and exits 1 on any error or warning; prints one line per problem
+ * and a count. test/unit/api/openapi-lint.test.ts runs it. (A script, not a test import:
+ * @redocly/openapi-core is ESM only, which Jest loads only with experimental VM modules,
+ * docs/design.md §11 "Chunks".)
  */
 
 import { readFileSync } from 'node:fs';

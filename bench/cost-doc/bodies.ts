@@ -1,4 +1,4 @@
-/** docs/cost.md's line for keeping request bodies (issue 23, docs/decisions.md D37). */
+/** docs/cost.md's line for keeping request bodies (issue 23, docs/design.md §5 "The request is kept"). */
 
 import { measureBodyStorage } from '../body-storage';
 import { SCENARIOS } from '../cost-model';

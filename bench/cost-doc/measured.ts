@@ -148,7 +148,7 @@ ${table(['attempts in the batch', 'expected slowest'], latencyRows)}
 }
 
 /**
- * What a per-connection rate limit adds (decisions.md D35), from the burst benchmark
+ * What a per-connection rate limit adds (docs/design.md §4 "Rate limits"), from the burst benchmark
  * (bench/rate-limit.ts): nothing for an unlimited connection, one counter write per send and a
  * delayed message per deferral for a limited one.
  */

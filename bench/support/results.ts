@@ -27,12 +27,18 @@ export interface BenchResults {
   volume?: VolumeFigures;
   consoleBundle?: ConsoleBundleFigures;
   apiCalls?: ApiCallFigures;
-  /** The same with `secretStore: 'kms'`: the KMS calls of that store (D28). */
+  /**
+   * The same with `secretStore: 'kms'`: the KMS calls of that store (docs/design.md §5 "The KMS
+   * secret store").
+   */
   apiCallsKms?: ApiCallFigures;
   batchTime?: BatchTimeFigures;
   /** (9) A burst to one rate-limited connection (issue 25). */
   rateLimit?: RateLimitFigures;
-  /** (10) Request bodies kept on the first attempt's record (issue 23, D37). */
+  /**
+   * (10) Request bodies kept on the first attempt's record (issue 23, docs/design.md §5 "The
+   * request is kept").
+   */
   bodyStorage?: BodyStorageFigures;
   /** (11) What Lambda bills under its CPU share, defaults and lean profile (issue 26). */
   billed?: BilledFigures;

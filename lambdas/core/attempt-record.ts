@@ -96,7 +96,7 @@ export function attemptRecordOf(input: AttemptRecordInput): BuiltRecord {
 /**
  * Whether an attempt's record carries the delivery's body: only the first attempt's, so a
  * delivery's body is kept once however many attempts it takes; with `failures`, only when that
- * attempt failed (a delivery that fails later keeps no body: docs/decisions.md).
+ * attempt failed (a delivery that fails later keeps no body: docs/design.md §5 "The request is kept").
  */
 export function keepsBody(attempt: number, outcome: string, keep: KeepBodies): boolean {
   return attempt === 1 && (keep === 'all' || outcome !== 'delivered');

@@ -1,5 +1,5 @@
 /**
- * A connection's attempt-log shards (docs/design.md §5 "Shards", decisions.md D34): over how
+ * A connection's attempt-log shards (docs/design.md §5 "Shards"): over how
  * many partitions its attempts are spread, and the rule for raising that number.
  *
  * A connection keeps every count it has had as steps, oldest first: `count` places the attempts

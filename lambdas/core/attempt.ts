@@ -318,7 +318,7 @@ async function waitForRateLimit(
 /**
  * Puts a delivery over its rate limit back, unchanged, as a new message on the retry queue
  * with a delay: a new message starts at receive count 0, so waiting never dead-letters it
- * (a message merely left invisible would count a receive each time, decisions.md D35).
+ * (a message merely left invisible would count a receive each time, docs/design.md §4 "Rate limits").
  */
 async function defer(
   ctx: Context,

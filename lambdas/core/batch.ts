@@ -1,8 +1,8 @@
 /**
- * A batch of queue records: each read (poison is dead-lettered on its first receipt, D10) and
- * routed by type: an event fans out, a delivery is attempted again, a queued attempt record
- * is written. Records run side by side; only infrastructure failures and a near deadline
- * leave a record for SQS to redeliver (`batchItemFailures`).
+ * A batch of queue records: each read (poison is dead-lettered on its first receipt, docs/design.md
+ * §3 "Poison") and routed by type: an event fans out, a delivery is attempted again, a queued
+ * attempt record is written. Records run side by side; only infrastructure failures and a near
+ * deadline leave a record for SQS to redeliver (`batchItemFailures`).
  */
 
 import type { Attempter, Run } from './attempt';

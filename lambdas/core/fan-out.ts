@@ -1,7 +1,8 @@
 /**
- * Fan-out: one event becomes one delivery per target connection, each attempted at once. A
- * delivery whose attempt fails for an infrastructure reason is handed to the retry queue on
- * its own (D4), so SQS redelivering the event never sends its other deliveries twice.
+ * Fan-out: one event becomes one delivery per target connection, each attempted at once. A delivery
+ * whose attempt fails for an infrastructure reason is handed to the retry queue on its own
+ * (docs/design.md §4 "Infrastructure errors"), so SQS redelivering the event never sends its other
+ * deliveries twice.
  */
 
 import type { Attempter, Run } from './attempt';

@@ -115,7 +115,7 @@ export interface DispatcherDeps {
   tracing?: Tracing;
 }
 
-/** Shared per-second send counts of rate-limited connections (decisions.md D35). */
+/** Shared per-second send counts of rate-limited connections (docs/design.md §4 "Rate limits"). */
 export interface RateCounter {
   /**
    * Counts one send to the connection in the window of epoch second `second`, on counter
@@ -131,7 +131,10 @@ export interface RateWindowCount {
   sends: number;
 }
 
-/** The rate-limit windows read back (the console's "waiting for the rate limit", D35). */
+/**
+ * The rate-limit windows read back (the console's "waiting for the rate limit", docs/design.md §4
+ * "Rate limits").
+ */
 export interface RateWindowReader {
   /** The counts of these windows of a connection; a window nothing was counted in is left out. */
   read(

@@ -1,6 +1,6 @@
 /**
- * A connection's rate limit (deliveries per second, docs/design.md "Rate limits", decisions.md
- * D35): the rule of the field, and the decision the dispatcher takes before a send. The count
+ * A connection's rate limit (deliveries per second, docs/design.md §4 "Rate limits"): the rule of
+ * the field, and the decision the dispatcher takes before a send. The count
  * is shared by every dispatcher container and both queues through the RateCounter port (one
  * DynamoDB item per connection, second and shard, adapters/dynamodb/rate-windows.ts): each send
  * counts itself in the window of the second it starts in, and goes only if its count is within

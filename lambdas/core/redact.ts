@@ -80,7 +80,7 @@ const ENCODING = /[\\%&+]/;
  * {@link ENCODING} characters can hold), `encoded` every form listed above. The second is
  * compiled on first need: its alternation per character takes milliseconds to compile and
  * tens of microseconds per text, and most receivers answer with no encoding character at all
- * (decisions.md D43).
+ * (docs/design.md §5 "Never stored or logged").
  */
 interface Patterns {
   readonly values: readonly string[];

@@ -213,7 +213,7 @@ async function act(
 /**
  * Parks a delivery for its connection (docs/design.md §9). When the parked table cannot take it
  * (DynamoDB down), the dead-letter queue does, as for any infrastructure failure: nothing is
- * lost, and `dlq redrive` sends it again (decisions.md D23).
+ * lost, and `dlq redrive` sends it again (docs/design.md §9).
  */
 async function park(
   ctx: Context,

@@ -19,7 +19,10 @@ export interface Page<T> {
   nextCursor?: string;
 }
 
-/** A connection's secret fields: a Secrets Manager store leaves `secretCiphertext` out (D28). */
+/**
+ * A connection's secret fields: a Secrets Manager store leaves `secretCiphertext` out
+ * (docs/design.md §5 "The KMS secret store").
+ */
 export interface SecretFields {
   secretArn: string;
   secretVersion: string;

@@ -79,8 +79,9 @@ export interface DeliveryMessage {
 }
 
 /**
- * An attempt-log item that could not be written when the attempt happened. The dispatcher
- * queues it instead of failing the record, so the attempt is never sent twice (decisions.md).
+ * An attempt-log item that could not be written when the attempt happened. The dispatcher queues it
+ * instead of failing the record, so the attempt is never sent twice (docs/design.md §4 "Order after
+ * an attempt").
  */
 export interface AttemptLogMessage {
   v: 1;

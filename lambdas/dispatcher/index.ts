@@ -14,8 +14,9 @@ export const ready = wire(config);
 export const handler: SqsBatchHandler = async (event, context) => (await ready)(event, context);
 
 /**
- * Tracing (the construct's `tracing` prop) is loaded only when on: the X-Ray SDK stays in a
- * chunk an untraced dispatcher never reads (D38, docs/performance.md). Started at init.
+ * Tracing (the construct's `tracing` prop) is loaded only when on: the X-Ray SDK stays in a chunk
+ * an untraced dispatcher never reads (docs/design.md §10 "Traces", docs/performance.md). Started at
+ * init.
  */
 async function wire(config: DispatcherConfig): Promise<SqsBatchHandler> {
   const tracing = config.tracing ? (await import('../adapters/tracing/xray.js')).xrayTracing() : undefined;

@@ -271,7 +271,7 @@ export class Connections {
   }
 }
 
-/** The keeper of the deployment's secret store (D28). */
+/** The keeper of the deployment's secret store (docs/design.md §5 "The KMS secret store"). */
 function secretKeeper(options: ManagementOptions): SecretKeeper {
   const store = options.resources.secretStore;
   if (store?.kind === 'kms') {

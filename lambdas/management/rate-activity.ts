@@ -1,7 +1,7 @@
 /**
  * "Waiting for the rate limit", live (issue 25): what a connection's rate limit did over the last
  * minute, read from the counter items the dispatchers already write (one per connection, second
- * and shard, decisions.md D35). The limiter's `ADD` counts every try, so a count above a
+ * and shard, docs/design.md §4 "Rate limits"). The limiter's `ADD` counts every try, so a count above a
  * window's quota is a deferral: no write of its own per delivery, one BatchGetItem of 60 items
  * per shard when someone looks.
  */

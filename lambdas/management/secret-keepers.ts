@@ -1,8 +1,9 @@
 /**
- * Where the management library keeps connection secrets (D28): one Secrets Manager secret per
- * connection (the default), or sealed with the stack's KMS key in the connection item. Both
- * give the fields the connection item stores; rotation gives new ones, and the old secret
- * stays valid for dispatchers until their cached connection refreshes (≤ 30 s), as before.
+ * Where the management library keeps connection secrets (docs/design.md §5 "The KMS secret store"):
+ * one Secrets Manager secret per connection (the default), or sealed with the stack's KMS key in
+ * the connection item. Both give the fields the connection item stores; rotation gives new ones,
+ * and the old secret stays valid for dispatchers until their cached connection refreshes (≤ 30 s),
+ * as before.
  */
 
 import {

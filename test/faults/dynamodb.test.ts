@@ -1,9 +1,10 @@
 /**
- * DynamoDB unavailable for a window, for both of the dispatcher's tables: the connections
- * table (records fail and SQS redelivers them) and the attempt log (D2: the record of an
- * attempt that happened is queued as an `attempt-log` message and written when the log is
- * back; the attempt itself is never sent again). Then DynamoDB recovers: nothing lost,
- * nothing sent twice, and the attempt log ends up with exactly the attempts the receivers saw.
+ * DynamoDB unavailable for a window, for both of the dispatcher's tables: the connections table
+ * (records fail and SQS redelivers them) and the attempt log (docs/design.md §4 "Order after an
+ * attempt": the record of an attempt that happened is queued as an `attempt-log` message and
+ * written when the log is back; the attempt itself is never sent again). Then DynamoDB recovers:
+ * nothing lost, nothing sent twice, and the attempt log ends up with exactly the attempts the
+ * receivers saw.
  */
 import { type Stack, startStack } from '../support/stack';
 import { sleep } from '../support/wait';
@@ -73,7 +74,8 @@ it(
     expectNoLoss(ledger);
     expect(fault.hits).toBeGreaterThan(0);
     expect(deferred).toBeGreaterThan(0);
-    // D2: an attempt whose log write failed is not sent again when the log recovers.
+    // docs/design.md §4 "Order after an attempt": an attempt whose log write failed is not sent
+    // again when the log recovers.
     expect(ledger.duplicateSends).toBe(0);
   },
   size(90_000, 180_000),
@@ -121,16 +123,17 @@ it.each(outages)(
 
     expectNoLoss(ledger);
     expect(batches.recordsLeft).toBeGreaterThan(0);
-    // Cold: records fail at the connection lookup, before any send. Warm: deliveries go on
-    // from the cache and their attempt records wait on the queue (D2). Either way: no re-send.
+    // Cold: records fail at the connection lookup, before any send. Warm: deliveries go on from the
+    // cache and their attempt records wait on the queue (docs/design.md §4 "Order after an
+    // attempt"). Either way: no re-send.
     if (cache === 'warm') expect(deferred).toBeGreaterThan(0);
     expect(ledger.duplicateSends).toBe(0);
   },
   size(90_000, 180_000),
 );
 
-// D2's documented limit: when the queue cannot take the attempt record either, the record
-// is failed and the attempt may be sent again.
+// The documented limit (docs/design.md §4 "Order after an attempt"): when the queue cannot take
+// the attempt record either, the record is failed and the attempt may be sent again.
 it('sends an attempt again only when the attempt log and its SQS fallback are both down', async () => {
   const s = await startStack({ ...options(), label: 'ddb-and-sqs' });
   stack = s;

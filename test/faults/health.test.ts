@@ -1,5 +1,5 @@
 /**
- * Endpoint health and parked deliveries under faults (docs/design.md §9, decisions.md D23):
+ * Endpoint health and parked deliveries under faults (docs/design.md §9):
  *
  * - DynamoDB refuses the parking and health writes (PutItem, UpdateItem → 503) just when
  *   deliveries exhaust their chains: those go to the DLQ instead (an infrastructure failure),

@@ -1,8 +1,9 @@
 /**
- * Secrets Manager unavailable for a window. A connection whose secret the dispatcher has
- * already read keeps being delivered to (the secret is cached by version); a connection
- * created during the outage cannot be signed for: its delivery is handed back to the queue
- * (D4) and fails until Secrets Manager is back, then goes out. Nothing lost, nothing twice.
+ * Secrets Manager unavailable for a window. A connection whose secret the dispatcher has already
+ * read keeps being delivered to (the secret is cached by version); a connection created during the
+ * outage cannot be signed for: its delivery is handed back to the queue (docs/design.md §4
+ * "Infrastructure errors") and fails until Secrets Manager is back, then goes out. Nothing lost,
+ * nothing twice.
  */
 import { type Stack, startStack } from '../support/stack';
 import { sleep } from '../support/wait';

@@ -1,5 +1,5 @@
 /**
- * `profile: 'lean'` (lib/profiles.ts, D40): one prop that sets the cost levers the model
+ * `profile: 'lean'` (lib/profiles.ts, docs/design.md §12): one prop that sets the cost levers the model
  * recommends together. Each shows in the template; a prop given explicitly wins; without a
  * profile (or with 'defaults') the stack is exactly what it was.
  */
@@ -48,7 +48,8 @@ describe("profile: 'lean'", () => {
       'maxBatchingWindow',
       'secretStore',
     ]);
-    // Batches of 100 gathered for 1 s on the ingress queue; the retry queue keeps 10 and no window (D29).
+    // Batches of 100 gathered for 1 s on the ingress queue; the retry queue keeps 10 and no window
+    // (docs/design.md §12).
     expect(batching(lean)).toEqual([
       [100, 1],
       [10, undefined],

@@ -1,8 +1,8 @@
 /**
- * The opt-in `tracing` prop (D38): off by default, with no X-Ray permission, setting or
- * tracing mode anywhere; on, active tracing of both functions, the dispatcher told to open its
- * attempt spans, the two X-Ray actions granted (on "*", their only form) and cdk-nag clean with
- * the project's acknowledgement.
+ * The opt-in `tracing` prop (docs/design.md §10 "Traces"): off by default, with no X-Ray
+ * permission, setting or tracing mode anywhere; on, active tracing of both functions, the
+ * dispatcher told to open its attempt spans, the two X-Ray actions granted (on "*", their only
+ * form) and cdk-nag clean with the project's acknowledgement.
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';

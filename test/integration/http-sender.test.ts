@@ -190,7 +190,7 @@ describe('HttpsSender against a real HTTPS receiver', () => {
       const ports: number[] = [];
       const answered = new WeakSet<object>();
       // A receiver whose idle timeout closed each connection after one response, just as the
-      // next request arrived on it (the race of D31).
+      // next request arrived on it (the race of docs/design.md §4 "The sender").
       receiver.behave((_req, res) => {
         const socket = res.socket!;
         ports.push(socket.remotePort!);

@@ -1,9 +1,9 @@
 /**
- * Tracing on (D38) sends nothing of a trace to receivers: the real X-Ray tracing adapter,
- * built as the dispatcher builds it, in a Lambda-like process with a sampled trace, around a
- * real delivery over HTTPS. The receiver gets no trace header; the X-Ray daemon (a UDP socket
- * here) gets one subsegment per attempt, annotated with ids and the outcome, and none of the
- * secret, the custom header value, the URL's query or the body.
+ * Tracing on (docs/design.md §10 "Traces") sends nothing of a trace to receivers: the real X-Ray
+ * tracing adapter, built as the dispatcher builds it, in a Lambda-like process with a sampled
+ * trace, around a real delivery over HTTPS. The receiver gets no trace header; the X-Ray daemon (a
+ * UDP socket here) gets one subsegment per attempt, annotated with ids and the outcome, and none of
+ * the secret, the custom header value, the URL's query or the body.
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { createDispatcher } from '../../lambdas/core/dispatch';

@@ -1,4 +1,7 @@
-/** The arithmetic of `npm run bench -- --only bodyStorage` (bench/body-storage.ts, D37). */
+/**
+ * The arithmetic of `npm run bench -- --only bodyStorage` (bench/body-storage.ts, docs/design.md §5
+ * "The request is kept").
+ */
 
 import { deflateRawSync } from 'node:zlib';
 import {

@@ -69,7 +69,7 @@ function packagesReached(entry: string): Set<string> {
 
 describe('peer dependencies of the entry points', () => {
   it.each(Object.keys(ENTRY_PEERS) as PeeredEntry[])('%s lists exactly the peers its code loads', (entry) => {
-    // The management library is one bundle with only the AWS SDK outside it (D20).
+    // The management library is one bundle with only the AWS SDK outside it (docs/design.md §11 "Packaging").
     const reached = [...packagesReached(entrySource(entry))];
     const outside = entry.endsWith('/management')
       ? reached.filter((p) => p.startsWith('@aws-sdk/'))

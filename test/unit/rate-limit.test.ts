@@ -1,4 +1,7 @@
-/** The arithmetic of `npm run bench -- --only rateLimit` (bench/rate-limit.ts, D35): the billed wait. */
+/**
+ * The arithmetic of `npm run bench -- --only rateLimit` (bench/rate-limit.ts, docs/design.md §4
+ * "Rate limits"): the billed wait.
+ */
 
 import { billedWaitMs } from '../../bench/rate-limit';
 

@@ -26,9 +26,9 @@ export function deliveryKeyPrefix(deliveryId: string): string {
 
 /**
  * The body's stored form: deflate (raw, no header) of its UTF-8 bytes, a Binary attribute. A
- * user.identified body takes 0.65–0.68 of its size with small or typical metadata and 0.23 with
- * 100 keys (`npm run bench -- --only bodyStorage`, docs/decisions.md D37), so a delivery's first
- * record takes 2 write units where it would take 1 without the body.
+ * user.identified body takes 0.65–0.68 of its size with small or typical metadata and 0.23 with 100
+ * keys (`npm run bench -- --only bodyStorage`, docs/design.md §5 "The request is kept"), so a
+ * delivery's first record takes 2 write units where it would take 1 without the body.
  */
 export function encodeBody(body: string): Uint8Array {
   return new Uint8Array(deflateRawSync(Buffer.from(body, 'utf8')));

@@ -1,5 +1,5 @@
 /**
- * Parked deliveries on their table (tables.ts PARKED_TABLE, docs/decisions.md D23): the dispatcher
+ * Parked deliveries on their table (tables.ts PARKED_TABLE, docs/design.md §9): the dispatcher
  * parks, the management library lists, claims and removes. Key names, the by-application index
  * and every expression stay here; listings resume from opaque cursors (core/cursor.ts).
  *

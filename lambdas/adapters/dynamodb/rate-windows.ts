@@ -1,10 +1,10 @@
 /**
- * The rate-limit windows on DynamoDB (decisions.md D35): each send of a rate-limited connection
- * is one UpdateItem that adds 1 to its window's item and returns the new count. The ADD is
- * atomic on the server, so every dispatcher container and both queues count on the same item
- * with no read and no conditional retry; the first write of a second creates the item, with
- * its expiry. The management API reads a connection's last minute back (BatchGetItem), which
- * costs the dispatcher nothing.
+ * The rate-limit windows on DynamoDB (docs/design.md §4 "Rate limits"): each send of a rate-limited
+ * connection is one UpdateItem that adds 1 to its window's item and returns the new count. The ADD
+ * is atomic on the server, so every dispatcher container and both queues count on the same item
+ * with no read and no conditional retry; the first write of a second creates the item, with its
+ * expiry. The management API reads a connection's last minute back (BatchGetItem), which costs the
+ * dispatcher nothing.
  */
 
 /** Keys BatchGetItem takes at once. */

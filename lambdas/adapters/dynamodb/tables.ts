@@ -49,7 +49,7 @@ export const ATTEMPTS_TABLE = {
 } as const;
 
 /**
- * Parked deliveries (docs/design.md §9, decisions.md D23).
+ * Parked deliveries (docs/design.md §9).
  *
  * - Partition key `connectionId`, sort key `deliveryId`: one item per delivery (parking it
  *   again after a recovery replaces it). Delivery ids are time-ordered, so "since a time,
@@ -82,7 +82,7 @@ export const PARKED_TABLE = {
 } as const;
 
 /**
- * Rate-limit windows (core/rate-limit.ts, decisions.md D35): one item per rate-limited
+ * Rate-limit windows (core/rate-limit.ts, docs/design.md §4 "Rate limits"): one item per rate-limited
  * connection, second and shard, key `<connectionId>#<epoch second>#<shard>`, holding the sends
  * counted in that second. Written only for connections with a limit; each item expires a few
  * minutes after its second (TTL deletes are free), so the table holds a few minutes of windows.

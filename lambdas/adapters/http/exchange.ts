@@ -24,8 +24,9 @@ class ExchangeEndedError extends ReceiverError {
  * whole exchange, connecting included. When the deadline fires or the snippet is complete,
  * the request and its socket are destroyed: nothing more is read or buffered.
  *
- * A request lost before any response on a dead pooled socket is sent again within the same
- * deadline when `resends` allows it (the pool's rule, D31); any other loss is the attempt's result.
+ * A request lost before any response on a dead pooled socket is sent again within the same deadline
+ * when `resends` allows it (the pool's rule, docs/design.md §4 "The sender"); any other loss is the
+ * attempt's result.
  */
 export class Exchange {
   private readonly started = performance.now();

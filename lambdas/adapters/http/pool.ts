@@ -1,7 +1,8 @@
 /**
- * The sender's connection pool: Node's keep-alive `https.Agent`, one pool per origin, reused
- * across invocations, with the egress policy applied as each socket opens; and the rule for
- * sending a request again when it met a pooled socket the receiver had already closed (D31).
+ * The sender's connection pool: Node's keep-alive `https.Agent`, one pool per origin, reused across
+ * invocations, with the egress policy applied as each socket opens; and the rule for sending a
+ * request again when it met a pooled socket the receiver had already closed (docs/design.md §4 "The
+ * sender").
  *
  * Egress (docs/design.md §4, docs/security.md): the host is resolved once, every address is
  * checked against the policy, and the socket connects to the checked address: the check
@@ -29,9 +30,9 @@ export const DEFAULT_IDLE_PER_ORIGIN = 10;
 
 /**
  * TLS sessions kept for resumption, one per receiver origin (Node's default is 100): a new
- * connection to an origin whose session is cached resumes it, for 0.74 to 0.92 of the CPU of a
- * full handshake under Lambda's CPU share (docs/performance.md §11, D41). About 1,000 origins
- * of a few KB each.
+ * connection to an origin whose session is cached resumes it, for 0.74 to 0.92 of the CPU of a full
+ * handshake under Lambda's CPU share (docs/performance.md §11, docs/design.md §4 "The sender").
+ * About 1,000 origins of a few KB each.
  */
 export const TLS_SESSION_CACHE = 1_000;
 
@@ -65,12 +66,16 @@ export interface PoolOptions {
   connectTimeoutMs?: number;
   /**
    * Idle connections kept per receiver, and so the most dead pooled sockets a request can meet
-   * before a new connection (D31): give the most requests in flight at once (the dispatcher's
-   * concurrency), and the pool never closes a connection it could have reused.
+   * before a new connection (docs/design.md §4 "The sender"): give the most requests in flight at
+   * once (the dispatcher's concurrency), and the pool never closes a connection it could have
+   * reused.
    * @default {@link DEFAULT_IDLE_PER_ORIGIN}
    */
   maxIdlePerOrigin?: number;
-  /** Told each time a request is sent again after meeting a dead pooled socket (D31): counted. */
+  /**
+   * Told each time a request is sent again after meeting a dead pooled socket (docs/design.md §4
+   * "The sender"): counted.
+   */
   onResend?: () => void;
   /** TLS sessions kept for resumption (one per origin). @default {@link TLS_SESSION_CACHE} */
   maxCachedSessions?: number;
@@ -167,14 +172,15 @@ export class ConnectionPool {
       // An idle pooled socket is closed after this (or the receiver's own Keep-Alive hint).
       timeout: KEEP_ALIVE_TIMEOUT_MS,
       // At most this many per receiver, so a request that meets only dead pooled sockets reaches
-      // a new connection within its resends (D31).
+      // a new connection within its resends (docs/design.md §4 "The sender").
       maxFreeSockets: this.maxIdlePerOrigin,
-      // A new connection to a receiver seen before resumes its TLS session (D41).
+      // A new connection to a receiver seen before resumes its TLS session (docs/design.md §4 "The sender").
       maxCachedSessions: options.maxCachedSessions ?? TLS_SESSION_CACHE,
       lookup: egressLookup(options.egress, options.resolver ?? systemResolver),
       rejectUnauthorized: true,
       // One TLS context for every connection: Node otherwise builds one per new connection (the
-      // trust store parsed again), 0.8 of a full handshake's CPU with it shared (D43).
+      // trust store parsed again), 0.8 of a full handshake's CPU with it shared (docs/design.md §4
+      // "The sender").
       secureContext: createSecureContext({
         minVersion: 'TLSv1.2',
         ...(options.ca ? { ca: options.ca } : {}),
@@ -189,7 +195,10 @@ export class ConnectionPool {
     return request(url, { method: req.method, headers: req.headers, agent: this.agent });
   }
 
-  /** The resends one request may have, as many as the idle sockets kept per receiver (D31). */
+  /**
+   * The resends one request may have, as many as the idle sockets kept per receiver (docs/design.md
+   * §4 "The sender").
+   */
   resends(): DeadSocketResends {
     return new DeadSocketResends(this.maxIdlePerOrigin, this.onResend);
   }
@@ -211,7 +220,7 @@ const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 
  * duplicates are allowed (docs/protocol.md §6; receivers de-duplicate on the delivery id).
  * Only a request on a reused socket is sent again, at most `max` times (the idle sockets the
  * pool keeps per receiver, so the last try is a new connection at the latest): a new
- * connection that fails is the attempt's result (decisions.md D31).
+ * connection that fails is the attempt's result (docs/design.md §4 "The sender").
  */
 export class DeadSocketResends {
   private used = 0;

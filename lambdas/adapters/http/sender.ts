@@ -1,13 +1,13 @@
 /**
  * HttpSender on Node's own `node:https`. One keep-alive pool per origin, reused across
  * invocations. Node's HTTP client is already in every Lambda (the AWS SDK sends through it),
- * so the sender adds no HTTP library to the cold start (decision D30).
+ * so the sender adds no HTTP library to the cold start (docs/design.md §4 "The sender").
  *
  * The sender judges what it is given (the scheme, framing headers), then runs one exchange
- * (exchange.ts: one deadline, no redirects, at most 1 KiB read) through the pool (pool.ts:
- * egress checked as each socket opens, dead pooled sockets resent over, D31). A scheme other
- * than https: never reaches the pool; every address and port refusal happens at connect time
- * (docs/design.md §4, docs/security.md).
+ * (exchange.ts: one deadline, no redirects, at most 1 KiB read) through the pool (pool.ts: egress
+ * checked as each socket opens, dead pooled sockets resent over, docs/design.md §4 "The sender"). A
+ * scheme other than https: never reaches the pool; every address and port refusal happens at
+ * connect time (docs/design.md §4, docs/security.md).
  */
 
 import { FRAMING_HEADERS, PROXY_HEADER_PREFIX } from '../../core/headers';

@@ -1,6 +1,7 @@
 /**
- * The encryption context of a sealed connection secret (D28): the adapter seals and opens with
- * it, and the construct's IAM conditions name its keys. No SDK import, so lib/ can read it.
+ * The encryption context of a sealed connection secret (docs/design.md §5 "The KMS secret store"):
+ * the adapter seals and opens with it, and the construct's IAM conditions name its keys. No SDK
+ * import, so lib/ can read it.
  */
 
 /** Encryption-context keys: the IAM policies of the kms store require both (lib/secret-store.ts). */

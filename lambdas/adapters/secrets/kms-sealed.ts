@@ -1,9 +1,9 @@
 /**
- * Connection secrets sealed with one KMS key (`secretStore: 'kms'`, D28). The secret lives in
- * its connection item as a KMS ciphertext (`secretCiphertext`), encrypted under an encryption
- * context that names the connection and its application: KMS refuses to decrypt a ciphertext
- * copied into another connection's item. The dispatcher only decrypts; the management library
- * seals on create and rotate and decrypts for Show Secret.
+ * Connection secrets sealed with one KMS key (`secretStore: 'kms'`, docs/design.md §5 "The KMS
+ * secret store"). The secret lives in its connection item as a KMS ciphertext (`secretCiphertext`),
+ * encrypted under an encryption context that names the connection and its application: KMS refuses
+ * to decrypt a ciphertext copied into another connection's item. The dispatcher only decrypts; the
+ * management library seals on create and rotate and decrypts for Show Secret.
  */
 
 import { randomUUID } from 'node:crypto';

@@ -1,8 +1,8 @@
 /**
- * The tracing port on AWS X-Ray, through Powertools for AWS Lambda's Tracer (D38): one
- * subsegment per attempt under the invocation's segment, which Lambda's active tracing links to
- * the SQS message that carried the delivery. Loaded only when the dispatcher runs with
- * `tracing` on (lambdas/dispatcher/index.ts imports this file dynamically), so an untraced
+ * The tracing port on AWS X-Ray, through Powertools for AWS Lambda's Tracer (docs/design.md §10
+ * "Traces"): one subsegment per attempt under the invocation's segment, which Lambda's active
+ * tracing links to the SQS message that carried the delivery. Loaded only when the dispatcher runs
+ * with `tracing` on (lambdas/dispatcher/index.ts imports this file dynamically), so an untraced
  * dispatcher neither loads nor runs any of it.
  *
  * Nothing of a trace leaves for a receiver: the Tracer is built with `captureHTTPsRequests`

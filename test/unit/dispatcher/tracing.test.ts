@@ -1,7 +1,7 @@
 /**
- * Tracing (D38): the core opens one span per attempt through the Tracing port and keeps its
- * trace id in the attempt record; the X-Ray adapter turns a span into one annotated
- * subsegment, never with a URL, header, body, error text or secret.
+ * Tracing (docs/design.md §10 "Traces"): the core opens one span per attempt through the Tracing
+ * port and keeps its trace id in the attempt record; the X-Ray adapter turns a span into one
+ * annotated subsegment, never with a URL, header, body, error text or secret.
  */
 import {
   ATTEMPT_SPAN,
