@@ -9,7 +9,7 @@
 import { DEADLINE_MARGIN_MS } from './constants';
 import { type Destination, Destinations, loggedTarget } from './destination';
 import type { EgressPolicy } from './egress';
-import { DeadlineError, infra } from './errors';
+import { DeadlineError, InfrastructureError, infra } from './errors';
 import { buildHeaders } from './headers';
 import { createLimiter, type Limiter } from './limiter';
 import type { DispatcherDeps } from './ports';
@@ -134,8 +134,12 @@ async function deliver(
   const destination = ctx.destinations.judge(connection);
   if ('refusal' in destination) return refuse(ctx, delivery, facts, connection, destination.refusal);
   // 2. Its signing secret.
-  const ids = idsOf(delivery);
-  const secret = await infra('secrets.current', ids, () => ctx.deps.secrets.current(connection));
+  let secret: string;
+  try {
+    secret = await ctx.deps.secrets.current(connection);
+  } catch (cause) {
+    throw new InfrastructureError('secrets.current', idsOf(delivery), { cause });
+  }
   // 3. A slot among the batch's attempts; the deadline; the rate limit.
   const slot = ctx.limiter.acquire();
   if (slot) await slot;
@@ -290,11 +294,10 @@ async function waitForRateLimit(
   run: Run,
 ): Promise<Deferral | undefined> {
   const { options, rateLimiter } = ctx;
-  const limit =
-    run.rateLimited === false
-      ? undefined
-      : effectiveRateLimit(connection.rateLimit, options.defaultRateLimit, options.rateLimitCeiling);
-  if (limit === undefined || !rateLimiter) return undefined;
+  // Most connections have no limit at all: nothing to count.
+  if (run.rateLimited === false || !rateLimiter) return undefined;
+  if (connection.rateLimit === undefined && options.defaultRateLimit === undefined) return undefined;
+  const limit = effectiveRateLimit(connection.rateLimit, options.defaultRateLimit, options.rateLimitCeiling)!;
   const ids = idsOf(delivery);
   const decision = await infra('rateCounter.increment', ids, () =>
     rateLimiter.take(connection.connectionId, delivery.deliveryId, limit, {

@@ -6,14 +6,14 @@
  */
 
 import type { Attempter, Run } from './attempt';
-import { infra } from './errors';
+import { InfrastructureError, infra } from './errors';
 import { deliveryIdFor } from './ids';
 import { countFailure } from './metrics';
 import { errorText } from './poison';
 import type { DispatcherDeps } from './ports';
-import { fansOutTo, judgeTarget, type Target } from './targets';
+import { judgeTarget, type Target, targetsOfListing } from './targets';
 import { isoTime } from './time';
-import type { DeliveryMessage, EventFacts, EventMessage } from './types';
+import type { Connection, DeliveryMessage, EventFacts, EventMessage } from './types';
 
 export type FanOut = (
   event: EventMessage,
@@ -34,10 +34,13 @@ export function createFanOut(
   async function targetsOf(event: EventMessage): Promise<Target[]> {
     const appId = event.application.id;
     if (!event.connectionIds) {
-      const all = await infra('connections.listByApplication', {}, () =>
-        deps.connections.listByApplication(appId),
-      );
-      return all.filter(fansOutTo).map((c) => judgeTarget(c.connectionId, c));
+      let all: Connection[];
+      try {
+        all = await deps.connections.listByApplication(appId);
+      } catch (cause) {
+        throw new InfrastructureError('connections.listByApplication', {}, { cause });
+      }
+      return targetsOfListing(all);
     }
     return Promise.all(
       event.connectionIds.map(async (id) => {

@@ -14,6 +14,21 @@ interface Settlement {
   facts: EventFacts;
   result: AttemptResult;
   debugLines?: boolean;
+  foreign?: boolean;
+}
+
+/** A settled attempt's metrics and its log line (a foreign delivery's names the publisher). */
+export function report(
+  deps: { log: Log; metrics?: Metrics; clock: Clock },
+  s: Settlement,
+  decision: Decision,
+  rec: AttemptRecord,
+  statusCode: number | undefined,
+  went: 'parked' | 'dead-lettered' | undefined,
+): void {
+  if (deps.metrics) count(deps.metrics, deps.clock, s, decision, rec, went);
+  if (s.foreign) logForeign(deps.log, s, rec, went);
+  else logOutcome(deps.log, s, decision, rec, statusCode, went);
 }
 
 const idsOf = (delivery: DeliveryMessage) => ({
@@ -22,7 +37,7 @@ const idsOf = (delivery: DeliveryMessage) => ({
   attempt: delivery.attempt,
 });
 
-export function logOutcome(
+function logOutcome(
   log: Log,
   s: Settlement,
   decision: Decision,
@@ -66,7 +81,7 @@ export function logOutcome(
  * it named (under another key than `connectionId`, which the failing-connections rule counts)
  * and where the delivery went.
  */
-export function logForeign(
+function logForeign(
   log: Log,
   s: Settlement,
   rec: AttemptRecord,
@@ -86,7 +101,7 @@ export function logForeign(
 }
 
 /** The facts of a settled attempt, once its record is written (a retry and a dead letter count as they happen). */
-export function count(
+function count(
   metrics: Metrics,
   clock: Clock,
   s: Settlement,

@@ -11,7 +11,7 @@ import { decide } from './outcome';
 import { isParkReason, type ParkReason, parkedItemOf } from './parking';
 import { errorText } from './poison';
 import type { AppendOutcome, DispatcherDeps } from './ports';
-import { count, logForeign, logOutcome } from './settle-report';
+import { report } from './settle-report';
 import { isoTime } from './time';
 import type {
   AttemptRecord,
@@ -113,9 +113,7 @@ async function settle(ctx: Context, s: Settlement): Promise<AttemptRecord> {
   // A delivery (nearly every attempt) has nothing to act on: no await for it.
   const went =
     decision.action !== 'done' ? await act(ctx, s, decision, built.record, built.lastError) : undefined;
-  if (s.foreign) {
-    logForeign(ctx.deps.log, s, built.record, went);
-  } else {
+  if (!s.foreign) {
     // Placed by the connection the attempt was judged with: no second read of it after the
     // receiver answered. That copy is at most a cache time old when the attempt starts, so it
     // knows every raise that places this delivery (core/attempt-shards.ts).
@@ -123,8 +121,7 @@ async function settle(ctx: Context, s: Settlement): Promise<AttemptRecord> {
     const counting = countHealth(ctx, s, decision);
     if (counting) await counting;
   }
-  if (ctx.deps.metrics) count(ctx.deps.metrics, ctx.deps.clock, s, decision, built.record, went);
-  if (!s.foreign) logOutcome(ctx.deps.log, s, decision, built.record, built.statusCode, went);
+  report(ctx.deps, s, decision, built.record, built.statusCode, went);
   return built.record;
 }
 

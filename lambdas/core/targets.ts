@@ -27,6 +27,11 @@ export function fansOutTo(connection: Connection): boolean {
   );
 }
 
+/** The targets of an event without explicit ones: its application's connections that it fans out to. */
+export function targetsOfListing(connections: readonly Connection[]): Target[] {
+  return connections.filter(fansOutTo).map((c) => judgeTarget(c.connectionId, c));
+}
+
 /**
  * Judges a looked-up connection: missing, disabled, or (when the event named it explicitly,
  * `applicationId` given) another application's, is refused with its dead-letter reason.
