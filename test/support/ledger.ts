@@ -11,12 +11,18 @@
  *   messages not in the DLQ. It must be 0.
  * - A duplicate send is a request the pipeline did not need to make: a second copy of an
  *   attempt the receiver already got, or an attempt after the receiver had answered 2xx.
- *   Each is explained by a fault the scenario injected (its time window), by a receiver
- *   whose 2xx never completed, or as the knock-on of an earlier duplicate of the same
- *   delivery (a duplicated retry chain). Unexplained duplicates are a problem.
+ *   Each is explained by a fault the scenario injected (its time window), by a 2xx the
+ *   dispatcher did not see complete (the attempt log holds the accepted attempt as a
+ *   timeout or a network error, so a retry followed), by an event a fault made the
+ *   dispatcher fan out twice (a sibling delivery's first copy is in the fault's window), or
+ *   as the knock-on of an earlier duplicate of the same delivery (a duplicated retry chain).
+ *   Unexplained duplicates are a problem.
  * - Attempts logged (distinct attempt-log items that were sent) must equal attempts
  *   received (distinct (delivery, attempt) pairs the receivers saw; for a receiver whose
- *   TLS certificate the dispatcher refuses, the TCP connections it accepted).
+ *   TLS certificate the dispatcher refuses, the TCP connections it accepted). Counted
+ *   exceptions: a record queued to the DLQ (received, not logged), and an attempt logged as
+ *   a timeout or network error that no receiver read whole (logged, not received: the
+ *   dispatcher gave up, or the connection failed, before the receiver had the request).
  */
 import type { AttemptRecord } from '../../lambdas/core/types';
 import type { MetricTotalsView } from './metric-totals';
@@ -98,8 +104,14 @@ export interface Ledger {
   readonly requestsReceived: number;
   readonly attemptsLogged: number;
   readonly attemptsReceived: number;
-  /** Documented, counted exceptions to logged = received. */
+  /** Documented, counted exceptions to logged = received: attempts received, not logged. */
   readonly attemptExceptions: Record<string, number>;
+  /**
+   * Attempts logged that no receiver read whole, by the outcome that explains it (`timeout`,
+   * `network_error`): the exchange ended before the receiver had the request. Logged =
+   * received + these.
+   */
+  readonly loggedNotReceived: Record<string, number>;
   readonly attemptMismatchSample: readonly string[];
   /** Attempt-log items of attempts never sent (blocked destination, deleted connection…). */
   readonly refusalsLogged: number;
@@ -119,8 +131,14 @@ export interface Ledger {
 
 const SAMPLE = 8;
 const NOT_SENT: ReadonlySet<string> = new Set(['blocked', 'rejected']);
-/** Receivers whose 2xx the dispatcher may not see complete in time: later sends are expected. */
-const UNFINISHED_2XX: ReadonlySet<string> = new Set(['drip', 'close-mid', 'slow']);
+/**
+ * Outcomes of an exchange that ended without a complete response. The receiver may have read
+ * the request and answered (a 2xx the dispatcher saw too late: a retry follows), or never read
+ * it whole (the deadline passed, or the connection failed, first). Under load both happen to
+ * any receiver: a stalled event loop runs the deadline's timer before it reads what waits on
+ * the socket.
+ */
+const CUT_SHORT: ReadonlySet<string> = new Set(['timeout', 'network_error']);
 
 interface ParsedDlq {
   kind: 'dead-letter' | 'original';
@@ -178,12 +196,15 @@ export function computeLedger(input: LedgerInput): Ledger {
   for (const event of input.events) {
     for (const d of event.deliveries) expected.set(d.deliveryId, { event, connectionId: d.connectionId });
   }
-  const behaviourOf = new Map<string, string>();
   const opaque = new Set<string>();
   for (const r of fleet.receivers) {
-    if (!r.connectionId) continue;
-    behaviourOf.set(r.connectionId, r.behaviour);
-    if (r.behaviour === 'tls-untrusted') opaque.add(r.connectionId);
+    if (r.connectionId && r.behaviour === 'tls-untrusted') opaque.add(r.connectionId);
+  }
+  // What the attempt log says of each attempt (one record each: a record is never replaced).
+  const loggedOutcome = new Map<string, string>();
+  for (const a of input.attempts) {
+    const key = `${a.deliveryId}#${a.attempt}`;
+    if (!a.test && !loggedOutcome.has(key)) loggedOutcome.set(key, a.outcome);
   }
 
   // DLQ.
@@ -306,8 +327,20 @@ export function computeLedger(input: LedgerInput): Ledger {
   let duplicateSends = 0;
   let unexplainedDuplicates = 0;
   const windowOf = (at: number) => windows.find((w) => at >= w.from && at <= w.to);
+  // Events a fault made the dispatcher fan out twice: one of their deliveries got attempt 1
+  // twice, the first copy in a fault window. A delivery of the same event that the first fan-out
+  // handed to the retry queue (its attempt could not start in time) is then sent by that message
+  // and by the event again, both copies after the fault.
+  const fannedOutAgain = new Map<string, string>();
   for (const [deliveryId, r] of fleet.deliveries) {
-    if (!expected.has(deliveryId)) continue;
+    const eventId = expected.get(deliveryId)?.event.eventId;
+    const firsts = r.sends.filter((s) => s.attempt === 1);
+    const w = firsts.length > 1 ? windowOf(firsts[0]!.at) : undefined;
+    if (eventId && w) fannedOutAgain.set(eventId, w.label);
+  }
+  for (const [deliveryId, r] of fleet.deliveries) {
+    const eventId = expected.get(deliveryId)?.event.eventId;
+    if (!eventId) continue;
     const firstCopy = new Map<number, number>();
     let knockOn: string | undefined;
     for (const s of r.sends) {
@@ -317,12 +350,15 @@ export function computeLedger(input: LedgerInput): Ledger {
       if (first === undefined && !afterAccepted) continue;
       duplicateSends++;
       let cause: string | undefined;
-      if (afterAccepted && UNFINISHED_2XX.has(behaviourOf.get(r.connectionId) ?? '')) {
-        cause = 'receiver answered 2xx but not completely within the attempt deadline (counted as failed)';
+      const acceptedAs = afterAccepted ? loggedOutcome.get(`${deliveryId}#${r.acceptedAttempt}`) : undefined;
+      if (acceptedAs && CUT_SHORT.has(acceptedAs)) {
+        cause = `receiver answered 2xx, but the dispatcher did not see the answer complete (logged as ${acceptedAs}, so retried)`;
       } else {
         const w = windowOf(first ?? acceptedSendAt(r));
+        const again = fannedOutAgain.get(eventId);
         if (w) cause = w.label;
         else if (knockOn) cause = `knock-on of an earlier duplicate (${knockOn})`;
+        else if (again) cause = `handed to the retry queue, then its event fanned out again: ${again}`;
       }
       if (!cause) {
         unexplainedDuplicates++;
@@ -359,6 +395,7 @@ export function computeLedger(input: LedgerInput): Ledger {
       loggedOpaque.set(a.connectionId, (loggedOpaque.get(a.connectionId) ?? 0) + 1);
   }
   const attemptExceptions: Record<string, number> = {};
+  const loggedNotReceived: Record<string, number> = {};
   const attemptMismatchSample: string[] = [];
   const except = (what: string) => {
     attemptExceptions[what] = (attemptExceptions[what] ?? 0) + 1;
@@ -376,6 +413,11 @@ export function computeLedger(input: LedgerInput): Ledger {
   for (const key of logged) {
     const deliveryId = key.slice(0, key.lastIndexOf('#'));
     if (received.has(key) || opaque.has(expected.get(deliveryId)!.connectionId)) continue;
+    const outcome = loggedOutcome.get(key)!;
+    if (CUT_SHORT.has(outcome)) {
+      loggedNotReceived[outcome] = (loggedNotReceived[outcome] ?? 0) + 1;
+      continue;
+    }
     unexplainedAttempts++;
     if (attemptMismatchSample.length < SAMPLE) attemptMismatchSample.push(`logged, not received: ${key}`);
   }
@@ -470,6 +512,7 @@ export function computeLedger(input: LedgerInput): Ledger {
     attemptsLogged,
     attemptsReceived,
     attemptExceptions,
+    loggedNotReceived,
     attemptMismatchSample,
     refusalsLogged,
     latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? 0 },
@@ -503,9 +546,12 @@ export function formatLedger(l: Ledger, title?: string): string {
   const causes = Object.entries(l.duplicatesByCause)
     .map(([c, n]) => `      ${int(n)} × ${c}`)
     .join('\n');
-  const exceptions = Object.entries(l.attemptExceptions)
-    .map(([c, n]) => `${int(n)} ${c}`)
-    .join('; ');
+  const exceptions = [
+    ...Object.entries(l.attemptExceptions).map(([c, n]) => `${int(n)} ${c}`),
+    ...Object.entries(l.loggedNotReceived).map(
+      ([outcome, n]) => `${int(n)} logged as ${outcome}, never read whole by the receiver`,
+    ),
+  ].join('; ');
   const rows: Array<[string, string]> = [
     [
       'published',
