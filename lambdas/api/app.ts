@@ -6,6 +6,7 @@
  */
 
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context, Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { ZodError } from 'zod';
@@ -110,6 +111,51 @@ function protoKeyPath(body: unknown): string | undefined {
   return undefined;
 }
 
+/** Every error as the API's error body; a 5xx logged with what an operator needs. */
+function answerError(error: Error, c: Context<ApiEnv>) {
+  let apiError: ApiError;
+  if (error instanceof HTTPException && error.status === 400) {
+    apiError = new ApiError(400, ERROR_CODES.invalidJson, 'the request body is not valid JSON');
+  } else {
+    apiError = toApiError(error);
+  }
+  if (apiError.status >= 500) {
+    // What an operator needs to act on: the failing call and the dependency's own error
+    // (AWS SDK messages name resources, never secret values). Never the request body.
+    console.error(
+      JSON.stringify({
+        level: 'ERROR',
+        message: 'management API request failed',
+        method: c.req.method,
+        path: c.req.path,
+        error: error?.name,
+        detail: error?.message,
+      }),
+    );
+  }
+  c.header('Cache-Control', 'no-store');
+  return c.json(apiError.body(), apiError.status);
+}
+
+/** Routes that take a body take JSON and nothing else (an absent body is not an empty patch). */
+async function checkBody(c: Context<ApiEnv>, next: Next): Promise<void> {
+  const contentType = c.req.header('content-type');
+  const takesBody =
+    c.req.method === 'PATCH' ||
+    (c.req.method === 'POST' &&
+      (JSON_POST_PATH.test(c.req.path) ||
+        (OPTIONAL_JSON_POST_PATH.test(c.req.path) && contentType !== undefined)));
+  if (takesBody && !/^application\/json\s*(;|$)/i.test(contentType ?? '')) {
+    throw new ApiError(
+      400,
+      ERROR_CODES.invalidRequest,
+      'the request body must be application/json (Content-Type: application/json)',
+    );
+  }
+  if (takesBody) checkJsonBody(await c.req.text());
+  await next();
+}
+
 export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   const clock = deps.clock ?? Date.now;
   const app = new OpenAPIHono<ApiEnv>({
@@ -118,30 +164,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     },
   });
 
-  app.onError((error, c) => {
-    let apiError: ApiError;
-    if (error instanceof HTTPException && error.status === 400) {
-      apiError = new ApiError(400, ERROR_CODES.invalidJson, 'the request body is not valid JSON');
-    } else {
-      apiError = toApiError(error);
-    }
-    if (apiError.status >= 500) {
-      // What an operator needs to act on: the failing call and the dependency's own error
-      // (AWS SDK messages name resources, never secret values). Never the request body.
-      console.error(
-        JSON.stringify({
-          level: 'ERROR',
-          message: 'management API request failed',
-          method: c.req.method,
-          path: c.req.path,
-          error: (error as Error)?.name,
-          detail: (error as Error)?.message,
-        }),
-      );
-    }
-    c.header('Cache-Control', 'no-store');
-    return c.json(apiError.body(), apiError.status);
-  });
+  app.onError(answerError);
   app.notFound((c) => c.json(new ApiError(404, ERROR_CODES.notFound, 'no such route').body(), 404));
 
   app.use(`${API_BASE}/*`, async (c, next) => {
@@ -163,24 +186,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
         );
       },
     }),
-    async (c, next) => {
-      // Routes that take a body take JSON and nothing else (an absent body is not an empty patch).
-      const contentType = c.req.header('content-type');
-      const takesBody =
-        c.req.method === 'PATCH' ||
-        (c.req.method === 'POST' &&
-          (JSON_POST_PATH.test(c.req.path) ||
-            (OPTIONAL_JSON_POST_PATH.test(c.req.path) && contentType !== undefined)));
-      if (takesBody && !/^application\/json\s*(;|$)/i.test(contentType ?? '')) {
-        throw new ApiError(
-          400,
-          ERROR_CODES.invalidRequest,
-          'the request body must be application/json (Content-Type: application/json)',
-        );
-      }
-      if (takesBody) checkJsonBody(await c.req.text());
-      await next();
-    },
+    checkBody,
   );
 
   indexRoute(app, {

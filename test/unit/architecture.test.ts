@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import madge from 'madge';
+import ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -49,6 +50,32 @@ describe('the code under lambdas/', () => {
     const long = files
       .map((file) => ({ file, lines: readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1 }))
       .filter(({ lines }) => lines > 350);
+    expect(long).toEqual([]);
+  });
+
+  it('keeps every function within 80 lines, so each reads on a screen or two', () => {
+    const files = execFileSync('git', ['ls-files', 'lambdas'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => f.endsWith('.ts'));
+    const long: string[] = [];
+    for (const file of files) {
+      const source = ts.createSourceFile(
+        file,
+        readFileSync(path.join(ROOT, file), 'utf8'),
+        ts.ScriptTarget.Latest,
+        true,
+      );
+      const visit = (node: ts.Node) => {
+        if (ts.isFunctionLike(node) && (node as ts.FunctionLikeDeclaration).body) {
+          const first = source.getLineAndCharacterOfPosition(node.getStart()).line;
+          const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+          if (last - first + 1 > 80) long.push(`${file}:${first + 1} (${last - first + 1} lines)`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(files.length).toBeGreaterThan(60);
     expect(long).toEqual([]);
   });
 });

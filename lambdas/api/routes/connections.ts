@@ -60,8 +60,19 @@ function mergeHeaders(
 }
 
 export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
-  const { management } = deps;
+  listConnectionsRoute(app, deps);
+  createConnectionRoute(app, deps);
+  getConnectionRoute(app, deps);
+  getRateLimitActivityRoute(app, deps);
+  updateConnectionRoute(app, deps);
+  deleteConnectionRoute(app, deps);
+  showSecretRoute(app, deps);
+  rotateSecretRoute(app, deps);
+  sendTestRoute(app, deps);
+}
 
+function listConnectionsRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'listConnections',
@@ -82,7 +93,10 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       return c.json({ data: page.items.map(connectionView), nextCursor: page.nextCursor ?? null }, 200);
     },
   );
+}
 
+function createConnectionRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'createConnection',
@@ -120,7 +134,9 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       return c.json(connectionView(created), 201);
     },
   );
+}
 
+function getConnectionRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
   app.openapi(
     createRoute({
       operationId: 'getConnection',
@@ -136,7 +152,10 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       return c.json(connectionView(await ownedConnection(deps, c.get('applicationId'), connectionId)), 200);
     },
   );
+}
 
+function getRateLimitActivityRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'getRateLimitActivity',
@@ -166,7 +185,10 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       );
     },
   );
+}
 
+function updateConnectionRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'updateConnection',
@@ -195,7 +217,10 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       return c.json(connectionView(updated), 200);
     },
   );
+}
 
+function deleteConnectionRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'deleteConnection',
@@ -213,7 +238,10 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       return c.body(null, 204);
     },
   );
+}
 
+function showSecretRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'showSecret',
@@ -231,7 +259,10 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       return c.json({ secret, ...(secretVersion ? { secretVersion } : {}) }, 200);
     },
   );
+}
 
+function rotateSecretRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'rotateSecret',
@@ -257,7 +288,10 @@ export function connectionRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void 
       );
     },
   );
+}
 
+function sendTestRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'sendTest',

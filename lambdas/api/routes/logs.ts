@@ -30,9 +30,14 @@ const badParameter = (field: string, problem: string) =>
   new ApiError(400, ERROR_CODES.invalidParameter, `${field}: ${problem}`, field);
 
 export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  listAttemptsRoute(app, deps);
+  getStatsRoute(app, deps);
+  getDeliveryRoute(app, deps);
+}
+
+function listAttemptsRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
   const { management } = deps;
   const now = () => new Date((deps.clock ?? Date.now)());
-
   app.openapi(
     createRoute({
       operationId: 'listAttempts',
@@ -60,7 +65,11 @@ export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       return c.json({ data: page.items.map(attemptView), nextCursor: page.nextCursor ?? null }, 200);
     },
   );
+}
 
+function getStatsRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
+  const now = () => new Date((deps.clock ?? Date.now)());
   app.openapi(
     createRoute({
       operationId: 'getStats',
@@ -105,7 +114,10 @@ export function logRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       );
     },
   );
+}
 
+function getDeliveryRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'getDelivery',

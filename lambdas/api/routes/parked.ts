@@ -29,8 +29,15 @@ const BASE = '/api/v1/applications/{applicationId}';
 const page = (result: ParkedPageResult) => ({ data: result.data, nextCursor: result.nextCursor ?? null });
 
 export function parkedRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
-  const { management } = deps;
+  listFailuresRoute(app, deps);
+  listParkedRoute(app, deps);
+  recoverConnectionRoute(app, deps);
+  retryDeliveryRoute(app, deps);
+  resendDeliveryRoute(app, deps);
+}
 
+function listFailuresRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'listFailures',
@@ -53,7 +60,10 @@ export function parkedRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       return c.json(page(result), 200);
     },
   );
+}
 
+function listParkedRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'listParked',
@@ -79,7 +89,10 @@ export function parkedRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       return c.json(page(result), 200);
     },
   );
+}
 
+function recoverConnectionRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'recoverConnection',
@@ -104,7 +117,10 @@ export function parkedRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       return c.json(result, 200);
     },
   );
+}
 
+function retryDeliveryRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'retryDelivery',
@@ -126,7 +142,10 @@ export function parkedRoutes(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       );
     },
   );
+}
 
+function resendDeliveryRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
+  const { management } = deps;
   app.openapi(
     createRoute({
       operationId: 'resendDelivery',
