@@ -3,17 +3,12 @@
  * attempt-log records, through the ports of ports.ts. No AWS, no environment, no clock of
  * its own: everything arrives in {@link DispatcherDeps}, so every rule is testable.
  *
- * A record's stages, in order, each in a file of its own (docs/architecture.md):
- *   1. batch.ts    read the message (envelope.ts); poison is dead-lettered, a delivery or an
- *                  attempt-log record is routed on, an event goes to the fan-out;
- *   2. fan-out.ts  an event's deliveries: one per target connection (targets.ts), ids from ids.ts;
- *   3. attempt.ts  one attempt: connection and egress checks, signed headers (headers.ts), the
- *                  send through the HttpSender port, or a refusal without a send;
- *   4. settle.ts   the one decision (outcome.ts) acted on: retry, park or dead-letter; the
- *                  record of attempt-record.ts written; health counted (health-tracker.ts); logged.
- * Built below from the last stage to the first, since each stage calls the next. A record
- * fails (and SQS redelivers it) only for infrastructure errors or a too-close deadline; every
- * other problem ends in a logged outcome.
+ * The order of a record's stages is written top-down in code (docs/architecture.md): a record
+ * in batch.ts `processRecord` (receive, then fan out, retarget or append), a delivery in
+ * attempt.ts `deliver` (judge, secret, slot and rate limit, sign, send, settle), settling in
+ * settle.ts `settle` (decide, build the record, act, record, count health, report). This file
+ * wires them: each stage is handed the next. A record fails (and SQS redelivers it) only for
+ * infrastructure errors or a too-close deadline; every other problem ends in a logged outcome.
  */
 
 import { createAttempter, type Run } from './attempt';
