@@ -7,7 +7,7 @@
  */
 import { exitWithParent } from './child';
 import { type DispatcherSpec, startDispatcher } from './dispatcher';
-import type { MetricTotalsView } from './metric-totals';
+import type { MetricTotalsView } from './ledger';
 
 export const SPEC_ENV = 'WEBHOOKS_RELIABILITY_DISPATCHER';
 const STATS_EVERY_MS = 1_000;

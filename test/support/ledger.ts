@@ -25,8 +25,15 @@
  *   dispatcher gave up, or the connection failed, before the receiver had the request).
  */
 import type { AttemptRecord } from '../../lambdas/core/types';
-import type { MetricTotalsView } from './metric-totals';
 import type { DeliveryReceipts, ReceiverFleet } from './receivers';
+
+/** The dispatcher's metrics totals as a run read them (test/support/metric-totals.ts). */
+export interface MetricTotalsView {
+  /** Metric name → its total under `[Stack]`. */
+  readonly byMetric: Record<string, number>;
+  /** `Deliveries` by `Result`. */
+  readonly deliveries: Record<string, number>;
+}
 
 export interface PublishedEvent {
   readonly eventId: string;

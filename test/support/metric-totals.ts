@@ -7,14 +7,7 @@
 
 import type { EmfDocument } from '../../lambdas/adapters/metrics/emf';
 import type { AttemptRecord } from '../../lambdas/core/types';
-import type { DlqMessage, Ledger } from './ledger';
-
-export interface MetricTotalsView {
-  /** Metric name → its total under `[Stack]`. */
-  readonly byMetric: Record<string, number>;
-  /** `Deliveries` by `Result`. */
-  readonly deliveries: Record<string, number>;
-}
+import type { DlqMessage, Ledger, MetricTotalsView } from './ledger';
 
 export class MetricTotals implements MetricTotalsView {
   readonly byMetric: Record<string, number> = {};

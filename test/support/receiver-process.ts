@@ -14,24 +14,9 @@
 import { readFileSync } from 'node:fs';
 import { exitWithParent } from './child';
 import { ERROR_PAGE, OK_BODY } from './receiver-pages';
-import { serveHttps } from './receivers';
+import { type ReceiverReady, type ReceiverReport, serveHttps } from './receivers';
 
 const FLAKY_FAILURES = 3;
-
-export interface ReceiverReady {
-  readonly ready: true;
-  readonly port: number;
-}
-
-/** One line per request with BENCH_REPORT=1. */
-export interface ReceiverReport {
-  readonly path: string;
-  readonly deliveryId: string;
-  readonly attempt: number;
-  readonly userId: string | undefined;
-  readonly status: number;
-  readonly at: number;
-}
 
 async function main(): Promise<void> {
   const report = process.env.BENCH_REPORT === '1';

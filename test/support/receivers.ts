@@ -21,7 +21,23 @@ import { createLocalPki, type LocalPki } from '../../local/tls';
 import { spawnReady } from './child';
 import { pkiFiles, testPki } from './pki';
 import { OK_BODY } from './receiver-pages';
-import type { ReceiverReady, ReceiverReport } from './receiver-process';
+
+/** What test/support/receiver-process.ts prints when it is listening. */
+export interface ReceiverReady {
+  readonly ready: true;
+  readonly port: number;
+}
+
+/** One line per request with BENCH_REPORT=1. */
+/** One line per request with BENCH_REPORT=1. */
+export interface ReceiverReport {
+  readonly path: string;
+  readonly deliveryId: string;
+  readonly attempt: number;
+  readonly userId: string | undefined;
+  readonly status: number;
+  readonly at: number;
+}
 
 export interface ServedHttps {
   readonly server: Server;
