@@ -4,6 +4,7 @@
  * into one event the app answers with the "session expired" page.
  */
 
+import { type ErrorStage, WebhookError } from '../lambdas/core/errors';
 import type {
   ApiErrorBody,
   ApiIndex,
@@ -24,16 +25,23 @@ import type {
   StatsWindow,
 } from './types';
 
-/** A failed call: the API's code, message and field, or a network failure (status 0). */
-export class ApiError extends Error {
-  override readonly name = 'ApiError';
+/**
+ * A failed call: the API's code, message and field, or a network failure (status 0). Its stage
+ * (core/errors.ts): the request's input for a 4xx, the service or the network otherwise.
+ */
+export class ApiCallError extends WebhookError {
+  override readonly name = 'ApiCallError';
   constructor(
     readonly status: number,
-    readonly code: string,
+    code: string,
     message: string,
     readonly field?: string,
   ) {
-    super(message);
+    super(code, message);
+  }
+
+  get stage(): ErrorStage {
+    return this.status >= 400 && this.status < 500 ? 'input' : 'infrastructure';
   }
 }
 
@@ -46,7 +54,7 @@ export interface ClientOptions {
   token: string;
   fetch?: Fetch;
   /** Called on a 401 with the API's error: the session is missing, expired or not accepted. */
-  onUnauthorized?: (error: ApiError) => void;
+  onUnauthorized?: (error: ApiCallError) => void;
 }
 
 /** `…/console/` → `…/api/v1`: the API sits beside the console on the same origin (and stage). */
@@ -91,7 +99,7 @@ export async function verifySession(
     await client.listConnections(undefined, 1);
     return 'accepted';
   } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 401) return 'unchecked';
+    if (!(error instanceof ApiCallError) || error.status !== 401) return 'unchecked';
     return error.code === 'session_expired' ? 'expired' : 'invalid';
   }
 }
@@ -142,7 +150,7 @@ export class ApiClient {
         body: body === undefined ? null : JSON.stringify(body),
       });
     } catch (error) {
-      throw new ApiError(0, 'network', `Could not reach the API: ${(error as Error).message}`);
+      throw new ApiCallError(0, 'network', `Could not reach the API: ${(error as Error).message}`);
     }
     const text = await response.text();
     let parsed: unknown;
@@ -153,8 +161,13 @@ export class ApiClient {
     }
     if (response.ok) return parsed as T;
     const error = isErrorBody(parsed)
-      ? new ApiError(response.status, parsed.error.code ?? 'error', parsed.error.message, parsed.error.field)
-      : new ApiError(
+      ? new ApiCallError(
+          response.status,
+          parsed.error.code ?? 'error',
+          parsed.error.message,
+          parsed.error.field,
+        )
+      : new ApiCallError(
           response.status,
           'http',
           `The API answered ${response.status} ${response.statusText}`.trim(),

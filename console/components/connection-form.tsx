@@ -7,7 +7,7 @@
 
 import type { ComponentChildren } from 'preact';
 import { useId, useState } from 'preact/hooks';
-import { ApiError } from '../api';
+import { ApiCallError } from '../api';
 import {
   checkConnectionForm,
   type Field,
@@ -80,9 +80,9 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
       }
       await onSubmit(input);
     } catch (error) {
-      const field = error instanceof ApiError ? fieldOf(error.field) : undefined;
+      const field = error instanceof ApiCallError ? fieldOf(error.field) : undefined;
       if (field) {
-        const { field: apiField, message } = error as ApiError;
+        const { field: apiField, message } = error as ApiCallError;
         show({ [field]: plainFieldError(apiField!, message, { url, local }) });
       } else setFormError((error as Error).message);
     } finally {

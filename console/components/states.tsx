@@ -1,7 +1,7 @@
 /** The designed loading, empty and error states every view uses. */
 
 import type { ComponentChildren } from 'preact';
-import { ApiError } from '../api';
+import { ApiCallError } from '../api';
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -23,7 +23,7 @@ export function Empty({ title, children }: { title: string; children?: Component
 
 /** An error with what went wrong (the API's message, as text) and a way to try again. */
 export function Failed({ what, error, retry }: { what: string; error: Error; retry?: () => void }) {
-  const status = error instanceof ApiError && error.status ? ` (${error.status})` : '';
+  const status = error instanceof ApiCallError && error.status ? ` (${error.status})` : '';
   return (
     <div class="state state-error" role="alert">
       <p class="state-title">

@@ -1,4 +1,4 @@
-import { ApiClient, ApiError, apiBaseFor, type Fetch } from '../../../console/api';
+import { ApiCallError, ApiClient, apiBaseFor, type Fetch } from '../../../console/api';
 
 interface Call {
   url: string;
@@ -71,12 +71,12 @@ describe('console API client', () => {
     });
   });
 
-  it("turns the API's error body into an ApiError naming the field", async () => {
+  it("turns the API's error body into an ApiCallError naming the field", async () => {
     const { api } = client(() =>
       json(422, { error: { code: 'invalid_url', message: 'url must use https', field: 'url' } }),
     );
     const error = await api.createConnection({ name: 'x', url: 'http://x', method: 'POST' }).catch((e) => e);
-    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toBeInstanceOf(ApiCallError);
     expect(error).toMatchObject({
       status: 422,
       code: 'invalid_url',

@@ -20,10 +20,10 @@ import { PublishError } from '../../../lambdas/publisher/buffered';
 
 const ROOT = path.resolve(__dirname, '../../..');
 /**
- * The product's server-side code: what runs in Lambda, the CLI, local mode and the construct.
- * The console is a browser program of its own that shares no code with them (console/types.ts).
+ * The product's code: what runs in Lambda, the CLI, local mode, the construct and the console
+ * (whose failed API calls are `ApiCallError`s on the same base).
  */
-const PRODUCT = ['lambdas', 'cli', 'local', 'lib', 'bin'];
+const PRODUCT = ['lambdas', 'cli', 'local', 'lib', 'bin', 'console'];
 
 describe('the error base', () => {
   it.each([
