@@ -8,9 +8,10 @@ import { readFileSync } from 'node:fs';
 import * as tls from 'node:tls';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { CloudWatchStats } from '../lambdas/adapters/stats/cloudwatch';
+import { StoreStats } from '../lambdas/adapters/stats/stores';
+import type { BackendOptions } from '../lambdas/backend';
 import { type ManagementOptions, resourcesFromStack, WebhookManagement } from '../lambdas/management';
-import { CloudWatchStats } from '../lambdas/management/cloudwatch-stats';
-import { StoreStats } from '../lambdas/management/operator-stats';
 import { LOCAL_CONNECTION_CACHE_TTL_MS } from '../local/constants';
 import { fauxqsOldestAges } from '../local/fauxqs-queues';
 import { type LocalState, localManagementEnv, readState } from '../local/state';
@@ -46,7 +47,10 @@ export function nodeDefaultCas(env: NodeJS.ProcessEnv, source: TlsCaSource = tls
 }
 
 /** Management options for local mode: loopback receivers, the ports and CAs local mode trusts. */
-export function localOptions(state: LocalState, env: NodeJS.ProcessEnv = process.env): ManagementOptions {
+export function localOptions(
+  state: LocalState,
+  env: NodeJS.ProcessEnv = process.env,
+): ManagementOptions & BackendOptions {
   const extra = env[EXTRA_CA_ENV];
   return {
     resources: state.resources,

@@ -37,7 +37,8 @@ import type {
   OperationalEvents,
   SigningSecrets,
 } from './core/ports';
-import type { AttemptRecord, Connection, DeliveryMessage } from './core/types';
+import type { Connection } from './core/types';
+import type { TestSends } from './management/ports';
 
 /** The AWS SDK clients a caller may pass; each absent one is built from the default credential chain. */
 export interface AwsClients {
@@ -197,12 +198,6 @@ export type TestSendConfig = Pick<
   | 'allowedPorts'
   | 'allowLoopback'
 >;
-
-export interface TestSends {
-  /** One attempt of a test delivery to the connection as it is: the record it logged. */
-  send(delivery: DeliveryMessage, connection: Connection): Promise<AttemptRecord>;
-  close(): Promise<void>;
-}
 
 /**
  * Test sends ("Send Test", docs/protocol.md §1) for the management library: the core's one attempt with

@@ -5,15 +5,10 @@
  * checks what the caller asked and fills in the defaults.
  */
 
-import { DynamoAttempts } from '../adapters/dynamodb/attempts';
-import { documentClient } from '../adapters/dynamodb/client';
-import { DynamoConnections } from '../adapters/dynamodb/connections';
-import { attemptShardSteps } from '../core/attempt-shards';
 import { ValidationError } from '../core/errors';
 import { isConnectionId } from '../core/ids';
 import type { AttemptPageQuery, AttemptTable, Page, RangeRead } from '../core/stores';
 import type { AttemptRecord } from '../core/types';
-import type { ManagementOptions } from './types';
 
 export type { AttemptPageQuery, RangeRead } from '../core/stores';
 
@@ -35,15 +30,8 @@ export class Attempts {
   /** The attempt log's table, for Resend's mark (management/resend.ts). */
   readonly table: AttemptTable;
 
-  constructor(options: ManagementOptions) {
-    const client = documentClient(options.clients?.dynamodb);
-    const connections = new DynamoConnections({ tableName: options.resources.connectionsTable, client });
-    this.table = new DynamoAttempts({
-      tableName: options.resources.attemptsTable,
-      client,
-      // A raise places deliveries a minute after it is made: an ordinary read is recent enough.
-      shards: async (connectionId) => attemptShardSteps(await connections.get(connectionId)),
-    });
+  constructor(table: AttemptTable) {
+    this.table = table;
   }
 
   /** Recent attempts of a connection, newest deliveries first, each delivery's attempts latest first. */

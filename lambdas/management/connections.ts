@@ -5,11 +5,6 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { documentClient } from '../adapters/dynamodb/client';
-import { DynamoConnections } from '../adapters/dynamodb/connections';
-import { KmsSecretSealer } from '../adapters/secrets/kms-sealed';
 import { CONFIG_DEFAULTS } from '../config';
 import { raisedAttemptShards } from '../core/attempt-shards';
 import { validateMethod, validateNameCharacters, validateUrl } from '../core/connection';
@@ -25,7 +20,7 @@ import { validateRateLimit } from '../core/rate-limit';
 import type { ConnectionChanges, ConnectionTable, Page } from '../core/stores';
 import type { Connection } from '../core/types';
 import { ConflictError, NotFoundError } from './errors';
-import { KmsKeeper, type SecretKeeper, SecretsManagerKeeper } from './secret-keepers';
+import type { ManagementBackend, SecretKeeper } from './ports';
 import type { CreateConnectionInput, ManagementOptions, UpdateConnectionInput } from './types';
 
 const MAX_NAME_LENGTH = 200;
@@ -59,16 +54,16 @@ export class Connections {
   private readonly egress: EgressPolicy;
   private readonly headerPrefix: string;
 
+  /** Where `connection.recovered` goes when enabling recovers a disabled connection. */
+  private readonly events?: OperationalEvents;
+
   constructor(
     private readonly options: ManagementOptions,
-    /** Where `connection.recovered` goes when enabling recovers a disabled connection. */
-    private readonly events?: OperationalEvents,
+    backend: Pick<ManagementBackend, 'connections' | 'secrets' | 'events'>,
   ) {
-    this.table = new DynamoConnections({
-      tableName: options.resources.connectionsTable,
-      client: documentClient(options.clients?.dynamodb),
-    });
-    this.secrets = secretKeeper(options);
+    this.table = backend.connections;
+    this.secrets = backend.secrets;
+    this.events = backend.events;
     this.egress = {
       allowedPorts: options.allowedPorts ?? options.resources.allowedPorts ?? CONFIG_DEFAULTS.allowedPorts,
       allowLoopback: options.allowLoopback ?? false,
@@ -269,16 +264,4 @@ export class Connections {
     }
     return { secret, secretVersion: fields.secretVersion, previousVersion: connection.secretVersion };
   }
-}
-
-/** The keeper of the deployment's secret store (docs/design.md §5 "The KMS secret store"). */
-function secretKeeper(options: ManagementOptions): SecretKeeper {
-  const store = options.resources.secretStore;
-  if (store?.kind === 'kms') {
-    return new KmsKeeper(new KmsSecretSealer(options.clients?.kms ?? new KMSClient({}), store.keyArn));
-  }
-  return new SecretsManagerKeeper(
-    options.clients?.secretsManager ?? new SecretsManagerClient({}),
-    options.resources.secretPrefix,
-  );
 }

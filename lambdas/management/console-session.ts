@@ -7,7 +7,6 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { ConfigurationError, InputError, ValidationError } from '../core/errors';
 import { isApplicationId } from '../core/ids';
@@ -150,13 +149,14 @@ export async function verifySessionToken(
   }
 }
 
-/** Reads the signing key from Secrets Manager, keeping it for {@link SESSION_KEY_CACHE_MS}. */
+/** Reads the signing key from its secret, keeping it for {@link SESSION_KEY_CACHE_MS}. */
 export class SessionKey {
   private cached?: { key: Uint8Array; until: number };
   private pending?: Promise<Uint8Array>;
 
   constructor(
-    private readonly secretsManager: SecretsManagerClient,
+    /** A secret's string value (ManagementBackend.secretString); empty when the secret has none. */
+    private readonly secretString: (secretId: string) => Promise<string>,
     private readonly secretId: string,
     private readonly clock: () => number = Date.now,
   ) {}
@@ -171,9 +171,9 @@ export class SessionKey {
   }
 
   private async read(): Promise<Uint8Array> {
-    const out = await this.secretsManager.send(new GetSecretValueCommand({ SecretId: this.secretId }));
-    if (!out.SecretString) throw new SessionSetupError('the console signing key secret is empty');
-    const key = keyFromSecretString(out.SecretString);
+    const text = await this.secretString(this.secretId);
+    if (!text) throw new SessionSetupError('the console signing key secret is empty');
+    const key = keyFromSecretString(text);
     this.cached = { key, until: this.clock() + SESSION_KEY_CACHE_MS };
     return key;
   }

@@ -14,19 +14,10 @@
  * queue. Poison is never redriven.
  */
 
-import {
-  ChangeMessageVisibilityBatchCommand,
-  DeleteMessageCommand,
-  type Message,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
-import { isQueueArn } from '../adapters/sqs/queue-arn';
 import { MAX_ATTEMPT } from '../core/constants';
 import type { DeadLetter, DeadLetterReason, DeliveryMessage } from '../core/types';
 import { queueJson } from '../core/untrusted';
-import type { ManagementOptions } from './types';
+import type { DlqMessage, DlqMessages } from './ports';
 
 /** How long listed messages stay hidden while the listing reads the rest of the queue. */
 const LIST_VISIBILITY_S = 30;
@@ -58,10 +49,9 @@ export interface RedriveResult {
   notFound: string[];
 }
 
-/** The queue a moved original came from: SQS's attribute when present, else its type. */
-function originalQueue(message: Message, type: unknown, retryQueueUrl: string): 'ingress' | 'retry' {
-  const source = message.Attributes?.DeadLetterQueueSourceArn;
-  if (source) return isQueueArn(source, retryQueueUrl) ? 'retry' : 'ingress';
+/** The queue a moved original came from: as the queue says, else by its type. */
+function originalQueue(message: DlqMessage, type: unknown): 'ingress' | 'retry' {
+  if (message.movedFrom) return message.movedFrom;
   return type === 'delivery' || type === 'attempt-log' ? 'retry' : 'ingress';
 }
 
@@ -72,13 +62,11 @@ interface ReadDeadLetter {
   redriveBody?: string;
 }
 
-function read(message: Message, retryQueueUrl: string): ReadDeadLetter {
-  const body = message.Body ?? '';
+function read(message: DlqMessage): ReadDeadLetter {
+  const body = message.body;
   const base = {
-    messageId: message.MessageId ?? '',
-    sentAt: message.Attributes?.SentTimestamp
-      ? new Date(Number(message.Attributes.SentTimestamp)).toISOString()
-      : undefined,
+    messageId: message.id,
+    sentAt: message.sentAtMs !== undefined ? new Date(message.sentAtMs).toISOString() : undefined,
   };
   let parsed: Partial<DeadLetter> & Record<string, unknown>;
   try {
@@ -91,7 +79,7 @@ function read(message: Message, retryQueueUrl: string): ReadDeadLetter {
       reason: 'max_receives',
       error: 'body is not JSON',
       redrivable: true,
-      queue: originalQueue(message, undefined, retryQueueUrl),
+      queue: originalQueue(message, undefined),
     };
     return { entry, redriveBody: body };
   }
@@ -127,38 +115,25 @@ function read(message: Message, retryQueueUrl: string): ReadDeadLetter {
     eventId: typeof parsed.eventId === 'string' ? parsed.eventId : undefined,
     attempt: typeof parsed.attempt === 'number' ? parsed.attempt : undefined,
     redrivable: true,
-    queue: originalQueue(message, parsed?.type, retryQueueUrl),
+    queue: originalQueue(message, parsed?.type),
   };
   return { entry, redriveBody: body };
 }
 
 export class DeadLetterQueue {
-  private readonly sqs: SQSClient;
-
-  constructor(private readonly options: ManagementOptions) {
-    this.sqs = options.clients?.sqs ?? new SQSClient({});
-  }
+  constructor(private readonly messages: DlqMessages) {}
 
   /** Receives every message (hidden for a while), hands each to `visit`, then makes the untouched ones visible again. */
   private async sweep(
     visibility: number,
     max: number,
-    visit: (message: Message) => Promise<'keep' | 'consumed'>,
+    visit: (message: DlqMessage) => Promise<'keep' | 'consumed'>,
   ): Promise<void> {
-    const keep: Message[] = [];
+    const keep: DlqMessage[] = [];
     let seen = 0;
     try {
       while (seen < max) {
-        const out = await this.sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: this.options.resources.dlqUrl,
-            MaxNumberOfMessages: 10,
-            VisibilityTimeout: visibility,
-            WaitTimeSeconds: 0,
-            MessageSystemAttributeNames: ['SentTimestamp', 'DeadLetterQueueSourceArn'],
-          }),
-        );
-        const messages = out.Messages ?? [];
+        const messages = await this.messages.receive(visibility);
         if (messages.length === 0) break;
         for (const message of messages) {
           seen++;
@@ -166,20 +141,7 @@ export class DeadLetterQueue {
         }
       }
     } finally {
-      for (let i = 0; i < keep.length; i += 10) {
-        await this.sqs
-          .send(
-            new ChangeMessageVisibilityBatchCommand({
-              QueueUrl: this.options.resources.dlqUrl,
-              Entries: keep.slice(i, i + 10).map((m, j) => ({
-                Id: String(j),
-                ReceiptHandle: m.ReceiptHandle!,
-                VisibilityTimeout: 0,
-              })),
-            }),
-          )
-          .catch(() => undefined); // They reappear by themselves when the visibility ends.
-      }
+      await this.messages.release(keep);
     }
   }
 
@@ -187,7 +149,7 @@ export class DeadLetterQueue {
   async list(options: { max?: number } = {}): Promise<DeadLetterEntry[]> {
     const entries: DeadLetterEntry[] = [];
     await this.sweep(LIST_VISIBILITY_S, options.max ?? 1_000, async (message) => {
-      entries.push(read(message, this.options.resources.retryQueueUrl).entry);
+      entries.push(read(message).entry);
       return 'keep';
     });
     return entries.sort((a, b) => (a.sentAt ?? '').localeCompare(b.sentAt ?? ''));
@@ -208,7 +170,7 @@ export class DeadLetterQueue {
     const result: RedriveResult = { redriven: [], skipped: [], notFound: [] };
     const found = new Set<string>();
     await this.sweep(REDRIVE_VISIBILITY_S, options.max ?? 100_000, async (message) => {
-      const { entry, redriveBody: body } = read(message, this.options.resources.retryQueueUrl);
+      const { entry, redriveBody: body } = read(message);
       const matches = options.all || (entry.deliveryId !== undefined && wanted.has(entry.deliveryId));
       if (!matches) return 'keep';
       if (entry.deliveryId) found.add(entry.deliveryId);
@@ -216,19 +178,8 @@ export class DeadLetterQueue {
         result.skipped.push(entry);
         return 'keep';
       }
-      const { queueUrl, retryQueueUrl } = this.options.resources;
-      await this.sqs.send(
-        new SendMessageCommand({
-          QueueUrl: entry.queue === 'retry' ? retryQueueUrl : queueUrl,
-          MessageBody: body,
-        }),
-      );
-      await this.sqs.send(
-        new DeleteMessageCommand({
-          QueueUrl: this.options.resources.dlqUrl,
-          ReceiptHandle: message.ReceiptHandle!,
-        }),
-      );
+      await this.messages.send(entry.queue, body);
+      await this.messages.delete(message);
       result.redriven.push(entry);
       options.onProgress?.(result.redriven.length, entry);
       return 'consumed';

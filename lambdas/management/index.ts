@@ -11,16 +11,9 @@
  * ```
  */
 
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { documentClient } from '../adapters/dynamodb/client';
-import { SnsOperationalEvents } from '../adapters/sns/operational-events';
-import { SqsQueues } from '../adapters/sqs/queues';
+import { type BackendOptions, createBackend } from '../backend';
 import type { AttemptRecord, Connection } from '../core/types';
-import { WebhookPublisher } from '../publisher';
+import type { WebhookPublisher } from '../publisher';
 import { lastApplicationName, NAME_LOOKUP_CONNECTIONS } from './application-name';
 import { Attempts } from './attempts';
 import { Connections, type HealthView, healthView } from './connections';
@@ -33,14 +26,15 @@ import {
 } from './console-session';
 import { DeadLetterQueue } from './dead-letters';
 import { NotFoundError } from './errors';
-import { StoreStats } from './operator-stats';
 import { ParkedDeliveriesAdmin, type ParkedPageResult, type RecoverResult, type Scope } from './parked';
+import type { ManagementBackend } from './ports';
 import { type RateLimitActivity, RateLimitActivityReader } from './rate-activity';
 import { type ResendResult, resendDelivery } from './resend';
 import type { OperatorStatsSource } from './stats-port';
 import { sendTest } from './test-send';
 import type { ManagementOptions, UpdateConnectionInput } from './types';
 
+export { type BackendOptions, resourcesFromStack, StackNotFoundError, type StatsClients } from '../backend';
 export type { ConnectionHealth, HealthState } from '../core/health';
 export type { ParkedDelivery, ParkReason } from '../core/parking';
 export { type AttemptQuery, Attempts } from './attempts';
@@ -62,16 +56,15 @@ export {
   type RecoverResult,
   type Scope,
 } from './parked';
+export type * from './ports';
 export { type RateLimitActivity, RateWindowsUnknownError } from './rate-activity';
 export type { ResendResult } from './resend';
 export { isSince, parseSince } from './since';
-export { resourcesFromStack } from './stack';
 export type {
   OldestAges,
   OperatorStats,
   OperatorStatsSource,
   QueueDepth,
-  StatsClients,
   StatsQuery,
   StatsSourceKind,
 } from './stats-port';
@@ -87,7 +80,7 @@ export class WebhookManagement {
   readonly publisher: WebhookPublisher;
   /** Parked deliveries: list, retry, recover (docs/design.md §9). */
   readonly parked: ParkedDeliveriesAdmin;
-  /** `webhooks stats`: from the stack's stores and queues (operator-stats.ts) or `options.statsSource`. */
+  /** `webhooks stats`: from the stack's stores and queues, or CloudWatch (the backend's `stats`). */
   readonly stats: OperatorStatsSource;
   private readonly rateActivity: RateLimitActivityReader;
   /** How long the dispatchers cache a connection, when known (ManagementOptions.connectionCacheTtlMs). */
@@ -95,43 +88,33 @@ export class WebhookManagement {
   /** The stack's default rate limit, deliveries per second, when its resources name one (`DefaultRateLimit`). */
   readonly defaultRateLimit?: number;
 
-  /** The options with one client per service, shared by every part and every test send. */
   private readonly shared: ManagementOptions;
+  /** What every part works through: handed in, or built by the composition root (lambdas/backend.ts). */
+  private readonly backend: ManagementBackend;
   private sessionKey?: SessionKey;
 
-  constructor(options: ManagementOptions) {
-    const clients = {
-      sqs: options.clients?.sqs ?? new SQSClient({}),
-      dynamodb: options.clients?.dynamodb ?? new DynamoDBClient({}),
-      secretsManager: options.clients?.secretsManager ?? new SecretsManagerClient({}),
-      sns: options.clients?.sns ?? new SNSClient({}),
-      ...(options.resources.secretStore?.kind === 'kms'
-        ? { kms: options.clients?.kms ?? new KMSClient({}) }
-        : {}),
-    };
-    this.shared = { ...options, clients };
+  /**
+   * `options.backend`: the stores, queues and keepers to work through (tests hand in memory ones).
+   * Absent: the composition root builds the deployment's from `resources` and `clients`.
+   */
+  constructor(options: ManagementOptions & BackendOptions & { backend?: ManagementBackend }) {
+    this.shared = options;
+    const backend = options.backend ?? createBackend(options);
+    this.backend = backend;
     this.connectionCacheTtlMs = options.connectionCacheTtlMs;
     this.defaultRateLimit = options.resources.defaultRateLimit;
-    const { eventsTopicArn } = options.resources;
-    const events = eventsTopicArn
-      ? new SnsOperationalEvents({ topicArn: eventsTopicArn, client: clients.sns })
-      : undefined;
-    this.connections = new Connections(this.shared, events);
-    this.attempts = new Attempts(this.shared);
-    const attemptTable = this.attempts.table;
+    this.connections = new Connections(options, backend);
+    this.attempts = new Attempts(backend.attempts);
     this.parked = new ParkedDeliveriesAdmin(
-      this.shared,
+      backend,
       (id) => this.connections.get(id),
       undefined,
-      (deliveryId, attempt) => attemptTable.markResent(deliveryId, attempt),
+      (deliveryId, attempt) => backend.attempts.markResent(deliveryId, attempt),
     );
-    this.deadLetters = new DeadLetterQueue(this.shared);
-    this.publisher = new WebhookPublisher({ queueUrl: options.resources.queueUrl, sqsClient: clients.sqs });
-    this.rateActivity = new RateLimitActivityReader(this.shared);
-    const statsClients = { sqs: clients.sqs, doc: documentClient(clients.dynamodb) };
-    this.stats = options.statsSource
-      ? options.statsSource(options.resources, statsClients)
-      : new StoreStats(options.resources, statsClients);
+    this.deadLetters = new DeadLetterQueue(backend.deadLetters);
+    this.publisher = backend.publisher;
+    this.rateActivity = new RateLimitActivityReader(options, backend.rateWindows);
+    this.stats = backend.stats;
   }
 
   /** A connection with its health (docs/design.md §9); 404 (NotFoundError) for another application's id. */
@@ -203,15 +186,10 @@ export class WebhookManagement {
    * retry still scheduled, already resent, its body not kept).
    */
   resendDelivery(deliveryId: string, scope: Scope = {}): Promise<ResendResult> {
-    const { resources, clients } = this.shared;
     return resendDelivery(
       {
-        attempts: this.attempts.table,
-        queue: new SqsQueues({
-          retryQueueUrl: resources.retryQueueUrl,
-          dlqUrl: resources.dlqUrl,
-          client: clients?.sqs,
-        }),
+        attempts: this.backend.attempts,
+        queue: this.backend.retryQueue,
         scoped: (id, s) => this.parked.deliveryScoped(id, s),
         parkedItem: (id, s) => this.parked.get(id, s),
         retryParked: (id, s) => this.parked.retry(id, s),
@@ -237,7 +215,7 @@ export class WebhookManagement {
   async sendTest(connectionId: string): Promise<AttemptRecord> {
     const connection = await this.connections.get(connectionId);
     const name = await this.applicationName(connection.applicationId, connection.connectionId);
-    return sendTest(this.shared, connection, name);
+    return sendTest(this.backend.testSends(), connection, name);
   }
 
   /**
@@ -276,7 +254,7 @@ export class WebhookManagement {
         'this deployment has no management API and console (resources name no consoleKeySecret / apiUrl)',
       );
     }
-    this.sessionKey ??= new SessionKey(this.shared.clients!.secretsManager!, consoleKeySecret);
+    this.sessionKey ??= new SessionKey((id) => this.backend.secretString(id), consoleKeySecret);
     const { token, expiresAt } = await mintSessionToken(await this.sessionKey.get(), {
       applicationId: input.applicationId,
       ttlSeconds: input.ttlSeconds,
@@ -292,7 +270,7 @@ export class WebhookManagement {
   consoleSessionKey(): SessionKey {
     const { consoleKeySecret } = this.shared.resources;
     if (!consoleKeySecret) throw new SessionSetupError('resources name no consoleKeySecret');
-    this.sessionKey ??= new SessionKey(this.shared.clients!.secretsManager!, consoleKeySecret);
+    this.sessionKey ??= new SessionKey((id) => this.backend.secretString(id), consoleKeySecret);
     return this.sessionKey;
   }
 }

@@ -12,17 +12,14 @@
  * on the delivery id (docs/protocol.md §3). docs/reliability.md.
  */
 
-import { documentClient } from '../adapters/dynamodb/client';
-import { DynamoParked } from '../adapters/dynamodb/parked';
-import { MAX_DELAY_SECONDS, SQS_BATCH_LIMIT, SqsQueues } from '../adapters/sqs/queues';
 import { MAX_ATTEMPT } from '../core/constants';
 import { ValidationError } from '../core/errors';
 import { connectionIdOf, deliveryIdTimePrefix, isConnectionId } from '../core/ids';
 import { type ParkedDelivery, recoveryMessage } from '../core/parking';
 import type { ClaimedDelivery, Page, ParkedTable } from '../core/stores';
 import { ConflictError, NotFoundError } from './errors';
+import { type DeliveryQueue, MAX_DELAY_SECONDS, type ManagementBackend, QUEUE_BATCH_LIMIT } from './ports';
 import { parseSince } from './since';
-import type { ManagementOptions } from './types';
 
 /** Re-queued deliveries per second a recovery aims at, unless told otherwise. */
 export const DEFAULT_RECOVERY_RATE_PER_SECOND = 10;
@@ -53,10 +50,10 @@ export interface Scope {
 export class ParkedDeliveriesAdmin {
   private readonly store: ParkedTable;
   private readonly hasTable: boolean;
-  private readonly queues: SqsQueues;
+  private readonly queues: DeliveryQueue;
 
   constructor(
-    options: ManagementOptions,
+    backend: Pick<ManagementBackend, 'parked' | 'retryQueue'>,
     /** Reads a connection (404 when missing); the scope check is done here. */
     private readonly connectionOf: (connectionId: string) => Promise<{ applicationId: string }>,
     private readonly clock: { now(): number } = { now: () => Date.now() },
@@ -67,17 +64,10 @@ export class ParkedDeliveriesAdmin {
      */
     private readonly markResent?: (deliveryId: string, attempt: number) => Promise<boolean>,
   ) {
-    const table = options.resources.parkedTable;
-    this.store = new DynamoParked({
-      tableName: table ?? '',
-      client: documentClient(options.clients?.dynamodb),
-    });
-    this.queues = new SqsQueues({
-      retryQueueUrl: options.resources.retryQueueUrl,
-      dlqUrl: options.resources.dlqUrl,
-      client: options.clients?.sqs,
-    });
-    this.hasTable = Boolean(table);
+    // Without the table every call is refused (requireTable) before the store is asked.
+    this.store = backend.parked ?? ({} as ParkedTable);
+    this.queues = backend.retryQueue;
+    this.hasTable = backend.parked !== undefined;
   }
 
   private requireTable(): void {
@@ -190,7 +180,7 @@ export class ParkedDeliveriesAdmin {
     do {
       const page = await this.store.idsOldestFirst(connectionId, {
         afterDeliveryId: after,
-        limit: SQS_BATCH_LIMIT,
+        limit: QUEUE_BATCH_LIMIT,
         cursor,
       });
       cursor = page.nextCursor;

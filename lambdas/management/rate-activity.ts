@@ -6,8 +6,6 @@
  * per shard when someone looks.
  */
 
-import { documentClient } from '../adapters/dynamodb/client';
-import { DynamoRateWindows } from '../adapters/dynamodb/rate-windows';
 import { ConfigurationError } from '../core/errors';
 import type { RateWindowReader } from '../core/ports';
 import { activityOf, activityWindows, effectiveRateLimit, type RateActivity } from '../core/rate-limit';
@@ -34,20 +32,12 @@ export class RateWindowsUnknownError extends ConfigurationError {
 }
 
 export class RateLimitActivityReader {
-  private readonly reader?: RateWindowReader;
-
   constructor(
-    private readonly options: Pick<ManagementOptions, 'resources' | 'clients'>,
-    reader?: RateWindowReader,
+    private readonly options: Pick<ManagementOptions, 'resources'>,
+    /** The rate-limit counters; absent on a stack that predates them. */
+    private readonly reader?: RateWindowReader,
     private readonly now: () => number = Date.now,
-  ) {
-    const table = options.resources.rateWindowsTable;
-    this.reader =
-      reader ??
-      (table
-        ? new DynamoRateWindows({ tableName: table, client: documentClient(options.clients?.dynamodb) })
-        : undefined);
-  }
+  ) {}
 
   /** The connection's limit and its last minute; reads nothing when no limit applies. */
   async of(connection: Connection): Promise<RateLimitActivity> {

@@ -1,12 +1,10 @@
 /**
  * What `webhooks stats` shows operators (docs/operations.md#webhooks-stats), and the port its
  * figures come through. Two adapters fill the same shape, so one renderer prints both: the
- * stack's own stores and queues (operator-stats.ts, local mode) and CloudWatch
- * (cloudwatch-stats.ts, a deployed stack).
+ * stack's own stores and queues (adapters/stats/stores.ts, local mode) and CloudWatch
+ * (adapters/stats/cloudwatch.ts, a deployed stack).
  */
 
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Outcome } from '../core/types';
 
 /** Messages on one queue, as SQS counts them (approximate), and how old the oldest is. */
@@ -63,9 +61,3 @@ export type QueueName = keyof OperatorStats['queues'];
 
 /** Ages of the oldest messages, by queue, in seconds (null: unknown); for sources that can tell. */
 export type OldestAges = () => Promise<Record<QueueName, number | null>>;
-
-/** The SDK clients the management library hands a stats adapter (its own, shared). */
-export interface StatsClients {
-  sqs: SQSClient;
-  doc: DynamoDBDocumentClient;
-}

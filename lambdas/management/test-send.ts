@@ -1,15 +1,10 @@
 /** "Send Test" (docs/protocol.md §1): one immediate, signed test delivery to a connection; no retries. */
 
 import { randomBytes } from 'node:crypto';
-import { CONFIG_DEFAULTS } from '../config';
 import { deliveryIdFor, ulid } from '../core/ids';
 import { buildPayload, serialiseBody } from '../core/payload';
-import type { Log } from '../core/ports';
 import type { AttemptRecord, Connection, DeliveryMessage } from '../core/types';
-import { wireTestSends } from '../wiring';
-import type { ManagementOptions } from './types';
-
-const silent: Log = { debug() {}, info() {}, warn() {}, error() {} };
+import type { TestSends } from './ports';
 
 /**
  * The body of a test delivery (docs/protocol.md §9): a sample user, obviously fake, marked
@@ -36,27 +31,12 @@ export function testPayloadBody(connection: Connection, now = new Date(), applic
   );
 }
 
+/** One test delivery through a Send Test wiring of its own (ManagementBackend.testSends), closed after. */
 export async function sendTest(
-  options: ManagementOptions,
+  sends: TestSends,
   connection: Connection,
   applicationName?: string,
 ): Promise<AttemptRecord> {
-  const { resources } = options;
-  const sends = wireTestSends(
-    {
-      retryQueueUrl: resources.retryQueueUrl,
-      dlqUrl: resources.dlqUrl,
-      attemptsTable: resources.attemptsTable,
-      secretStore: resources.secretStore,
-      headerPrefix: resources.headerPrefix ?? CONFIG_DEFAULTS.headerPrefix,
-      attemptTimeoutMs: options.attemptTimeoutMs ?? CONFIG_DEFAULTS.attemptTimeoutMs,
-      // A test send's record is kept as long as any failure: people look for it right after.
-      attemptTtlDays: options.attemptTtlDays ?? CONFIG_DEFAULTS.attemptTtlDays,
-      allowedPorts: options.allowedPorts ?? resources.allowedPorts ?? CONFIG_DEFAULTS.allowedPorts,
-      allowLoopback: options.allowLoopback ?? false,
-    },
-    { clients: options.clients, ca: options.ca, deps: { log: silent } },
-  );
   try {
     const now = new Date();
     const eventId = `evt_${ulid(now.getTime(), randomBytes(10))}`;

@@ -1,7 +1,6 @@
 import type { SecretStore } from '../config';
 import type { Connection, HttpMethod } from '../core/types';
 import type { AwsClients } from '../wiring';
-import type { OperatorStatsSource, StatsClients } from './stats-port';
 
 /** Where a deployment's resources are: the stack outputs, or local mode's state file. */
 export interface WebhookResources {
@@ -72,11 +71,6 @@ export interface ManagementOptions {
   attemptTimeoutMs?: number;
   /** TTL of test-send attempt records, days. @default 30 */
   attemptTtlDays?: number;
-  /**
-   * Where `stats` reads its figures. @default the stack's stores and queues (StoreStats); the
-   * CLI passes CloudWatch for a deployed stack (cloudwatch-stats.ts).
-   */
-  statsSource?: (resources: WebhookResources, clients: StatsClients) => OperatorStatsSource;
 }
 
 /** A connection as the management API shows it: never the secret itself. */

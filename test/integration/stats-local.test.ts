@@ -7,7 +7,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { StoreStats } from '../../lambdas/management/operator-stats';
+import { StoreStats } from '../../lambdas/adapters/stats/stores';
 import { fauxqsOldestAges } from '../../local/fauxqs-queues';
 import { createQueue, uniqueName } from '../support/emulators';
 import { resourcesFromEnv } from '../support/resources';

@@ -78,4 +78,18 @@ describe('the code under lambdas/', () => {
     expect(files.length).toBeGreaterThan(60);
     expect(long).toEqual([]);
   });
+
+  it('keeps the management library off the AWS SDK and the adapters: it is handed its backend', () => {
+    const files = execFileSync('git', ['ls-files', 'lambdas/management'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(10);
+    const reaching = files.flatMap((file) =>
+      readFileSync(path.join(ROOT, file), 'utf8')
+        .split('\n')
+        .filter((line) => /(from |import\()'(@aws-sdk\/|\.\.\/adapters\/)/.test(line))
+        .map((line) => `${file}: ${line.trim()}`),
+    );
+    expect(reaching).toEqual([]);
+  });
 });

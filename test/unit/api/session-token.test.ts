@@ -101,13 +101,11 @@ describe('console session tokens', () => {
   it('reads the signing key from Secrets Manager once per cache period', async () => {
     let now = T0;
     const calls: unknown[] = [];
-    const sm = {
-      send: async (command: unknown) => {
-        calls.push(command);
-        return { SecretString: 'x'.repeat(40) };
-      },
+    const read = async (secretId: string) => {
+      calls.push(secretId);
+      return 'x'.repeat(40);
     };
-    const sessionKey = new SessionKey(sm as never, 'console-key', () => now);
+    const sessionKey = new SessionKey(read, 'console-key', () => now);
     await Promise.all([sessionKey.get(), sessionKey.get()]);
     await sessionKey.get();
     expect(calls).toHaveLength(1);
@@ -117,7 +115,8 @@ describe('console session tokens', () => {
   });
 
   it('refuses a signing key shorter than 32 bytes', async () => {
-    const sm = { send: async () => ({ SecretString: 'short' }) };
-    await expect(new SessionKey(sm as never, 'console-key').get()).rejects.toThrow(/shorter than 32 bytes/);
+    await expect(new SessionKey(async () => 'short', 'console-key').get()).rejects.toThrow(
+      /shorter than 32 bytes/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { CliError, debugEnabled, reasonFor, UsageError } from '../../../cli/errors';
+import { StackNotFoundError } from '../../../lambdas/adapters/cloudformation/stack';
 import { DestinationRefusedError, ValidationError } from '../../../lambdas/core/errors';
 import { ConflictError, NotFoundError } from '../../../lambdas/management';
-import { StackNotFoundError } from '../../../lambdas/management/stack';
 
 function named(name: string, message: string, extra: Record<string, unknown> = {}): Error {
   return Object.assign(new Error(message), { name }, extra);

@@ -16,8 +16,8 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { run } from '../../../cli/main';
+import { CloudWatchStats } from '../../../lambdas/adapters/stats/cloudwatch';
 import { WebhookManagement } from '../../../lambdas/management';
-import { CloudWatchStats } from '../../../lambdas/management/cloudwatch-stats';
 
 const cw = mockClient(CloudWatchClient);
 const sqs = mockClient(SQSClient);

@@ -9,8 +9,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { CliError } from '../../../cli/errors';
 import { localOptions, nodeDefaultCas, openTarget } from '../../../cli/target';
-import { CloudWatchStats } from '../../../lambdas/management/cloudwatch-stats';
-import { StoreStats } from '../../../lambdas/management/operator-stats';
+import { CloudWatchStats } from '../../../lambdas/adapters/stats/cloudwatch';
+import { StoreStats } from '../../../lambdas/adapters/stats/stores';
 import type { LocalState } from '../../../local/state';
 import { DEPLOYED_OUTPUTS, describedStack, localStateFixture } from '../../support/fixtures';
 

@@ -15,13 +15,13 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { CLOUDWATCH_METRICS, METRICS_NAMESPACE } from '../../../lambdas/adapters/metrics/catalogue';
-import { OUTCOMES } from '../../../lambdas/core/types';
 import {
   CloudWatchStats,
   periodFor,
   queueNameOf,
   StatsUnavailableError,
-} from '../../../lambdas/management/cloudwatch-stats';
+} from '../../../lambdas/adapters/stats/cloudwatch';
+import { OUTCOMES } from '../../../lambdas/core/types';
 import type { WebhookResources } from '../../../lambdas/management/types';
 
 const cw = mockClient(CloudWatchClient);

@@ -6,9 +6,9 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
+import { SecretsManagerKeeper } from '../../../lambdas/adapters/secrets/keepers';
 import type { Connection } from '../../../lambdas/core/types';
 import { NotFoundError } from '../../../lambdas/management/errors';
-import { SecretsManagerKeeper } from '../../../lambdas/management/secret-keepers';
 
 const sm = mockClient(SecretsManagerClient);
 const arn = 'arn:aws:secretsmanager:us-east-1:1:secret:webhooks/con_a-AbCdEf';

@@ -2,8 +2,8 @@
 
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
+import { resourcesFromStack } from '../../../lambdas/adapters/cloudformation/stack';
 import { RateLimitActivityReader } from '../../../lambdas/management/rate-activity';
-import { resourcesFromStack } from '../../../lambdas/management/stack';
 import { connection, DEPLOYED_OUTPUTS, describedStack } from '../../support/fixtures';
 import { MemoryRateWindows } from '../../support/memory';
 

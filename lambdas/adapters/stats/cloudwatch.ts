@@ -21,12 +21,12 @@ import {
   type MetricDataQuery,
   type MetricDataResult,
 } from '@aws-sdk/client-cloudwatch';
-import { CLOUDWATCH_METRICS, METRICS_NAMESPACE, STACK_DIMENSION } from '../adapters/metrics/catalogue';
-import { ConfigurationError } from '../core/errors';
-import { OUTCOMES, type Outcome } from '../core/types';
-import { messagesOn, parkedCount, queueDepths } from './operator-stats';
-import type { OperatorStats, OperatorStatsSource, QueueName, StatsClients, StatsQuery } from './stats-port';
-import type { WebhookResources } from './types';
+import { ConfigurationError } from '../../core/errors';
+import { OUTCOMES, type Outcome } from '../../core/types';
+import type { OperatorStats, OperatorStatsSource, QueueName, StatsQuery } from '../../management/stats-port';
+import type { WebhookResources } from '../../management/types';
+import { CLOUDWATCH_METRICS, METRICS_NAMESPACE, STACK_DIMENSION } from '../metrics/catalogue';
+import { messagesOn, parkedCount, queueDepths, type StatsClients } from './stores';
 
 /** The SQS metric of the oldest message's age, and how far back its latest data point is looked for. */
 export const QUEUE_AGE_METRIC = { namespace: 'AWS/SQS', name: 'ApproximateAgeOfOldestMessage' } as const;

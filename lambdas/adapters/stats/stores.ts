@@ -9,17 +9,22 @@
 
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { OUTCOMES, type Outcome } from '../core/types';
+import { OUTCOMES, type Outcome } from '../../core/types';
 import type {
   OldestAges,
   OperatorStats,
   OperatorStatsSource,
   QueueDepth,
   QueueName,
-  StatsClients,
   StatsQuery,
-} from './stats-port';
-import type { WebhookResources } from './types';
+} from '../../management/stats-port';
+import type { WebhookResources } from '../../management/types';
+
+/** The SDK clients the stats adapters read with. */
+export interface StatsClients {
+  sqs: SQSClient;
+  doc: DynamoDBDocumentClient;
+}
 
 const QUEUE_ATTRIBUTES = [
   'ApproximateNumberOfMessages',

@@ -1,9 +1,9 @@
 /** Finds a deployed stack's resources from its outputs (lambdas/stack-outputs.ts names them). */
 
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { ConfigurationError } from '../core/errors';
-import { MANAGEMENT_API_OUTPUTS, STACK_OUTPUTS } from '../stack-outputs';
-import type { WebhookResources } from './types';
+import { ConfigurationError } from '../../core/errors';
+import type { WebhookResources } from '../../management/types';
+import { MANAGEMENT_API_OUTPUTS, STACK_OUTPUTS } from '../../stack-outputs';
 
 export class StackNotFoundError extends ConfigurationError {
   constructor(stackName: string, detail: string, options?: { cause?: unknown }) {

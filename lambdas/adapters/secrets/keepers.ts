@@ -14,30 +14,11 @@ import {
   ResourceNotFoundException,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import type { KmsSecretSealer, SealedConnection } from '../adapters/secrets/kms-sealed';
-import type { SecretFields } from '../core/stores';
-import type { Connection } from '../core/types';
-import { NotFoundError } from './errors';
-
-export interface NewSecretOf {
-  connectionId: string;
-  applicationId: string;
-  /** Friendly name of the connection, for a description. */
-  name: string;
-}
-
-export interface SecretKeeper {
-  /** Keeps the secret of a new connection; the fields its item stores. */
-  create(owner: NewSecretOf, secret: string): Promise<SecretFields>;
-  /** Undoes {@link create} when the connection could not be saved; never throws. */
-  discard(fields: SecretFields): Promise<void>;
-  /** The secret deliveries are signed with now, and its version. */
-  reveal(connection: Connection): Promise<{ secret: string; secretVersion?: string }>;
-  /** Keeps a new secret for the connection; the fields to write over the item's. */
-  rotate(connection: Connection, secret: string): Promise<SecretFields>;
-  /** Removes the secret of a deleted connection (gone already is fine). */
-  remove(connection: Connection): Promise<void>;
-}
+import type { SecretFields } from '../../core/stores';
+import type { Connection } from '../../core/types';
+import { NotFoundError } from '../../management/errors';
+import type { NewSecretOf, SecretKeeper } from '../../management/ports';
+import type { KmsSecretSealer, SealedConnection } from './kms-sealed';
 
 /** One Secrets Manager secret per connection, named `<prefix><connectionId>`, versions for rotation. */
 export class SecretsManagerKeeper implements SecretKeeper {

@@ -1,0 +1,89 @@
+/**
+ * The management library on a backend of memory ports (lambdas/management/ports.ts): it builds
+ * nothing of its own, so the same calls that run on DynamoDB and SQS run here with no emulator.
+ */
+
+import { deliveryIdFor } from '../../../lambdas/core/ids';
+import { parkedItemOf } from '../../../lambdas/core/parking';
+import type { DeliveryMessage } from '../../../lambdas/core/types';
+import { WebhookManagement } from '../../../lambdas/management';
+import { MEMORY_RESOURCES, memoryBackend } from '../../support/memory/backend';
+
+const APP = 'app_memory';
+const BODY =
+  '{"event":"user.identified","timestamp":"2026-11-21T14:53:00.123Z","user":{"id":"usr_1","metadata":{}},"application":{"id":"app_memory","name":"Memory"}}';
+
+function setup() {
+  const parts = memoryBackend();
+  const management = new WebhookManagement({ resources: MEMORY_RESOURCES, backend: parts.backend });
+  return { ...parts, management };
+}
+
+it('creates a connection, shows and rotates its secret, and sends a test, all through the backend it is handed', async () => {
+  const { management, connections, secrets, attempts } = setup();
+  const created = await management.connections.create({
+    applicationId: APP,
+    name: 'CRM',
+    url: 'https://crm.example.com/hooks',
+  });
+  expect(connections.items.get(created.connectionId)).toMatchObject({ name: 'CRM', applicationId: APP });
+  const { secret } = await management.connections.showSecret(created.connectionId);
+  expect(secret).toMatch(/^whsec_/);
+  expect([...secrets.secrets.values()]).toEqual([secret]);
+  const rotated = await management.connections.rotateSecret(created.connectionId);
+  expect(rotated.secret).not.toBe(secret);
+  expect((await management.connections.showSecret(created.connectionId)).secret).toBe(rotated.secret);
+  const record = await management.sendTest(created.connectionId);
+  expect(record).toMatchObject({ outcome: 'delivered', test: true, connectionId: created.connectionId });
+  expect(attempts.records).toEqual([record]);
+});
+
+it('recovers parked deliveries onto the retry queue it is handed, and redrives its dead letters', async () => {
+  const { management, parked, retryQueue, deadLetters } = setup();
+  const { connectionId } = await management.connections.create({
+    applicationId: APP,
+    name: 'CRM',
+    url: 'https://crm.example.com/hooks',
+  });
+  const delivery: DeliveryMessage = {
+    v: 1,
+    type: 'delivery',
+    deliveryId: deliveryIdFor('evt_memory_1', connectionId, Date.parse('2026-11-21T14:53:00.123Z')),
+    eventId: 'evt_memory_1',
+    connectionId,
+    attempt: 4,
+    chainStart: 1,
+    body: BODY,
+    firstAttemptAt: '2026-11-21T14:53:01.000Z',
+  };
+  await parked.park(
+    parkedItemOf({
+      delivery,
+      applicationId: APP,
+      reason: 'exhausted',
+      attempts: 4,
+      parkedAtMs: Date.now(),
+      ttlDays: 30,
+    }),
+  );
+  const result = await management.recoverConnection(connectionId, { ratePerSecond: 100 });
+  expect(result).toMatchObject({ requeued: 1, remaining: 0 });
+  expect(retryQueue.scheduled.map((s) => [s.delivery.deliveryId, s.delivery.attempt])).toEqual([
+    [delivery.deliveryId, 5],
+  ]);
+
+  deadLetters.add(JSON.stringify({ v: 1, type: 'dead-letter', reason: 'exhausted', error: 'x', delivery }));
+  deadLetters.add('not json', 'ingress');
+  expect((await management.deadLetters.list()).map((e) => e.kind)).toEqual(['dead-letter', 'original']);
+  const redriven = await management.deadLetters.redrive({ all: true });
+  expect(redriven.redriven).toHaveLength(2);
+  expect(deadLetters.waiting).toEqual([]);
+  expect(deadLetters.sent.map((s) => s.queue)).toEqual(['retry', 'ingress']);
+  expect(JSON.parse(deadLetters.sent[0]!.body)).toMatchObject({ attempt: 5, chainStart: 5 });
+});
+
+it('mints a console session with the key its backend reads', async () => {
+  const { management } = setup();
+  const session = await management.createConsoleSession({ applicationId: APP });
+  expect(session.consoleUrl).toMatch(/^http:\/\/127\.0\.0\.1:1\/console\/#token=/);
+});
