@@ -239,8 +239,7 @@ export interface RequestHeader {
   value: string;
 }
 
-/** What a custom header's value reads wherever it is shown: its value is never stored or shown. */
-export const HIDDEN_HEADER_VALUE = '[hidden]';
+export { HIDDEN_HEADER_VALUE } from './constants';
 
 /** Which delivery bodies the attempt log keeps: every delivery's, or only those that failed an attempt. */
 export const KEEP_BODIES = ['all', 'failures'] as const;
