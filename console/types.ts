@@ -1,12 +1,12 @@
 /**
  * The management API's shapes as the console reads them (docs/design.md §8). A connection's are
- * the API's own, derived from its one declaration (lambdas/shapes/connection.ts, a type import:
- * the bundle carries no zod). The rest are kept by hand next to the API's route definitions;
+ * the API's own, derived from its one declaration (lambdas/shapes/connection.ts, through
+ * connection-types.ts, its types written out without zod). The rest are kept by hand next to the API's route definitions;
  * test/unit/console/types.test.ts checks every field named here against docs/openapi.json so
  * the two cannot drift apart silently.
  */
 
-import type { ConnectionView, HealthView, UpdateConnectionRequest } from '../lambdas/shapes/connection';
+import type { ConnectionView, HealthView, UpdateConnectionRequest } from '../lambdas/shapes/connection-types';
 
 export const METHODS = ['POST', 'PUT', 'PATCH'] as const;
 export type Method = (typeof METHODS)[number];

@@ -2,7 +2,8 @@
 
 import { ATTEMPT_RECORD_FIELDS, type AttemptRecord, type Connection } from '../core/types';
 import { healthView } from '../management/connections';
-import { ConnectionSchema, type ConnectionView } from '../shapes/connection';
+import { ConnectionSchema } from '../shapes/connection';
+import type { ConnectionView } from '../shapes/connection-types';
 import { HIDDEN_HEADER_VALUE } from './schemas';
 
 export type { ConnectionView };

@@ -8,7 +8,7 @@
  * (core/cursor.ts).
  */
 
-import type { SettingsChange } from '../shapes/connection';
+import type { SettingsChange } from '../shapes/connection-types';
 import type { ConnectionHealth } from './health';
 import type { ParkedDelivery, ParkedItem } from './parking';
 import type { AttemptLog, ConnectionStore, HealthStore, ParkedDeliveries } from './ports';

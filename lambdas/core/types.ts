@@ -1,6 +1,6 @@
 /** Domain types and the ports the delivery core declares (docs/design.md §2, rule 1). */
 
-import type { ConnectionView } from '../shapes/connection';
+import type { ConnectionView } from '../shapes/connection-types';
 import type { ALLOWED_METHODS } from './constants';
 import type { ConnectionHealth } from './health';
 
@@ -94,7 +94,7 @@ export type QueueMessage = EventMessage | DeliveryMessage | AttemptLogMessage;
 
 /**
  * A webhook connection as stored (docs/design.md §5): the fields the API shows, declared once in
- * lambdas/shapes/connection.ts (a type import: the core loads no zod), with their real header
+ * lambdas/shapes/connection.ts (its types without zod, connection-types.ts), with their real header
  * values, plus what is stored and never shown.
  */
 export interface Connection extends Omit<ConnectionView, 'health'> {

@@ -1,6 +1,6 @@
 import type { SecretStore } from '../config';
 import type { Connection, HttpMethod } from '../core/types';
-import type { ConnectionSettings, SettingsChange } from '../shapes/connection';
+import type { ConnectionSettings, SettingsChange } from '../shapes/connection-types';
 import type { AwsClients } from '../wiring';
 import type { OperatorStatsSource, StatsClients } from './stats-port';
 

@@ -6,11 +6,13 @@
  * changes (core/stores.ts), the management library's inputs (management/types.ts) and the
  * console's types (console/types.ts).
  *
- * This module imports only zod and fixed values of the core. The core and the console import
- * its types only (`import type`, erased at build), so neither the dispatcher's bundle nor the
- * console's carries zod; only the API loads it at run time. Rules a value must follow (HTTPS,
- * ports, header names, the rate-limit ceiling) are not repeated here: the management library
- * checks them, with the code the CLI and the dispatcher use.
+ * They read the types at the end of this file from connection-types.ts, which `npm run openapi`
+ * writes from them (scripts/connection-types.ts): the same types without zod, so neither the
+ * dispatcher's bundle, nor the console's, nor the package's published type declarations need
+ * zod (a development dependency, bundled into the API alone). This module imports only zod and
+ * fixed values of the core. Rules a value must follow (HTTPS, ports, header names, the
+ * rate-limit ceiling) are not repeated here: the management library checks them, with the code
+ * the CLI and the dispatcher use.
  */
 
 import { z } from '@hono/zod-openapi';

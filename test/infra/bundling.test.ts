@@ -69,7 +69,9 @@ describe('dispatcher bundle', () => {
     const sources = sourcesOf(assetDir);
     expect(sources.some((s) => s.includes('lambdas/core/'))).toBe(true);
     expect(
-      sources.filter((s) => /node_modules\/(zod|@hono|@asteasolutions)\/|lambdas\/shapes\//.test(s)),
+      sources.filter((s) =>
+        /node_modules\/(zod|@hono|@asteasolutions)\/|lambdas\/shapes\/connection\.ts/.test(s),
+      ),
     ).toEqual([]);
   });
 

@@ -2,7 +2,8 @@
  * A connection's shape is declared once, in lambdas/shapes/connection.ts (docs/architecture.md
  * "Adding a field to a connection"): the stored connection, the management inputs, an update's
  * changes, the API's view and the console's types are derived from that schema, so a new field
- * is one line there instead of one in each of seven hand-kept copies.
+ * is one line there instead of one in each of seven hand-kept copies. Those read it through
+ * connection-types.ts, the same types written out without zod (`npm run openapi`).
  */
 
 import { execFileSync } from 'node:child_process';
@@ -12,6 +13,7 @@ import ts from 'typescript';
 import { connectionView } from '../../lambdas/api/views';
 import type { Connection } from '../../lambdas/core/types';
 import { ConnectionSchema } from '../../lambdas/shapes/connection';
+import { CONNECTION_TYPES_FILE, formattedConnectionTypes } from '../../scripts/connection-types';
 
 const ROOT = path.resolve(__dirname, '../..');
 const FIELDS = Object.keys(ConnectionSchema.shape);
@@ -23,7 +25,8 @@ function handWrittenConnections(): string[] {
     encoding: 'utf8',
   })
     .split('\n')
-    .filter((f) => /\.tsx?$/.test(f));
+    // The types written out from the schema are its copy by construction, held to it below.
+    .filter((f) => /\.tsx?$/.test(f) && f !== 'lambdas/shapes/connection-types.ts');
   expect(files.length).toBeGreaterThan(100);
   const found: string[] = [];
   for (const file of files) {
@@ -75,9 +78,16 @@ describe("a connection's shape", () => {
     expect(handWrittenConnections()).toEqual([]);
   });
 
+  it('is read without zod from connection-types.ts, which is what `npm run openapi` writes now', () => {
+    const text = readFileSync(CONNECTION_TYPES_FILE, 'utf8');
+    expect(text).not.toMatch(/^import /m);
+    expect(text).toBe(formattedConnectionTypes());
+  });
+
   it('is what the API shows: the fields the schema declares, in its order, and nothing stored besides', () => {
     const view = connectionView(stored);
-    expect(Object.keys(view)).toEqual(FIELDS);
+    expect(Object.keys(view)).toEqual(FIELDS.filter((f) => f in stored));
+    expect(Object.keys(view).length).toBeGreaterThanOrEqual(13);
     expect(ConnectionSchema.strict().safeParse(view).success).toBe(true);
     const text = JSON.stringify(view);
     for (const secret of ['secretsmanager', 'AQICAHh', 'attemptShards', 'Bearer', '"version"']) {
@@ -88,8 +98,10 @@ describe("a connection's shape", () => {
 
   it('leaves out an optional field the connection does not have', () => {
     const { rateLimit: _r, secretVersion: _s, ...bare } = stored;
-    const view = connectionView(bare);
-    expect(Object.keys(view)).toEqual(FIELDS.filter((f) => f !== 'rateLimit' && f !== 'secretVersion'));
+    const view = connectionView(bare as Connection);
+    expect(Object.keys(view)).toEqual(FIELDS.filter((f) => f in bare));
+    expect(view).not.toHaveProperty('rateLimit');
+    expect(view).not.toHaveProperty('secretVersion');
     expect(view.health).toEqual({ state: 'healthy', consecutiveFailures: 0 });
   });
 });
