@@ -1,8 +1,12 @@
 /**
- * The management API's shapes as the console reads them (docs/design.md §8). Kept by hand next to
- * the API's route definitions; test/unit/console-types.test.ts checks every field named here
- * against docs/openapi.json so the two cannot drift apart silently.
+ * The management API's shapes as the console reads them (docs/design.md §8). A connection's are
+ * the API's own, derived from its one declaration (lambdas/shapes/connection.ts, through
+ * connection-types.ts, its types written out without zod). The rest are kept by hand next to the API's route definitions;
+ * test/unit/console/types.test.ts checks every field named here against docs/openapi.json so
+ * the two cannot drift apart silently.
  */
+
+import type { ConnectionView, HealthView, UpdateConnectionRequest } from '../lambdas/shapes/connection-types';
 
 export const METHODS = ['POST', 'PUT', 'PATCH'] as const;
 export type Method = (typeof METHODS)[number];
@@ -21,14 +25,7 @@ export const HEALTH_STATES = ['healthy', 'failing', 'disabled'] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
 
 /** Endpoint health (docs/design.md §9): written by the dispatcher on failures and state changes. */
-export interface Health {
-  state: HealthState;
-  /** Exhausted deliveries in a row. */
-  consecutiveFailures: number;
-  failingSince?: string;
-  lastSuccessAt?: string;
-  lastFailureAt?: string;
-}
+export type Health = HealthView;
 
 export const PARK_REASONS = ['exhausted', 'connection_disabled', 'blocked'] as const;
 export type ParkReason = (typeof PARK_REASONS)[number];
@@ -58,24 +55,8 @@ export interface RetryResult {
   connectionId: string;
 }
 
-/** A connection as the API shows it: never its secret. */
-export interface Connection {
-  connectionId: string;
-  applicationId: string;
-  type: 'webhook';
-  name: string;
-  url: string;
-  method: Method;
-  /** Header names; the API never returns their values (each reads `[hidden]`). */
-  headers: Record<string, string>;
-  enabled: boolean;
-  /** Deliveries per second at most; absent: the stack's default, if any. */
-  rateLimit?: number;
-  health: Health;
-  secretVersion?: string;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A connection as the API shows it: never its secret; each custom header's value reads `[hidden]`. */
+export type Connection = ConnectionView;
 
 /** GET …/connections/{id}/rate-limit: the limit that applies and the last minute, from the dispatchers' counters. */
 export interface RateLimitActivity {
@@ -91,19 +72,12 @@ export interface RateLimitActivity {
   lastDeferredAt?: string;
 }
 
-export interface ConnectionInput {
-  name: string;
-  url: string;
-  method: Method;
-  /**
-   * The complete new set of custom headers; absent leaves them as they are. On update, a null
-   * value keeps that header's stored value (values are never shown, so an edit cannot resend them).
-   */
-  headers?: Record<string, string | null>;
-  enabled?: boolean;
-  /** Deliveries per second at most; null removes the connection's own limit. */
-  rateLimit?: number | null;
-}
+/**
+ * What the connection form sends, to create or to update: the update body with name, URL and
+ * method always set. `headers` is the complete new set; on update a null value keeps that
+ * header's stored value (values are never shown); `rateLimit: null` removes the connection's own.
+ */
+export type ConnectionInput = UpdateConnectionRequest & Pick<Connection, 'name' | 'url' | 'method'>;
 
 /** One attempt of one delivery (the attempt log, docs/design.md §5). */
 export interface Attempt {

@@ -1,19 +1,25 @@
 /**
  * The API's request and response shapes: one set of zod definitions that validates requests
- * and generates the OpenAPI document (`GET /api/v1/openapi.json`). Connection rules (HTTPS,
+ * and generates the OpenAPI document (`GET /api/v1/openapi.json`). The connection's own
+ * (Connection, CreateConnection, UpdateConnection, Health) live in lambdas/shapes/connection.ts,
+ * where every other shape of a connection is derived from. Connection rules (HTTPS,
  * ports, refused addresses, header rules, names) are not repeated here: the management
  * library checks them, the same code the CLI and the dispatcher use.
  */
 
 import { z } from '@hono/zod-openapi';
-import { ALLOWED_METHODS } from '../core/constants';
-import { HEALTH_STATES } from '../core/health';
 import { APPLICATION_ID, CONNECTION_ID, DELIVERY_ID } from '../core/ids';
 import { PARK_REASONS } from '../core/parking';
-import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../core/rate-limit';
 import { HIDDEN_HEADER_VALUE, OUTCOMES } from '../core/types';
 import { isSince, SINCE_RULE } from '../management/since';
+import { ConnectionSchema } from '../shapes/connection';
 
+export {
+  ConnectionSchema,
+  CreateConnectionBody,
+  HealthSchema,
+  UpdateConnectionBody,
+} from '../shapes/connection';
 export { AttemptPageSchema, AttemptSchema, DeliverySchema, ResendResultSchema } from './delivery-schemas';
 export { HIDDEN_HEADER_VALUE, OUTCOMES };
 
@@ -127,86 +133,6 @@ export const RecoverBody = z
   })
   .strict()
   .openapi('Recover');
-
-const headersIn = z.record(z.string(), z.string()).openapi({
-  example: { Authorization: 'Bearer …' },
-  description: 'custom headers sent with every delivery',
-});
-
-const rateLimitIn = z
-  .number()
-  .nullable()
-  .openapi({
-    example: 50,
-    description: `deliveries per second this connection receives at most, a whole number from ${MIN_RATE_LIMIT} to the stack's ceiling (rateLimitCeiling, 1,000 unless its operator sets up to ${MAX_RATE_LIMIT}; above it: 422), across every dispatcher and both queues; a delivery over it waits (no attempt is used). null: none of its own (the stack default applies, if set)`,
-  });
-
-export const CreateConnectionBody = z
-  .object({
-    name: z.string().openapi({ example: 'CRM' }),
-    url: z.string().openapi({ example: 'https://crm.example.com/hooks' }),
-    method: z.enum(ALLOWED_METHODS).optional().openapi({ description: 'default POST' }),
-    headers: headersIn.optional(),
-    enabled: z.boolean().optional(),
-    rateLimit: rateLimitIn.optional(),
-    type: z.literal('webhook').optional(),
-  })
-  .strict()
-  .openapi('CreateConnection');
-
-export const UpdateConnectionBody = z
-  .object({
-    name: z.string().optional(),
-    url: z.string().optional(),
-    method: z.enum(ALLOWED_METHODS).optional(),
-    headers: z
-      .record(z.string(), z.string().nullable())
-      .optional()
-      .openapi({
-        description:
-          "the complete new set of custom headers; a null value keeps that header's stored value (values are never returned, so an edit can keep them without knowing them); a header left out is removed",
-        example: { Authorization: null, 'X-Tenant': 'acme' },
-      }),
-    enabled: z.boolean().optional(),
-    rateLimit: rateLimitIn.optional(),
-  })
-  .strict()
-  .openapi('UpdateConnection');
-
-export const HealthSchema = z
-  .object({
-    state: z.enum(HEALTH_STATES).openapi({
-      description:
-        'healthy; failing after failingAfter exhausted deliveries in a row; disabled after disableAfter (when set) until enabled again',
-    }),
-    consecutiveFailures: z.number().int().openapi({ description: 'exhausted deliveries in a row' }),
-    failingSince: z.string().optional(),
-    lastSuccessAt: z.string().optional(),
-    lastFailureAt: z.string().optional(),
-  })
-  .openapi('Health');
-
-export const ConnectionSchema = z
-  .object({
-    connectionId: z.string(),
-    applicationId: z.string(),
-    type: z.literal('webhook'),
-    name: z.string(),
-    url: z.string(),
-    method: z.enum(ALLOWED_METHODS),
-    headers: z
-      .record(z.string(), z.string())
-      .openapi({ description: `header names; every value reads ${HIDDEN_HEADER_VALUE}` }),
-    enabled: z.boolean(),
-    rateLimit: z.number().int().optional().openapi({
-      description: 'deliveries per second at most; absent: the stack default applies, if set',
-    }),
-    health: HealthSchema,
-    secretVersion: z.string().optional(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .openapi('Connection');
 
 export const RateLimitActivitySchema = z
   .object({

@@ -1,41 +1,28 @@
 /** What the API returns: no secret ARN, no custom header value, no table keys. */
 
 import { ATTEMPT_RECORD_FIELDS, type AttemptRecord, type Connection } from '../core/types';
-import { type HealthView, healthView } from '../management/connections';
+import { healthView } from '../management/connections';
+import { ConnectionSchema } from '../shapes/connection';
+import type { ConnectionView } from '../shapes/connection-types';
 import { HIDDEN_HEADER_VALUE } from './schemas';
 
-export interface ConnectionView {
-  connectionId: string;
-  applicationId: string;
-  type: 'webhook';
-  name: string;
-  url: string;
-  method: Connection['method'];
-  headers: Record<string, string>;
-  enabled: boolean;
-  rateLimit?: number;
-  health: HealthView;
-  secretVersion?: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { ConnectionView };
+
+/**
+ * The fields a connection shows, in order: those its schema declares and no other, so what is
+ * stored and never shown (the secret's ARN or ciphertext, shard steps) cannot leak.
+ */
+const SHOWN = Object.keys(ConnectionSchema.shape) as (keyof ConnectionView)[];
 
 export function connectionView(c: Connection): ConnectionView {
-  return {
-    connectionId: c.connectionId,
-    applicationId: c.applicationId,
-    type: c.type,
-    name: c.name,
-    url: c.url,
-    method: c.method,
+  const shown: Partial<Record<keyof ConnectionView, unknown>> = {
+    ...c,
     headers: Object.fromEntries(Object.keys(c.headers ?? {}).map((name) => [name, HIDDEN_HEADER_VALUE])),
-    enabled: c.enabled,
-    ...(c.rateLimit !== undefined ? { rateLimit: c.rateLimit } : {}),
     health: healthView(c.health),
-    ...(c.secretVersion ? { secretVersion: c.secretVersion } : {}),
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
   };
+  const view: Record<string, unknown> = {};
+  for (const field of SHOWN) if (shown[field] !== undefined) view[field] = shown[field];
+  return view as ConnectionView;
 }
 
 /** An attempt as the API shows it: without the delivery's body, which the delivery view shows once. */

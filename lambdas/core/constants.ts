@@ -28,6 +28,14 @@ export const REPLAY_WINDOW_MS = 300_000;
 /** docs/protocol.md §1: connection methods. */
 export const ALLOWED_METHODS = ['POST', 'PUT', 'PATCH'] as const;
 
+/** The lowest rate limit a connection may have (deliveries per second, core/rate-limit.ts). */
+export const MIN_RATE_LIMIT = 1;
+/** The highest limit any deployment can allow; its own ceiling is at most this. */
+export const MAX_RATE_LIMIT = 10_000;
+
+/** What a custom header's value reads wherever it is shown: its value is never stored or shown. */
+export const HIDDEN_HEADER_VALUE = '[hidden]';
+
 /** docs/design.md §3: a serialised body is at most 256 KiB. */
 export const MAX_BODY_BYTES = 256 * 1024;
 

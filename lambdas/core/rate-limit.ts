@@ -13,12 +13,13 @@
  * how many went before it).
  */
 
+import { MAX_RATE_LIMIT, MIN_RATE_LIMIT } from './constants';
 import { ValidationError } from './errors';
 import type { RateCounter, RateWindowCount } from './ports';
 
-export const MIN_RATE_LIMIT = 1;
-/** The highest limit any deployment can allow; its own ceiling is at most this. */
-export const MAX_RATE_LIMIT = 10_000;
+// Declared with the other fixed numbers, so the connection's schema (lambdas/shapes/connection.ts)
+// reads them without importing the ports.
+export { MAX_RATE_LIMIT, MIN_RATE_LIMIT };
 /**
  * A deployment's ceiling unless its operator sets another (`rateLimitCeiling`,
  * WEBHOOKS_RATE_LIMIT_CEILING): no connection's limit goes above it, whatever it asks for.

@@ -8,6 +8,7 @@
  * (core/cursor.ts).
  */
 
+import type { SettingsChange } from '../shapes/connection-types';
 import type { ConnectionHealth } from './health';
 import type { ParkedDelivery, ParkedItem } from './parking';
 import type { AttemptLog, ConnectionStore, HealthStore, ParkedDeliveries } from './ports';
@@ -30,15 +31,12 @@ export interface SecretFields {
 }
 
 /**
- * What an update may change; `updatedAt` is always written. `rateLimit: null` removes the
- * connection's own limit (the stack default applies again).
+ * What an update may change: any of the owner's settings (lambdas/shapes/connection.ts), health
+ * and shards; `updatedAt` is always written. A null clears an optional setting (`rateLimit: null`
+ * removes the connection's own limit: the stack default applies again).
  */
-export type ConnectionChanges = Partial<
-  Pick<Connection, 'name' | 'url' | 'method' | 'headers' | 'enabled' | 'attemptShards'> & {
-    health: ConnectionHealth;
-    rateLimit: number | null;
-  }
-> & { updatedAt: string };
+export type ConnectionChanges = SettingsChange &
+  Partial<Pick<Connection, 'attemptShards'> & { health: ConnectionHealth }> & { updatedAt: string };
 
 /** The connections (docs/design.md §5), their health (§9) included. */
 export interface ConnectionTable extends ConnectionStore {

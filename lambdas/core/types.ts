@@ -1,5 +1,6 @@
 /** Domain types and the ports the delivery core declares (docs/design.md §2, rule 1). */
 
+import type { ConnectionView } from '../shapes/connection-types';
 import type { ALLOWED_METHODS } from './constants';
 import type { ConnectionHealth } from './health';
 
@@ -91,22 +92,13 @@ export interface AttemptLogMessage {
 
 export type QueueMessage = EventMessage | DeliveryMessage | AttemptLogMessage;
 
-/** A webhook connection (docs/design.md §5). */
-export interface Connection {
-  connectionId: string;
-  applicationId: string;
-  type: 'webhook';
-  name: string;
-  url: string;
-  method: HttpMethod;
-  headers: Record<string, string>;
-  enabled: boolean;
+/**
+ * A webhook connection as stored (docs/design.md §5): the fields the API shows, declared once in
+ * lambdas/shapes/connection.ts (its types without zod, connection-types.ts), with their real header
+ * values, plus what is stored and never shown.
+ */
+export interface Connection extends Omit<ConnectionView, 'health'> {
   secretArn: string;
-  secretVersion?: string;
-  /** Deliveries per second at most, 1-10,000 (core/rate-limit.ts); absent: the stack's default, if any. */
-  rateLimit?: number;
-  createdAt: string;
-  updatedAt: string;
   /** Endpoint health (docs/design.md §9), written by dispatchers; absent until the first failure. */
   health?: ConnectionHealth;
   /**
@@ -239,8 +231,7 @@ export interface RequestHeader {
   value: string;
 }
 
-/** What a custom header's value reads wherever it is shown: its value is never stored or shown. */
-export const HIDDEN_HEADER_VALUE = '[hidden]';
+export { HIDDEN_HEADER_VALUE } from './constants';
 
 /** Which delivery bodies the attempt log keeps: every delivery's, or only those that failed an attempt. */
 export const KEEP_BODIES = ['all', 'failures'] as const;

@@ -1,5 +1,6 @@
 import type { SecretStore } from '../config';
 import type { Connection, HttpMethod } from '../core/types';
+import type { ConnectionSettings, SettingsChange } from '../shapes/connection-types';
 import type { AwsClients } from '../wiring';
 
 /** Where a deployment's resources are: the stack outputs, or local mode's state file. */
@@ -76,26 +77,16 @@ export interface ManagementOptions {
 /** A connection as the management API shows it: never the secret itself. */
 export type ConnectionView = Connection;
 
-export interface CreateConnectionInput {
-  applicationId: string;
-  name: string;
-  url: string;
-  /** @default 'POST' */
-  method?: HttpMethod | string;
-  headers?: Record<string, string>;
-  /** @default true */
-  enabled?: boolean;
-  /** Deliveries per second at most (1-10,000); absent or null: the stack default, if any. */
-  rateLimit?: number | null;
-}
+/**
+ * A change to a connection: any of its settings (lambdas/shapes/connection.ts); `headers`
+ * replaces the whole set; `rateLimit: null` removes the connection's own limit; absent: unchanged.
+ * The library checks every value itself, so `method` may be any text (a CLI argument).
+ */
+export type UpdateConnectionInput = Omit<SettingsChange, 'method'> & { method?: HttpMethod | string };
 
-export interface UpdateConnectionInput {
-  name?: string;
-  url?: string;
-  method?: HttpMethod | string;
-  /** Replaces the whole set of custom headers. */
-  headers?: Record<string, string>;
-  enabled?: boolean;
-  /** A new limit (1-10,000), or null to remove the connection's own; absent: unchanged. */
-  rateLimit?: number | null;
-}
+/**
+ * A new connection: its application, a name and a URL; every other setting is optional
+ * (method POST, enabled true, rate limit the stack default, if any).
+ */
+export type CreateConnectionInput = UpdateConnectionInput &
+  Pick<ConnectionSettings, 'name' | 'url'> & { applicationId: string };

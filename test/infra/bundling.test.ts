@@ -65,6 +65,16 @@ describe('dispatcher bundle', () => {
     expect(sourcesOf(assetDir).filter((s) => s.includes('node_modules/undici/'))).toEqual([]);
   });
 
+  it("leaves zod and the connection's schema out: the core imports the connection's types only", () => {
+    const sources = sourcesOf(assetDir);
+    expect(sources.some((s) => s.includes('lambdas/core/'))).toBe(true);
+    expect(
+      sources.filter((s) =>
+        /node_modules\/(zod|@hono|@asteasolutions)\/|lambdas\/shapes\/connection\.ts/.test(s),
+      ),
+    ).toEqual([]);
+  });
+
   it('bundles the AWS SDK from its ES module builds, so unused commands are shaken out', () => {
     const sdk = sourcesOf(assetDir).filter((s) =>
       /@aws-sdk\/client-(sqs|dynamodb|secrets-manager)\/.*\.js$/.test(s),

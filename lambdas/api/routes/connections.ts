@@ -119,17 +119,10 @@ function createConnectionRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       },
     }),
     async (c) => {
-      const body = c.req.valid('json');
+      // Every setting the body declares (lambdas/shapes/connection.ts) goes on as it came.
+      const { type: _webhook, ...settings } = c.req.valid('json');
       const applicationId = c.get('applicationId');
-      const created = await management.connections.create({
-        applicationId,
-        name: body.name,
-        url: body.url,
-        method: body.method,
-        headers: body.headers,
-        enabled: body.enabled,
-        rateLimit: body.rateLimit,
-      });
+      const created = await management.connections.create({ ...settings, applicationId });
       c.header('Location', `/api/v1/applications/${applicationId}/connections/${created.connectionId}`);
       return c.json(connectionView(created), 201);
     },
@@ -207,12 +200,8 @@ function updateConnectionRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       const body = c.req.valid('json');
       const current = await ownedConnection(deps, c.get('applicationId'), connectionId);
       const updated = await management.connections.update(connectionId, {
-        name: body.name,
-        url: body.url,
-        method: body.method,
+        ...body,
         headers: body.headers ? mergeHeaders(current.headers ?? {}, body.headers) : undefined,
-        enabled: body.enabled,
-        rateLimit: body.rateLimit,
       });
       return c.json(connectionView(updated), 200);
     },

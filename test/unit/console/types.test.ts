@@ -1,6 +1,8 @@
 /**
- * console/types.ts is kept by hand; this checks every field the console reads against the
- * API's OpenAPI document (docs/openapi.json, itself checked against the route definitions).
+ * console/types.ts is kept by hand, but for a connection's types (Connection, Health,
+ * ConnectionInput), which are the API's own, derived from its schema (lambdas/shapes/connection.ts,
+ * test/unit/connection-shape.test.ts). This checks every other field the console reads against
+ * the API's OpenAPI document (docs/openapi.json, itself checked against the route definitions).
  * The listings below are typed from the console's interfaces, so a field added to or dropped
  * from an interface must be added here too, and then must exist in the API.
  */
@@ -10,11 +12,8 @@ import { resolve } from 'node:path';
 import {
   type ApiIndex,
   type Attempt,
-  type Connection,
-  type ConnectionInput,
   type Delivery,
   HEALTH_STATES,
-  type Health,
   METHODS,
   OUTCOMES,
   PARK_REASONS,
@@ -68,28 +67,6 @@ function mismatches(schema: Schema, fields: Record<string, 'required' | 'optiona
   });
 }
 
-const CONNECTION: Presence<Connection> = {
-  connectionId: 'required',
-  applicationId: 'required',
-  type: 'required',
-  name: 'required',
-  url: 'required',
-  method: 'required',
-  headers: 'required',
-  enabled: 'required',
-  health: 'required',
-  rateLimit: 'optional',
-  secretVersion: 'optional',
-  createdAt: 'required',
-  updatedAt: 'required',
-};
-const HEALTH: Presence<Health> = {
-  state: 'required',
-  consecutiveFailures: 'required',
-  failingSince: 'optional',
-  lastSuccessAt: 'optional',
-  lastFailureAt: 'optional',
-};
 const PARKED: Presence<ParkedDelivery> = {
   deliveryId: 'required',
   connectionId: 'required',
@@ -127,14 +104,6 @@ const ATTEMPT: Presence<Attempt> = {
   requestHeaders: 'optional',
   resentAs: 'optional',
 };
-const INPUT: Presence<ConnectionInput> = {
-  name: 'required',
-  url: 'required',
-  method: 'required',
-  headers: 'optional',
-  enabled: 'optional',
-  rateLimit: 'optional',
-};
 const ROTATED: Presence<RotatedSecret> = {
   secret: 'required',
   secretVersion: 'optional',
@@ -169,9 +138,7 @@ const BUCKET: Presence<StatsBucket> = {
 
 describe("the console's API types", () => {
   it('match the OpenAPI document field by field', () => {
-    expect(mismatches(schemas.Connection!, CONNECTION)).toEqual([]);
     expect(mismatches(schemas.Attempt!, ATTEMPT)).toEqual([]);
-    expect(mismatches(schemas.Health!, HEALTH)).toEqual([]);
     expect(mismatches(schemas.ParkedDelivery!, PARKED)).toEqual([]);
     expect(mismatches(schemas.ParkedPage!, { data: 'required', nextCursor: 'required' })).toEqual([]);
     expect(mismatches(schemas.RecoverResult!, RECOVERED)).toEqual([]);
@@ -198,10 +165,7 @@ describe("the console's API types", () => {
     ).toEqual([]);
   });
 
-  it('send only fields the create and update bodies accept', () => {
-    const optional = Object.fromEntries(Object.keys(INPUT).map((k) => [k, 'optional'] as const));
-    expect(Object.keys(INPUT).filter((k) => !deref(schemas.CreateConnection!).properties?.[k])).toEqual([]);
-    expect(mismatches(schemas.UpdateConnection!, optional)).toEqual([]);
+  it('send a type the create body accepts', () => {
     expect(deref(schemas.CreateConnection!).properties?.type?.enum ?? ['webhook']).toContain('webhook');
   });
 
