@@ -178,8 +178,6 @@ export interface Assumptions {
   pitr: boolean;
   /** On-demand writes, or provisioned capacity used at this share (0 < u ≤ 1). */
   writeCapacity: { mode: 'on-demand' } | { mode: 'provisioned'; utilisation: number };
-  /** Retries of timed-out attempts go to a lane of their own and do not hold healthy batches. */
-  slowLane: boolean;
   /** Connections the traffic is spread over evenly, and how long a container caches one, s. */
   connections: number;
   connectionCacheS: number;
@@ -230,7 +228,6 @@ export function defaultAssumptions(stack: {
     ttlDaysFailure: stack.attemptTtlDays,
     pitr: true,
     writeCapacity: { mode: 'on-demand' },
-    slowLane: false,
     connections: 1_000,
     connectionCacheS: 30,
     readUnitsPerCacheMiss: 0.5,
@@ -372,41 +369,33 @@ function sourceUsage(
  * Invocations and GB-s for `deliveries` deliveries of a mix at the assumed traffic. The two
  * event sources batch on their own: the ingress queue's first attempts with the stack's batch
  * size and window, the retry queue's retries in batches of at most 10 with no window (so 1, 2
- * and 4 s stay 1, 2 and 4 s). With a slow lane, retries of hanging receivers are batched among
- * themselves (full batches of hanging retries, each the deadline long) and leave the others.
+ * and 4 s stay 1, 2 and 4 s).
  */
 export function lambdaUsage(mix: Mix, deliveries: number, figures: Figures, a: Assumptions): LambdaUsage {
   const messages = weighted(mix, (k) => figures.kinds[k].messages);
   const hangingMessages = mix.hanging * figures.kinds.hanging.messages;
-  const slowMessages = a.slowLane ? mix.hanging * (figures.kinds.hanging.messages - 1) : 0;
   // Every delivery's first attempt comes from the ingress queue (one event, one connection).
   const ingress = sourceUsage(1, mix.hanging, a.batchSize, a.batchingWindowS, figures, a);
-  const retryMessages = messages - 1 - slowMessages;
+  const retryMessages = messages - 1;
   const retry = sourceUsage(
     retryMessages,
-    retryMessages > 0 ? (hangingMessages - mix.hanging - slowMessages) / retryMessages : 0,
+    retryMessages > 0 ? (hangingMessages - mix.hanging) / retryMessages : 0,
     Math.min(a.batchSize, MAX_BATCH_SIZE_WITHOUT_WINDOW),
     0,
     figures,
     a,
   );
-  const slowFill = a.slowLane
-    ? batchFill(a.eventsPerSecond * slowMessages, 30, Math.min(a.batchSize, MAX_BATCH_SIZE_WITHOUT_WINDOW))
-    : 1;
-  const slowInvocations = (slowMessages * deliveries) / slowFill;
-  const slowMs = a.attemptTimeoutMs + a.awsCallMs;
   const ingressInvocations = ingress.invocationsPerDelivery * deliveries;
   const retryInvocations = retry.invocationsPerDelivery * deliveries;
-  const invocations = ingressInvocations + retryInvocations + slowInvocations;
-  const totalMs = ingressInvocations * ingress.ms + retryInvocations * retry.ms + slowInvocations * slowMs;
+  const invocations = ingressInvocations + retryInvocations;
+  const totalMs = ingressInvocations * ingress.ms + retryInvocations * retry.ms;
   return {
     fill: (messages * deliveries) / invocations,
     invocations,
     durationMs: totalMs / invocations,
     gbSeconds: (totalMs / 1000) * (a.memoryMb / 1024),
     hangingBatchShare:
-      (ingressInvocations * ingress.hanging + retryInvocations * retry.hanging + slowInvocations) /
-      invocations,
+      (ingressInvocations * ingress.hanging + retryInvocations * retry.hanging) / invocations,
     containers: Math.max(1, (a.eventsPerSecond * (invocations / deliveries) * totalMs) / invocations / 1000),
   };
 }

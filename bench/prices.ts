@@ -89,7 +89,7 @@ export const PRICE_SOURCES: readonly PriceSource[] = [
     page: 'https://aws.amazon.com/lambda/pricing/',
     readVia:
       'https://cloudchipr.com/blog/aws-lambda-pricing and https://git.mcrn.ar/mariano/lambda_local_runner/src/commit/957e45b8adae23ce50b966346229585b5df18b4d/docs/lambdas-md/lambda-13-cost.md (the AWS page renders its rate tables client-side)',
-    note: 'Duration includes initialization code outside the handler (AWS Lambda pricing page).',
+    note: 'Includes init code outside the handler.',
   },
   {
     item: 'Lambda requests',
@@ -103,32 +103,32 @@ export const PRICE_SOURCES: readonly PriceSource[] = [
     price: '$0.625 per million (Standard table class); reads $0.125 per million',
     page: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
     readVia: 'https://airbyte.com/data-engineering-resources/dynamodb-pricing',
-    note: 'A standard write of an item up to 1 KB is one unit; a GSI the item is written to costs the same again.',
+    note: 'One unit per started KB of item; a GSI the item is written to, the same again.',
   },
   {
     item: 'DynamoDB storage and point-in-time recovery',
     price:
       '$0.25 per GB-month stored (Standard table class, after 25 GB free); PITR (continuous backups) $0.20 per GB-month of table size',
     page: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
-    note: 'Every item is billed 100 bytes of overhead on top of its data; PITR is billed on the table size whatever the recovery period (DynamoDB developer guide, PointInTimeRecovery_Howitworks). Rates from the AWS page as last read by the project, not re-read from a stored copy this time.',
+    note: '100 bytes of overhead per item; PITR billed on the table size (rates not re-read).',
   },
   {
     item: 'DynamoDB provisioned write capacity',
     price: '$0.00065 per WCU-hour (Standard table class)',
     page: 'https://aws.amazon.com/dynamodb/pricing/provisioned/',
-    note: 'Used only by the "provisioned capacity" lever. Rate not re-read from a stored copy this time.',
+    note: 'The provisioned lever only (not re-read).',
   },
   {
     item: 'Data transfer out to the internet (EC2/Lambda)',
     price: '$0.09 per GB (first 10 TB a month, after 100 GB free a month across the account)',
     page: 'https://aws.amazon.com/ec2/pricing/on-demand/#Data_Transfer',
-    note: 'Responses coming in are free. Rate not re-read from a stored copy this time.',
+    note: 'Responses in are free (not re-read).',
   },
   {
     item: 'AWS KMS',
     price: '$1 per customer managed key a month; $0.03 per 10,000 requests',
     page: 'https://aws.amazon.com/kms/pricing/',
-    note: "GetSecretValue decrypts with the secret's key (aws/secretsmanager by default: no monthly fee, requests billed). Rate not re-read from a stored copy this time.",
+    note: 'GetSecretValue decrypts with aws/secretsmanager: requests only (not re-read).',
   },
   {
     item: 'CloudWatch alarms and custom metrics',
@@ -144,13 +144,13 @@ export const PRICE_SOURCES: readonly PriceSource[] = [
     page: 'https://aws.amazon.com/cloudwatch/pricing/',
     readVia:
       'https://www.factualminds.com/blog/amazon-cloudwatch-pricing-metrics-logs-alarms-dashboards/ (2026)',
-    note: 'Priced here as if the account had used its 3 free dashboards already.',
+    note: 'Priced as if the 3 free were used.',
   },
   {
     item: 'CloudWatch Contributor Insights (CloudWatch Logs rules)',
     price: '$0.50 per rule a month; $0.02 per million log events that match a rule',
     page: 'https://aws.amazon.com/cloudwatch/pricing/',
-    note: 'Rate not re-read from a stored copy this time.',
+    note: 'Not re-read.',
   },
   {
     item: 'CloudWatch Logs ingestion (Standard class)',
@@ -158,7 +158,7 @@ export const PRICE_SOURCES: readonly PriceSource[] = [
     page: 'https://aws.amazon.com/cloudwatch/pricing/',
     readVia:
       'https://www.factualminds.com/blog/amazon-cloudwatch-pricing-metrics-logs-alarms-dashboards/ (2026)',
-    note: 'First tier; Lambda logs are billed in volume tiers from this rate down.',
+    note: 'First tier.',
   },
   {
     item: 'Secrets Manager',
@@ -192,7 +192,7 @@ export const PRICE_SOURCES: readonly PriceSource[] = [
     page: 'https://hookdeck.com/pricing',
     readVia:
       'https://raw.githubusercontent.com/api-evangelist/hookdeck/refs/heads/main/plans/hookdeck-plans-pricing.yml (read 2026-09-20)',
-    note: 'Hookdeck Outpost (its outbound product) is priced separately; its price was not in the sources read.',
+    note: 'Outpost, its outbound product, is priced apart (not found).',
   },
   {
     item: 'Svix',
@@ -200,6 +200,6 @@ export const PRICE_SOURCES: readonly PriceSource[] = [
     page: 'https://www.svix.com/pricing/',
     readVia:
       'https://raw.githubusercontent.com/api-evangelist/svix/refs/heads/main/plans/svix-plans-pricing.yml (read 2026-09-20)',
-    note: 'Retries and filtered messages are not billed (Svix FinOps profile, api-evangelist/svix).',
+    note: 'Retries are not billed.',
   },
 ];

@@ -1,7 +1,7 @@
 /** The rows `npm run bench` prints for the billed measurement (bench/index.ts prints the table). */
 
 import { fmt } from '../support/stats';
-import type { BilledFigures } from '.';
+import type { BilledFigures } from './figures';
 
 type Row = [string, string, string, string];
 

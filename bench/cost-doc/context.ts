@@ -1,14 +1,8 @@
-/** What docs/cost.md is rendered from: the inputs bench/cost.ts gives, and what every section derives from them. */
+/** What docs/cost.md is rendered from: bench/cost.ts's inputs, and what every section derives from them. */
 
 import { ATTEMPTS_PER_CHAIN } from '../../lambdas/core/constants';
-import {
-  type AllInCost,
-  type AllInInputs,
-  allInProfile,
-  costProfile,
-  type ScenarioKey,
-  type Traffic,
-} from '../all-in';
+import { type AllInCost, type AllInInputs, allInProfile, costProfile, type ScenarioKey } from '../all-in';
+import type { KmsCalls } from '../cost-inputs';
 import {
   type Alternative,
   type Assumptions,
@@ -24,13 +18,6 @@ import type { Prices } from '../prices';
 import type { BenchResults } from '../support/results';
 import { type Lever, levers } from './levers';
 
-/** What the kms secret store calls, counted by the bench (`apiCallsKms`). */
-export interface KmsCalls {
-  decryptsPerSecretRead: number;
-  decryptsPerDelivery: number;
-  encryptsPerConnection: number;
-}
-
 export interface CostDocInputs {
   results: BenchResults;
   /** `startedAt` of the run committed as bench/baseline-figures.json. */
@@ -44,7 +31,6 @@ export interface CostDocInputs {
   /** The fixed cost with `secretStore: 'kms'`. */
   fixedKms: FixedCost;
   kmsCalls: KmsCalls | undefined;
-  /** The all-in model's inputs (bench/all-in.ts). */
   allInInputs: AllInInputs;
 }
 
@@ -55,24 +41,19 @@ export interface CostDoc extends CostDocInputs {
   levers: Array<Lever & { costs: ScenarioCost[] }>;
   alts: Alternative[];
   /** Each profile's scenarios, all-in at the stated traffic. */
-  allIn: { traffic: Traffic; profiles: Record<'defaults' | 'lean', Record<ScenarioKey, AllInCost>> };
+  allIn: Record<'defaults' | 'lean', Record<ScenarioKey, AllInCost>>;
 }
 
-export function costDocOf(inputs: CostDocInputs): CostDoc {
-  const { figures, prices, a } = inputs;
-  const costsWith = (assumptions: Assumptions) =>
-    SCENARIOS.map((s) => scenarioCost(s, figures, prices, assumptions));
+export function costDocOf(x: CostDocInputs): CostDoc {
+  const costsWith = (a: Assumptions) => SCENARIOS.map((s) => scenarioCost(s, x.figures, x.prices, a));
   return {
-    ...inputs,
-    costs: costsWith(a),
-    alts: alternatives(prices, ATTEMPTS_PER_CHAIN),
-    levers: levers(a).map((l) => ({ ...l, costs: costsWith(l.a) })),
+    ...x,
+    costs: costsWith(x.a),
+    alts: alternatives(x.prices, ATTEMPTS_PER_CHAIN),
+    levers: levers(x.a).map((l) => ({ ...l, costs: costsWith(l.a) })),
     allIn: {
-      traffic: inputs.allInInputs.traffic,
-      profiles: {
-        defaults: allInProfile(costProfile('defaults', a), inputs.allInInputs),
-        lean: allInProfile(costProfile('lean', a), inputs.allInInputs),
-      },
+      defaults: allInProfile(costProfile('defaults', x.a), x.allInInputs),
+      lean: allInProfile(costProfile('lean', x.a), x.allInInputs),
     },
   };
 }

@@ -2,7 +2,7 @@
 
 import type { ApiCallFigures } from '../api-calls';
 import type { BatchTimeFigures } from '../batch-time';
-import type { BilledFigures } from '../billed';
+import type { BilledFigures } from '../billed/figures';
 import type { BodyStorageFigures } from '../body-storage';
 import type { ColdStartFigures } from '../cold-start';
 import type { ConsoleBundleFigures } from '../console-bundle';
