@@ -146,12 +146,3 @@ export async function measureBatchTime(options: {
     await served.close();
   }
 }
-
-if (require.main === module) {
-  measureBatchTime({ batches10: 10, batches100: 2 })
-    .then((f) => console.log(JSON.stringify(f, null, 2)))
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    });
-}

@@ -4,7 +4,7 @@
  * figure with its source and date, then run `npm run cost`.
  */
 
-/** When the sources below were read (stored copies of the pages, via the project's search tool). */
+/** When the sources below were read. */
 export const PRICES_READ_ON = '2026-11-21';
 
 export interface Prices {
@@ -70,8 +70,6 @@ export interface PriceSource {
   price: string;
   /** The provider's own page. */
   page: string;
-  /** Where the figure was read when the provider's page renders it client-side, and its date. */
-  readVia?: string;
   note?: string;
 }
 
@@ -80,29 +78,22 @@ export const PRICE_SOURCES: readonly PriceSource[] = [
     item: 'SQS standard queue requests',
     price: '$0.40 per million (first 1 M a month free; every 64 KB of payload is one request)',
     page: 'https://aws.amazon.com/sqs/pricing/',
-    readVia:
-      'https://cloudburn.io/blog/amazon-sqs-pricing (Mar 2026); https://www.factualminds.com/blog/amazon-sqs-pricing-64kb-rule-fifo-vs-standard/ (Jun 2026)',
   },
   {
     item: 'Lambda duration, Arm (arm64)',
     price: '$0.0000133334 per GB-s (first 7.5 billion GB-s a month)',
     page: 'https://aws.amazon.com/lambda/pricing/',
-    readVia:
-      'https://cloudchipr.com/blog/aws-lambda-pricing and https://git.mcrn.ar/mariano/lambda_local_runner/src/commit/957e45b8adae23ce50b966346229585b5df18b4d/docs/lambdas-md/lambda-13-cost.md (the AWS page renders its rate tables client-side)',
     note: 'Includes init code outside the handler.',
   },
   {
     item: 'Lambda requests',
     price: '$0.20 per million',
     page: 'https://aws.amazon.com/lambda/pricing/',
-    readVia:
-      'https://git.mcrn.ar/mariano/lambda_local_runner/src/commit/957e45b8adae23ce50b966346229585b5df18b4d/docs/lambdas-md/lambda-13-cost.md',
   },
   {
     item: 'DynamoDB on-demand write request units',
     price: '$0.625 per million (Standard table class); reads $0.125 per million',
     page: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
-    readVia: 'https://airbyte.com/data-engineering-resources/dynamodb-pricing',
     note: 'One unit per started KB of item; a GSI the item is written to, the same again.',
   },
   {
@@ -135,15 +126,11 @@ export const PRICE_SOURCES: readonly PriceSource[] = [
     price:
       '$0.10 per standard-resolution alarm metric a month (an alarm on metric math is billed for each metric in it); $0.30 per custom metric a month (first 10,000; each metric name with each dimension set is one)',
     page: 'https://aws.amazon.com/cloudwatch/pricing/',
-    readVia:
-      'https://www.factualminds.com/blog/amazon-cloudwatch-pricing-metrics-logs-alarms-dashboards/ (2026)',
   },
   {
     item: 'CloudWatch dashboards',
     price: '$3 per dashboard a month, beyond the first 3 of an account (each up to 50 metrics)',
     page: 'https://aws.amazon.com/cloudwatch/pricing/',
-    readVia:
-      'https://www.factualminds.com/blog/amazon-cloudwatch-pricing-metrics-logs-alarms-dashboards/ (2026)',
     note: 'Priced as if the 3 free were used.',
   },
   {
@@ -156,50 +143,39 @@ export const PRICE_SOURCES: readonly PriceSource[] = [
     item: 'CloudWatch Logs ingestion (Standard class)',
     price: '$0.50 per GB',
     page: 'https://aws.amazon.com/cloudwatch/pricing/',
-    readVia:
-      'https://www.factualminds.com/blog/amazon-cloudwatch-pricing-metrics-logs-alarms-dashboards/ (2026)',
     note: 'First tier.',
   },
   {
     item: 'Secrets Manager',
     price: '$0.40 per secret per month; $0.05 per 10,000 API calls',
     page: 'https://aws.amazon.com/secrets-manager/pricing/',
-    readVia:
-      'https://raw.githubusercontent.com/api-evangelist/amazon-secrets-manager/refs/heads/main/plans/amazon-secrets-manager-plans-pricing.yml (read 2026-09-20)',
   },
   {
     item: 'EventBridge custom events (event bus)',
     price: '$1.00 per million (every 64 KB is one event)',
     page: 'https://aws.amazon.com/eventbridge/pricing/',
-    readVia: 'https://cloudburn.io/blog/amazon-eventbridge-pricing (Mar 2026)',
   },
   {
     item: 'EventBridge API destinations',
     price: '$0.20 per million invocations',
     page: 'https://aws.amazon.com/eventbridge/pricing/',
-    readVia: 'https://cloudburn.io/blog/amazon-eventbridge-pricing (Mar 2026)',
   },
   {
     item: 'EventBridge Pipes',
     price: '$0.40 per million requests (after filtering, every 64 KB is one request)',
     page: 'https://aws.amazon.com/eventbridge/pricing/',
-    readVia: 'https://cloudburn.io/blog/amazon-eventbridge-pricing (Mar 2026)',
   },
   {
     item: 'Hookdeck (Event Gateway)',
     price:
       'Team plan from $39 a month with 10,000 events; $1.00 per additional 100,000 events ("as low as $0.33 per 100k" at volume)',
     page: 'https://hookdeck.com/pricing',
-    readVia:
-      'https://raw.githubusercontent.com/api-evangelist/hookdeck/refs/heads/main/plans/hookdeck-plans-pricing.yml (read 2026-09-20)',
     note: 'Outpost, its outbound product, is priced apart (not found).',
   },
   {
     item: 'Svix',
     price: 'Professional plan from $490 a month with 50,000 messages; $0.0001 per additional message',
     page: 'https://www.svix.com/pricing/',
-    readVia:
-      'https://raw.githubusercontent.com/api-evangelist/svix/refs/heads/main/plans/svix-plans-pricing.yml (read 2026-09-20)',
     note: 'Retries are not billed.',
   },
 ];

@@ -203,41 +203,16 @@ function main() {
     console.log(JSON.stringify(out, null, 2));
     return;
   }
+  console.log('One connection: highest deliveries/s with no throttled second (120 s, Poisson arrivals)');
+  console.table(rows);
+  console.log(`finalFailures index, ${out.finalFailuresIndex.load}: one partition a day, then as built`);
+  console.table([crowdToday, crowdSharded]);
   console.log(
-    'One connection: highest deliveries/s with no throttled second (120 s simulated, Poisson arrivals)',
+    `From rest (${ramp.seconds} s; a batch of 10 in ${batchSeconds.toFixed(2)} s): a hot connection, then failures`,
   );
-  console.log('shards  failing  max deliveries/s');
-  for (const r of rows)
-    console.log(
-      `${String(r.shards).padStart(6)}  ${`${r.failing * 100}%`.padStart(7)}  ${String(r.maxDeliveriesPerSecond).padStart(16)}`,
-    );
-  console.log(`\nfinalFailures index, ${out.finalFailuresIndex.load}:`);
-  console.log(
-    `  one partition a day (before): peak ${crowdToday.peakIndexWcu} WCU/s, ${crowdToday.throttledSeconds} throttled seconds`,
-  );
-  console.log(
-    `  ${ATTEMPTS_TABLE.finalFailuresShards} a day (built): peak ${crowdSharded.peakIndexWcu} WCU/s, ${crowdSharded.throttledSeconds} throttled seconds`,
-  );
-  console.log(
-    `\nFrom rest (${ramp.seconds} s; event source 5 batches +300/min; new on-demand table 4,000 WCU/s then 2× its peak; batch of 10 in ${batchSeconds.toFixed(2)} s):`,
-  );
-  console.log(
-    'load                                   shards  throttled s  peak partition  peak index part.  peak table  backlog  caught up',
-  );
-  const row = (load: string, shards: number, r: RampResult) =>
-    console.log(
-      `${load.padEnd(38)} ${String(shards).padStart(6)}  ${String(r.throttledSeconds).padStart(11)}  ${String(r.peakPartitionWcu).padStart(14)}  ${String(r.peakIndexPartitionWcu).padStart(16)}  ${String(r.peakTableWcu).padStart(10)}  ${String(r.peakBacklog).padStart(7)}  ${r.caughtUpAt === undefined ? 'no' : `${r.caughtUpAt} s`}`,
-    );
-  for (const r of hot) row('1 connection, 3,000 healthy/s', r.shards, r);
-  for (const r of failures) row('100 × 12/s failing (1,200 final/s)', r.indexShards, r);
-  console.log(
-    `\nAccount: highest steady deliveries/s before ${Math.min(ACCOUNT_CONCURRENCY, EVENT_SOURCE_MAX_BATCHES)} concurrent batches`,
-  );
-  console.log('batch  hanging  max deliveries/s');
-  for (const r of account)
-    console.log(
-      `${String(r.batchSize).padStart(5)}  ${`${r.hangingShare * 100}%`.padStart(7)}  ${String(r.maxDeliveriesPerSecond).padStart(16)}`,
-    );
+  console.table([...hot, ...failures]);
+  console.log('Account: highest steady deliveries/s before 1,000 concurrent batches');
+  console.table(account);
 }
 
 if (require.main === module) main();
