@@ -1,17 +1,9 @@
 /**
- * (7) API calls and wire bytes per delivery, counted rather than assumed: local mode's
- * emulators (fauxqs, dynalite, local Secrets Manager) are reached through counting proxies,
- * so every request the publisher, the event-source runner and the production dispatcher
- * wiring make is seen and classified (service, action, table or queue, message type); the
- * receiver is reached through a TCP proxy that counts the bytes on the wire (TLS included).
- *
- * Three phases after a warm-up (connection and secret caches filled, as on a warm Lambda):
- * - healthy: events published one per SendMessage to a receiver answering 200;
- * - healthyBatched: the same, ten per SendMessageBatch;
- * - failing: a receiver answering 503 to every attempt: the whole chain (4 attempts, 1/2/4 s).
- * The cost model (bench/cost-model.ts) takes its per-delivery counts from these figures. Run
- * again with `secretStore: 'kms'` (measurement `apiCallsKms`), it counts what the kms secret
- * store calls: KMS Encrypt per connection created, Decrypt per secret read, none per delivery.
+ * (7) API calls and wire bytes per delivery, counted: local mode's clients reach the emulators
+ * through counting proxies (each request classified by service, action, table or queue and
+ * message type) and the receiver through a TCP proxy counting bytes. After a warm-up (caches
+ * filled, as a warm Lambda): healthy (one event per SendMessage), healthyBatched (ten per
+ * SendMessageBatch), failing (503 to all 4 attempts). `apiCallsKms` runs it with the kms store.
  */
 
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';

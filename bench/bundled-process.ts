@@ -1,13 +1,9 @@
 /**
- * The CPU measurements in a process of their own, run from a bundle built exactly as the
- * Lambda's (bench/index.ts builds it with the construct's esbuild options). Code run through
- * tsx is transformed with `keepNames`, which wraps every closure the delivery path creates per
- * call in a `__name` helper (10-20 µs per delivery of pure artefact); the deployed bundle has
- * none of that, so these measure the bundle. Both sides of each (the dispatcher and its
- * baseline) run from the same bundle.
+ * The CPU measurements (overhead, coreFloor) in a process of their own, run from a bundle built
+ * as the Lambda's: tsx's `keepNames` wraps every closure in a `__name` helper (10-20 µs per
+ * delivery of artefact) that the deployed bundle does not have.
  *
- *   node <bundle> overhead '<OverheadOptions as JSON>'    → one JSON line: OverheadFigures
- *   node <bundle> coreFloor '<CoreFloorOptions as JSON>'  → one JSON line: CoreFloorFigures
+ *   node <bundle> overhead|coreFloor '<options as JSON>'  → one JSON line of figures
  */
 
 import { measureCoreFloor } from './core-floor';

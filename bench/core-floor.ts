@@ -1,26 +1,10 @@
 /**
- * The core against the spec's floor: CPU per delivery of `processBatch` with a sender that
- * answers at once and in-memory ports, against the outputs the spec requires of one delivery,
- * made the cheapest way Node offers, in the same process, alternating rounds. The floor
- * (widened in issue 26 to what the spec requires a delivery to produce):
- *
- * - parse the event (one `JSON.parse`) and check it (docs/protocol.md §2's fields: the same validation
- *   the core runs, `buildPayload`),
- * - serialise the payload (the request body),
- * - hash the delivery id (SHA-256 of event id and connection id, with the one-shot `hash` the
- *   core uses too),
- * - the request's headers: the four standard ones (Content-Type, the event kind, the timestamp,
- *   the HMAC-SHA256 signature of the timestamp and body with the connection's secret) and the
- *   connection's custom headers,
- * - a record of the attempt (the spec's "logs of delivery attempts"): delivery and connection,
- *   attempt number, request time, status, outcome and duration, as one plain object.
- *
- * floor ÷ core is a regression guard, not a target (issue 26 withdrew issue 15's 0.90): what the
- * core does beyond the floor (envelope checks, the connection and secret lookups through their
- * caches, the delivery id's text, the protocol's two further headers, the limiter, the decision,
- * the record's redaction and request view, health counting) is priced by the ratio.
- *
- * Run from the Lambda-like bundle (bench/bundled-process.ts), never through tsx.
+ * The core against the spec's floor: CPU per delivery of `processBatch` (instant sender,
+ * in-memory ports) against the outputs the spec requires of a delivery made the cheapest way
+ * Node offers: the event parsed and checked (`buildPayload`), the body, the delivery id's
+ * SHA-256, the standard and custom headers with the HMAC signature, and a plain attempt record.
+ * floor ÷ core is a regression guard (issue 26 withdrew issue 15's target of 0.90). Run from the
+ * Lambda-like bundle (bench/bundled-process.ts), never through tsx.
  */
 
 import { createHmac, hash } from 'node:crypto';

@@ -1,14 +1,9 @@
 /**
- * The cost model of docs/cost.md: pure arithmetic from measured figures (bench results: API
- * calls counted at the emulators, item and wire bytes, CPU), a price table (bench/prices.ts),
- * a receiver-latency distribution, a batch-fill model and the assumptions below.
+ * The cost model of docs/cost.md: per million deliveries, every line AWS bills (SQS, Lambda
+ * requests and duration, DynamoDB writes, storage and PITR, CloudWatch Logs, data transfer),
+ * from measured figures, the prices of bench/prices.ts, a receiver-latency distribution, a
+ * batch-fill model and stated assumptions; fixed monthly costs apart, per 1,000 connections.
  * test/unit/cost-model.test.ts holds the formulas to account.
- *
- * Per million deliveries, every line AWS bills: SQS requests (publish, receive, delete, retry,
- * dead letter), Lambda requests and duration, DynamoDB writes, storage and PITR storage of the
- * attempt log for its TTL, CloudWatch Logs, data transfer out to receivers. Fixed monthly costs
- * (secrets, their reads and KMS decrypts, connection reads, alarms, the custom metric, idle
- * polling) are apart, per 1,000 connections.
  */
 
 import type { ProfileName } from '../lib/profiles';
@@ -403,9 +398,6 @@ export function lambdaUsage(mix: Mix, deliveries: number, figures: Figures, a: A
 export interface Line {
   item: string;
   perMillion: number;
-  /** Quantity per million deliveries and its unit, for the doc. */
-  quantity: number;
-  unit: string;
 }
 
 export interface ScenarioCost {
@@ -506,74 +498,50 @@ export function scenarioCost(
   const lines: Line[] = [
     {
       item: `SQS publish (${a.publishBatchSize === 10 ? 'SendMessageBatch of 10' : 'SendMessage per event'})`,
-      quantity: sqs('publish'),
-      unit: 'requests',
       perMillion: perM(sqs('publish'), prices.sqsPerMillionRequests),
     },
     {
       item: `SQS receive + delete by the event source (${lambda.fill.toFixed(1)} messages per batch)`,
-      quantity: sqs('receive') + sqs('delete'),
-      unit: 'requests',
       perMillion: perM(sqs('receive') + sqs('delete'), prices.sqsPerMillionRequests),
     },
     {
       item: 'SQS retries and dead letters sent by the dispatcher',
-      quantity: sqs('sends'),
-      unit: 'requests',
       perMillion: perM(sqs('sends'), prices.sqsPerMillionRequests),
     },
     {
       item: 'Lambda requests',
-      quantity: lambda.invocations,
-      unit: 'invocations',
       perMillion: perM(lambda.invocations, prices.lambdaPerMillionRequests),
     },
     {
       item: `Lambda duration, arm64 ${a.memoryMb} MB (${Math.round(lambda.durationMs)} ms per invocation)`,
-      quantity: lambda.gbSeconds,
-      unit: 'GB-s',
       perMillion: lambda.gbSeconds * prices.lambdaArmPerGbSecond,
     },
     {
       item: `DynamoDB writes (${a.writeCapacity.mode === 'on-demand' ? 'on-demand' : `provisioned at ${Math.round(a.writeCapacity.utilisation * 100)}% use`})`,
-      quantity: writeUnits,
-      unit: 'write units',
       perMillion: perM(writeUnits, writePrice),
     },
     {
       item: `DynamoDB connection reads (${a.connections} connections, ${a.connectionCacheS} s cache, ${lambda.containers.toFixed(1)} warm containers)`,
-      quantity: readUnits,
-      unit: 'read units',
       perMillion: perM(readUnits, prices.dynamoDbPerMillionReadUnits),
     },
     {
       item: 'Secrets Manager calls past the cache',
-      quantity: secretCalls,
-      unit: 'calls',
       perMillion: (secretCalls / 10_000) * prices.secretsManagerPer10kCalls,
     },
     {
       item: `DynamoDB storage of the attempt log and its index (TTL ${a.ttlDaysSuccess === a.ttlDaysFailure ? `${a.ttlDaysSuccess} d` : `${a.ttlDaysSuccess} d successes, ${a.ttlDaysFailure} d failures`})`,
-      quantity: tableGbMonths + indexGbMonths,
-      unit: 'GB-months',
       perMillion: (tableGbMonths + indexGbMonths) * prices.dynamoDbStoragePerGbMonth,
     },
     {
       item: 'DynamoDB point-in-time recovery of the attempt log',
-      quantity: a.pitr ? tableGbMonths : 0,
-      unit: 'GB-months',
       perMillion: a.pitr ? tableGbMonths * prices.dynamoDbPitrPerGbMonth : 0,
     },
     {
       item: `CloudWatch Logs ingestion (${a.logLevel})`,
-      quantity: logGb,
-      unit: 'GB',
       perMillion: logGb * prices.logsPerGbIngested,
     },
     {
       item: 'Data transfer out to receivers',
-      quantity: wireGb,
-      unit: 'GB',
       perMillion: wireGb * prices.dataTransferOutPerGb,
     },
   ];

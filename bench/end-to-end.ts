@@ -1,14 +1,8 @@
 /**
- * (3) End to end in local mode: fauxqs, dynalite and the local Secrets Manager in one child
- * process, the receiver in another (both from the test harness, test/support/), and here the production
- * wiring (wireDispatcher: real adapters, real Powertools log, counted not printed) under the
- * Lambda-like runner. Three phases:
- *
- * - latency: events published in small paced batches; publish → receipt at the receiver;
- * - throughput: a burst of events; events/s from the first publish to the last receipt, and
- *   this process's CPU per delivery (dispatcher, SDK calls, runner and publisher together:
- *   an upper bound of what the function itself spends);
- * - retries: a receiver failing 3 times; the gaps between attempts against 1 s, 2 s, 4 s.
+ * (3) End to end in local mode (support/local-mode.ts): latency of paced events, publish to
+ * receipt; a burst's events/s and this process's CPU per delivery (runner and publisher
+ * included: an upper bound); the CPU of one attempt-log PutItem; and the retry gaps of a
+ * receiver failing 3 times against 1, 2 and 4 s.
  */
 
 import { cpuUsage } from 'node:process';

@@ -1,18 +1,9 @@
 /**
- * (1) Dispatch overhead: the real delivery path against bare `undici.request` POSTs.
- *
- * Both sides send the same bodies to the same HTTPS receiver (its own process, answering at
- * once), addressed by a host name as production receivers are (a stub resolver maps it to
- * 127.0.0.1 for both, once per connection), with the same shape of concurrency: `lanes`
- * loops, each sending a batch of 10 at once and starting the next batch when the last one is
- * done, as an invocation handles an SQS batch (`npm run bench` uses one lane: one
- * invocation's batch, batchConcurrency 10). The dispatcher side is `createDispatcher` with
- * in-memory ports, the real HttpsSender, real signing and classification, and the real
- * Powertools log (its output counted, not printed). A third side splits the difference: the
- * same HttpsSender alone, sending each delivery's full signed header set (built before the
- * round, not timed), so the gap shows how much is HTTP and how much is the core's own work
- * (parsing and validating the event, the delivery id, signing, the attempt record). Rounds
- * rotate the sides; the figures are the medians.
+ * (1) Dispatch overhead: the real delivery path (`createDispatcher`, in-memory ports, the real
+ * HttpsSender and Powertools log) against bare `undici.request` POSTs of the same bodies to the
+ * same HTTPS receiver process, by host name, a batch of 10 at a time per lane. A third side, the
+ * HttpsSender alone with each delivery's full signed headers, splits HTTP from the core's own
+ * work. Rounds rotate the sides; medians.
  */
 
 import { cpuUsage } from 'node:process';

@@ -1,12 +1,9 @@
 /**
- * (9) A burst to one rate-limited connection, in local mode (fauxqs, dynalite, the production
- * wiring under the Lambda-like runner with several pollers per queue): every event published at
- * once, then each delivery's arrival at the receiver counted per one-second window. Reports the
- * busiest window after the first two seconds (aligned to the second, and sliding), the
- * throughput while work waits, duplicates and dead letters, and what the limit adds per
- * delivery: counter writes, deferrals (each a retry-queue message), log bytes and the billed
- * Lambda time of the waits for a slot in the second, priced with bench/prices.ts; then a burst
- * to an unlimited connection, which must add nothing.
+ * (9) A burst to one rate-limited connection in local mode (support/local-mode.ts), several
+ * pollers a queue: each arrival counted per second (busiest aligned and sliding second after
+ * the first two, throughput while work waits), duplicates, dead letters, and what the limit adds
+ * (counter writes, deferrals, the billed wait for a slot); then an unlimited burst, which must
+ * add nothing.
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';

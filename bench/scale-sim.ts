@@ -1,19 +1,10 @@
 /**
- * docs/scale.md's simulation: write load per DynamoDB partition, second by second, from a
- * traffic model, against the per-partition limit; and the account-level concurrency the same
- * traffic needs, against Lambda's and the SQS event source's limits.
+ * docs/scale.md's steady-state simulation: write units per DynamoDB partition, second by second,
+ * against the per-partition limit, for Poisson arrivals placed as the stack keys them (a
+ * connection's shards, the `finalFailures` index's day shards; a failing delivery's 4 attempts at
+ * 0, 1, 3 and 7 s); and the account concurrency the traffic needs. ramp-sim.ts starts from rest.
  *
- *   node --import tsx bench/scale-sim.ts            # the tables of docs/scale.md
- *   node --import tsx bench/scale-sim.ts --json
- *
- * Partitions as the stack keys them (lambdas/adapters/dynamodb/tables.ts): the attempt log by
- * `connectionId`, or `connectionId#<shard>` over a connection's shards; its `finalFailures`
- * index by UTC day and shard (`finalFailuresShards` a day). The shard is a hash of the delivery
- * id (so every attempt of a delivery stays in one partition): drawn uniformly here, placed by
- * the built functions in ramp-sim.ts. Arrivals are Poisson; a failing delivery writes its 4
- * attempts at 0, 1, 3 and 7 s. The steady-state tables start at full speed; ramp-sim.ts starts
- * from rest. No burst capacity is counted (DynamoDB may lend up to 300 s of unused capacity):
- * the figures are what a partition sustains, not what it absorbs for a few minutes.
+ *   node --import tsx bench/scale-sim.ts [--json]
  */
 
 import { parseArgs } from 'node:util';

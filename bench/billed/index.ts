@@ -1,13 +1,8 @@
 /**
- * (11) What Lambda bills, measured under Lambda's CPU share (issue 26, docs/performance.md
- * §11): the dispatcher bundle as deployed, in containers held to memory ÷ 1,769 MB of a core
- * by a cgroup CPU quota, against a population of HTTPS receiver origins on loopback (latency
- * and keep-alive drawn from documented distributions), with real attempt-log writes to the
- * DynamoDB emulator and real receives and deletes on the SQS emulator by local mode's event
- * source, at a stated traffic; for the construct's defaults and the lean profile. Beside each
- * measurement, the cost model's GB-seconds and new-connection share for the same run.
- *
- * No figure when the cap cannot be set: `refused` says why and the profiles are absent.
+ * (11) What Lambda bills under its CPU share (issue 26, docs/performance.md §11): the deployed
+ * dispatcher bundle in containers held to memory ÷ 1,769 MB of a core by a cgroup quota, against
+ * a population of HTTPS origins, with local mode's event source and emulators, for the defaults
+ * and the lean profile, beside the cost model's figures. No figure when the cap cannot be set.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
