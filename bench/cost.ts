@@ -24,7 +24,6 @@ import {
   FIXED,
   figuresFrom,
   fixedKmsCost,
-  kmsCallsFrom,
   LATEST,
   loadResults,
   ROOT,
@@ -92,21 +91,8 @@ export function costReport(
 }
 
 /** docs/cost.md for one bench run. */
-export function renderCostDoc(results: BenchResults, baselineRun: string, prices: Prices = PRICES): string {
-  const figures = figuresFrom(results);
-  return costDoc({
-    results,
-    baselineRun,
-    prices,
-    figures,
-    a: ASSUMPTIONS,
-    fixedInputs: FIXED,
-    fixed: fixedCost(FIXED, prices),
-    fixedKms: fixedKmsCost(results, prices),
-    kmsCalls: kmsCallsFrom(results),
-    allInInputs: allInInputs(figures, results, prices),
-  });
-}
+export const renderCostDoc = (results: BenchResults, baselineRun: string, prices: Prices = PRICES) =>
+  costDoc({ results, baselineRun, prices });
 
 function main(): void {
   const { values } = parseArgs({

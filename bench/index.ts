@@ -1,10 +1,10 @@
 /**
- * `npm run bench`: the six measurements of docs/performance.md, each against a baseline
+ * `npm run bench`: the measurements of docs/performance.md, each against a baseline
  * measured in the same run. Prints a table and writes bench-results/latest.json plus a
  * dated copy. Loopback only; bounded to a few minutes on a shared 2-core machine.
  *
  *   npm run bench                          # everything
- *   npm run bench -- --only overhead,signing
+ *   npm run bench -- --only overhead,coldStart
  *   npm run bench -- --quick               # fewer rounds: a smoke run, not figures to publish
  *   npm run bench -- --only billed --json  # the results as JSON on stdout instead of the table
  */
@@ -26,14 +26,12 @@ import type { CoreFloorFigures, CoreFloorOptions } from './core-floor';
 import { measureEndToEnd } from './end-to-end';
 import type { OverheadFigures, OverheadOptions } from './overhead';
 import { measureRateLimit } from './rate-limit';
-import { measureSigning } from './signing';
 import type { BenchResults } from './support/results';
 import { printTable } from './table';
 import { measureVolume } from './volume';
 
 const MEASUREMENTS = [
   'overhead',
-  'signing',
   'endToEnd',
   'coldStart',
   'volume',
@@ -116,7 +114,6 @@ async function main(): Promise<void> {
     results[name] = await run();
     process.stderr.write(` ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
   };
-  await step('signing', () => measureSigning(quick ? 5_000 : 20_000, quick ? 3 : 7));
   await step('volume', () => measureVolume());
   await step('bodyStorage', () => measureBodyStorage());
   await step('coldStart', () => measureColdStart(quick ? 3 : 9));

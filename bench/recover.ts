@@ -157,7 +157,7 @@ async function main(): Promise<void> {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
       process.stdout.write(
-        [
+        `${[
           `Recovered ${report.requeued} of ${count} parked deliveries (bodies ~${report.averageBodyBytes} B) at ${rate}/s`,
           `  recoverConnection call     ${ms} ms (then the deliveries go out over ~${report.deliverySpreadSeconds} s)`,
           `  DynamoDB write units       ${writeUnits} (${report.dynamodb.writeUnitsPerDelivery.toFixed(2)} per delivery)`,
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
           ...Object.entries(operations).map(
             ([op, c]) => `    ${op.padEnd(22)} ${c.calls} calls, ${c.writeUnits} WCU, ${c.readUnits} RCU`,
           ),
-        ].join('\n') + '\n',
+        ].join('\n')}\n`,
       );
     }
     dynamodb.destroy();

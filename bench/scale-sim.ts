@@ -13,7 +13,7 @@ import { RETRY_DELAYS_S } from '../lambdas/core/constants';
 import { MAX_BATCH_SIZE_WITHOUT_WINDOW } from '../lib/webhook-delivery-props';
 import { seeded } from './batch-time';
 import { DEFAULT_LATENCY, expectedSlowestMs, MB_PER_VCPU } from './cost-model';
-import { type RampResult, raisedTo, simulateRamp } from './ramp-sim';
+import { raisedTo, simulateRamp } from './ramp-sim';
 import { poisson } from './support/stats';
 
 /** DynamoDB: a partition serves at most 1,000 write units per second (and 3,000 read units). */

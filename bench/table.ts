@@ -15,7 +15,7 @@ export function tableRows(r: BenchResults): Row[] {
   const section = (title: string) => rows.push([`— ${title}`, '', '', '']);
   const row = (label: string, value: Cell, baseline?: Cell, x?: Cell) =>
     rows.push([label, cell(value), cell(baseline), x === undefined ? '' : `${x}`]);
-  const { overhead: o, signing: s, endToEnd: e, coldStart: c, volume: v, consoleBundle: cb } = r;
+  const { overhead: o, endToEnd: e, coldStart: c, volume: v, consoleBundle: cb } = r;
   if (o) {
     const [d, sn, b] = [o.dispatcher, o.sender, o.bare];
     section(
@@ -33,10 +33,6 @@ export function tableRows(r: BenchResults): Row[] {
     row("  the core's own CPU µs/delivery (dispatcher − sender)", o.coreCpuMicrosPerDelivery);
     row('heap bytes allocated/delivery', d.heapBytesPerDelivery, b.heapBytesPerDelivery, o.heapRatio);
     row('log bytes/delivery (INFO)', o.logBytesPerDelivery);
-  }
-  if (s) {
-    section(`2. signing (${s.bodyBytes}-byte body, ${s.rounds} rounds × ${s.iterations})`);
-    row('µs/delivery: buildHeaders vs bare createHmac', s.buildHeadersMicros, s.bareHmacMicros, s.ratio);
   }
   if (e) {
     const t = e.throughput;

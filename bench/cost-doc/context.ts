@@ -1,15 +1,14 @@
-/** What docs/cost.md is rendered from: bench/cost.ts's inputs, and what every section derives from them. */
+/** What docs/cost.md is rendered from: one bench run's figures, the model on them, and what the sections share. */
 
 import { ATTEMPTS_PER_CHAIN } from '../../lambdas/core/constants';
 import { type AllInCost, type AllInInputs, allInProfile, costProfile, type ScenarioKey } from '../all-in';
-import type { KmsCalls } from '../cost-inputs';
+import { ASSUMPTIONS, allInInputs, FIXED, figuresFrom, fixedKmsCost, kmsCallsFrom } from '../cost-inputs';
 import {
   type Alternative,
   type Assumptions,
   alternatives,
-  type Figures,
   type FixedCost,
-  type FixedInputs,
+  fixedCost,
   SCENARIOS,
   type ScenarioCost,
   scenarioCost,
@@ -23,40 +22,39 @@ export interface CostDocInputs {
   /** `startedAt` of the run committed as bench/baseline-figures.json. */
   baselineRun: string;
   prices: Prices;
-  figures: Figures;
-  /** The stack's defaults the model starts from. */
-  a: Assumptions;
-  fixedInputs: FixedInputs;
-  fixed: FixedCost;
-  /** The fixed cost with `secretStore: 'kms'`. */
-  fixedKms: FixedCost;
-  kmsCalls: KmsCalls | undefined;
-  allInInputs: AllInInputs;
 }
 
-export interface CostDoc extends CostDocInputs {
-  /** One per scenario, in the order of {@link SCENARIOS}. */
-  costs: ScenarioCost[];
-  /** Each lever with the scenarios' costs under it. */
-  levers: Array<Lever & { costs: ScenarioCost[] }>;
-  alts: Alternative[];
-  /** Each profile's scenarios, all-in at the stated traffic. */
-  allIn: Record<'defaults' | 'lean', Record<ScenarioKey, AllInCost>>;
-}
-
-export function costDocOf(x: CostDocInputs): CostDoc {
-  const costsWith = (a: Assumptions) => SCENARIOS.map((s) => scenarioCost(s, x.figures, x.prices, a));
+export function costDocOf({ results, baselineRun, prices }: CostDocInputs) {
+  const figures = figuresFrom(results);
+  const a: Assumptions = ASSUMPTIONS;
+  const allIn: AllInInputs = allInInputs(figures, results, prices);
+  const costsWith = (x: Assumptions): ScenarioCost[] =>
+    SCENARIOS.map((s) => scenarioCost(s, figures, prices, x));
   return {
-    ...x,
-    costs: costsWith(x.a),
-    alts: alternatives(x.prices, ATTEMPTS_PER_CHAIN),
-    levers: levers(x.a).map((l) => ({ ...l, costs: costsWith(l.a) })),
+    results,
+    baselineRun,
+    prices,
+    figures,
+    a,
+    fixedInputs: FIXED,
+    fixed: fixedCost(FIXED, prices),
+    /** The fixed cost with `secretStore: 'kms'`, and the KMS calls counted for it. */
+    fixedKms: fixedKmsCost(results, prices),
+    kmsCalls: kmsCallsFrom(results),
+    allInInputs: allIn,
+    /** One per scenario, in the order of {@link SCENARIOS}. */
+    costs: costsWith(a),
+    levers: levers(a).map((l): Lever & { costs: ScenarioCost[] } => ({ ...l, costs: costsWith(l.a) })),
+    alts: alternatives(prices, ATTEMPTS_PER_CHAIN) as Alternative[],
+    /** Each profile's scenarios, all-in at the stated traffic. */
     allIn: {
-      defaults: allInProfile(costProfile('defaults', x.a), x.allInInputs),
-      lean: allInProfile(costProfile('lean', x.a), x.allInInputs),
-    },
+      defaults: allInProfile(costProfile('defaults', a), allIn),
+      lean: allInProfile(costProfile('lean', a), allIn),
+    } as Record<'defaults' | 'lean', Record<ScenarioKey, AllInCost>>,
   };
 }
+
+export type CostDoc = ReturnType<typeof costDocOf>;
 
 /** The lines of a fixed cost that keep connection secrets (Secrets Manager or KMS). */
 export const secretsOf = (f: FixedCost) =>

@@ -1,10 +1,10 @@
 /** docs/cost.md, section by section, in the order the document reads (context.ts: what they share). */
 
-import { type CostDocInputs, costDocOf } from './context';
+import { type CostDoc, type CostDocInputs, costDocOf } from './context';
 import { fixedCosts, inputs, keptBodies, optionsCompared, pricesAndSources, rateLimits } from './details';
 import { allInKeeps, allInLines, allInSummary, batchFill, intro, leversPriced, summary } from './overview';
 
-const SECTIONS: ReadonlyArray<(doc: ReturnType<typeof costDocOf>) => string> = [
+const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
   intro,
   summary,
   allInSummary,

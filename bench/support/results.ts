@@ -9,7 +9,6 @@ import type { ConsoleBundleFigures } from '../console-bundle';
 import type { EndToEndFigures } from '../end-to-end';
 import type { OverheadFigures } from '../overhead';
 import type { RateLimitFigures } from '../rate-limit';
-import type { SigningFigures } from '../signing';
 import type { VolumeFigures } from '../volume';
 
 export interface BenchResults {
@@ -21,7 +20,6 @@ export interface BenchResults {
   machine: { cpus: number; model: string };
   durationSeconds?: number;
   overhead?: OverheadFigures;
-  signing?: SigningFigures;
   endToEnd?: EndToEndFigures;
   coldStart?: ColdStartFigures;
   volume?: VolumeFigures;
