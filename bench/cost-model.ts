@@ -82,10 +82,7 @@ export function forProfile(figures: Figures, profile: ProfileName): Figures {
   return cpu === undefined ? figures : { ...figures, cpuMicrosPerDelivery: cpu };
 }
 
-/**
- * Receiver latency: log-normal with the given median and 99th percentile (a 1 s tail on a
- * 100 ms median by default), cut at the attempt deadline. Documented in docs/cost.md.
- */
+/** Receiver latency: log-normal with this median and 99th percentile, cut at the attempt deadline. */
 export interface LatencyDistribution {
   medianMs: number;
   p99Ms: number;
@@ -125,10 +122,7 @@ export function latencyQuantile(d: LatencyDistribution, u: number): number {
   return (lo + hi) / 2;
 }
 
-/**
- * Expected time for the slowest of `n` attempts running at once, each drawn from `d` and cut at
- * `capMs`: E[max] = ∫₀^cap (1 − F(x)ⁿ) dx, by the trapezoid rule on a log-spaced grid.
- */
+/** E[the slowest of `n` attempts at once, cut at `capMs`] = ∫₀^cap (1 − F(x)ⁿ) dx, trapezoids on a log grid. */
 export function expectedSlowestMs(d: LatencyDistribution, n: number, capMs: number): number {
   if (n <= 0) return 0;
   const steps = 4_000;
@@ -181,10 +175,8 @@ export interface Assumptions {
 }
 
 /**
- * Connection reads per delivery: a warm container reads a connection at most once per cache
- * period, and only in a period in which it delivers to it. With `x` deliveries of a connection
- * per container and period (Poisson), the reads per delivery are (1 − e^−x) / x: one per
- * delivery for sparse traffic, 1/x for dense traffic.
+ * Connection reads per delivery: a container reads a connection once per cache period in which it
+ * delivers to it; with `x` such deliveries per container and period (Poisson), (1 − e^−x) / x.
  */
 export function connectionReadsPerDelivery(
   eventsPerSecond: number,
@@ -196,10 +188,7 @@ export function connectionReadsPerDelivery(
   return x < 1e-9 ? 1 : (1 - Math.exp(-x)) / x;
 }
 
-/**
- * START (~72 B), END (~52 B) and REPORT (~140 B) lines of an invocation in Lambda's text log
- * format, with a 36-character request id: an estimate from their documented format.
- */
+/** Lambda's START (~72 B), END (~52 B) and REPORT (~140 B) lines of an invocation: an estimate. */
 export const PLATFORM_LOG_BYTES_PER_INVOCATION = 264;
 
 export function defaultAssumptions(stack: {
@@ -281,9 +270,8 @@ export function batchHitProbability(p: number, n: number): number {
 }
 
 /**
- * Messages per invocation at a steady message rate: each of the event source's pollers takes
- * what arrived during its last cycle (its invocation plus the batching window), at least one
- * message (a long poll returns on the first), at most the batch size.
+ * Messages per invocation: each of the event source's pollers takes what arrived during its last
+ * cycle (invocation plus batching window), at least one message, at most the batch size.
  */
 export function batchFill(messagesPerSecond: number, cycleS: number, batchSize: number): number {
   return Math.min(batchSize, Math.max(1, (messagesPerSecond * cycleS) / SQS_EVENT_SOURCE_POLLERS));
@@ -315,23 +303,15 @@ function invocationMs(fill: number, hangShare: number, figures: Figures, a: Assu
 }
 
 /**
- * The share of the shorter of an invocation's CPU and wait that is serial with the longer (see
- * {@link invocationWallMs}). Fitted to the runs under Lambda's CPU share (bench/billed/,
- * docs/design.md §12 "The cost model"): 0.5 fitted the first runs (loaded machine, 6.2 ms of CPU a delivery);
- * on a quiet machine with the CPU per delivery cut by a quarter, 0.22 (batch 10) and 0.17 (batch
- * 100) were serial. With 0.3 the billed time measured is 1.06 and 1.12 of the model's in the
- * first committed run (2026-11-25T22:17Z), 0.95 and 0.91 in the last (2026-11-26T00:46Z).
+ * The share of the shorter of an invocation's CPU and wait that is serial with the longer,
+ * fitted to the runs under Lambda's CPU share (bench/billed/, D42, D43): 0.17 to 0.5 measured.
  */
 export const SERIAL_SHARE = 0.3;
 
 /**
- * Wall time of an invocation that needs `cpuMs` of CPU at its share and waits `waitMs` for its
- * slowest receiver: the longer of the two, plus {@link SERIAL_SHARE} of the shorter. CPU and
- * waiting overlap: requests go out, and responses are handled, while other receivers are still
- * answering, but the CPU spent before the slowest receiver's request leaves and after its
- * response arrives is serial with the wait (the sends of the batch come first, and that receiver
- * is anywhere among them). Measured under Lambda's CPU share, CPU and wait added over-estimated
- * the billed time by 27 % (batch 10) and 17 % (batch 100, CPU-bound).
+ * Wall time of an invocation needing `cpuMs` of CPU and waiting `waitMs` for its slowest receiver:
+ * the longer plus {@link SERIAL_SHARE} of the shorter. They overlap, but the CPU before the slowest
+ * request leaves and after its answer is serial (adding both over-estimated the bill by 17-27 %).
  */
 export function invocationWallMs(cpuMs: number, waitMs: number): number {
   return Math.max(cpuMs, waitMs) + SERIAL_SHARE * Math.min(cpuMs, waitMs);

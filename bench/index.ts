@@ -4,7 +4,7 @@
  * dated copy. Loopback only; bounded to a few minutes on a shared 2-core machine.
  *
  *   npm run bench                          # everything
- *   npm run bench -- --only overhead,coldStart
+ *   npm run bench -- --only coldStart,volume
  *   npm run bench -- --quick               # fewer rounds: a smoke run, not figures to publish
  *   npm run bench -- --only billed --json  # the results as JSON on stdout instead of the table
  */
@@ -14,8 +14,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { testPki } from '../test/support/pki';
-import { startReceiverProcess } from '../test/support/receivers';
 import { measureApiCalls } from './api-calls';
 import { measureBatchTime } from './batch-time';
 import { measureBilled } from './billed';
@@ -24,14 +22,12 @@ import { bundleLikeLambda, measureColdStart } from './cold-start';
 import { measureConsoleBundle } from './console-bundle';
 import type { CoreFloorFigures, CoreFloorOptions } from './core-floor';
 import { measureEndToEnd } from './end-to-end';
-import type { OverheadFigures, OverheadOptions } from './overhead';
 import { measureRateLimit } from './rate-limit';
 import type { BenchResults } from './support/results';
 import { printTable } from './table';
 import { measureVolume } from './volume';
 
 const MEASUREMENTS = [
-  'overhead',
   'endToEnd',
   'coldStart',
   'volume',
@@ -47,39 +43,22 @@ type Measurement = (typeof MEASUREMENTS)[number];
 const OUT_DIR = resolve(__dirname, '..', 'bench-results');
 
 /**
- * (1) and the core-floor part of (8) run from a bundle built with the deployed dispatcher's
- * esbuild options, in a process of their own (bench/bundled-process.ts says why).
+ * The core against the spec's floor, from a bundle built with the deployed dispatcher's esbuild
+ * options, in a process of its own (bench/bundled-process.ts says why).
  */
-function bundledProcess(): { file: string; dispose(): void } {
+function coreFloor(options: CoreFloorOptions): CoreFloorFigures {
   const dir = mkdtempSync(join(tmpdir(), 'webhooks-bench-bundled-'));
-  const file = join(dir, 'bundled', 'index.mjs');
-  bundleLikeLambda(join(__dirname, 'bundled-process.ts'), file);
-  return { file, dispose: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-function runBundled<T>(file: string, measurement: string, options: unknown): T {
-  const out = execFileSync(process.execPath, [file, measurement, JSON.stringify(options)], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 5 * 60_000,
-  });
-  return JSON.parse(out.trim().split('\n').at(-1)!) as T;
-}
-
-async function overhead(file: string, quick: boolean) {
-  const pki = testPki();
-  const receiver = await startReceiverProcess({ pki });
   try {
-    const options: OverheadOptions = {
-      port: receiver.port,
-      caPem: pki.caPem,
-      deliveries: quick ? 500 : 3_000,
-      rounds: quick ? 3 : 9,
-      lanes: 1,
-    };
-    return runBundled<OverheadFigures>(file, 'overhead', options);
+    const file = join(dir, 'bundled', 'index.mjs');
+    bundleLikeLambda(join(__dirname, 'bundled-process.ts'), file);
+    const out = execFileSync(process.execPath, [file, JSON.stringify(options)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      timeout: 5 * 60_000,
+    });
+    return JSON.parse(out.trim().split('\n').at(-1)!) as CoreFloorFigures;
   } finally {
-    await receiver.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -118,37 +97,28 @@ async function main(): Promise<void> {
   await step('bodyStorage', () => measureBodyStorage());
   await step('coldStart', () => measureColdStart(quick ? 3 : 9));
   await step('consoleBundle', () => measureConsoleBundle());
-  const bundled = only.includes('overhead') || only.includes('batchTime') ? bundledProcess() : undefined;
-  try {
-    await step('overhead', () => overhead(bundled!.file, quick));
-    await step('endToEnd', () =>
-      measureEndToEnd({
-        latencyEvents: quick ? 20 : 60,
-        throughputEvents: quick ? 100 : 600,
-        retryDeliveries: quick ? 2 : 4,
-      }),
-    );
-    await step('apiCalls', () => measureApiCalls({ healthy: quick ? 10 : 30, failing: quick ? 1 : 3 }));
-    // The kms secret store: only its KMS calls matter (the rest is the same code), so a short run.
-    await step('apiCallsKms', () => measureApiCalls({ healthy: 10, failing: 0, secretStore: 'kms' }));
-    await step('rateLimit', () =>
-      measureRateLimit({
-        events: quick ? 300 : 2_000,
-        limit: quick ? 20 : 50,
-        pollers: 4,
-        unlimitedEvents: quick ? 100 : 500,
-      }),
-    );
-    await step('batchTime', async () => ({
-      ...(await measureBatchTime({ batches10: quick ? 5 : 20, batches100: quick ? 1 : 3 })),
-      core: runBundled<CoreFloorFigures>(bundled!.file, 'coreFloor', {
-        deliveries: quick ? 500 : 2_000,
-        rounds: quick ? 5 : 9,
-      } satisfies CoreFloorOptions),
-    }));
-  } finally {
-    bundled?.dispose();
-  }
+  await step('endToEnd', () =>
+    measureEndToEnd({
+      latencyEvents: quick ? 20 : 60,
+      throughputEvents: quick ? 100 : 600,
+      retryDeliveries: quick ? 2 : 4,
+    }),
+  );
+  await step('apiCalls', () => measureApiCalls({ healthy: quick ? 10 : 30, failing: quick ? 1 : 3 }));
+  // The kms secret store: only its KMS calls matter (the rest is the same code), so a short run.
+  await step('apiCallsKms', () => measureApiCalls({ healthy: 10, failing: 0, secretStore: 'kms' }));
+  await step('rateLimit', () =>
+    measureRateLimit({
+      events: quick ? 300 : 2_000,
+      limit: quick ? 20 : 50,
+      pollers: 4,
+      unlimitedEvents: quick ? 100 : 500,
+    }),
+  );
+  await step('batchTime', async () => ({
+    ...(await measureBatchTime({ batches10: quick ? 5 : 20, batches100: quick ? 1 : 3 })),
+    core: coreFloor({ deliveries: quick ? 500 : 2_000, rounds: quick ? 5 : 9 }),
+  }));
   // Last: it holds its own emulators, receivers and capped containers (docs/performance.md §11).
   await step('billed', () =>
     measureBilled({

@@ -15,113 +15,95 @@ export function tableRows(r: BenchResults): Row[] {
   const section = (title: string) => rows.push([`— ${title}`, '', '', '']);
   const row = (label: string, value: Cell, baseline?: Cell, x?: Cell) =>
     rows.push([label, cell(value), cell(baseline), x === undefined ? '' : `${x}`]);
-  const { overhead: o, endToEnd: e, coldStart: c, volume: v, consoleBundle: cb } = r;
-  if (o) {
-    const [d, sn, b] = [o.dispatcher, o.sender, o.bare];
-    section(
-      `1. dispatch overhead (${o.concurrency} in flight, ${o.rounds} × ${o.deliveriesPerRound}; vs bare undici)`,
-    );
-    row('deliveries/s', d.deliveriesPerSecond, b.deliveriesPerSecond, o.throughputRatio);
-    row('CPU µs/delivery', d.cpuMicrosPerDelivery, b.cpuMicrosPerDelivery, o.cpuRatio);
+  const { endToEnd: e, coldStart: c, volume: v, consoleBundle: cb, batchTime: bt } = r;
+  const k = bt?.core;
+  if (k) {
+    section(`1. the core against the spec's floor (guard ≥ ${CORE_FLOOR_GUARD})`);
     row(
-      '  HttpsSender alone: deliveries/s',
-      sn.deliveriesPerSecond,
-      b.deliveriesPerSecond,
-      o.senderThroughputRatio,
+      `core CPU µs vs the floor${k.ratio < CORE_FLOOR_GUARD ? ': BELOW' : ''}`,
+      k.coreCpuMicros,
+      k.floorCpuMicros,
+      k.ratio,
     );
-    row('  HttpsSender alone: CPU µs/delivery', sn.cpuMicrosPerDelivery, b.cpuMicrosPerDelivery);
-    row("  the core's own CPU µs/delivery (dispatcher − sender)", o.coreCpuMicrosPerDelivery);
-    row('heap bytes allocated/delivery', d.heapBytesPerDelivery, b.heapBytesPerDelivery, o.heapRatio);
-    row('log bytes/delivery (INFO)', o.logBytesPerDelivery);
   }
   if (e) {
     const t = e.throughput;
-    section('3. end to end, local mode (fauxqs + dynalite + runner)');
+    section('2. end to end, local mode (fauxqs + dynalite + runner)');
     row('events/s (burst)', t.eventsPerSecond);
     row('publish → receipt p50 / p99 ms (paced)', pair(e.latency.p50Ms, e.latency.p99Ms));
     row('CPU µs/delivery, whole process (upper bound)', t.cpuMicrosPerDelivery);
     row('CPU µs per attempt-log PutItem (AWS SDK)', e.attemptLogPutCpuMicros);
-    row('handler ms per batch / mean batch size', pair(t.batchMillisMedian, t.batchSizeMean));
     for (const g of e.retries.gaps)
       row(`retry after ${g.expectedMs / 1000} s: error median / max ms`, pair(g.errorMedianMs, g.errorMaxMs));
   }
   if (c) {
     const [d, sdk] = [c.dispatcher, c.sdkOnly];
-    section(`4. cold start (${c.samples} processes each, NODE_OPTIONS=${c.nodeOptions}; vs the SDK clients)`);
+    section(`3. cold start (${c.samples} processes each, NODE_OPTIONS=${c.nodeOptions}; vs the SDK clients)`);
     row('bytes loaded at a cold start (target ≤ 750 KB)', d.bytes, sdk.bytes, ratio(d.bytes, sdk.bytes));
-    row('bytes shipped, all chunks', d.shippedBytes, sdk.shippedBytes);
     row('bundle + source map, gzip', d.assetGzipBytes, sdk.assetGzipBytes);
     row('module init ms (target ≤ ×1.25)', c.dispatcherInitMs, c.sdkOnlyInitMs, c.initRatio);
-    row('module init ms without NODE_OPTIONS', c.dispatcherInitMsWithoutNodeOptions);
     row('with tracing on: bytes loaded / init ms', pair(d.tracedBytes, c.dispatcherTracedInitMs));
   }
-  if (v) {
-    section('5. write and log volume per delivery: write units, log bytes at INFO, at DEBUG');
-    for (const [kind, d] of Object.entries(v.deliveries)) {
-      const label = `${kind}: ${d.attempts} attempt(s), item bytes ${d.itemBytes.join('/')}`;
-      row(label, `${d.writeUnits} WCU`, `${d.logBytes} B`, `${d.logBytesAtDebug} B`);
-    }
-  }
+  if (v) section('4. write and log volume per delivery: write units, log bytes at INFO, at DEBUG');
+  for (const [kind, d] of Object.entries(v?.deliveries ?? {}))
+    row(
+      `${kind}: item bytes ${d.itemBytes.join('/')}`,
+      `${d.writeUnits} WCU`,
+      `${d.logBytes} B`,
+      `${d.logBytesAtDebug} B`,
+    );
   if (cb) {
-    section('6. web console download, gzip (vs the 100 KB budget)');
+    section('5. web console download, gzip (vs the 100 KB budget)');
     row('index.html + app.js + app.css', cb.gzipBytes, cb.budgetGzipBytes, cb.budgetRatio);
   }
+  if (r.apiCalls) section('6. API calls per delivery, counted at the emulators; wire bytes per attempt');
   for (const [name, p] of Object.entries(r.apiCalls?.phases ?? {})) {
-    if (name === 'healthy')
-      section('7. API calls per delivery, counted at the emulators; wire bytes per attempt');
     const calls = Object.entries(p.calls)
-      .filter(([k]) => !k.startsWith('sqs:ReceiveMessage'))
-      .map(([k, n]) => `${k.replace(/^(\w+):/, '')} ${Math.round((n / p.deliveries) * 100) / 100}`);
+      .filter(([key]) => !key.startsWith('sqs:ReceiveMessage'))
+      .map(([key, n]) => `${key.replace(/^(\w+):/, '')} ${Math.round((n / p.deliveries) * 100) / 100}`);
     row(`${name}: ${calls.join(', ')}`, `${fmt(p.wireBytesOut / p.attempts)} B`);
   }
-  const bt = r.batchTime;
-  if (bt) {
+  const kms = r.apiCallsKms;
+  if (kms?.connections) {
+    const decrypts = Object.values(kms.phases).reduce((n, p) => n + (p.calls['kms:Decrypt'] ?? 0), 0);
+    const deliveries = Object.values(kms.phases).reduce((n, p) => n + p.deliveries, 0);
+    section('7. the kms secret store: KMS calls per connection created, per secret read, per delivery');
+    row(
+      'Encrypt / Decrypt (warm-up) / Decrypt per delivery',
+      pair(kms.warmUp['kms:Encrypt'] ?? 0, kms.warmUp['kms:Decrypt'] ?? 0),
+      kms.connections,
+      decrypts / deliveries,
+    );
+  }
+  if (bt)
     section(
       `8. batch time vs its slowest receiver (median ${bt.latency.medianMs} ms, p99 ${bt.latency.p99Ms} ms)`,
     );
-    for (const z of bt.sizes) {
-      row(
-        `batch of ${z.batchSize}: time ÷ slowest, median / worst (≤ 1.05)`,
-        pair(z.ratioMedian, z.ratioMax),
-      );
-      const perGbS = z.deliveriesPerGbSecond;
-      row(
-        `batch of ${z.batchSize}: deliveries per GB-s vs the limit`,
-        perGbS,
-        z.limitDeliveriesPerGbSecond,
-        z.gbSecondRatio,
-      );
-    }
-    const k = bt.core;
-    const below = k && k.ratio < CORE_FLOOR_GUARD ? ': BELOW' : '';
-    if (k)
-      row(
-        `core CPU µs vs the spec's floor (guard ≥ ${CORE_FLOOR_GUARD}${below})`,
-        k.coreCpuMicros,
-        k.floorCpuMicros,
-        k.ratio,
-      );
+  for (const z of bt?.sizes ?? []) {
+    row(`batch of ${z.batchSize}: time ÷ slowest, median / worst (≤ 1.05)`, pair(z.ratioMedian, z.ratioMax));
+    const limit = z.limitDeliveriesPerGbSecond;
+    row(
+      `batch of ${z.batchSize}: deliveries per GB-s vs the limit`,
+      z.deliveriesPerGbSecond,
+      limit,
+      z.gbSecondRatio,
+    );
   }
   const rl = r.rateLimit;
   if (rl) {
+    const u = rl.unlimited;
     section(`9. a burst of ${rl.events} to one connection limited to ${rl.limit}/s, ${rl.pollers} pollers`);
     row(
-      'busiest second after 2 s, aligned / sliding (≤ 1.25 ×)',
+      'busiest second, aligned / sliding (≤ 1.25 ×)',
       pair(rl.maxAlignedWindow, rl.maxSlidingWindow),
       rl.limit,
-      rl.maxRatio,
     );
     row(
-      'deliveries/s while work waits, mean / lowest (≥ 0.9 ×)',
+      'deliveries/s while waiting, mean / lowest (≥ 0.9 ×)',
       pair(rl.throughputMean, rl.throughputMin),
       rl.limit,
-      rl.throughputRatio,
     );
-    row(
-      'delivered / duplicates / dead-lettered',
-      `${pair(rl.delivered, rl.duplicates)} / ${rl.deadLettered}`,
-      rl.events,
-    );
+    row('delivered / duplicates / dead-lettered', pair(rl.delivered, rl.duplicates), rl.deadLettered);
     row(
       'per delivery: counter writes / deferrals',
       pair(rl.counterWritesPerDelivery, rl.deferralsPerDelivery),
@@ -130,26 +112,19 @@ export function tableRows(r: BenchResults): Row[] {
       'billed wait ms per delivery, overlapped / alone',
       pair(rl.waitMsPerDelivery, rl.waitMsPerDeliveryAlone),
     );
-    row(
-      'unlimited: deliveries/s (the ceiling) / wait ms',
-      pair(rl.unlimited.deliveriesPerSecond, rl.unlimited.waitMs),
-    );
-    row(
-      'added USD per million, limited / unlimited',
-      pair(rl.addedCostPerMillion, rl.unlimited.addedCostPerMillion),
-    );
+    row('USD added per million, limited / unlimited', pair(rl.addedCostPerMillion, u.addedCostPerMillion));
   }
-  for (const [size, k] of Object.entries(r.bodyStorage?.cases ?? {})) {
-    if (size === 'small')
-      section(
-        `10. request bodies kept, raw-deflated on the first record, ${r.bodyStorage!.retentionDays} days`,
-      );
-    row(`${size}: body bytes stored / raw`, k.storedBytes, k.rawBytes, k.ratio);
+  const bs = r.bodyStorage;
+  if (bs)
+    section(`10. request bodies kept on the first record (${bs.retentionDays} days): stored / raw bytes`);
+  for (const [size, k] of Object.entries(bs?.cases ?? {})) {
+    const w = k.writeUnits;
     row(
-      '  first attempt WCU with / without body',
-      pair(k.writeUnits.firstWithBody, k.writeUnits.firstWithoutBody),
+      `${size}: first attempt WCU with / without body: ${pair(w.firstWithBody, w.firstWithoutBody)}`,
+      k.storedBytes,
+      k.rawBytes,
+      k.ratio,
     );
-    row('  added per million: WCU / GB-month', pair(k.perMillion.addedWriteUnits, k.perMillion.addedGbMonth));
   }
   const bl = r.billed;
   if (bl) section('11. what Lambda bills, under its CPU share (cgroup quota), defaults and lean profile');
@@ -162,14 +137,14 @@ export function tableRows(r: BenchResults): Row[] {
       '1.05',
     );
     row(
-      '  billed GB-s per million, measured vs the model (within 15 %)',
+      '  billed GB-s per million, vs the model (within 15 %)',
       p.gbSecondsPerMillion,
       p.modelGbSecondsPerMillion,
       p.modelRatio,
     );
     row('  records per invocation / CPU µs per delivery', pair(p.meanFill, p.cpuMicrosPerDelivery));
     row(
-      '  new TLS connections vs the keep-alive model; resumed',
+      '  new TLS connections vs the model; resumed',
       p.newConnectionShare,
       p.modelNewConnectionShare,
       p.resumedShare,
@@ -177,20 +152,22 @@ export function tableRows(r: BenchResults): Row[] {
     row('  cap held: periods throttled / run', pair(p.throttling.throttledPeriods, p.throttling.periods));
   }
   const h = bl?.handshakes;
-  if (h) {
-    const full = h.fullHandshake.cpuMicrosPerRequest;
-    for (const [label, k] of [
-      ['full handshake', h.fullHandshake],
-      ['resumed session', h.resumed],
-      ['shared TLS context', h.sharedContext],
-      ['kept-alive connection', h.reused],
-    ] as const)
-      row(
-        `  TLS at ${h.memoryMb} MB: ${label}, CPU µs / wall ms`,
-        pair(k.cpuMicrosPerRequest, k.wallMsPerRequest),
-        full,
-        ratio(k.cpuMicrosPerRequest, full),
-      );
+  const levers = h
+    ? ([
+        ['full handshake', h.fullHandshake],
+        ['resumed', h.resumed],
+        ['shared context', h.sharedContext],
+        ['kept alive', h.reused],
+      ] as const)
+    : [];
+  for (const [label, t] of levers) {
+    const full = h!.fullHandshake.cpuMicrosPerRequest;
+    row(
+      `  TLS: ${label}, CPU µs / wall ms`,
+      pair(t.cpuMicrosPerRequest, t.wallMsPerRequest),
+      full,
+      ratio(t.cpuMicrosPerRequest, full),
+    );
   }
   return rows;
 }

@@ -7,7 +7,6 @@ import type { BodyStorageFigures } from '../body-storage';
 import type { ColdStartFigures } from '../cold-start';
 import type { ConsoleBundleFigures } from '../console-bundle';
 import type { EndToEndFigures } from '../end-to-end';
-import type { OverheadFigures } from '../overhead';
 import type { RateLimitFigures } from '../rate-limit';
 import type { VolumeFigures } from '../volume';
 
@@ -19,7 +18,6 @@ export interface BenchResults {
   node: string;
   machine: { cpus: number; model: string };
   durationSeconds?: number;
-  overhead?: OverheadFigures;
   endToEnd?: EndToEndFigures;
   coldStart?: ColdStartFigures;
   volume?: VolumeFigures;
