@@ -172,22 +172,6 @@ ${table(
 ${kms} Hookdeck's Team plan is ${money(prices.hookdeckTeamPlanPerMonth)} a month (10,000 events), Svix Professional ${money(prices.svixProfessionalPlanPerMonth)} (50,000 messages).`;
 }
 
-const OPTIONS = `| option | signing | retries | attempt log | limits to know |
-|---|---|---|---|---|
-| this pipeline | HMAC-SHA256 per attempt (docs/protocol.md §4) | 1, 2, 4 s, then DLQ | every attempt, queryable | runs in your account; you operate it |
-| EventBridge bus + API destination | none (Basic, API key or OAuth) | up to 185 times / 24 h | none | a 5 s request timeout; a rule target per connection |
-| EventBridge Pipes + API destination | none | by SQS redrive | none | one pipe per source queue |
-| Hookdeck | its own scheme | configurable | hosted, 7 days on Team | SaaS: events leave your account |
-| Svix | Standard Webhooks | on its own schedule | hosted, 90 days | SaaS: events leave your account |`;
-
-export function optionsCompared({ alts }: CostDoc): string {
-  return `## What each option includes
-
-${OPTIONS}
-
-Priced as: ${alts.map((x) => `${x.name}: ${x.formula}`).join('; ')}.`;
-}
-
 export function pricesAndSources(): string {
   return `## Prices and sources\n\n${PRICE_SOURCES}`;
 }

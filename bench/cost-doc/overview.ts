@@ -49,7 +49,8 @@ ${table(
 Fixed monthly costs are apart ([below](#fixed-monthly-cost-per-1000-connections)): ${money(fixed.perMonth)} a month per
 ${fixedInputs.connections.toLocaleString('en-US')} connections (${money(fixedKms.perMonth)} with the construct prop \`secretStore: 'kms'\`);
 Hookdeck's Team plan starts at ${money(prices.hookdeckTeamPlanPerMonth)} a month, Svix Professional at ${money(prices.svixProfessionalPlanPerMonth)}.
-The EventBridge rows leave out data transfer out and sign nothing.`;
+The EventBridge rows leave out data transfer out and sign nothing; how each alternative is priced:
+\`alternatives\` in bench/cost-model.ts.`;
 }
 
 const lineOf = (lines: ReadonlyArray<{ item: string; perMillion: number }>, prefix: string) =>
