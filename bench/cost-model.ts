@@ -475,56 +475,46 @@ export function scenarioCost(
     GIB;
   const wireGb =
     (weighted(mix, (k) => figures.kinds[k].attempts * figures.kinds[k].wireBytesPerAttempt) * n) / GIB;
-  const lines: Line[] = [
-    {
-      item: `SQS publish (${a.publishBatchSize === 10 ? 'SendMessageBatch of 10' : 'SendMessage per event'})`,
-      perMillion: perM(sqs('publish'), prices.sqsPerMillionRequests),
-    },
-    {
-      item: `SQS receive + delete by the event source (${lambda.fill.toFixed(1)} messages per batch)`,
-      perMillion: perM(sqs('receive') + sqs('delete'), prices.sqsPerMillionRequests),
-    },
-    {
-      item: 'SQS retries and dead letters sent by the dispatcher',
-      perMillion: perM(sqs('sends'), prices.sqsPerMillionRequests),
-    },
-    {
-      item: 'Lambda requests',
-      perMillion: perM(lambda.invocations, prices.lambdaPerMillionRequests),
-    },
-    {
-      item: `Lambda duration, arm64 ${a.memoryMb} MB (${Math.round(lambda.durationMs)} ms per invocation)`,
-      perMillion: lambda.gbSeconds * prices.lambdaArmPerGbSecond,
-    },
-    {
-      item: `DynamoDB writes (${a.writeCapacity.mode === 'on-demand' ? 'on-demand' : `provisioned at ${Math.round(a.writeCapacity.utilisation * 100)}% use`})`,
-      perMillion: perM(writeUnits, writePrice),
-    },
-    {
-      item: `DynamoDB connection reads (${a.connections} connections, ${a.connectionCacheS} s cache, ${lambda.containers.toFixed(1)} warm containers)`,
-      perMillion: perM(readUnits, prices.dynamoDbPerMillionReadUnits),
-    },
-    {
-      item: 'Secrets Manager calls past the cache',
-      perMillion: (secretCalls / 10_000) * prices.secretsManagerPer10kCalls,
-    },
-    {
-      item: `DynamoDB storage of the attempt log and its index (TTL ${a.ttlDaysSuccess === a.ttlDaysFailure ? `${a.ttlDaysSuccess} d` : `${a.ttlDaysSuccess} d successes, ${a.ttlDaysFailure} d failures`})`,
-      perMillion: (tableGbMonths + indexGbMonths) * prices.dynamoDbStoragePerGbMonth,
-    },
-    {
-      item: 'DynamoDB point-in-time recovery of the attempt log',
-      perMillion: a.pitr ? tableGbMonths * prices.dynamoDbPitrPerGbMonth : 0,
-    },
-    {
-      item: `CloudWatch Logs ingestion (${a.logLevel})`,
-      perMillion: logGb * prices.logsPerGbIngested,
-    },
-    {
-      item: 'Data transfer out to receivers',
-      perMillion: wireGb * prices.dataTransferOutPerGb,
-    },
-  ];
+  const lines: Line[] = (
+    [
+      [
+        `SQS publish (${a.publishBatchSize === 10 ? 'SendMessageBatch of 10' : 'SendMessage per event'})`,
+        perM(sqs('publish'), prices.sqsPerMillionRequests),
+      ],
+      [
+        `SQS receive + delete by the event source (${lambda.fill.toFixed(1)} messages per batch)`,
+        perM(sqs('receive') + sqs('delete'), prices.sqsPerMillionRequests),
+      ],
+      [
+        'SQS retries and dead letters sent by the dispatcher',
+        perM(sqs('sends'), prices.sqsPerMillionRequests),
+      ],
+      ['Lambda requests', perM(lambda.invocations, prices.lambdaPerMillionRequests)],
+      [
+        `Lambda duration, arm64 ${a.memoryMb} MB (${Math.round(lambda.durationMs)} ms per invocation)`,
+        lambda.gbSeconds * prices.lambdaArmPerGbSecond,
+      ],
+      [
+        `DynamoDB writes (${a.writeCapacity.mode === 'on-demand' ? 'on-demand' : `provisioned at ${Math.round(a.writeCapacity.utilisation * 100)}% use`})`,
+        perM(writeUnits, writePrice),
+      ],
+      [
+        `DynamoDB connection reads (${a.connections} connections, ${a.connectionCacheS} s cache, ${lambda.containers.toFixed(1)} warm containers)`,
+        perM(readUnits, prices.dynamoDbPerMillionReadUnits),
+      ],
+      ['Secrets Manager calls past the cache', (secretCalls / 10_000) * prices.secretsManagerPer10kCalls],
+      [
+        `DynamoDB storage of the attempt log and its index (TTL ${a.ttlDaysSuccess === a.ttlDaysFailure ? `${a.ttlDaysSuccess} d` : `${a.ttlDaysSuccess} d successes, ${a.ttlDaysFailure} d failures`})`,
+        (tableGbMonths + indexGbMonths) * prices.dynamoDbStoragePerGbMonth,
+      ],
+      [
+        'DynamoDB point-in-time recovery of the attempt log',
+        a.pitr ? tableGbMonths * prices.dynamoDbPitrPerGbMonth : 0,
+      ],
+      [`CloudWatch Logs ingestion (${a.logLevel})`, logGb * prices.logsPerGbIngested],
+      ['Data transfer out to receivers', wireGb * prices.dataTransferOutPerGb],
+    ] as const
+  ).map(([item, perMillion]) => ({ item, perMillion }));
   const sqsRequests = sqs('publish') + sqs('receive') + sqs('delete') + sqs('sends');
   return {
     scenario,
