@@ -107,27 +107,19 @@ ${table(['per million deliveries', ...HEAD], rows)}
 
 export function allInKeeps(doc: CostDoc): string {
   const lean = costProfile('lean', doc.a);
-  const pitr =
-    doc.allIn.lean.healthy.perMillion -
-    allInProfile({ ...lean, a: { ...lean.a, pitr: false } }, doc.allInInputs).healthy.perMillion;
+  const noPitr = allInProfile({ ...lean, a: { ...lean.a, pitr: false } }, doc.allInInputs);
+  const pitr = money(doc.allIn.lean.healthy.perMillion - noPitr.healthy.perMillion);
   return `### What each profile keeps, and for how long
 
-${table(
-  ['', 'defaults', "lean (`profile: 'lean'`)"],
-  [
-    ['record of a delivery delivered at once', '30 days (`attemptTtl`)', '3 days (`deliveredAttemptTtl`)'],
-    ['every record of a delivery that ever failed', '30 days', '30 days'],
-    [
-      'request body',
-      "every delivery's (`keepBodies: 'all'`)",
-      "only if the first attempt failed (`keepBodies: 'failures'`): a delivery delivered at once cannot be resent",
-    ],
-    ['point-in-time recovery', 'on (35 days)', `on: off would save ${money(pitr)} a million`],
-    ['connection secrets', 'one Secrets Manager secret each', 'sealed with one stack KMS key (D28)'],
-    ['ingress batches', '10 records, no window', 'up to 100 within 1 s; 100 attempts at once'],
-    ['retries, capacity, memory', '1, 2, 4 s; on demand; 256 MB', 'the same'],
-  ],
-)}
+|  | defaults | lean (\`profile: 'lean'\`) |
+|---|---|---|
+| record of a delivery delivered at once | 30 days (\`attemptTtl\`) | 3 days (\`deliveredAttemptTtl\`) |
+| every record of a delivery that ever failed | 30 days | 30 days |
+| request body | every delivery's (\`keepBodies: 'all'\`) | only if the first attempt failed (\`keepBodies: 'failures'\`): a delivery delivered at once cannot be resent |
+| point-in-time recovery | on (35 days) | on: off would save ${pitr} a million |
+| connection secrets | one Secrets Manager secret each | sealed with one stack KMS key (D28) |
+| ingress batches | 10 records, no window | up to 100 within 1 s; 100 attempts at once |
+| retries, capacity, memory | 1, 2, 4 s; on demand; 256 MB | the same |
 
 Any prop given explicitly wins over the profile's value (docs/configuration.md).`;
 }
