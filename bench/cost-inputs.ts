@@ -181,7 +181,7 @@ export function figuresFrom(results: BenchResults): Figures {
   const allMessages = [volume.eventMessageBytes, ...Object.values(d).flatMap((x) => x.messageBytes)];
   return {
     // Measured under Lambda's CPU share against a population of receivers (TLS handshakes, connection
-    // reads, attempt-log writes: bench/billed/, D42) when the results have it; else the full-core figure.
+    // reads, attempt-log writes: bench/billed/, docs/design.md §12) when the results have it; else the full-core figure.
     cpuMicrosPerDelivery:
       results.billed?.profiles?.defaults.cpuMicrosPerDelivery ?? endToEnd.throughput.cpuMicrosPerDelivery,
     ...(results.billed?.profiles

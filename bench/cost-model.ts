@@ -304,7 +304,7 @@ function invocationMs(fill: number, hangShare: number, figures: Figures, a: Assu
 
 /**
  * The share of the shorter of an invocation's CPU and wait that is serial with the longer,
- * fitted to the runs under Lambda's CPU share (bench/billed/, D42, D43): 0.17 to 0.5 measured.
+ * fitted to the runs under Lambda's CPU share (bench/billed/, docs/design.md §12): 0.17 to 0.5 measured.
  */
 export const SERIAL_SHARE = 0.3;
 

@@ -61,7 +61,7 @@ export interface CostReport {
     profiles: Record<'defaults' | 'lean', Record<string, Priced>>;
   };
   scenarios: Record<string, Priced>;
-  /** With `withKmsSecretStore`: the same with `secretStore: 'kms'` (D28). */
+  /** With `withKmsSecretStore`: the same with `secretStore: 'kms'` (docs/design.md §5 "The KMS secret store"). */
   fixedPerThousandConnections: Monthly & { withKmsSecretStore: Monthly };
 }
 

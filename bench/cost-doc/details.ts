@@ -51,7 +51,7 @@ ${table(
 
 No connection read or Secrets Manager call per delivery past the caches; the SNS \`Publish\` of a connection turning
 failing is once per change of state, not priced per delivery. CPU per delivery: ${num(figures.cpuMicrosPerDelivery)} µs
-${capped ? `(defaults; lean ${num(lean ?? figures.cpuMicrosPerDelivery)} µs), measured under 256 MB's CPU share against 200 receivers (\`--only billed\`, D42, D43)` : '(`--only endToEnd`, a full core: an upper bound)'}.
+${capped ? `(defaults; lean ${num(lean ?? figures.cpuMicrosPerDelivery)} µs), measured under 256 MB's CPU share against 200 receivers (\`--only billed\`, design.md §12)` : '(`--only endToEnd`, a full core: an upper bound)'}.
 
 ${table(
   ['assumption', 'value'],
@@ -80,10 +80,10 @@ ${table(
 )}
 
 Lambda duration per invocation = the longer of batch CPU ÷ CPU share and the wait for the slowest receiver (or the
-deadline), plus ${SERIAL_SHARE} of the shorter, plus the AWS calls (D42, D43; performance.md §11).`;
+deadline), plus ${SERIAL_SHARE} of the shorter, plus the AWS calls (design.md §12; performance.md §11).`;
 }
 
-/** What a per-connection rate limit adds (D35), from the burst benchmark (bench/rate-limit.ts). */
+/** What a per-connection rate limit adds (docs/design.md §4 "Rate limits"), from the burst benchmark (bench/rate-limit.ts). */
 export function rateLimits({ results, prices }: CostDoc): string {
   const rl = results.rateLimit;
   const perDeferral = prices.dynamoDbPerMillionWriteUnits + 3 * prices.sqsPerMillionRequests;
@@ -121,7 +121,7 @@ export function keptBodies({ a, prices }: CostDoc): string {
   });
   return `## Keeping request bodies
 
-A delivery's body is kept once, raw-deflated on its first attempt's record (D37), for ${a.ttlDaysSuccess} days. Measured by
+A delivery's body is kept once, raw-deflated on its first attempt's record (design.md §5), for ${a.ttlDaysSuccess} days. Measured by
 \`npm run bench -- --only bodyStorage\` for the payload with the fixtures' small metadata, a typical profile and the
 100 keys a payload may carry. \`'failures'\` is counted at the "10% failing" scenario's ${num(share * 100)}% failed first attempts,
 whose record (a 503 page's snippet) already takes two write units.
@@ -140,7 +140,7 @@ ${table(
   [...fixed.lines.map((l) => [l.item, money(l.perMonth)]), ['**total**', `**${money(fixed.perMonth)}**`]],
 )}
 
-With \`secretStore: 'kms'\` (D28): ${money(fixedKms.perMonth)} a month.
+With \`secretStore: 'kms'\` (design.md §5): ${money(fixedKms.perMonth)} a month.
 
 ${table(
   ['item', 'per month'],

@@ -117,7 +117,7 @@ export function allInKeeps(doc: CostDoc): string {
 | every record of a delivery that ever failed | 30 days | 30 days |
 | request body | every delivery's (\`keepBodies: 'all'\`) | only if the first attempt failed (\`keepBodies: 'failures'\`): a delivery delivered at once cannot be resent |
 | point-in-time recovery | on (35 days) | on: off would save ${pitr} a million |
-| connection secrets | one Secrets Manager secret each | sealed with one stack KMS key (D28) |
+| connection secrets | one Secrets Manager secret each | sealed with one stack KMS key (design.md §5) |
 | ingress batches | 10 records, no window | up to 100 within 1 s; 100 attempts at once |
 | retries, capacity, memory | 1, 2, 4 s; on demand; 256 MB | the same |
 
@@ -155,7 +155,7 @@ ${table(
 )}
 
 \`BufferedPublisher\` (serverless-webhooks/publisher) publishes in batches of 10: the "healthy, batched publish"
-column. \`secretStore: 'kms'\` (D28) takes the secrets from ${money(secretsCost(fixed))} to ${money(secretsCost(fixedKms))} a month per 1,000 connections.`;
+column. \`secretStore: 'kms'\` (design.md §5) takes the secrets from ${money(secretsCost(fixed))} to ${money(secretsCost(fixedKms))} a month per 1,000 connections.`;
 }
 
 export function batchFill({ a, figures, prices }: CostDoc): string {
