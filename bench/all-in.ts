@@ -1,15 +1,8 @@
 /**
- * The all-in cost per million deliveries of issue 26: at a stated traffic, every variable line
- * of the cost model (bench/cost-model.ts, SQS's 10-messages-a-request floor included) plus the
- * lines the marginal figure leaves out, for each construct profile (lib/profiles.ts):
- *
- * - the request bodies the profile keeps (`keepBodies`), measured by bench/body-storage.ts;
- * - the metric documents (CloudWatch EMF) each invocation writes to its log, rendered by the
- *   dispatcher's own adapter;
- * - every fixed monthly cost (secrets, KMS, alarms, dashboard, custom metrics, Contributor
- *   Insights, idle polling) spread over the month's deliveries at that traffic, each its own line.
- *
- * test/unit/all-in.test.ts holds the arithmetic to account.
+ * The all-in cost of issue 26: at a stated traffic, each profile's (lib/profiles.ts) variable
+ * lines of the cost model, plus the request bodies it keeps, one EMF metric document per
+ * invocation, and every fixed monthly cost spread over the month's deliveries as a line of its
+ * own. test/unit/all-in.test.ts holds the arithmetic to account.
  */
 
 import { EmfMetrics } from '../lambdas/adapters/metrics/emf';

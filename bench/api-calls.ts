@@ -1,31 +1,19 @@
 /**
- * (7) API calls and wire bytes per delivery, counted rather than assumed: local mode's
- * emulators (fauxqs, dynalite, local Secrets Manager) are reached through counting proxies,
- * so every request the publisher, the event-source runner and the production dispatcher
- * wiring make is seen and classified (service, action, table or queue, message type); the
- * receiver is reached through a TCP proxy that counts the bytes on the wire (TLS included).
- *
- * Three phases after a warm-up (connection and secret caches filled, as on a warm Lambda):
- * - healthy: events published one per SendMessage to a receiver answering 200;
- * - healthyBatched: the same, ten per SendMessageBatch;
- * - failing: a receiver answering 503 to every attempt: the whole chain (4 attempts, 1/2/4 s).
- * The cost model (bench/cost-model.ts) takes its per-delivery counts from these figures. Run
- * again with `secretStore: 'kms'` (measurement `apiCallsKms`), it counts what the kms secret
- * store calls: KMS Encrypt per connection created, Decrypt per secret read, none per delivery.
+ * (7) API calls and wire bytes per delivery, counted: local mode's clients reach the emulators
+ * through counting proxies (each request classified by service, action, table or queue and
+ * message type) and the receiver through a TCP proxy counting bytes. After a warm-up (caches
+ * filled, as a warm Lambda): healthy (one event per SendMessage), healthyBatched (ten per
+ * SendMessageBatch), failing (503 to all 4 attempts). `apiCallsKms` runs it with the kms store.
  */
 
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { type AddressInfo, connect, createServer as createTcpServer } from 'node:net';
 import { ENV, type SecretStore } from '../lambdas/config';
-import { WebhookManagement } from '../lambdas/management';
 import { localKeyArn } from '../local/kms-store';
-import { capturedPowertoolsLog } from '../test/support/captured-log';
-import { dispatcherSettings, startDispatcher } from '../test/support/dispatcher';
-import { servicesFromEnv, startLocalAws, useEnv } from '../test/support/emulators';
+import { type LocalAws, servicesFromEnv } from '../test/support/emulators';
 import { user } from '../test/support/fixtures';
-import { testPki } from '../test/support/pki';
-import { startReceiverProcess } from '../test/support/receivers';
 import { sleep } from '../test/support/wait';
+import { type Route, startLocalMode } from './support/local-mode';
 
 export type Phase = 'healthy' | 'healthyBatched' | 'failing';
 
@@ -216,31 +204,27 @@ export interface ApiCallOptions {
   secretStore?: 'secrets-manager' | 'kms';
 }
 
-export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallFigures> {
-  const measuredAt = new Date().toISOString();
-  const emulators = await startLocalAws({ visibilityTimeoutSeconds: 60 });
-  const { env } = emulators;
-  const secretStore = options.secretStore ?? 'secrets-manager';
+/**
+ * Every client through counting proxies: one per emulator, and a TCP proxy in front of the
+ * receiver. The SQS client sends to the host of the queue URL (useQueueUrlAsEndpoint): every
+ * queue URL points at the SQS proxy too (fauxqs finds a queue by its path alone).
+ */
+async function countedRoute(
+  aws: LocalAws,
+  receiverPort: number,
+  counter: () => Counter,
+  secretStore: 'secrets-manager' | 'kms',
+): Promise<Route & { wire: Awaited<ReturnType<typeof wireCounter>> }> {
+  const { env } = aws;
   const store: SecretStore =
     secretStore === 'kms'
       ? { kind: 'kms', keyArn: localKeyArn(env.AWS_REGION!) }
       : { kind: 'secrets-manager' };
-  const resources = { ...emulators.resources, secretStore: store };
-  const storeEnv: Record<string, string> =
-    store.kind === 'kms' ? { [ENV.secretStore]: store.kind, [ENV.secretKeyArn]: store.keyArn } : {};
-  const caPem = testPki().caPem;
-  const receiver = await startReceiverProcess({ report: true });
-  const receipts: Array<{ path: string; status: number }> = [];
-  receiver.onReport((report) => receipts.push(report));
-
   const names = new Map<string, string>();
-  const r = resources as unknown as Record<string, unknown>;
-  for (const [key, value] of Object.entries(r)) {
+  for (const [key, value] of Object.entries(aws.resources as unknown as Record<string, unknown>)) {
     if (typeof value === 'string' && /Table$|Url$/.test(key))
       names.set(lastSegment(value), key.replace(/Url$|Table$/, '').toLowerCase() || key);
   }
-  let current = newCounter();
-  const counter = () => current;
   const endpointKeys = Object.keys(env).filter((k) => k.startsWith('AWS_ENDPOINT_URL_'));
   const proxies = await Promise.all(
     endpointKeys.map(async (key) => {
@@ -248,58 +232,51 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
       return { key, proxy: await countingProxy(service, env[key]!, counter, names) };
     }),
   );
-  const wire = await wireCounter(receiver.port);
-  const proxiedEnv: Record<string, string> = { ...env };
-  for (const { key, proxy } of proxies) proxiedEnv[key] = proxy.url;
-  // The SQS client sends to the host of the queue URL (useQueueUrlAsEndpoint): point every
-  // queue URL at the counting proxy too (fauxqs finds a queue by its path alone).
-  const sqsProxy = proxies.find((p) => p.key === 'AWS_ENDPOINT_URL_SQS')?.proxy.url;
-  if (!sqsProxy) throw new Error('api calls: the emulators gave no SQS endpoint');
+  const wire = await wireCounter(receiverPort);
+  const proxied: Record<string, string> = { ...env };
+  for (const { key, proxy } of proxies) proxied[key] = proxy.url;
+  const sqsProxy = proxied.AWS_ENDPOINT_URL_SQS!;
   const viaProxy = (url: string) => `${sqsProxy}${new URL(url).pathname}`;
-  for (const [key, value] of Object.entries(proxiedEnv))
-    if (value.startsWith(env.AWS_ENDPOINT_URL_SQS!)) proxiedEnv[key] = viaProxy(value);
-  const queues = Object.fromEntries(
-    Object.entries(resources).map(([key, value]) => [
+  for (const [key, value] of Object.entries(proxied))
+    if (value.startsWith(env.AWS_ENDPOINT_URL_SQS!)) proxied[key] = viaProxy(value);
+  const resources = Object.fromEntries(
+    Object.entries(aws.resources).map(([key, value]) => [
       key,
       typeof value === 'string' && key.endsWith('Url') ? viaProxy(value) : value,
     ]),
-  ) as unknown as typeof resources;
-
-  const restoreEnv = useEnv(proxiedEnv);
-  const origin = `https://127.0.0.1:${wire.port}`;
-  const capture = capturedPowertoolsLog('INFO');
-  const management = new WebhookManagement({
-    resources: queues,
-    allowLoopback: true,
-    allowedPorts: [wire.port],
-    ca: [caPem],
-  });
-  // The production wiring under the local runner (the harness's), every client through the proxies.
-  const running = startDispatcher(
-    {
-      region: emulators.region,
-      endpoints: servicesFromEnv(proxiedEnv).endpoints,
-      snsEndpoint: proxiedEnv.AWS_ENDPOINT_URL_SNS!,
-      runnerSqsEndpoint: sqsProxy,
-      resources: queues,
-      ca: [caPem],
-      allowedPorts: [wire.port],
-      functionTimeoutMs: 60_000,
-      runnerConcurrency: 4,
-      // The SDK's own default.
-      sdkMaxAttempts: 3,
-      settings: { ...dispatcherSettings(process.env), ...storeEnv },
-      runnerWarnings: true,
+  ) as unknown as Route['resources'];
+  return {
+    env: proxied,
+    endpoints: servicesFromEnv(proxied).endpoints,
+    snsEndpoint: proxied.AWS_ENDPOINT_URL_SNS!,
+    runnerSqsEndpoint: sqsProxy,
+    resources: { ...resources, secretStore: store },
+    port: wire.port,
+    settings: store.kind === 'kms' ? { [ENV.secretStore]: store.kind, [ENV.secretKeyArn]: store.keyArn } : {},
+    wire,
+    close: async () => {
+      await Promise.all([wire.close(), ...proxies.map((p) => p.proxy.close())]);
     },
-    { log: capture.log },
-  );
-  const until = async (done: () => boolean, timeoutMs: number, what: string) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error(`api calls: ${what} did not happen within ${timeoutMs} ms`);
-      await sleep(50);
-    }
   };
+}
+
+export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallFigures> {
+  const measuredAt = new Date().toISOString();
+  const secretStore = options.secretStore ?? 'secrets-manager';
+  let current = newCounter();
+  const counter = () => current;
+  let wire: Awaited<ReturnType<typeof wireCounter>> | undefined;
+  const local = await startLocalMode({
+    name: 'api calls',
+    runnerConcurrency: 4,
+    runnerWarnings: true,
+    route: async (aws, port) => {
+      const route = await countedRoute(aws, port, counter, secretStore);
+      wire = route.wire;
+      return route;
+    },
+  });
+  const { receipts, management, capture, until, origin } = local;
   /** Waits until the counted calls stop changing: the last attempt-log writes and deletes. */
   const settle = async () => {
     let last = -1;
@@ -338,7 +315,7 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
     ) => {
       current = newCounter();
       const before = receipts.filter((x) => x.path === path).length;
-      const wireBefore = { ...wire.bytes };
+      const wireBefore = { ...wire!.bytes };
       await publish();
       await until(
         () => receipts.filter((x) => x.path === path).length >= before + deliveries * attemptsEach,
@@ -354,8 +331,8 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
         receivesWithMessages: c.receivesWithMessages,
         messagesReceived: c.messagesReceived,
         emptyReceives: c.emptyReceives,
-        wireBytesOut: wire.bytes.out - wireBefore.out,
-        wireBytesIn: wire.bytes.in - wireBefore.in,
+        wireBytesOut: wire!.bytes.out - wireBefore.out,
+        wireBytesIn: wire!.bytes.in - wireBefore.in,
       } satisfies PhaseCounts;
     };
     const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
@@ -376,19 +353,6 @@ export async function measureApiCalls(options: ApiCallOptions): Promise<ApiCallF
     });
     return { measuredAt, phases: { healthy, healthyBatched, failing }, warmUp, secretStore, connections: 2 };
   } finally {
-    await running.stop();
-    capture.stop();
-    restoreEnv();
-    await Promise.all([wire.close(), ...proxies.map((p) => p.proxy.close())]);
-    await Promise.all([receiver.stop(), emulators.stop()]);
+    await local.stop();
   }
-}
-
-if (require.main === module) {
-  measureApiCalls({ healthy: 20, failing: 2 })
-    .then((f) => console.log(JSON.stringify(f, null, 2)))
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    });
 }

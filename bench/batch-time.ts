@@ -1,16 +1,9 @@
 /**
- * (8) What Lambda bills, each against its limit measured in the same run:
- *
- * - Batch time against its physical limit: batches of deliveries, each to its own loopback
- *   HTTPS receiver that answers after a latency drawn from the documented distribution
- *   (bench/cost-model.ts DEFAULT_LATENCY: log-normal, median 100 ms, p99 1 s; seeded), through
- *   the real dispatcher core and HttpsSender. A batch cannot end before its slowest receiver
- *   answers: the ratio is batch wall time ÷ that receiver's latency (target ≤ 1.05).
- * - Deliveries per Lambda GB-second at that distribution, for batches of 10 and of 100 (a
- *   larger batch, as a batching window gathers at traffic; the window itself is not billed),
- *   against the limit of the same batches: deliveries ÷ (slowest latency × GB).
- * - The core against the spec's floor (bench/core-floor.ts) runs from the Lambda-like bundle in
- *   a process of its own; bench/index.ts adds its figures to these.
+ * (8) Batch time against its physical limit: batches through the real core and HttpsSender, each
+ * delivery to its own loopback HTTPS receiver answering after a seeded draw from the documented
+ * latency (log-normal, median 100 ms, p99 1 s). A batch cannot end before its slowest receiver:
+ * the ratio is wall time ÷ that latency; deliveries per GB-second against the same limit. The
+ * core-floor guard (core-floor.ts) runs in the bundled process; bench/index.ts adds it.
  */
 
 import { HttpsSender, type Resolver } from '../lambdas/adapters/http/sender';
@@ -145,13 +138,4 @@ export async function measureBatchTime(options: {
     await sender.close();
     await served.close();
   }
-}
-
-if (require.main === module) {
-  measureBatchTime({ batches10: 10, batches100: 2 })
-    .then((f) => console.log(JSON.stringify(f, null, 2)))
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    });
 }

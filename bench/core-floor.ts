@@ -1,48 +1,19 @@
 /**
- * The core against the spec's floor: CPU per delivery of `processBatch` with a sender that
- * answers at once and in-memory ports, against the outputs the spec requires of one delivery,
- * made the cheapest way Node offers, in the same process, alternating rounds. The floor
- * (widened in issue 26 to what the spec requires a delivery to produce):
- *
- * - parse the event (one `JSON.parse`) and check it (docs/protocol.md §2's fields: the same validation
- *   the core runs, `buildPayload`),
- * - serialise the payload (the request body),
- * - hash the delivery id (SHA-256 of event id and connection id, with the one-shot `hash` the
- *   core uses too),
- * - the request's headers: the four standard ones (Content-Type, the event kind, the timestamp,
- *   the HMAC-SHA256 signature of the timestamp and body with the connection's secret) and the
- *   connection's custom headers,
- * - a record of the attempt (the spec's "logs of delivery attempts"): delivery and connection,
- *   attempt number, request time, status, outcome and duration, as one plain object.
- *
- * floor ÷ core is a regression guard, not a target (issue 26 withdrew issue 15's 0.90): what the
- * core does beyond the floor (envelope checks, the connection and secret lookups through their
- * caches, the delivery id's text, the protocol's two further headers, the limiter, the decision,
- * the record's redaction and request view, health counting) is priced by the ratio.
- *
- * A third side, the outputs, tells the two parts of that apart: the core's own pure functions
- * for the same outputs (the envelope read and checked, the delivery id, the signed header set,
- * the decision and the redacted attempt record) in one synchronous loop, with no port, promise,
- * cache, limiter, health or log. floor ÷ outputs is the most any arrangement of the core around
- * those functions could reach on this benchmark; outputs ÷ core is what the arrangement itself
- * (ports, awaits, caches, settling) costs.
- * Run from the Lambda-like bundle (bench/bundled-process.ts), never through tsx.
+ * The core against the spec's floor: CPU per delivery of `processBatch` (instant sender,
+ * in-memory ports) against the outputs the spec requires of a delivery made the cheapest way
+ * Node offers: the event parsed and checked (`buildPayload`), the body, the delivery id's
+ * SHA-256, the standard and custom headers with the HMAC signature, and a plain attempt record.
+ * floor ÷ core is a regression guard (issue 26 withdrew issue 15's target of 0.90). Run from the
+ * Lambda-like bundle (bench/bundled-process.ts), never through tsx.
  */
 
 import { createHmac, hash } from 'node:crypto';
 import { cpuUsage } from 'node:process';
-import { attemptRecordOf } from '../lambdas/core/attempt-record';
-import { targetOf } from '../lambdas/core/connection';
 import { createDispatcher } from '../lambdas/core/dispatch';
-import { readMessage } from '../lambdas/core/envelope';
-import { buildHeaders } from '../lambdas/core/headers';
-import { deliveryIdFor } from '../lambdas/core/ids';
-import { decide } from '../lambdas/core/outcome';
 import { buildPayload, serialiseBody } from '../lambdas/core/payload';
 import type { HttpSender, InputRecord } from '../lambdas/core/ports';
-import { sensitiveList } from '../lambdas/core/redact';
 import { isoTime } from '../lambdas/core/time';
-import type { AttemptResult, DeliveryMessage, EventMessage } from '../lambdas/core/types';
+import type { AttemptResult, EventMessage } from '../lambdas/core/types';
 import { capturedPowertoolsLog } from '../test/support/captured-log';
 import { connectionFor, HEADER_PREFIX, SECRET, userIdentified } from '../test/support/fixtures';
 import { memoryPorts } from '../test/support/memory';
@@ -73,10 +44,6 @@ export interface CoreFloorFigures {
   floorCpuMicros: number;
   /** floor ÷ core: a regression guard (issue 26 withdrew issue 15's target of 0.90). */
   ratio: number;
-  /** CPU µs per delivery of the outputs alone: the core's pure functions in one synchronous loop. */
-  outputsCpuMicros: number;
-  /** floor ÷ outputs: the ceiling of floor ÷ core for any core built on these functions. */
-  outputsRatio: number;
 }
 
 export async function measureCoreFloor(options: CoreFloorOptions): Promise<CoreFloorFigures> {
@@ -144,52 +111,6 @@ export async function measureCoreFloor(options: CoreFloorOptions): Promise<CoreF
     }
     return sink;
   };
-  // What the core makes of each record, as it makes it (fan-out.ts, attempt.ts, settle.ts),
-  // and nothing around it: the one target and its redaction list are known in advance.
-  const target = targetOf(new URL(connection.url));
-  const redacted = sensitiveList([SECRET, ...Object.values(connection.headers)]);
-  const outputs = (records: InputRecord[]) => {
-    let sink = 0;
-    for (const r of records) {
-      const read = readMessage(r.body, 'ingress');
-      if (read.type !== 'event') throw new Error(`expected an event, read ${read.type}`);
-      const event = read.message;
-      const delivery: DeliveryMessage = {
-        v: 1,
-        type: 'delivery',
-        deliveryId: deliveryIdFor(event.eventId, connection.connectionId, Date.parse(event.occurredAt)),
-        eventId: event.eventId,
-        connectionId: connection.connectionId,
-        attempt: 1,
-        chainStart: 1,
-        body: read.body,
-        firstAttemptAt: isoTime(Date.now()),
-      };
-      const requestedAtMs = Date.now();
-      const headers = buildHeaders({
-        prefix: HEADER_PREFIX,
-        secret: SECRET,
-        body: delivery.body,
-        timestampMs: requestedAtMs,
-        deliveryId: delivery.deliveryId,
-        attempt: delivery.attempt,
-        custom: connection.headers,
-      });
-      const result = answer();
-      const built = attemptRecordOf({
-        delivery,
-        facts: read.facts,
-        request: { method: connection.method, target, requestedAtMs },
-        result,
-        decision: decide(result, 0),
-        sensitive: redacted,
-        ttlDays: 30,
-        nowMs: Date.now(),
-      });
-      sink += headers['Content-Type']!.length + built.record.expiresAt;
-    }
-    return sink;
-  };
   const cpuOf = async (run: () => unknown) => {
     const before = cpuUsage();
     await run();
@@ -205,12 +126,10 @@ export async function measureCoreFloor(options: CoreFloorOptions): Promise<CoreF
     for (let i = 0; i < WARM_UP_ROUNDS; i++) {
       await runCore(make());
       floor(make());
-      outputs(make());
       ports.clear();
     }
     const coreRounds: number[] = [];
     const floorRounds: number[] = [];
-    const outputRounds: number[] = [];
     const sides = [
       async () => {
         const records = make();
@@ -221,25 +140,18 @@ export async function measureCoreFloor(options: CoreFloorOptions): Promise<CoreF
         const records = make();
         floorRounds.push(await cpuOf(() => floor(records)));
       },
-      async () => {
-        const records = make();
-        outputRounds.push(await cpuOf(() => outputs(records)));
-      },
     ];
     for (let i = 0; i < options.rounds; i++) {
       for (let k = 0; k < sides.length; k++) await sides[(i + k) % sides.length]!();
     }
     const coreCpu = median(coreRounds);
     const floorCpu = median(floorRounds);
-    const outputsCpu = median(outputRounds);
     return {
       deliveries: n,
       rounds: options.rounds,
       coreCpuMicros: round(coreCpu, 3),
       floorCpuMicros: round(floorCpu, 3),
       ratio: round(floorCpu / coreCpu, 3),
-      outputsCpuMicros: round(outputsCpu, 3),
-      outputsRatio: round(floorCpu / outputsCpu, 3),
     };
   } finally {
     capture.stop();

@@ -1,14 +1,9 @@
 /**
- * The cost model of docs/cost.md: pure arithmetic from measured figures (bench results: API
- * calls counted at the emulators, item and wire bytes, CPU), a price table (bench/prices.ts),
- * a receiver-latency distribution, a batch-fill model and the assumptions below.
+ * The cost model of docs/cost.md: per million deliveries, every line AWS bills (SQS, Lambda
+ * requests and duration, DynamoDB writes, storage and PITR, CloudWatch Logs, data transfer),
+ * from measured figures, the prices of bench/prices.ts, a receiver-latency distribution, a
+ * batch-fill model and stated assumptions; fixed monthly costs apart, per 1,000 connections.
  * test/unit/cost-model.test.ts holds the formulas to account.
- *
- * Per million deliveries, every line AWS bills: SQS requests (publish, receive, delete, retry,
- * dead letter), Lambda requests and duration, DynamoDB writes, storage and PITR storage of the
- * attempt log for its TTL, CloudWatch Logs, data transfer out to receivers. Fixed monthly costs
- * (secrets, their reads and KMS decrypts, connection reads, alarms, the custom metric, idle
- * polling) are apart, per 1,000 connections.
  */
 
 import type { ProfileName } from '../lib/profiles';
@@ -87,10 +82,7 @@ export function forProfile(figures: Figures, profile: ProfileName): Figures {
   return cpu === undefined ? figures : { ...figures, cpuMicrosPerDelivery: cpu };
 }
 
-/**
- * Receiver latency: log-normal with the given median and 99th percentile (a 1 s tail on a
- * 100 ms median by default), cut at the attempt deadline. Documented in docs/cost.md.
- */
+/** Receiver latency: log-normal with this median and 99th percentile, cut at the attempt deadline. */
 export interface LatencyDistribution {
   medianMs: number;
   p99Ms: number;
@@ -130,10 +122,7 @@ export function latencyQuantile(d: LatencyDistribution, u: number): number {
   return (lo + hi) / 2;
 }
 
-/**
- * Expected time for the slowest of `n` attempts running at once, each drawn from `d` and cut at
- * `capMs`: E[max] = ∫₀^cap (1 − F(x)ⁿ) dx, by the trapezoid rule on a log-spaced grid.
- */
+/** E[the slowest of `n` attempts at once, cut at `capMs`] = ∫₀^cap (1 − F(x)ⁿ) dx, trapezoids on a log grid. */
 export function expectedSlowestMs(d: LatencyDistribution, n: number, capMs: number): number {
   if (n <= 0) return 0;
   const steps = 4_000;
@@ -178,8 +167,6 @@ export interface Assumptions {
   pitr: boolean;
   /** On-demand writes, or provisioned capacity used at this share (0 < u ≤ 1). */
   writeCapacity: { mode: 'on-demand' } | { mode: 'provisioned'; utilisation: number };
-  /** Retries of timed-out attempts go to a lane of their own and do not hold healthy batches. */
-  slowLane: boolean;
   /** Connections the traffic is spread over evenly, and how long a container caches one, s. */
   connections: number;
   connectionCacheS: number;
@@ -188,10 +175,8 @@ export interface Assumptions {
 }
 
 /**
- * Connection reads per delivery: a warm container reads a connection at most once per cache
- * period, and only in a period in which it delivers to it. With `x` deliveries of a connection
- * per container and period (Poisson), the reads per delivery are (1 − e^−x) / x: one per
- * delivery for sparse traffic, 1/x for dense traffic.
+ * Connection reads per delivery: a container reads a connection once per cache period in which it
+ * delivers to it; with `x` such deliveries per container and period (Poisson), (1 − e^−x) / x.
  */
 export function connectionReadsPerDelivery(
   eventsPerSecond: number,
@@ -203,10 +188,7 @@ export function connectionReadsPerDelivery(
   return x < 1e-9 ? 1 : (1 - Math.exp(-x)) / x;
 }
 
-/**
- * START (~72 B), END (~52 B) and REPORT (~140 B) lines of an invocation in Lambda's text log
- * format, with a 36-character request id: an estimate from their documented format.
- */
+/** Lambda's START (~72 B), END (~52 B) and REPORT (~140 B) lines of an invocation: an estimate. */
 export const PLATFORM_LOG_BYTES_PER_INVOCATION = 264;
 
 export function defaultAssumptions(stack: {
@@ -230,7 +212,6 @@ export function defaultAssumptions(stack: {
     ttlDaysFailure: stack.attemptTtlDays,
     pitr: true,
     writeCapacity: { mode: 'on-demand' },
-    slowLane: false,
     connections: 1_000,
     connectionCacheS: 30,
     readUnitsPerCacheMiss: 0.5,
@@ -289,9 +270,8 @@ export function batchHitProbability(p: number, n: number): number {
 }
 
 /**
- * Messages per invocation at a steady message rate: each of the event source's pollers takes
- * what arrived during its last cycle (its invocation plus the batching window), at least one
- * message (a long poll returns on the first), at most the batch size.
+ * Messages per invocation: each of the event source's pollers takes what arrived during its last
+ * cycle (invocation plus batching window), at least one message, at most the batch size.
  */
 export function batchFill(messagesPerSecond: number, cycleS: number, batchSize: number): number {
   return Math.min(batchSize, Math.max(1, (messagesPerSecond * cycleS) / SQS_EVENT_SOURCE_POLLERS));
@@ -323,23 +303,15 @@ function invocationMs(fill: number, hangShare: number, figures: Figures, a: Assu
 }
 
 /**
- * The share of the shorter of an invocation's CPU and wait that is serial with the longer (see
- * {@link invocationWallMs}). Fitted to the runs under Lambda's CPU share (bench/billed/,
- * docs/design.md §12 "The cost model"): 0.5 fitted the first runs (loaded machine, 6.2 ms of CPU a delivery);
- * on a quiet machine with the CPU per delivery cut by a quarter, 0.22 (batch 10) and 0.17 (batch
- * 100) were serial. With 0.3 the billed time measured is 1.06 and 1.12 of the model's in the
- * first committed run (2026-11-25T22:17Z), 0.95 and 0.91 in the last (2026-11-26T00:46Z).
+ * The share of the shorter of an invocation's CPU and wait that is serial with the longer,
+ * fitted to the runs under Lambda's CPU share (bench/billed/, docs/design.md §12): 0.17 to 0.5 measured.
  */
 export const SERIAL_SHARE = 0.3;
 
 /**
- * Wall time of an invocation that needs `cpuMs` of CPU at its share and waits `waitMs` for its
- * slowest receiver: the longer of the two, plus {@link SERIAL_SHARE} of the shorter. CPU and
- * waiting overlap: requests go out, and responses are handled, while other receivers are still
- * answering, but the CPU spent before the slowest receiver's request leaves and after its
- * response arrives is serial with the wait (the sends of the batch come first, and that receiver
- * is anywhere among them). Measured under Lambda's CPU share, CPU and wait added over-estimated
- * the billed time by 27 % (batch 10) and 17 % (batch 100, CPU-bound).
+ * Wall time of an invocation needing `cpuMs` of CPU and waiting `waitMs` for its slowest receiver:
+ * the longer plus {@link SERIAL_SHARE} of the shorter. They overlap, but the CPU before the slowest
+ * request leaves and after its answer is serial (adding both over-estimated the bill by 17-27 %).
  */
 export function invocationWallMs(cpuMs: number, waitMs: number): number {
   return Math.max(cpuMs, waitMs) + SERIAL_SHARE * Math.min(cpuMs, waitMs);
@@ -372,41 +344,33 @@ function sourceUsage(
  * Invocations and GB-s for `deliveries` deliveries of a mix at the assumed traffic. The two
  * event sources batch on their own: the ingress queue's first attempts with the stack's batch
  * size and window, the retry queue's retries in batches of at most 10 with no window (so 1, 2
- * and 4 s stay 1, 2 and 4 s). With a slow lane, retries of hanging receivers are batched among
- * themselves (full batches of hanging retries, each the deadline long) and leave the others.
+ * and 4 s stay 1, 2 and 4 s).
  */
 export function lambdaUsage(mix: Mix, deliveries: number, figures: Figures, a: Assumptions): LambdaUsage {
   const messages = weighted(mix, (k) => figures.kinds[k].messages);
   const hangingMessages = mix.hanging * figures.kinds.hanging.messages;
-  const slowMessages = a.slowLane ? mix.hanging * (figures.kinds.hanging.messages - 1) : 0;
   // Every delivery's first attempt comes from the ingress queue (one event, one connection).
   const ingress = sourceUsage(1, mix.hanging, a.batchSize, a.batchingWindowS, figures, a);
-  const retryMessages = messages - 1 - slowMessages;
+  const retryMessages = messages - 1;
   const retry = sourceUsage(
     retryMessages,
-    retryMessages > 0 ? (hangingMessages - mix.hanging - slowMessages) / retryMessages : 0,
+    retryMessages > 0 ? (hangingMessages - mix.hanging) / retryMessages : 0,
     Math.min(a.batchSize, MAX_BATCH_SIZE_WITHOUT_WINDOW),
     0,
     figures,
     a,
   );
-  const slowFill = a.slowLane
-    ? batchFill(a.eventsPerSecond * slowMessages, 30, Math.min(a.batchSize, MAX_BATCH_SIZE_WITHOUT_WINDOW))
-    : 1;
-  const slowInvocations = (slowMessages * deliveries) / slowFill;
-  const slowMs = a.attemptTimeoutMs + a.awsCallMs;
   const ingressInvocations = ingress.invocationsPerDelivery * deliveries;
   const retryInvocations = retry.invocationsPerDelivery * deliveries;
-  const invocations = ingressInvocations + retryInvocations + slowInvocations;
-  const totalMs = ingressInvocations * ingress.ms + retryInvocations * retry.ms + slowInvocations * slowMs;
+  const invocations = ingressInvocations + retryInvocations;
+  const totalMs = ingressInvocations * ingress.ms + retryInvocations * retry.ms;
   return {
     fill: (messages * deliveries) / invocations,
     invocations,
     durationMs: totalMs / invocations,
     gbSeconds: (totalMs / 1000) * (a.memoryMb / 1024),
     hangingBatchShare:
-      (ingressInvocations * ingress.hanging + retryInvocations * retry.hanging + slowInvocations) /
-      invocations,
+      (ingressInvocations * ingress.hanging + retryInvocations * retry.hanging) / invocations,
     containers: Math.max(1, (a.eventsPerSecond * (invocations / deliveries) * totalMs) / invocations / 1000),
   };
 }
@@ -414,9 +378,6 @@ export function lambdaUsage(mix: Mix, deliveries: number, figures: Figures, a: A
 export interface Line {
   item: string;
   perMillion: number;
-  /** Quantity per million deliveries and its unit, for the doc. */
-  quantity: number;
-  unit: string;
 }
 
 export interface ScenarioCost {
@@ -514,80 +475,46 @@ export function scenarioCost(
     GIB;
   const wireGb =
     (weighted(mix, (k) => figures.kinds[k].attempts * figures.kinds[k].wireBytesPerAttempt) * n) / GIB;
-  const lines: Line[] = [
-    {
-      item: `SQS publish (${a.publishBatchSize === 10 ? 'SendMessageBatch of 10' : 'SendMessage per event'})`,
-      quantity: sqs('publish'),
-      unit: 'requests',
-      perMillion: perM(sqs('publish'), prices.sqsPerMillionRequests),
-    },
-    {
-      item: `SQS receive + delete by the event source (${lambda.fill.toFixed(1)} messages per batch)`,
-      quantity: sqs('receive') + sqs('delete'),
-      unit: 'requests',
-      perMillion: perM(sqs('receive') + sqs('delete'), prices.sqsPerMillionRequests),
-    },
-    {
-      item: 'SQS retries and dead letters sent by the dispatcher',
-      quantity: sqs('sends'),
-      unit: 'requests',
-      perMillion: perM(sqs('sends'), prices.sqsPerMillionRequests),
-    },
-    {
-      item: 'Lambda requests',
-      quantity: lambda.invocations,
-      unit: 'invocations',
-      perMillion: perM(lambda.invocations, prices.lambdaPerMillionRequests),
-    },
-    {
-      item: `Lambda duration, arm64 ${a.memoryMb} MB (${Math.round(lambda.durationMs)} ms per invocation)`,
-      quantity: lambda.gbSeconds,
-      unit: 'GB-s',
-      perMillion: lambda.gbSeconds * prices.lambdaArmPerGbSecond,
-    },
-    {
-      item: `DynamoDB writes (${a.writeCapacity.mode === 'on-demand' ? 'on-demand' : `provisioned at ${Math.round(a.writeCapacity.utilisation * 100)}% use`})`,
-      quantity: writeUnits,
-      unit: 'write units',
-      perMillion: perM(writeUnits, writePrice),
-    },
-    {
-      item: `DynamoDB connection reads (${a.connections} connections, ${a.connectionCacheS} s cache, ${lambda.containers.toFixed(1)} warm containers)`,
-      quantity: readUnits,
-      unit: 'read units',
-      perMillion: perM(readUnits, prices.dynamoDbPerMillionReadUnits),
-    },
-    {
-      item: 'Secrets Manager calls past the cache',
-      quantity: secretCalls,
-      unit: 'calls',
-      perMillion: (secretCalls / 10_000) * prices.secretsManagerPer10kCalls,
-    },
-    {
-      item: `DynamoDB storage of the attempt log and its index (TTL ${a.ttlDaysSuccess === a.ttlDaysFailure ? `${a.ttlDaysSuccess} d` : `${a.ttlDaysSuccess} d successes, ${a.ttlDaysFailure} d failures`})`,
-      quantity: tableGbMonths + indexGbMonths,
-      unit: 'GB-months',
-      perMillion: (tableGbMonths + indexGbMonths) * prices.dynamoDbStoragePerGbMonth,
-    },
-    {
-      item: 'DynamoDB point-in-time recovery of the attempt log',
-      quantity: a.pitr ? tableGbMonths : 0,
-      unit: 'GB-months',
-      perMillion: a.pitr ? tableGbMonths * prices.dynamoDbPitrPerGbMonth : 0,
-    },
-    {
-      item: `CloudWatch Logs ingestion (${a.logLevel})`,
-      quantity: logGb,
-      unit: 'GB',
-      perMillion: logGb * prices.logsPerGbIngested,
-    },
-    {
-      item: 'Data transfer out to receivers',
-      quantity: wireGb,
-      unit: 'GB',
-      perMillion: wireGb * prices.dataTransferOutPerGb,
-    },
-  ];
+  const lines: Line[] = (
+    [
+      [
+        `SQS publish (${a.publishBatchSize === 10 ? 'SendMessageBatch of 10' : 'SendMessage per event'})`,
+        perM(sqs('publish'), prices.sqsPerMillionRequests),
+      ],
+      [
+        `SQS receive + delete by the event source (${lambda.fill.toFixed(1)} messages per batch)`,
+        perM(sqs('receive') + sqs('delete'), prices.sqsPerMillionRequests),
+      ],
+      [
+        'SQS retries and dead letters sent by the dispatcher',
+        perM(sqs('sends'), prices.sqsPerMillionRequests),
+      ],
+      ['Lambda requests', perM(lambda.invocations, prices.lambdaPerMillionRequests)],
+      [
+        `Lambda duration, arm64 ${a.memoryMb} MB (${Math.round(lambda.durationMs)} ms per invocation)`,
+        lambda.gbSeconds * prices.lambdaArmPerGbSecond,
+      ],
+      [
+        `DynamoDB writes (${a.writeCapacity.mode === 'on-demand' ? 'on-demand' : `provisioned at ${Math.round(a.writeCapacity.utilisation * 100)}% use`})`,
+        perM(writeUnits, writePrice),
+      ],
+      [
+        `DynamoDB connection reads (${a.connections} connections, ${a.connectionCacheS} s cache, ${lambda.containers.toFixed(1)} warm containers)`,
+        perM(readUnits, prices.dynamoDbPerMillionReadUnits),
+      ],
+      ['Secrets Manager calls past the cache', (secretCalls / 10_000) * prices.secretsManagerPer10kCalls],
+      [
+        `DynamoDB storage of the attempt log and its index (TTL ${a.ttlDaysSuccess === a.ttlDaysFailure ? `${a.ttlDaysSuccess} d` : `${a.ttlDaysSuccess} d successes, ${a.ttlDaysFailure} d failures`})`,
+        (tableGbMonths + indexGbMonths) * prices.dynamoDbStoragePerGbMonth,
+      ],
+      [
+        'DynamoDB point-in-time recovery of the attempt log',
+        a.pitr ? tableGbMonths * prices.dynamoDbPitrPerGbMonth : 0,
+      ],
+      [`CloudWatch Logs ingestion (${a.logLevel})`, logGb * prices.logsPerGbIngested],
+      ['Data transfer out to receivers', wireGb * prices.dataTransferOutPerGb],
+    ] as const
+  ).map(([item, perMillion]) => ({ item, perMillion }));
   const sqsRequests = sqs('publish') + sqs('receive') + sqs('delete') + sqs('sends');
   return {
     scenario,

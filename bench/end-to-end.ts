@@ -1,26 +1,15 @@
 /**
- * (3) End to end in local mode: fauxqs, dynalite and the local Secrets Manager in one child
- * process, the receiver in another (both from the test harness, test/support/), and here the production
- * wiring (wireDispatcher: real adapters, real Powertools log, counted not printed) under the
- * Lambda-like runner. Three phases:
- *
- * - latency: events published in small paced batches; publish → receipt at the receiver;
- * - throughput: a burst of events; events/s from the first publish to the last receipt, and
- *   this process's CPU per delivery (dispatcher, SDK calls, runner and publisher together:
- *   an upper bound of what the function itself spends);
- * - retries: a receiver failing 3 times; the gaps between attempts against 1 s, 2 s, 4 s.
+ * (3) End to end in local mode (support/local-mode.ts): latency of paced events, publish to
+ * receipt; a burst's events/s and this process's CPU per delivery (runner and publisher
+ * included: an upper bound); the CPU of one attempt-log PutItem; and the retry gaps of a
+ * receiver failing 3 times against 1, 2 and 4 s.
  */
 
 import { cpuUsage } from 'node:process';
 import { RETRY_DELAYS_S } from '../lambdas/core/constants';
-import { WebhookManagement } from '../lambdas/management';
-import { capturedPowertoolsLog } from '../test/support/captured-log';
-import { dispatcherSettings, startDispatcher } from '../test/support/dispatcher';
-import { startLocalAws, useEnv } from '../test/support/emulators';
 import { user } from '../test/support/fixtures';
-import { testPki } from '../test/support/pki';
-import { startReceiverProcess } from '../test/support/receivers';
 import { sleep } from '../test/support/wait';
+import { type Receipt, startLocalMode } from './support/local-mode';
 import { median, percentile, round } from './support/stats';
 
 export interface EndToEndOptions {
@@ -53,70 +42,16 @@ export interface EndToEndFigures {
   attemptLogPutCpuMicros: number;
 }
 
-interface Receipt {
-  path: string;
-  deliveryId: string;
-  attempt: number;
-  userId?: string;
-  status: number;
-  at: number;
-}
-
 export async function measureEndToEnd(options: EndToEndOptions): Promise<EndToEndFigures> {
-  const emulators = await startLocalAws({ visibilityTimeoutSeconds: 60 });
-  const { env, resources } = emulators;
-  const caPem = testPki().caPem;
-  const receiver = await startReceiverProcess({ report: true });
-  const receipts: Receipt[] = [];
-  const waiters = new Set<() => void>();
-  receiver.onReport((report) => {
-    receipts.push(report);
-    for (const wake of waiters) wake();
-  });
-  const until = async (done: () => boolean, timeoutMs: number, what: string) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error(`end to end: ${what} did not happen within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        waiters.add(resolve);
-        setTimeout(resolve, 100);
-      }).finally(() => waiters.clear());
-    }
-  };
-
-  const restoreEnv = useEnv(env);
-  const port = receiver.port;
-  const origin = `https://127.0.0.1:${port}`;
-  const capture = capturedPowertoolsLog('INFO');
-  const management = new WebhookManagement({
-    resources,
-    allowLoopback: true,
-    allowedPorts: [port],
-    ca: [caPem],
-  });
   const batches: Array<{ size: number; ms: number }> = [];
-  // The production wiring under the local runner (the harness's), on the emulators.
-  const running = startDispatcher(
-    {
-      region: emulators.region,
-      endpoints: emulators.endpoints,
-      runnerSqsEndpoint: emulators.endpoints.sqs,
-      resources,
-      ca: [caPem],
-      allowedPorts: [port],
-      functionTimeoutMs: 60_000,
-      runnerConcurrency: 4,
-      // The SDK's own default.
-      sdkMaxAttempts: 3,
-      settings: dispatcherSettings(process.env),
-      runnerWarnings: true,
-    },
-    {
-      log: capture.log,
-      onBatch: (report) => batches.push({ size: report.messageIds.length, ms: report.durationMs }),
-    },
-  );
-  const { wired } = running;
+  const local = await startLocalMode({
+    name: 'end to end',
+    runnerConcurrency: 4,
+    runnerWarnings: true,
+    hooks: { onBatch: (report) => batches.push({ size: report.messageIds.length, ms: report.durationMs }) },
+  });
+  const { receipts, management, capture, until, origin } = local;
+  const { wired } = local.running;
 
   try {
     const okApp = { id: 'app_bench_ok', name: 'Bench' };
@@ -245,9 +180,6 @@ export async function measureEndToEnd(options: EndToEndOptions): Promise<EndToEn
       attemptLogPutCpuMicros: round((writeUsed.user + writeUsed.system) / writes),
     };
   } finally {
-    await running.stop();
-    capture.stop();
-    restoreEnv();
-    await Promise.all([receiver.stop(), emulators.stop()]);
+    await local.stop();
   }
 }

@@ -4,39 +4,10 @@
  * figure with its source and date, then run `npm run cost`.
  */
 
-/** When the sources below were read (stored copies of the pages, via the project's search tool). */
+/** When the sources below were read. */
 export const PRICES_READ_ON = '2026-11-21';
 
-export interface Prices {
-  sqsPerMillionRequests: number;
-  lambdaArmPerGbSecond: number;
-  lambdaPerMillionRequests: number;
-  dynamoDbPerMillionWriteUnits: number;
-  dynamoDbPerMillionReadUnits: number;
-  logsPerGbIngested: number;
-  secretsManagerPerSecretMonth: number;
-  secretsManagerPer10kCalls: number;
-  dynamoDbStoragePerGbMonth: number;
-  dynamoDbPitrPerGbMonth: number;
-  dynamoDbProvisionedWcuHour: number;
-  dataTransferOutPerGb: number;
-  kmsPerKeyMonth: number;
-  kmsPer10kRequests: number;
-  cloudWatchAlarmPerMonth: number;
-  cloudWatchCustomMetricPerMonth: number;
-  cloudWatchDashboardPerMonth: number;
-  contributorInsightsRulePerMonth: number;
-  contributorInsightsPerMillionEvents: number;
-  eventBridgeCustomEventsPerMillion: number;
-  apiDestinationPerMillionInvocations: number;
-  pipesPerMillionRequests: number;
-  hookdeckPerMillionEvents: number;
-  hookdeckTeamPlanPerMonth: number;
-  svixPerMillionMessages: number;
-  svixProfessionalPlanPerMonth: number;
-}
-
-export const PRICES: Prices = {
+export const PRICES = {
   sqsPerMillionRequests: 0.4,
   lambdaArmPerGbSecond: 0.0000133334,
   lambdaPerMillionRequests: 0.2,
@@ -64,142 +35,26 @@ export const PRICES: Prices = {
   svixPerMillionMessages: 100,
   svixProfessionalPlanPerMonth: 490,
 };
+export type Prices = typeof PRICES;
 
-export interface PriceSource {
-  item: string;
-  price: string;
-  /** The provider's own page. */
-  page: string;
-  /** Where the figure was read when the provider's page renders it client-side, and its date. */
-  readVia?: string;
-  note?: string;
-}
-
-export const PRICE_SOURCES: readonly PriceSource[] = [
-  {
-    item: 'SQS standard queue requests',
-    price: '$0.40 per million (first 1 M a month free; every 64 KB of payload is one request)',
-    page: 'https://aws.amazon.com/sqs/pricing/',
-    readVia:
-      'https://cloudburn.io/blog/amazon-sqs-pricing (Mar 2026); https://www.factualminds.com/blog/amazon-sqs-pricing-64kb-rule-fifo-vs-standard/ (Jun 2026)',
-  },
-  {
-    item: 'Lambda duration, Arm (arm64)',
-    price: '$0.0000133334 per GB-s (first 7.5 billion GB-s a month)',
-    page: 'https://aws.amazon.com/lambda/pricing/',
-    readVia:
-      'https://cloudchipr.com/blog/aws-lambda-pricing and https://git.mcrn.ar/mariano/lambda_local_runner/src/commit/957e45b8adae23ce50b966346229585b5df18b4d/docs/lambdas-md/lambda-13-cost.md (the AWS page renders its rate tables client-side)',
-    note: 'Duration includes initialization code outside the handler (AWS Lambda pricing page).',
-  },
-  {
-    item: 'Lambda requests',
-    price: '$0.20 per million',
-    page: 'https://aws.amazon.com/lambda/pricing/',
-    readVia:
-      'https://git.mcrn.ar/mariano/lambda_local_runner/src/commit/957e45b8adae23ce50b966346229585b5df18b4d/docs/lambdas-md/lambda-13-cost.md',
-  },
-  {
-    item: 'DynamoDB on-demand write request units',
-    price: '$0.625 per million (Standard table class); reads $0.125 per million',
-    page: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
-    readVia: 'https://airbyte.com/data-engineering-resources/dynamodb-pricing',
-    note: 'A standard write of an item up to 1 KB is one unit; a GSI the item is written to costs the same again.',
-  },
-  {
-    item: 'DynamoDB storage and point-in-time recovery',
-    price:
-      '$0.25 per GB-month stored (Standard table class, after 25 GB free); PITR (continuous backups) $0.20 per GB-month of table size',
-    page: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
-    note: 'Every item is billed 100 bytes of overhead on top of its data; PITR is billed on the table size whatever the recovery period (DynamoDB developer guide, PointInTimeRecovery_Howitworks). Rates from the AWS page as last read by the project, not re-read from a stored copy this time.',
-  },
-  {
-    item: 'DynamoDB provisioned write capacity',
-    price: '$0.00065 per WCU-hour (Standard table class)',
-    page: 'https://aws.amazon.com/dynamodb/pricing/provisioned/',
-    note: 'Used only by the "provisioned capacity" lever. Rate not re-read from a stored copy this time.',
-  },
-  {
-    item: 'Data transfer out to the internet (EC2/Lambda)',
-    price: '$0.09 per GB (first 10 TB a month, after 100 GB free a month across the account)',
-    page: 'https://aws.amazon.com/ec2/pricing/on-demand/#Data_Transfer',
-    note: 'Responses coming in are free. Rate not re-read from a stored copy this time.',
-  },
-  {
-    item: 'AWS KMS',
-    price: '$1 per customer managed key a month; $0.03 per 10,000 requests',
-    page: 'https://aws.amazon.com/kms/pricing/',
-    note: "GetSecretValue decrypts with the secret's key (aws/secretsmanager by default: no monthly fee, requests billed). Rate not re-read from a stored copy this time.",
-  },
-  {
-    item: 'CloudWatch alarms and custom metrics',
-    price:
-      '$0.10 per standard-resolution alarm metric a month (an alarm on metric math is billed for each metric in it); $0.30 per custom metric a month (first 10,000; each metric name with each dimension set is one)',
-    page: 'https://aws.amazon.com/cloudwatch/pricing/',
-    readVia:
-      'https://www.factualminds.com/blog/amazon-cloudwatch-pricing-metrics-logs-alarms-dashboards/ (2026)',
-  },
-  {
-    item: 'CloudWatch dashboards',
-    price: '$3 per dashboard a month, beyond the first 3 of an account (each up to 50 metrics)',
-    page: 'https://aws.amazon.com/cloudwatch/pricing/',
-    readVia:
-      'https://www.factualminds.com/blog/amazon-cloudwatch-pricing-metrics-logs-alarms-dashboards/ (2026)',
-    note: 'Priced here as if the account had used its 3 free dashboards already.',
-  },
-  {
-    item: 'CloudWatch Contributor Insights (CloudWatch Logs rules)',
-    price: '$0.50 per rule a month; $0.02 per million log events that match a rule',
-    page: 'https://aws.amazon.com/cloudwatch/pricing/',
-    note: 'Rate not re-read from a stored copy this time.',
-  },
-  {
-    item: 'CloudWatch Logs ingestion (Standard class)',
-    price: '$0.50 per GB',
-    page: 'https://aws.amazon.com/cloudwatch/pricing/',
-    readVia:
-      'https://www.factualminds.com/blog/amazon-cloudwatch-pricing-metrics-logs-alarms-dashboards/ (2026)',
-    note: 'First tier; Lambda logs are billed in volume tiers from this rate down.',
-  },
-  {
-    item: 'Secrets Manager',
-    price: '$0.40 per secret per month; $0.05 per 10,000 API calls',
-    page: 'https://aws.amazon.com/secrets-manager/pricing/',
-    readVia:
-      'https://raw.githubusercontent.com/api-evangelist/amazon-secrets-manager/refs/heads/main/plans/amazon-secrets-manager-plans-pricing.yml (read 2026-09-20)',
-  },
-  {
-    item: 'EventBridge custom events (event bus)',
-    price: '$1.00 per million (every 64 KB is one event)',
-    page: 'https://aws.amazon.com/eventbridge/pricing/',
-    readVia: 'https://cloudburn.io/blog/amazon-eventbridge-pricing (Mar 2026)',
-  },
-  {
-    item: 'EventBridge API destinations',
-    price: '$0.20 per million invocations',
-    page: 'https://aws.amazon.com/eventbridge/pricing/',
-    readVia: 'https://cloudburn.io/blog/amazon-eventbridge-pricing (Mar 2026)',
-  },
-  {
-    item: 'EventBridge Pipes',
-    price: '$0.40 per million requests (after filtering, every 64 KB is one request)',
-    page: 'https://aws.amazon.com/eventbridge/pricing/',
-    readVia: 'https://cloudburn.io/blog/amazon-eventbridge-pricing (Mar 2026)',
-  },
-  {
-    item: 'Hookdeck (Event Gateway)',
-    price:
-      'Team plan from $39 a month with 10,000 events; $1.00 per additional 100,000 events ("as low as $0.33 per 100k" at volume)',
-    page: 'https://hookdeck.com/pricing',
-    readVia:
-      'https://raw.githubusercontent.com/api-evangelist/hookdeck/refs/heads/main/plans/hookdeck-plans-pricing.yml (read 2026-09-20)',
-    note: 'Hookdeck Outpost (its outbound product) is priced separately; its price was not in the sources read.',
-  },
-  {
-    item: 'Svix',
-    price: 'Professional plan from $490 a month with 50,000 messages; $0.0001 per additional message',
-    page: 'https://www.svix.com/pricing/',
-    readVia:
-      'https://raw.githubusercontent.com/api-evangelist/svix/refs/heads/main/plans/svix-plans-pricing.yml (read 2026-09-20)',
-    note: 'Retries and filtered messages are not billed (Svix FinOps profile, api-evangelist/svix).',
-  },
-];
+/** Where each price was read, for docs/cost.md: the provider's own page. */
+export const PRICE_SOURCES = `| item | price | source |
+|---|---|---|
+| SQS standard queue requests | $0.40 per million (first 1 M a month free; every 64 KB of payload is one request) | https://aws.amazon.com/sqs/pricing/ |
+| Lambda duration, Arm (arm64) | $0.0000133334 per GB-s (first 7.5 billion GB-s a month). Includes init code outside the handler. | https://aws.amazon.com/lambda/pricing/ |
+| Lambda requests | $0.20 per million | https://aws.amazon.com/lambda/pricing/ |
+| DynamoDB on-demand write request units | $0.625 per million (Standard table class); reads $0.125 per million. One unit per started KB of item; a GSI the item is written to, the same again. | https://aws.amazon.com/dynamodb/pricing/on-demand/ |
+| DynamoDB storage and point-in-time recovery | $0.25 per GB-month stored (Standard table class, after 25 GB free); PITR (continuous backups) $0.20 per GB-month of table size. 100 bytes of overhead per item; PITR billed on the table size (rates not re-read). | https://aws.amazon.com/dynamodb/pricing/on-demand/ |
+| DynamoDB provisioned write capacity | $0.00065 per WCU-hour (Standard table class). The provisioned lever only (not re-read). | https://aws.amazon.com/dynamodb/pricing/provisioned/ |
+| Data transfer out to the internet (EC2/Lambda) | $0.09 per GB (first 10 TB a month, after 100 GB free a month across the account). Responses in are free (not re-read). | https://aws.amazon.com/ec2/pricing/on-demand/#Data_Transfer |
+| AWS KMS | $1 per customer managed key a month; $0.03 per 10,000 requests. GetSecretValue decrypts with aws/secretsmanager: requests only (not re-read). | https://aws.amazon.com/kms/pricing/ |
+| CloudWatch alarms and custom metrics | $0.10 per standard-resolution alarm metric a month (an alarm on metric math is billed for each metric in it); $0.30 per custom metric a month (first 10,000; each metric name with each dimension set is one) | https://aws.amazon.com/cloudwatch/pricing/ |
+| CloudWatch dashboards | $3 per dashboard a month, beyond the first 3 of an account (each up to 50 metrics). Priced as if the 3 free were used. | https://aws.amazon.com/cloudwatch/pricing/ |
+| CloudWatch Contributor Insights (CloudWatch Logs rules) | $0.50 per rule a month; $0.02 per million log events that match a rule. Not re-read. | https://aws.amazon.com/cloudwatch/pricing/ |
+| CloudWatch Logs ingestion (Standard class) | $0.50 per GB. First tier. | https://aws.amazon.com/cloudwatch/pricing/ |
+| Secrets Manager | $0.40 per secret per month; $0.05 per 10,000 API calls | https://aws.amazon.com/secrets-manager/pricing/ |
+| EventBridge custom events (event bus) | $1.00 per million (every 64 KB is one event) | https://aws.amazon.com/eventbridge/pricing/ |
+| EventBridge API destinations | $0.20 per million invocations | https://aws.amazon.com/eventbridge/pricing/ |
+| EventBridge Pipes | $0.40 per million requests (after filtering, every 64 KB is one request) | https://aws.amazon.com/eventbridge/pricing/ |
+| Hookdeck (Event Gateway) | Team plan from $39 a month with 10,000 events; $1.00 per additional 100,000 events ("as low as $0.33 per 100k" at volume). Outpost, its outbound product, is priced apart (not found). | https://hookdeck.com/pricing |
+| Svix | Professional plan from $490 a month with 50,000 messages; $0.0001 per additional message. Retries are not billed. | https://www.svix.com/pricing/ |`;

@@ -1,17 +1,10 @@
 /**
- * docs/scale.md's second simulation: traffic that starts at once on a stack at rest, placed by
- * the code that is built. The SQS event source starts each queue's mapping at 5 concurrent
- * batches and adds up to 300 a minute (at most 1,000); what it cannot take yet waits in the
- * queue and is drained as it grows. Every attempt goes where the adapter writes it: the
- * connection's partition from its shard steps (core/attempt-shards.ts shardCountOf,
- * core/ids.ts deliveryShard, attempt-item.ts shardPartition) and a final failure's index
- * partition (attempt-item.ts failurePartition, 8 a day). A failing delivery's retries wait 1, 2
- * and 4 s on the retry queue, whose mapping ramps the same way from its first message.
- *
- * Limits counted each second: 1,000 write units on any one partition (table or index), and an
- * on-demand table that starts able to take 4,000 write units/s and then up to twice its highest
- * second so far (a new table's initial throughput; its index the same, an assumption: AWS
- * states it for tables). No burst capacity is counted.
+ * docs/scale.md's simulation from rest: traffic that starts at once on a stack at rest, each
+ * attempt placed by the built code (shardCountOf, deliveryShard, shardPartition,
+ * failurePartition). Each queue's event source starts at 5 concurrent batches and adds up to 300
+ * a minute (at most 1,000); what it cannot take waits. Counted each second: 1,000 write units on
+ * any partition, and a new on-demand table's 4,000 units/s, then twice its peak (its index
+ * alike, an assumption). No burst capacity.
  */
 
 import { failurePartition, shardPartition } from '../lambdas/adapters/dynamodb/attempt-item';

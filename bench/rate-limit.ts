@@ -1,26 +1,17 @@
 /**
- * (9) A burst to one rate-limited connection, in local mode (fauxqs, dynalite, the production
- * wiring under the Lambda-like runner with several pollers per queue): every event published at
- * once, then each delivery's arrival at the receiver counted per one-second window. Reports the
- * busiest window after the first two seconds (aligned to the second, and sliding), the
- * throughput while work waits, duplicates and dead letters, and what the limit adds per
- * delivery: counter writes, deferrals (each a retry-queue message), log bytes and the billed
- * Lambda time of the waits for a slot in the second, priced with bench/prices.ts; then a burst
- * to an unlimited connection, which must add nothing.
+ * (9) A burst to one rate-limited connection in local mode (support/local-mode.ts), several
+ * pollers a queue: each arrival counted per second (busiest aligned and sliding second after
+ * the first two, throughput while work waits), duplicates, dead letters, and what the limit adds
+ * (counter writes, deferrals, the billed wait for a slot); then an unlimited burst, which must
+ * add nothing.
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { WebhookManagement } from '../lambdas/management';
 import { localClientConfig, localQueueUrl } from '../local/bootstrap';
-import { capturedPowertoolsLog } from '../test/support/captured-log';
-import { dispatcherSettings, startDispatcher } from '../test/support/dispatcher';
-import { startLocalAws, useEnv } from '../test/support/emulators';
 import { user } from '../test/support/fixtures';
-import { testPki } from '../test/support/pki';
-import { startReceiverProcess } from '../test/support/receivers';
 import { PRICES } from './prices';
+import { startLocalMode } from './support/local-mode';
 import { round } from './support/stats';
 
 export interface RateLimitOptions {
@@ -81,31 +72,10 @@ export interface RateLimitFigures {
   };
 }
 
-interface Receipt {
-  path: string;
-  deliveryId: string;
-  at: number;
-}
-
 /** The dispatcher's default memory, GB: what a waiting invocation is billed by. */
 const DISPATCHER_GB = 256 / 1024;
 
 export async function measureRateLimit(options: RateLimitOptions): Promise<RateLimitFigures> {
-  const emulators = await startLocalAws({ visibilityTimeoutSeconds: 60 });
-  const { env, resources } = emulators;
-  const caPem = testPki().caPem;
-  const receiver = await startReceiverProcess({ report: true });
-  const receipts: Receipt[] = [];
-  receiver.onReport((report) => receipts.push(report));
-  const restoreEnv = useEnv(env);
-  const origin = `https://127.0.0.1:${receiver.port}`;
-  const capture = capturedPowertoolsLog('INFO');
-  const management = new WebhookManagement({
-    resources,
-    allowLoopback: true,
-    allowedPorts: [receiver.port],
-    ca: [caPem],
-  });
   // Each wait, kept with the batch it happened in (the waits of a batch overlap).
   const batchOf = new AsyncLocalStorage<number>();
   let batches = 0;
@@ -122,21 +92,12 @@ export async function measureRateLimit(options: RateLimitOptions): Promise<RateL
       );
     },
   };
-  const running = startDispatcher(
-    {
-      region: emulators.region,
-      endpoints: emulators.endpoints,
-      runnerSqsEndpoint: emulators.endpoints.sqs,
-      resources,
-      ca: [caPem],
-      allowedPorts: [receiver.port],
-      functionTimeoutMs: 60_000,
-      runnerConcurrency: options.pollers,
-      sdkMaxAttempts: 3,
-      settings: dispatcherSettings(process.env),
-    },
-    { log: capture.log, clock },
-  );
+  const local = await startLocalMode({
+    name: 'rate limit',
+    runnerConcurrency: options.pollers,
+    hooks: { clock },
+  });
+  const { aws, receipts, management, capture, until, origin, running } = local;
   const { dispatcher } = running.wired;
   const processBatch = dispatcher.processBatch.bind(dispatcher);
   dispatcher.processBatch = (records, invocation) =>
@@ -150,15 +111,8 @@ export async function measureRateLimit(options: RateLimitOptions): Promise<RateL
     counterWrites++;
     return increment(...args);
   };
-  const sqs = new SQSClient(localClientConfig(emulators.endpoints.sqs, emulators.region));
+  const sqs = new SQSClient(localClientConfig(aws.endpoints.sqs, aws.region));
 
-  const until = async (done: () => boolean, timeoutMs: number, what: string) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error(`rate limit: ${what} did not happen within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
   const burst = async (app: { id: string; name: string }, path: string, n: number, prefix: string) => {
     const ids = Array.from({ length: n }, (_, i) => `${prefix}${i}`);
     const chunks = Array.from({ length: Math.ceil(n / 50) }, (_, i) => ids.slice(i * 50, i * 50 + 50));
@@ -238,7 +192,7 @@ export async function measureRateLimit(options: RateLimitOptions): Promise<RateL
     for (const r of got) byDelivery.set(r.deliveryId, (byDelivery.get(r.deliveryId) ?? 0) + 1);
     const dlq = await sqs.send(
       new GetQueueAttributesCommand({
-        QueueUrl: localQueueUrl(emulators.endpoints.sqs, resources.dlqUrl),
+        QueueUrl: localQueueUrl(aws.endpoints.sqs, aws.resources.dlqUrl),
         AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
       }),
     );
@@ -287,11 +241,8 @@ export async function measureRateLimit(options: RateLimitOptions): Promise<RateL
       },
     };
   } finally {
-    await running.stop();
-    capture.stop();
     sqs.destroy();
-    restoreEnv();
-    await Promise.all([receiver.stop(), emulators.stop()]);
+    await local.stop();
   }
 }
 

@@ -1,19 +1,10 @@
 /**
- * docs/scale.md's simulation: write load per DynamoDB partition, second by second, from a
- * traffic model, against the per-partition limit; and the account-level concurrency the same
- * traffic needs, against Lambda's and the SQS event source's limits.
+ * docs/scale.md's steady-state simulation: write units per DynamoDB partition, second by second,
+ * against the per-partition limit, for Poisson arrivals placed as the stack keys them (a
+ * connection's shards, the `finalFailures` index's day shards; a failing delivery's 4 attempts at
+ * 0, 1, 3 and 7 s); and the account concurrency the traffic needs. ramp-sim.ts starts from rest.
  *
- *   node --import tsx bench/scale-sim.ts            # the tables of docs/scale.md
- *   node --import tsx bench/scale-sim.ts --json
- *
- * Partitions as the stack keys them (lambdas/adapters/dynamodb/tables.ts): the attempt log by
- * `connectionId`, or `connectionId#<shard>` over a connection's shards; its `finalFailures`
- * index by UTC day and shard (`finalFailuresShards` a day). The shard is a hash of the delivery
- * id (so every attempt of a delivery stays in one partition): drawn uniformly here, placed by
- * the built functions in ramp-sim.ts. Arrivals are Poisson; a failing delivery writes its 4
- * attempts at 0, 1, 3 and 7 s. The steady-state tables start at full speed; ramp-sim.ts starts
- * from rest. No burst capacity is counted (DynamoDB may lend up to 300 s of unused capacity):
- * the figures are what a partition sustains, not what it absorbs for a few minutes.
+ *   node --import tsx bench/scale-sim.ts [--json]
  */
 
 import { parseArgs } from 'node:util';
@@ -22,7 +13,7 @@ import { RETRY_DELAYS_S } from '../lambdas/core/constants';
 import { MAX_BATCH_SIZE_WITHOUT_WINDOW } from '../lib/webhook-delivery-props';
 import { seeded } from './batch-time';
 import { DEFAULT_LATENCY, expectedSlowestMs, MB_PER_VCPU } from './cost-model';
-import { type RampResult, raisedTo, simulateRamp } from './ramp-sim';
+import { raisedTo, simulateRamp } from './ramp-sim';
 import { poisson } from './support/stats';
 
 /** DynamoDB: a partition serves at most 1,000 write units per second (and 3,000 read units). */
@@ -203,41 +194,16 @@ function main() {
     console.log(JSON.stringify(out, null, 2));
     return;
   }
+  console.log('One connection: highest deliveries/s with no throttled second (120 s, Poisson arrivals)');
+  console.table(rows);
+  console.log(`finalFailures index, ${out.finalFailuresIndex.load}: one partition a day, then as built`);
+  console.table([crowdToday, crowdSharded]);
   console.log(
-    'One connection: highest deliveries/s with no throttled second (120 s simulated, Poisson arrivals)',
+    `From rest (${ramp.seconds} s; a batch of 10 in ${batchSeconds.toFixed(2)} s): a hot connection, then failures`,
   );
-  console.log('shards  failing  max deliveries/s');
-  for (const r of rows)
-    console.log(
-      `${String(r.shards).padStart(6)}  ${`${r.failing * 100}%`.padStart(7)}  ${String(r.maxDeliveriesPerSecond).padStart(16)}`,
-    );
-  console.log(`\nfinalFailures index, ${out.finalFailuresIndex.load}:`);
-  console.log(
-    `  one partition a day (before): peak ${crowdToday.peakIndexWcu} WCU/s, ${crowdToday.throttledSeconds} throttled seconds`,
-  );
-  console.log(
-    `  ${ATTEMPTS_TABLE.finalFailuresShards} a day (built): peak ${crowdSharded.peakIndexWcu} WCU/s, ${crowdSharded.throttledSeconds} throttled seconds`,
-  );
-  console.log(
-    `\nFrom rest (${ramp.seconds} s; event source 5 batches +300/min; new on-demand table 4,000 WCU/s then 2× its peak; batch of 10 in ${batchSeconds.toFixed(2)} s):`,
-  );
-  console.log(
-    'load                                   shards  throttled s  peak partition  peak index part.  peak table  backlog  caught up',
-  );
-  const row = (load: string, shards: number, r: RampResult) =>
-    console.log(
-      `${load.padEnd(38)} ${String(shards).padStart(6)}  ${String(r.throttledSeconds).padStart(11)}  ${String(r.peakPartitionWcu).padStart(14)}  ${String(r.peakIndexPartitionWcu).padStart(16)}  ${String(r.peakTableWcu).padStart(10)}  ${String(r.peakBacklog).padStart(7)}  ${r.caughtUpAt === undefined ? 'no' : `${r.caughtUpAt} s`}`,
-    );
-  for (const r of hot) row('1 connection, 3,000 healthy/s', r.shards, r);
-  for (const r of failures) row('100 × 12/s failing (1,200 final/s)', r.indexShards, r);
-  console.log(
-    `\nAccount: highest steady deliveries/s before ${Math.min(ACCOUNT_CONCURRENCY, EVENT_SOURCE_MAX_BATCHES)} concurrent batches`,
-  );
-  console.log('batch  hanging  max deliveries/s');
-  for (const r of account)
-    console.log(
-      `${String(r.batchSize).padStart(5)}  ${`${r.hangingShare * 100}%`.padStart(7)}  ${String(r.maxDeliveriesPerSecond).padStart(16)}`,
-    );
+  console.table([...hot, ...failures]);
+  console.log('Account: highest steady deliveries/s before 1,000 concurrent batches');
+  console.table(account);
 }
 
 if (require.main === module) main();

@@ -1,18 +1,9 @@
 /**
- * (5) Write and log volume per delivery. The real dispatcher core and the real Powertools
- * log at the deployed default level (INFO), with receivers answering from canned results so
- * that sizes do not depend on loopback URLs: every attempt of a delivery is played through
- * `processBatch` (the first from the published event, the retries from delivery messages),
- * and what reaches the attempt log and stdout is measured.
- *
- * Write units follow DynamoDB's rules: one unit per started 1 KB of item, and the same again
- * for an index the item is written to. Only a final failure carries the `finalFailures` keys
- * (its projection is ALL, so the index entry is as large as the item).
- *
- * An exhausted delivery is parked for real: the production parked store (DynamoParked)
- * writes it to the parked table on dynalite (the test harness's emulator host), and the item
- * it stored, read back, is sized the same way, with its `byApplication` index entry (keys and
- * the projected listing fields). The health update it also makes is counted by `apiCalls`.
+ * (5) Write and log volume per delivery: every attempt of a delivery played through the real
+ * core and Powertools log (INFO, and DEBUG) with canned receiver answers, its items sized by
+ * DynamoDB's rules (a unit per started KB; a final failure's `finalFailures` index entry as
+ * large as the item). An exhausted delivery is parked for real on dynalite (DynamoParked) and
+ * the stored item and its `byApplication` index entry sized the same way.
  */
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -1,16 +1,10 @@
 /**
  * One Lambda container of the billed benchmark (docs/performance.md §11): the deployed
- * dispatcher's handler (lambdas/dispatcher/index.ts, wired from the environment as in AWS),
- * run from a bundle built with the Lambda's esbuild options, in a process the parent holds to
- * Lambda's CPU share with a cgroup quota (cgroup.ts). The parent plays Lambda's event source
- * (local/runner.ts: receives, batching window, deletes) and hands each batch over IPC:
+ * dispatcher's handler, bundled with the Lambda's esbuild options, in a process the parent holds
+ * to Lambda's CPU share (cgroup.ts) and hands each batch over IPC:
  *
  *   { kind: 'invoke', event, timeoutMs }  → { durationMs, cpuMicros, response, spans }
- *   { kind: 'handshakes', ports, rounds } → HandshakeFigures (the TLS levers, handshakes.ts)
- *
- * `durationMs` is the handler's duration: from the event handed over to its response, what
- * Lambda bills (before rounding). `spans`: the invocation's HTTP requests (phases.ts). The log
- * goes to stdout as in Lambda (the parent discards it).
+ *   { kind: 'handshakes', ports, rounds } → HandshakeFigures (handshakes.ts)
  */
 
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';

@@ -1,13 +1,8 @@
 /**
- * (11) What Lambda bills, measured under Lambda's CPU share (issue 26, docs/performance.md
- * §11): the dispatcher bundle as deployed, in containers held to memory ÷ 1,769 MB of a core
- * by a cgroup CPU quota, against a population of HTTPS receiver origins on loopback (latency
- * and keep-alive drawn from documented distributions), with real attempt-log writes to the
- * DynamoDB emulator and real receives and deletes on the SQS emulator by local mode's event
- * source, at a stated traffic; for the construct's defaults and the lean profile. Beside each
- * measurement, the cost model's GB-seconds and new-connection share for the same run.
- *
- * No figure when the cap cannot be set: `refused` says why and the profiles are absent.
+ * (11) What Lambda bills under its CPU share (issue 26, docs/performance.md §11): the deployed
+ * dispatcher bundle in containers held to memory ÷ 1,769 MB of a core by a cgroup quota, against
+ * a population of HTTPS origins, with local mode's event source and emulators, for the defaults
+ * and the lean profile, beside the cost model's figures. No figure when the cap cannot be set.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testPki } from '../../test/support/pki';
 import { bundleLikeLambda } from '../cold-start';
-import { ASSUMPTIONS, figuresFrom, loadResults } from '../cost';
+import { ASSUMPTIONS, figuresFrom, loadResults } from '../cost-inputs';
 import {
   DEFAULT_LATENCY,
   forProfile,
@@ -26,12 +21,14 @@ import {
 } from '../cost-model';
 import { round } from '../support/stats';
 import { batchTimeRatios, gbSecondsPerMillion, RECEIVER_KEEP_ALIVE, senderIdleS } from './arithmetic';
-import { CpuCapError, createCpuCap, type ThrottleStats } from './cgroup';
-import type { HandshakeFigures } from './handshakes';
-import { meanPhases, type PhaseFigures } from './phases';
+import { CpuCapError, createCpuCap } from './cgroup';
+import type { BilledFigures, BilledProfileFigures } from './figures';
+import { meanPhases } from './phases';
 import { startPopulation } from './population';
 import { type BilledProfile, billedProfile, type ProfileName } from './profiles';
 import { type RunResult, runProfile } from './run';
+
+export type { BilledFigures } from './figures';
 
 export interface BilledOptions {
   origins: number;
@@ -45,60 +42,6 @@ export interface BilledOptions {
   only?: ProfileName[];
   /** A memory size instead of the profile's, MB: what the share of a core buys (the memory lever). */
   memoryMb?: Partial<Record<ProfileName, number>>;
-}
-
-export interface BilledProfileFigures {
-  memoryMb: number;
-  /** The CPU quota: the share of one core the containers had. */
-  cpuShare: number;
-  batchSize: number;
-  batchingWindowMs: number;
-  containers: number;
-  batches: number;
-  deliveries: number;
-  /** Records per invocation, as the event source filled them at the traffic. */
-  meanFill: number;
-  /** Σ batch wall time ÷ Σ the slowest receiver of each batch (target ≤ 1.05), and per batch. */
-  batchTimeRatio: number;
-  batchTimeRatioMedian: number;
-  batchTimeRatioP90: number;
-  /** Billed GB-seconds per million deliveries: each invocation rounded up to 1 ms × memory. */
-  gbSecondsPerMillion: number;
-  /** The cost model's GB-seconds per million for the same traffic, memory, batch and window. */
-  modelGbSecondsPerMillion: number;
-  /** measured ÷ model (target within 0.85 to 1.15). */
-  modelRatio: number;
-  /** The CPU per delivery the model runs on (the committed baseline's, full core, one warm receiver), µs. */
-  modelCpuMicrosPerDelivery: number;
-  /** The model's GB-seconds per million fed this run's capped CPU per delivery, and measured ÷ that. */
-  modelWithCappedCpuGbSecondsPerMillion: number;
-  modelWithCappedCpuRatio: number;
-  /** CPU of the capped container per delivery, µs. */
-  cpuMicrosPerDelivery: number;
-  /** Share of attempts that opened a new TLS connection: counted at the receivers, and the keep-alive model's. */
-  newConnectionShare: number;
-  modelNewConnectionShare: number;
-  /** Share of the new TLS connections that resumed a session. */
-  resumedShare: number;
-  throttling: ThrottleStats;
-  failedBatches: number;
-  /** Where a batch's time went, ms per batch (phases.ts): the tail the batch-time ratio measures. */
-  phases?: PhaseFigures | undefined;
-}
-
-export interface BilledFigures {
-  /** Set when merged into a baseline from another run: that run's start. */
-  measuredAt?: string;
-  /** Set when the CPU cap could not be set: why; then there are no figures. */
-  refused?: string;
-  traffic?: { eventsPerSecond: number; origins: number; measureS: number };
-  latency?: { medianMs: number; p99Ms: number };
-  keepAlive?: ReadonlyArray<{ seconds: number; share: number }>;
-  profiles?: Record<ProfileName, BilledProfileFigures>;
-  /** A run of one profile only (BilledOptions.only): not a baseline's figures. */
-  partial?: BilledProfileFigures;
-  /** The TLS levers, measured in a capped container at the defaults' memory. */
-  handshakes?: HandshakeFigures & { memoryMb: number };
 }
 
 const SEED = 26;

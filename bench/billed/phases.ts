@@ -1,16 +1,10 @@
 /**
- * Where a batch's time goes in the billed benchmark (docs/performance.md §11). Each container
- * notes when its HTTP client starts each request of an invocation and when the response's
- * headers arrive (Node's `http.client.*` diagnostics channels; the bench's receivers and the
- * emulators send headers and body together): the requests to the receivers and the AWS SDK's
- * calls to the emulators. The parent sets them against the receiver latency drawn for the batch:
+ * Where a batch's time goes in the billed benchmark (docs/performance.md §11): each container
+ * notes when each HTTP request of an invocation starts and when its response headers arrive
+ * (Node's `http.client.*` diagnostics channels), and the parent sets them against the latency
+ * drawn for the batch's slowest receiver, taken to be its longest receiver request:
  *
- *   start ─ to the first receiver request ─ … ─ the slowest receiver's request ─ its answer ─ end
- *
- * The slowest receiver's request is taken to be the longest receiver request of the batch (the
- * channel does not see bodies); what it took beyond the drawn latency is its connection set-up
- * and, under the cap, waiting for the CPU; after its answer come its attempt record and the
- * batch's end.
+ *   start ─ first receiver request ─ … ─ the slowest receiver's request ─ its answer ─ end
  */
 
 import { subscribe } from 'node:diagnostics_channel';

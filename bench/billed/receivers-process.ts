@@ -1,15 +1,8 @@
 /**
- * A share of the billed benchmark's receiver population, in a process of its own (its CPU must
- * not count against the capped dispatcher's quota): one HTTPS server per origin (distinct
- * loopback ports), each with the keep-alive idle timeout it is given, answering each request
- * after the latency its delivery carries (the user id `usr_b_<n>_<ms>` the bench publishes,
- * drawn from the documented distribution). Loopback only.
- *
- *   node --import tsx bench/billed/receivers-process.ts   (env: BENCH_TLS_CERT_FILE,
- *     BENCH_TLS_KEY_FILE, BILLED_KEEP_ALIVE_S: JSON array, one timeout per server, s)
- *
- * Prints `{"ready":true,"ports":[…]}`, then a `{"stats":…}` line every second: TLS handshakes,
- * how many of them resumed a session, requests. Exits when its stdin closes.
+ * A share of the billed benchmark's receivers, in a process apart from the capped containers:
+ * one HTTPS server per origin, each with the keep-alive timeout it is given (BILLED_KEEP_ALIVE_S,
+ * a JSON array), answering after the latency its user id carries (`usr_b_<n>_<ms>`). Prints
+ * `{"ready":true,"ports":[…]}`, then `{"stats":…}` every second; exits when stdin closes.
  */
 
 import { readFileSync } from 'node:fs';

@@ -1,21 +1,14 @@
-/** What docs/cost.md is rendered from: the inputs bench/cost.ts gives, and what every section derives from them. */
+/** What docs/cost.md is rendered from: one bench run's figures, the model on them, and what the sections share. */
 
 import { ATTEMPTS_PER_CHAIN } from '../../lambdas/core/constants';
-import {
-  type AllInCost,
-  type AllInInputs,
-  allInProfile,
-  costProfile,
-  type ScenarioKey,
-  type Traffic,
-} from '../all-in';
+import { type AllInCost, type AllInInputs, allInProfile, costProfile, type ScenarioKey } from '../all-in';
+import { ASSUMPTIONS, allInInputs, FIXED, figuresFrom, fixedKmsCost, kmsCallsFrom } from '../cost-inputs';
 import {
   type Alternative,
   type Assumptions,
   alternatives,
-  type Figures,
   type FixedCost,
-  type FixedInputs,
+  fixedCost,
   SCENARIOS,
   type ScenarioCost,
   scenarioCost,
@@ -24,58 +17,44 @@ import type { Prices } from '../prices';
 import type { BenchResults } from '../support/results';
 import { type Lever, levers } from './levers';
 
-/** What the kms secret store calls, counted by the bench (`apiCallsKms`). */
-export interface KmsCalls {
-  decryptsPerSecretRead: number;
-  decryptsPerDelivery: number;
-  encryptsPerConnection: number;
-}
-
 export interface CostDocInputs {
   results: BenchResults;
   /** `startedAt` of the run committed as bench/baseline-figures.json. */
   baselineRun: string;
   prices: Prices;
-  figures: Figures;
-  /** The stack's defaults the model starts from. */
-  a: Assumptions;
-  fixedInputs: FixedInputs;
-  fixed: FixedCost;
-  /** The fixed cost with `secretStore: 'kms'`. */
-  fixedKms: FixedCost;
-  kmsCalls: KmsCalls | undefined;
-  /** The all-in model's inputs (bench/all-in.ts). */
-  allInInputs: AllInInputs;
 }
 
-export interface CostDoc extends CostDocInputs {
-  /** One per scenario, in the order of {@link SCENARIOS}. */
-  costs: ScenarioCost[];
-  /** Each lever with the scenarios' costs under it. */
-  levers: Array<Lever & { costs: ScenarioCost[] }>;
-  alts: Alternative[];
-  /** Each profile's scenarios, all-in at the stated traffic. */
-  allIn: { traffic: Traffic; profiles: Record<'defaults' | 'lean', Record<ScenarioKey, AllInCost>> };
-}
-
-export function costDocOf(inputs: CostDocInputs): CostDoc {
-  const { figures, prices, a } = inputs;
-  const costsWith = (assumptions: Assumptions) =>
-    SCENARIOS.map((s) => scenarioCost(s, figures, prices, assumptions));
+export function costDocOf({ results, baselineRun, prices }: CostDocInputs) {
+  const figures = figuresFrom(results);
+  const a: Assumptions = ASSUMPTIONS;
+  const allIn: AllInInputs = allInInputs(figures, results, prices);
+  const costsWith = (x: Assumptions): ScenarioCost[] =>
+    SCENARIOS.map((s) => scenarioCost(s, figures, prices, x));
   return {
-    ...inputs,
+    results,
+    baselineRun,
+    prices,
+    figures,
+    a,
+    fixedInputs: FIXED,
+    fixed: fixedCost(FIXED, prices),
+    /** The fixed cost with `secretStore: 'kms'`, and the KMS calls counted for it. */
+    fixedKms: fixedKmsCost(results, prices),
+    kmsCalls: kmsCallsFrom(results),
+    allInInputs: allIn,
+    /** One per scenario, in the order of {@link SCENARIOS}. */
     costs: costsWith(a),
-    alts: alternatives(prices, ATTEMPTS_PER_CHAIN),
-    levers: levers(a).map((l) => ({ ...l, costs: costsWith(l.a) })),
+    levers: levers(a).map((l): Lever & { costs: ScenarioCost[] } => ({ ...l, costs: costsWith(l.a) })),
+    alts: alternatives(prices, ATTEMPTS_PER_CHAIN) as Alternative[],
+    /** Each profile's scenarios, all-in at the stated traffic. */
     allIn: {
-      traffic: inputs.allInInputs.traffic,
-      profiles: {
-        defaults: allInProfile(costProfile('defaults', a), inputs.allInInputs),
-        lean: allInProfile(costProfile('lean', a), inputs.allInInputs),
-      },
-    },
+      defaults: allInProfile(costProfile('defaults', a), allIn),
+      lean: allInProfile(costProfile('lean', a), allIn),
+    } as Record<'defaults' | 'lean', Record<ScenarioKey, AllInCost>>,
   };
 }
+
+export type CostDoc = ReturnType<typeof costDocOf>;
 
 /** The lines of a fixed cost that keep connection secrets (Secrets Manager or KMS). */
 export const secretsOf = (f: FixedCost) =>

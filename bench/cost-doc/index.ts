@@ -1,36 +1,21 @@
-/**
- * docs/cost.md, section by section: each section a function of the same figures
- * (context.ts), in the order the document reads.
- */
+/** docs/cost.md, section by section, in the order the document reads (context.ts: what they share). */
 
-import { allInKeeps, allInLines, allInSummary, allInTargets } from './all-in';
-import { keptBodies } from './bodies';
-import { breakdown, modelInputs } from './breakdown';
 import { type CostDoc, type CostDocInputs, costDocOf } from './context';
-import { fixedCosts, optionsCompared, pricesAndSources } from './fixed';
-import { apiCalls, batchFill, rateLimits, receiverLatency, scenarios, sqsRequests } from './measured';
-import { intro, leversPriced, summary, targets } from './overview';
+import { fixedCosts, inputs, keptBodies, pricesAndSources, rateLimits } from './details';
+import { allInKeeps, allInLines, allInSummary, batchFill, intro, leversPriced, summary } from './overview';
 
 const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
   intro,
   summary,
   allInSummary,
-  allInTargets,
   allInKeeps,
   allInLines,
-  targets,
   leversPriced,
-  scenarios,
-  apiCalls,
-  sqsRequests,
   batchFill,
-  receiverLatency,
+  inputs,
   rateLimits,
   keptBodies,
-  breakdown,
-  modelInputs,
   fixedCosts,
-  optionsCompared,
   pricesAndSources,
 ];
 

@@ -1,4 +1,4 @@
-/** The levers of issue 15 that docs/cost.md prices: what each changes in the model, and how it is set. */
+/** The levers docs/cost.md prices: what each changes in the model, and the construct prop that sets it. */
 
 import type { Assumptions } from '../cost-model';
 
@@ -10,14 +10,13 @@ export interface Lever {
   a: Assumptions;
 }
 
-/** The levers of issue 15 the model can price, each alone and all together. */
+/** The levers the model can price, each alone and all together. */
 export function levers(a: Assumptions): Lever[] {
   const window = { ...a, batchingWindowS: 1 };
   const big = { ...a, batchingWindowS: 1, batchSize: 100 };
   const ttl = { ...a, ttlDaysSuccess: 3 };
   const noPitr = { ...a, pitr: false };
   const provisioned = { ...a, writeCapacity: { mode: 'provisioned' as const, utilisation: 0.7 } };
-  const slow = { ...a, slowLane: true };
   const small = { ...a, memoryMb: 128 };
   const everyProp = {
     ...big,
@@ -59,19 +58,9 @@ export function levers(a: Assumptions): Lever[] {
       a: provisioned,
     },
     {
-      name: 'slow lane for timed-out retries',
-      how: 'not built: retries of timed-out attempts on a queue apart from other retries (the retry queue already keeps every retry apart from first attempts)',
-      a: slow,
-    },
-    {
       name: 'every construct prop above',
-      how: 'window 1 s, batch 100, 128 MB, 3-day successes, no PITR, provisioned (no slow lane)',
+      how: 'window 1 s, batch 100, 128 MB, 3-day successes, no PITR, provisioned',
       a: everyProp,
-    },
-    {
-      name: 'all of the above',
-      how: 'window 1 s, batch 100, 128 MB, 3-day successes, no PITR, provisioned, slow lane',
-      a: { ...everyProp, slowLane: true },
     },
   ];
 }

@@ -2,14 +2,12 @@
 
 import type { ApiCallFigures } from '../api-calls';
 import type { BatchTimeFigures } from '../batch-time';
-import type { BilledFigures } from '../billed';
+import type { BilledFigures } from '../billed/figures';
 import type { BodyStorageFigures } from '../body-storage';
 import type { ColdStartFigures } from '../cold-start';
 import type { ConsoleBundleFigures } from '../console-bundle';
 import type { EndToEndFigures } from '../end-to-end';
-import type { OverheadFigures } from '../overhead';
 import type { RateLimitFigures } from '../rate-limit';
-import type { SigningFigures } from '../signing';
 import type { VolumeFigures } from '../volume';
 
 export interface BenchResults {
@@ -20,8 +18,6 @@ export interface BenchResults {
   node: string;
   machine: { cpus: number; model: string };
   durationSeconds?: number;
-  overhead?: OverheadFigures;
-  signing?: SigningFigures;
   endToEnd?: EndToEndFigures;
   coldStart?: ColdStartFigures;
   volume?: VolumeFigures;

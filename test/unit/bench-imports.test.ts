@@ -7,6 +7,7 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import madge from 'madge';
 
 const ROOT = resolve(__dirname, '..', '..');
 const TEST_DIR = join(ROOT, 'test');
@@ -54,4 +55,16 @@ it('lets no helper under test/ import from bench/', () => {
     .filter(([file, modules]) => !file.endsWith('.test.ts') && modules.length > 0)
     .map(([file, modules]) => `${file} imports bench/${modules.join(', bench/')}`);
   expect(wrong).toEqual([]);
+});
+
+it('has no import circle within bench/, type imports included (the cost doc is made from the model, not the other way)', async () => {
+  const graph = await madge(BENCH_DIR, {
+    fileExtensions: ['ts'],
+    tsConfig: join(ROOT, 'tsconfig.json'),
+    detectiveOptions: { ts: { skipTypeImports: false } },
+  });
+  expect(Object.keys(graph.obj()).length).toBeGreaterThan(30);
+  // Circles among the modules bench/ borrows (local/, test/support/) are theirs to hold.
+  const within = graph.circular().filter((circle) => circle.every((file) => !file.startsWith('..')));
+  expect(within).toEqual([]);
 });

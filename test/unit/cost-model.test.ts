@@ -132,12 +132,6 @@ describe('Lambda usage', () => {
     // and fill batches during each 30 s hang, but never past 10 (11,658 invocations without the cap).
     expect(u.invocations).toBeCloseTo(1_000_000 / 100 + 30_000 / 10, 3);
   });
-
-  it('a slow lane adds nothing once hanging retries are on the retry queue alone', () => {
-    const without = lambdaUsage(hanging1.mix, 1_000_000, figures, a);
-    const withLane = lambdaUsage(hanging1.mix, 1_000_000, figures, { ...a, slowLane: true });
-    expect(Math.abs(withLane.gbSeconds - without.gbSeconds) / without.gbSeconds).toBeLessThan(0.001);
-  });
 });
 
 describe('scenario cost', () => {

@@ -1,0 +1,158 @@
+/** The second half of docs/cost.md: what the model is fed, the costs of options, fixed costs and prices. */
+
+import { measureBodyStorage } from '../body-storage';
+import {
+  DYNAMODB_ITEM_OVERHEAD_BYTES,
+  expectedSlowestMs,
+  KINDS,
+  MB_PER_VCPU,
+  SCENARIOS,
+  SERIAL_SHARE,
+  sqsRequestsPerDelivery,
+} from '../cost-model';
+import { PRICE_SOURCES } from '../prices';
+import { type CostDoc, secretsCost, secretsOf } from './context';
+import { money, num, table } from './format';
+
+export function inputs({ figures, results, a, costs }: CostDoc): string {
+  const kf = figures.kinds;
+  const each = (f: (k: (typeof KINDS)[number]) => number | string) => KINDS.map((k) => String(f(k)));
+  const sqs = (k: (typeof KINDS)[number]) =>
+    sqsRequestsPerDelivery(k, figures, a, costs[0]!.lambda.fill).total;
+  const capped = results.billed?.profiles?.defaults.cpuMicrosPerDelivery === figures.cpuMicrosPerDelivery;
+  const lean = figures.cpuMicrosPerDeliveryByProfile?.lean;
+  const slowest = (n: number) => `${num(expectedSlowestMs(a.latency, n, a.attemptTimeoutMs))} ms`;
+  return `## Inputs
+
+Per delivery, counted by \`npm run bench -- --only apiCalls\` (every call at the emulators, bytes at a TCP proxy, warm
+caches) and sized by \`--only volume\` (DynamoDB's item-size rules; an exhausted delivery parked for real). A hanging
+chain makes the failing one's calls (its 4 × 30 s are not run).
+
+${table(
+  ['per delivery', ...KINDS],
+  [
+    ['attempts', ...each((k) => num(kf[k].attempts))],
+    [
+      `SQS requests (publish, receive and delete at ${num(costs[0]!.lambda.fill, 2)} a batch, retries, dead letter)`,
+      ...each((k) => num(sqs(k))),
+    ],
+    [
+      'DynamoDB write requests / write units (index and parked item included)',
+      ...each((k) => `${num(kf[k].dynamoWrites)} / ${num(kf[k].writeUnits)}`),
+    ],
+    [
+      `attempt-log bytes stored (+${DYNAMODB_ITEM_OVERHEAD_BYTES} B per item)`,
+      ...each((k) => num(kf[k].itemBytes + kf[k].indexBytes)),
+    ],
+    ['log bytes at INFO / DEBUG', ...each((k) => `${num(kf[k].logBytes)} / ${num(kf[k].logBytesAtDebug)}`)],
+    ['wire bytes out per attempt, TLS included', ...each((k) => num(kf[k].wireBytesPerAttempt))],
+  ],
+)}
+
+No connection read or Secrets Manager call per delivery past the caches; the SNS \`Publish\` of a connection turning
+failing is once per change of state, not priced per delivery. CPU per delivery: ${num(figures.cpuMicrosPerDelivery)} µs
+${capped ? `(defaults; lean ${num(lean ?? figures.cpuMicrosPerDelivery)} µs), measured under 256 MB's CPU share against 200 receivers (\`--only billed\`, design.md §12)` : '(`--only endToEnd`, a full core: an upper bound)'}.
+
+${table(
+  ['assumption', 'value'],
+  [
+    ['traffic', `${num(a.eventsPerSecond)} events/s, steady, over ${num(a.connections)} connections`],
+    [
+      'batch size / window / memory',
+      `${a.batchSize} / ${a.batchingWindowS} s / ${a.memoryMb} MB (${a.memoryMb}/${MB_PER_VCPU} of a vCPU)`,
+    ],
+    [
+      'receiver latency',
+      `log-normal, median ${a.latency.medianMs} ms, p99 ${a.latency.p99Ms} ms; the slowest of 10 ${slowest(10)}, of 100 ${slowest(100)}`,
+    ],
+    ['AWS calls after the responses', `${a.awsCallMs} ms (the attempt-log PutItem, in region)`],
+    ['a hanging attempt', `${a.attemptTimeoutMs / 1000} s (the attempt deadline)`],
+    [
+      'Lambda platform log lines',
+      `${a.platformLogBytesPerInvocation} B per invocation (START/END/REPORT, estimated)`,
+    ],
+    [
+      'connection reads',
+      `cache ${a.connectionCacheS} s, ${a.readUnitsPerCacheMiss} read unit a miss: (1 − e^−x)/x per delivery, x a connection's deliveries per container and period`,
+    ],
+    ['attempt-log TTL', `${a.ttlDaysSuccess} days`],
+  ],
+)}
+
+Lambda duration per invocation = the longer of batch CPU ÷ CPU share and the wait for the slowest receiver (or the
+deadline), plus ${SERIAL_SHARE} of the shorter, plus the AWS calls (design.md §12; performance.md §11).`;
+}
+
+/** What a per-connection rate limit adds (docs/design.md §4 "Rate limits"), from the burst benchmark (bench/rate-limit.ts). */
+export function rateLimits({ results, prices }: CostDoc): string {
+  const rl = results.rateLimit;
+  const perDeferral = prices.dynamoDbPerMillionWriteUnits + 3 * prices.sqsPerMillionRequests;
+  const perSecondWaited = 0.25 * prices.lambdaArmPerGbSecond * 1_000_000;
+  const head = `## Rate limits
+
+A connection without a limit adds nothing. One with a limit adds a DynamoDB write per send
+(${money(prices.dynamoDbPerMillionWriteUnits)} a million), ${money(perDeferral)} a million deferrals (a write, a SendMessage, a receive and a delete), and
+${money(perSecondWaited)} a million deliveries for each second a batch waits for a slot at 256 MB. Deferrals grow with how far a
+burst exceeds the limit.`;
+  if (!rl) return `${head}\n\nNot measured in the figures this document was made from.`;
+  return `${head} Measured (\`npm run bench -- --only rateLimit\`: ${num(rl.events)} events at once to one connection
+limited to ${num(rl.limit)}/s, ${num(rl.pollers)} pollers a queue): per delivery ${num(rl.counterWritesPerDelivery)} counter writes,
+${num(rl.deferralsPerDelivery)} deferrals and ${num(rl.waitMsPerDelivery ?? 0)} ms of billed wait, **${money(rl.addedCostPerMillion)} a million deliveries**;
+the unlimited connection of the same run: ${num(rl.unlimited.counterWrites)} counter writes, ${money(rl.unlimited.addedCostPerMillion)}.`;
+}
+
+export function keptBodies({ a, prices }: CostDoc): string {
+  const failing = SCENARIOS.find((s) => s.key === 'failing10')!.mix;
+  const share = failing.failing + failing.hanging;
+  const perGbMonth = prices.dynamoDbStoragePerGbMonth + (a.pitr ? prices.dynamoDbPitrPerGbMonth : 0);
+  const cost = (wcu: number, gb: number) =>
+    (wcu / 1_000_000) * prices.dynamoDbPerMillionWriteUnits + gb * perGbMonth;
+  const rows = Object.entries(measureBodyStorage(a.ttlDaysSuccess).cases).map(([size, k]) => {
+    const { addedWriteUnits: wcu, addedGbMonth: gb } = k.perMillion;
+    const fw = k.perMillionFailed.addedWriteUnits * share;
+    const fg = k.perMillionFailed.addedGbMonth * share;
+    return [
+      size,
+      `${num(k.rawBytes)} → ${num(k.storedBytes)}`,
+      `${k.writeUnits.firstWithoutBody} → ${k.writeUnits.firstWithBody}`,
+      `+${num(wcu)} WCU, +${num(gb)} GB-month: ${money(cost(wcu, gb))}`,
+      `+${num(fw)} WCU, +${num(fg)} GB-month: ${money(cost(fw, fg))}`,
+    ];
+  });
+  return `## Keeping request bodies
+
+A delivery's body is kept once, raw-deflated on its first attempt's record (design.md §5), for ${a.ttlDaysSuccess} days. Measured by
+\`npm run bench -- --only bodyStorage\` for the payload with the fixtures' small metadata, a typical profile and the
+100 keys a payload may carry. \`'failures'\` is counted at the "10% failing" scenario's ${num(share * 100)}% failed first attempts,
+whose record (a 503 page's snippet) already takes two write units.
+
+${table(['metadata', 'body bytes, raw → stored', 'delivered first attempt WCU', "keepBodies: 'all'", "keepBodies: 'failures'"], rows)}`;
+}
+
+export function fixedCosts({ fixed, fixedKms, kmsCalls, prices }: CostDoc): string {
+  const kms = kmsCalls
+    ? `Counted by \`--only apiCallsKms\` (the API-call run with the kms store): ${num(kmsCalls.encryptsPerConnection)} Encrypt per connection created, ${num(kmsCalls.decryptsPerSecretRead)} Decrypt per secret read, ${num(kmsCalls.decryptsPerDelivery)} per delivery once cached.`
+    : 'One Decrypt per secret read is assumed (these figures predate the `apiCallsKms` run).';
+  return `## Fixed monthly cost per 1,000 connections
+
+${table(
+  ['item', 'per month'],
+  [...fixed.lines.map((l) => [l.item, money(l.perMonth)]), ['**total**', `**${money(fixed.perMonth)}**`]],
+)}
+
+With \`secretStore: 'kms'\` (design.md §5): ${money(fixedKms.perMonth)} a month.
+
+${table(
+  ['item', 'per month'],
+  [
+    ...secretsOf(fixedKms).map((l) => [l.item, money(l.perMonth)]),
+    ['the other lines, as above', money(fixedKms.perMonth - secretsCost(fixedKms))],
+  ],
+)}
+
+${kms} Hookdeck's Team plan is ${money(prices.hookdeckTeamPlanPerMonth)} a month (10,000 events), Svix Professional ${money(prices.svixProfessionalPlanPerMonth)} (50,000 messages).`;
+}
+
+export function pricesAndSources(): string {
+  return `## Prices and sources\n\n${PRICE_SOURCES}`;
+}
