@@ -12,6 +12,7 @@
 
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigurationError } from '../../lambdas/core/errors';
 import { MB_PER_VCPU } from '../cost-model';
 
 /** The CFS period the quota is a share of, µs. */
@@ -24,9 +25,12 @@ export function cpuQuotaUs(memoryMb: number, periodUs = CPU_PERIOD_US): number {
   return Math.round((periodUs * Math.min(memoryMb, MB_PER_VCPU)) / MB_PER_VCPU);
 }
 
-/** The cap could not be set or checked: no capped figure may be printed. */
-export class CpuCapError extends Error {
+/** The cap could not be set or checked (this machine's set-up): no capped figure may be printed. */
+export class CpuCapError extends ConfigurationError {
   override readonly name = 'CpuCapError';
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('cpu_cap_unavailable', message, options);
+  }
 }
 
 export interface ThrottleStats {

@@ -20,10 +20,10 @@ import { PublishError } from '../../../lambdas/publisher/buffered';
 
 const ROOT = path.resolve(__dirname, '../../..');
 /**
- * The product's code: what runs in Lambda, the CLI, local mode, the construct and the console
- * (whose failed API calls are `ApiCallError`s on the same base).
+ * The project's code: what runs in Lambda, the CLI, local mode, the construct, the console
+ * (whose failed API calls are `ApiCallError`s on the same base) and the measurements.
  */
-const PRODUCT = ['lambdas', 'cli', 'local', 'lib', 'bin', 'console'];
+const PRODUCT = ['lambdas', 'cli', 'local', 'lib', 'bin', 'console', 'bench', 'scripts'];
 
 describe('the error base', () => {
   it.each([
