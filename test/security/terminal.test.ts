@@ -1,16 +1,8 @@
-/**
- * Terminal safety: a receiver's response and a connection's name, URL and header names reach
- * the operator's terminal through the CLI. Escape sequences in them must show as text, never act
- * (clear the screen, forge a line, set the window title, write the clipboard), and `--json`
- * must stay exact JSON that parses back to the stored value.
- */
-
-import { PassThrough } from 'node:stream';
-import { run } from '../../cli/main';
 import { validateNameCharacters } from '../../lambdas/core/connection';
 import { ValidationError } from '../../lambdas/core/errors';
 import type { AttemptRecord, Connection } from '../../lambdas/core/types';
 import type { WebhookManagement } from '../../lambdas/management';
+import { runCli } from '../support/cli-run';
 
 const ESC = '\u001b';
 /** What an attacker would send: clear screen, OSC title, OSC 52 clipboard write, a forged line, C1 CSI, BEL, DEL, bidi override. */
@@ -78,18 +70,7 @@ const management = {
 } as unknown as WebhookManagement;
 
 async function cli(argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  stderr.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  const code = await run(argv, { stdout, stderr, env: {}, open: async () => management });
-  return { code, stdout: out, stderr: err };
+  return runCli(argv, { env: {}, open: async () => management });
 }
 
 const COMMANDS = [

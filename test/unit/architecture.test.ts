@@ -98,7 +98,8 @@ describe('the whole repository', () => {
   it('has no import circle in any source folder, tests and measurements included, type imports included', async () => {
     const folders = ['lambdas', 'lib', 'cli', 'local', 'console', 'bench', 'scripts', 'bin', 'test'];
     const graph = await madge(
-      folders.map((folder) => path.join(ROOT, folder)),
+      // madge takes a list of folders too, though its types name only one.
+      folders.map((folder) => path.join(ROOT, folder)) as unknown as string,
       {
         fileExtensions: ['ts', 'tsx'],
         tsConfig: path.join(ROOT, 'tsconfig.json'),

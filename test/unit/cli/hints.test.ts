@@ -4,10 +4,9 @@
  * where a delivery stands when `attempts retry` has nothing to retry.
  */
 
-import { PassThrough } from 'node:stream';
-import { run } from '../../../cli/main';
 import type { AttemptRecord, Connection } from '../../../lambdas/core/types';
 import { NotFoundError, type WebhookManagement } from '../../../lambdas/management';
+import { runCli } from '../../support/cli-run';
 
 const CONNECTION_ID = 'con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B';
 const DELIVERY_ID = `dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_${CONNECTION_ID}`;
@@ -45,23 +44,7 @@ const attempt = (fields: Partial<AttemptRecord> = {}): AttemptRecord => ({
 });
 
 async function cli(argv: string[], management: Partial<Record<keyof WebhookManagement, unknown>>) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  stderr.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  const code = await run(argv, {
-    stdout,
-    stderr,
-    env: {},
-    open: async () => management as unknown as WebhookManagement,
-  });
-  return { code, stdout: out, stderr: err };
+  return runCli(argv, { env: {}, open: async () => management as unknown as WebhookManagement });
 }
 
 /** A management library whose parked table does not hold the delivery. */

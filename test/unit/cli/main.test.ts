@@ -1,7 +1,6 @@
-import { PassThrough } from 'node:stream';
-import { run } from '../../../cli/main';
 import type { Connection } from '../../../lambdas/core/types';
 import { NotFoundError, ValidationError, type WebhookManagement } from '../../../lambdas/management';
+import { runCli } from '../../support/cli-run';
 
 const connection: Connection = {
   connectionId: 'con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B',
@@ -32,18 +31,7 @@ const fake = {
 } as unknown as WebhookManagement;
 
 async function cli(argv: string[], env: NodeJS.ProcessEnv = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  stderr.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  const code = await run(argv, { stdout, stderr, env, open: async () => fake });
-  return { code, stdout: out, stderr: err };
+  return runCli(argv, { env, open: async () => fake });
 }
 
 describe('webhooks', () => {

@@ -4,7 +4,6 @@
  * and a refused CloudWatch call is one line on stderr.
  */
 
-import { PassThrough } from 'node:stream';
 import {
   CloudWatchClient,
   GetInsightRuleReportCommand,
@@ -15,9 +14,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { run } from '../../../cli/main';
 import { CloudWatchStats } from '../../../lambdas/adapters/stats/cloudwatch';
 import { WebhookManagement } from '../../../lambdas/management';
+import { runCli } from '../../support/cli-run';
 
 const cw = mockClient(CloudWatchClient);
 const sqs = mockClient(SQSClient);
@@ -45,18 +44,7 @@ const deployed = () =>
   });
 
 async function cli(argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  stderr.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  const code = await run(argv, { stdout, stderr, env: {}, open: async () => deployed() });
-  return { code, stdout: out, stderr: err };
+  return runCli(argv, { env: {}, open: async () => deployed() });
 }
 
 beforeEach(() => {

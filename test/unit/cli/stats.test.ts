@@ -1,9 +1,8 @@
-import { PassThrough } from 'node:stream';
 import { duration, statsText } from '../../../cli/commands/stats';
-import { run } from '../../../cli/main';
 import { OUTCOMES } from '../../../lambdas/core/types';
 import type { OperatorStats, WebhookManagement } from '../../../lambdas/management';
 import { isSince, SINCE_RULE, windowProblem } from '../../../lambdas/management/since';
+import { runCli } from '../../support/cli-run';
 
 const none = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as OperatorStats['attempts']['byOutcome'];
 const stats = (over: Partial<OperatorStats> = {}): OperatorStats => ({
@@ -100,16 +99,6 @@ describe('webhooks stats, as people read it', () => {
 
 describe('webhooks stats --since, refused as the API refuses it', () => {
   async function statsSince(since: string) {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    stderr.on('data', (c: Buffer) => {
-      err += c.toString();
-    });
     let read = false;
     const fake = {
       stats: {
@@ -119,13 +108,8 @@ describe('webhooks stats --since, refused as the API refuses it', () => {
         },
       },
     } as unknown as WebhookManagement;
-    const code = await run(['--local', 'stats', '--since', since], {
-      stdout,
-      stderr,
-      env: {},
-      open: async () => fake,
-    });
-    return { code, stdout: out, stderr: err, read };
+    const result = await runCli(['--local', 'stats', '--since', since], { open: async () => fake });
+    return { ...result, read };
   }
 
   it('refuses a start in the future, in the words of the API stats route, and reads nothing', async () => {
