@@ -5,10 +5,12 @@
  * DLQ after `maxReceiveCount` is the queue's job (fauxqs applies the RedrivePolicy on
  * receive, as SQS does), so the runner never moves messages itself.
  *
- * Like Lambda's pollers, it keeps polling while batches are handled, and hands each batch to an
- * invocation of its own, up to `concurrency` at once (the mapping's maximum concurrency): a
- * batch that takes long (a receiver that never answers, until the attempt timeout) holds up only
- * itself. Each batch is settled on its own: its successes deleted, its failures left.
+ * `concurrency` pollers run side by side, each invoking the handler with its batch and waiting
+ * for it, as Lambda's pollers invoke the function synchronously and add concurrency while the
+ * queue has messages: a batch that takes long (a receiver that never answers, until the attempt
+ * timeout) holds up its own poller only, and batches fill as they do on AWS, where messages that
+ * arrive meanwhile are shared among the pollers. local/function.ts gives each invocation in
+ * flight its own dispatcher, as Lambda gives each its own container.
  *
  * Lambda semantics kept: a handler that throws, times out or returns a malformed response
  * fails the whole batch (nothing deleted); an unknown `itemIdentifier` fails the whole
@@ -86,10 +88,7 @@ export interface RunnerOptions {
   readonly maxBatchingWindowMs?: number;
   /** Long-poll wait, 0 to 20 s. @default 20 */
   readonly waitTimeSeconds?: number;
-  /**
-   * Batches in flight at once: Lambda's concurrent invocations for this mapping (its maximum
-   * concurrency). The runner receives more only while fewer are in flight. @default 1
-   */
+  /** Pollers, and so batches in flight at once: Lambda's concurrency for the mapping. @default 1 */
   readonly concurrency?: number;
   /** @default 'webhooks-dispatcher-local' */
   readonly functionName?: string;
@@ -104,9 +103,8 @@ export interface Runner {
   /** Stops polling, then resolves once every batch in flight has been handled and settled. */
   stop(): Promise<void>;
   /**
-   * Resolves once no batch is in flight and the latest receive, made after the last batch
-   * ended, came back empty (so with long polling, at the earliest `waitTimeSeconds` after the
-   * last message).
+   * Resolves once no batch is in flight and every poller's latest receive came back empty
+   * (so with long polling, at the earliest `waitTimeSeconds` after the last message).
    */
   idle(): Promise<void>;
 }
@@ -151,13 +149,11 @@ export function startRunner(options: RunnerOptions): Runner {
   const functionName = options.functionName ?? DEFAULT_FUNCTION_NAME;
   const abort = new AbortController();
   let stopping = false;
-  /** Batches handed to the handler and not yet settled. */
-  const batches = new Set<Promise<void>>();
-  let lastReceiveEmpty = false;
-  let slotFreed: (() => void) | undefined;
+  let inFlight = 0;
+  const lastReceiveEmpty = new Array<boolean>(concurrency).fill(false);
   let idleWaiters: (() => void)[] = [];
   const checkIdle = () => {
-    if (batches.size === 0 && lastReceiveEmpty) {
+    if (inFlight === 0 && lastReceiveEmpty.every(Boolean)) {
       for (const resolve of idleWaiters) resolve();
       idleWaiters = [];
     }
@@ -165,27 +161,25 @@ export function startRunner(options: RunnerOptions): Runner {
 
   const source = resolveSource(options, logger, abort.signal);
 
-  /** One poller: receives while a slot is free, and hands each batch over without waiting for it. */
-  async function poll(): Promise<void> {
+  async function poll(slot: number): Promise<void> {
     let backoff: number = RETRY_BACKOFF_MS.first;
     while (!stopping) {
-      if (batches.size >= concurrency) {
-        await new Promise<void>((resolve) => {
-          slotFreed = resolve;
-        });
-        continue;
-      }
       try {
         const { arn, region } = await source;
         const messages = await receive(Math.min(batchSize, RECEIVE_MAX), waitTimeSeconds);
         backoff = RETRY_BACKOFF_MS.first;
-        lastReceiveEmpty = messages.length === 0;
+        lastReceiveEmpty[slot] = messages.length === 0;
         if (messages.length === 0) {
           checkIdle();
           continue;
         }
-        if (windowMs > 0) await gather(messages);
-        start(messages, arn, region);
+        inFlight++;
+        try {
+          if (windowMs > 0) await gather(messages);
+          await runBatch(messages, arn, region);
+        } finally {
+          inFlight--;
+        }
       } catch (error) {
         if (stopping) return;
         logger.error(`Local event source: SQS call failed, retrying in ${backoff} ms`, error);
@@ -193,27 +187,6 @@ export function startRunner(options: RunnerOptions): Runner {
         backoff = Math.min(backoff * 2, RETRY_BACKOFF_MS.max);
       }
     }
-  }
-
-  /** The batch's invocation, in flight until it is settled; its end frees a slot. */
-  function start(messages: Message[], arn: string, region: string): void {
-    const batch: Promise<void> = runBatch(messages, arn, region)
-      .catch((error: unknown) => {
-        // runBatch settles every outcome itself; this is a bug, and the records come back.
-        logger.error(
-          'Local event source: a batch could not be settled; its records will be delivered again',
-          error,
-        );
-      })
-      .finally(() => {
-        batches.delete(batch);
-        // Idle again only after a receive made since: the batch may have sent more.
-        lastReceiveEmpty = false;
-        const wake = slotFreed;
-        slotFreed = undefined;
-        wake?.();
-      });
-    batches.add(batch);
   }
 
   async function receive(max: number, waitS: number): Promise<Message[]> {
@@ -321,9 +294,9 @@ export function startRunner(options: RunnerOptions): Runner {
     }
   }
 
-  const poller = poll();
+  const pollers = Array.from({ length: concurrency }, (_, slot) => poll(slot));
   logger.info(
-    `Local event source: polling ${options.queueUrl} (batch ${batchSize}, up to ${concurrency} batches at once)`,
+    `Local event source: polling ${options.queueUrl} (batch ${batchSize}, ${concurrency} in parallel)`,
   );
 
   return {
@@ -331,10 +304,8 @@ export function startRunner(options: RunnerOptions): Runner {
       if (!stopping) {
         stopping = true;
         abort.abort();
-        slotFreed?.();
       }
-      await poller;
-      while (batches.size > 0) await Promise.all(batches);
+      await Promise.all(pollers);
       for (const resolve of idleWaiters) resolve();
       idleWaiters = [];
     },
