@@ -48,8 +48,8 @@ export interface Scope {
 }
 
 export class ParkedDeliveriesAdmin {
-  private readonly store: ParkedTable;
-  private readonly hasTable: boolean;
+  /** Absent on a deployment that predates parked deliveries: every call is refused by name. */
+  private readonly table?: ParkedTable;
   private readonly queues: DeliveryQueue;
 
   constructor(
@@ -64,14 +64,18 @@ export class ParkedDeliveriesAdmin {
      */
     private readonly markResent?: (deliveryId: string, attempt: number) => Promise<boolean>,
   ) {
-    // Without the table every call is refused (requireTable) before the store is asked.
-    this.store = backend.parked ?? ({} as ParkedTable);
+    this.table = backend.parked;
     this.queues = backend.retryQueue;
-    this.hasTable = backend.parked !== undefined;
+  }
+
+  /** The parked table, or a ValidationError naming it on a deployment without one. */
+  private get store(): ParkedTable {
+    this.requireTable();
+    return this.table!;
   }
 
   private requireTable(): void {
-    if (!this.hasTable) {
+    if (!this.table) {
       throw new ValidationError(
         'resources.parkedTable',
         'is not set: this deployment predates parked deliveries (redeploy the stack, or restart npm start)',
@@ -132,8 +136,7 @@ export class ParkedDeliveriesAdmin {
    */
   async get(deliveryId: string, scope: Scope = {}): Promise<ParkedDelivery | undefined> {
     const connectionId = await this.deliveryScoped(deliveryId, scope);
-    if (!this.hasTable) return undefined;
-    return this.store.find(connectionId, deliveryId);
+    return this.table?.find(connectionId, deliveryId);
   }
 
   /** Re-queues one parked delivery now. */

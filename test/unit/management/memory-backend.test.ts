@@ -87,3 +87,21 @@ it('mints a console session with the key its backend reads', async () => {
   const session = await management.createConsoleSession({ applicationId: APP });
   expect(session.consoleUrl).toMatch(/^http:\/\/127\.0\.0\.1:1\/console\/#token=/);
 });
+
+it('refuses parked-delivery calls by name on a deployment that predates the parked table', async () => {
+  const { backend } = memoryBackend();
+  const { parked: _, ...older } = backend;
+  const management = new WebhookManagement({ resources: MEMORY_RESOURCES, backend: older });
+  const { connectionId } = await management.connections.create({
+    applicationId: APP,
+    name: 'CRM',
+    url: 'https://crm.example.com/hooks',
+  });
+  await expect(management.listParked(connectionId)).rejects.toMatchObject({
+    name: 'ValidationError',
+    field: 'resources.parkedTable',
+  });
+  await expect(management.recoverConnection(connectionId)).rejects.toMatchObject({
+    field: 'resources.parkedTable',
+  });
+});
