@@ -9,8 +9,9 @@
 import { DEADLINE_MARGIN_MS } from './constants';
 import { type Destination, Destinations, loggedTarget } from './destination';
 import type { EgressPolicy } from './egress';
-import { DeadlineError, InfrastructureError, infra } from './errors';
+import { DeadlineError, infra } from './errors';
 import { buildHeaders } from './headers';
+import { attemptIdsOf } from './ids';
 import { createLimiter, type Limiter } from './limiter';
 import type { DispatcherDeps } from './ports';
 import { createRateLimiter, effectiveRateLimit, type RateLimiter } from './rate-limit';
@@ -134,12 +135,9 @@ async function deliver(
   const destination = ctx.destinations.judge(connection);
   if ('refusal' in destination) return refuse(ctx, delivery, facts, connection, destination.refusal);
   // 2. Its signing secret.
-  let secret: string;
-  try {
-    secret = await ctx.deps.secrets.current(connection);
-  } catch (cause) {
-    throw new InfrastructureError('secrets.current', idsOf(delivery), { cause });
-  }
+  const secret = await infra('secrets.current', attemptIdsOf(delivery), () =>
+    ctx.deps.secrets.current(connection),
+  );
   // 3. A slot among the batch's attempts; the deadline; the rate limit.
   const slot = ctx.limiter.acquire();
   if (slot) await slot;
@@ -173,12 +171,6 @@ async function deliver(
     ctx.limiter.release();
   }
 }
-
-const idsOf = (delivery: DeliveryMessage) => ({
-  connectionId: delivery.connectionId,
-  deliveryId: delivery.deliveryId,
-  attempt: delivery.attempt,
-});
 
 /** The service headers, signed now, and the connection's own (core/headers.ts). */
 function sign(
@@ -270,7 +262,7 @@ async function traced(
   run: (traceId: string | undefined) => Promise<AttemptRecord>,
 ): Promise<AttemptRecord> {
   if (!ctx.deps.tracing) return run(undefined);
-  const span = ctx.deps.tracing.attempt(idsOf(delivery));
+  const span = ctx.deps.tracing.attempt(attemptIdsOf(delivery));
   try {
     const record = await run(span.traceId);
     span.end(record.outcome);
@@ -294,11 +286,11 @@ async function waitForRateLimit(
   run: Run,
 ): Promise<Deferral | undefined> {
   const { options, rateLimiter } = ctx;
-  // Most connections have no limit at all: nothing to count.
   if (run.rateLimited === false || !rateLimiter) return undefined;
-  if (connection.rateLimit === undefined && options.defaultRateLimit === undefined) return undefined;
-  const limit = effectiveRateLimit(connection.rateLimit, options.defaultRateLimit, options.rateLimitCeiling)!;
-  const ids = idsOf(delivery);
+  const limit = effectiveRateLimit(connection.rateLimit, options.defaultRateLimit, options.rateLimitCeiling);
+  // Most connections have no limit at all: nothing to count.
+  if (limit === undefined) return undefined;
+  const ids = attemptIdsOf(delivery);
   const decision = await infra('rateCounter.increment', ids, () =>
     rateLimiter.take(connection.connectionId, delivery.deliveryId, limit, {
       canWaitMs: run.remainingMs() - options.timeoutMs - DEADLINE_MARGIN_MS,
@@ -329,7 +321,7 @@ async function defer(
   limit: number,
   delaySeconds: number,
 ): Promise<Deferral> {
-  const ids = idsOf(delivery);
+  const ids = attemptIdsOf(delivery);
   await infra('scheduler.schedule', ids, () => ctx.deps.scheduler.schedule(delivery, delaySeconds));
   ctx.deps.metrics?.record({ kind: 'rateLimitDeferral' });
   // DEBUG: one line per deferral would be most of a burst's log; RateLimitDeferrals counts them.

@@ -6,14 +6,14 @@
  */
 
 import type { Attempter, Run } from './attempt';
-import { InfrastructureError, infra } from './errors';
+import { infra } from './errors';
 import { deliveryIdFor } from './ids';
 import { countFailure } from './metrics';
 import { errorText } from './poison';
 import type { DispatcherDeps } from './ports';
 import { judgeTarget, type Target, targetsOfListing } from './targets';
 import { isoTime } from './time';
-import type { Connection, DeliveryMessage, EventFacts, EventMessage } from './types';
+import type { DeliveryMessage, EventFacts, EventMessage } from './types';
 
 export type FanOut = (
   event: EventMessage,
@@ -34,12 +34,9 @@ export function createFanOut(
   async function targetsOf(event: EventMessage): Promise<Target[]> {
     const appId = event.application.id;
     if (!event.connectionIds) {
-      let all: Connection[];
-      try {
-        all = await deps.connections.listByApplication(appId);
-      } catch (cause) {
-        throw new InfrastructureError('connections.listByApplication', {}, { cause });
-      }
+      const all = await infra('connections.listByApplication', {}, () =>
+        deps.connections.listByApplication(appId),
+      );
       return targetsOfListing(all);
     }
     return Promise.all(

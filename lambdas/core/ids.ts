@@ -11,6 +11,7 @@
 
 import { hash, randomBytes } from 'node:crypto';
 import { ValidationError } from './errors';
+import type { DeliveryMessage } from './types';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 /**
@@ -117,4 +118,9 @@ export function deliveryShard(deliveryId: string, count: number): number {
   // Six base32 characters: 30 bits, far more than any shard count.
   for (const char of match[1]!.slice(10, 16)) value = value * 32 + CROCKFORD.indexOf(char);
   return value % count;
+}
+
+/** The ids an attempt's log lines and errors carry: its connection, delivery and attempt number. */
+export function attemptIdsOf(delivery: Pick<DeliveryMessage, 'connectionId' | 'deliveryId' | 'attempt'>) {
+  return { connectionId: delivery.connectionId, deliveryId: delivery.deliveryId, attempt: delivery.attempt };
 }

@@ -43,7 +43,8 @@ export interface InputRecord {
 
 /** What the core needs to know about the running invocation. */
 export interface Invocation {
-  remainingMs(): number;
+  /** Time left in the invocation, ms. A function property: the core calls it on its own, unbound. */
+  remainingMs: () => number;
 }
 
 export interface BatchResult {

@@ -3,6 +3,7 @@
  * its log line (a WARN for every failure, keyed as the failing-connections rule reads it).
  */
 
+import { attemptIdsOf } from './ids';
 import { statusClassOf } from './metrics';
 import { isParkReason } from './parking';
 import type { Clock, Log, Metrics } from './ports';
@@ -31,12 +32,6 @@ export function report(
   else logOutcome(deps.log, s, decision, rec, statusCode, went);
 }
 
-const idsOf = (delivery: DeliveryMessage) => ({
-  connectionId: delivery.connectionId,
-  deliveryId: delivery.deliveryId,
-  attempt: delivery.attempt,
-});
-
 function logOutcome(
   log: Log,
   s: Settlement,
@@ -50,7 +45,7 @@ function logOutcome(
     // line is written at DEBUG only (docs/performance.md, log bytes per delivery).
     if (s.debugLines) {
       log.debug('delivered', {
-        ...idsOf(s.delivery),
+        ...attemptIdsOf(s.delivery),
         outcome: rec.outcome,
         statusCode,
         durationMs: rec.durationMs,
@@ -60,7 +55,7 @@ function logOutcome(
     return;
   }
   const fields = {
-    ...idsOf(s.delivery),
+    ...attemptIdsOf(s.delivery),
     eventId: s.delivery.eventId,
     outcome: rec.outcome,
     statusCode,

@@ -7,6 +7,7 @@
 import { attemptRecordOf, type SentRequest } from './attempt-record';
 import { attemptShardSteps } from './attempt-shards';
 import { infra } from './errors';
+import { attemptIdsOf } from './ids';
 import { decide } from './outcome';
 import { isParkReason, type ParkReason, parkedItemOf } from './parking';
 import { errorText } from './poison';
@@ -130,12 +131,6 @@ function ttlDaysOf(options: SettleOptions, outcome: Outcome, attempt: number): n
   return outcome === 'delivered' && attempt === 1 ? options.deliveredTtlDays : options.attemptTtlDays;
 }
 
-const idsOf = (delivery: DeliveryMessage) => ({
-  connectionId: delivery.connectionId,
-  deliveryId: delivery.deliveryId,
-  attempt: delivery.attempt,
-});
-
 function noteAppend(ctx: Context, rec: AttemptRecord, outcome: AppendOutcome | undefined, via: string): void {
   if (outcome !== 'conflict') return;
   ctx.deps.log.warn(
@@ -185,7 +180,7 @@ async function act(
 ): Promise<'parked' | 'dead-lettered' | undefined> {
   const { deps } = ctx;
   const { delivery } = s;
-  const ids = idsOf(delivery);
+  const ids = attemptIdsOf(delivery);
   if (decision.action === 'retry') {
     const next: DeliveryMessage = { ...delivery, attempt: delivery.attempt + 1 };
     await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(next, decision.delaySeconds));
@@ -220,7 +215,7 @@ async function park(
   letter: DeadLetter,
 ): Promise<'parked' | 'dead-lettered'> {
   const { deps } = ctx;
-  const ids = idsOf(s.delivery);
+  const ids = attemptIdsOf(s.delivery);
   const item = parkedItemOf({
     delivery: s.delivery,
     applicationId: s.facts.applicationId,
