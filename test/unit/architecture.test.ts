@@ -4,13 +4,11 @@
  * included, so a reader can follow a delivery top-down without going in circles.
  */
 
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import madge from 'madge';
 import ts from 'typescript';
-
-const ROOT = path.resolve(__dirname, '../..');
+import { ROOT, trackedSources, visitNodes } from '../support/source-files';
 
 describe('the code under lambdas/', () => {
   it('has no import circle, type imports included', async () => {
@@ -43,9 +41,7 @@ describe('the code under lambdas/', () => {
   });
 
   it('keeps every file under 350 lines, so each fits one concern', () => {
-    const files = execFileSync('git', ['ls-files', 'lambdas'], { cwd: ROOT, encoding: 'utf8' })
-      .split('\n')
-      .filter((f) => f.endsWith('.ts'));
+    const files = trackedSources('lambdas');
     expect(files.length).toBeGreaterThan(60);
     const long = files
       .map((file) => ({ file, lines: readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1 }))
@@ -54,35 +50,20 @@ describe('the code under lambdas/', () => {
   });
 
   it('keeps every function within 80 lines, so each reads on a screen or two', () => {
-    const files = execFileSync('git', ['ls-files', 'lambdas'], { cwd: ROOT, encoding: 'utf8' })
-      .split('\n')
-      .filter((f) => f.endsWith('.ts'));
+    const files = trackedSources('lambdas');
     const long: string[] = [];
-    for (const file of files) {
-      const source = ts.createSourceFile(
-        file,
-        readFileSync(path.join(ROOT, file), 'utf8'),
-        ts.ScriptTarget.Latest,
-        true,
-      );
-      const visit = (node: ts.Node) => {
-        if (ts.isFunctionLike(node) && (node as ts.FunctionLikeDeclaration).body) {
-          const first = source.getLineAndCharacterOfPosition(node.getStart()).line;
-          const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
-          if (last - first + 1 > 80) long.push(`${file}:${first + 1} (${last - first + 1} lines)`);
-        }
-        ts.forEachChild(node, visit);
-      };
-      visit(source);
-    }
+    visitNodes(files, (node, file, lineOf) => {
+      if (ts.isFunctionLike(node) && (node as ts.FunctionLikeDeclaration).body) {
+        const lines = lineOf(node.getEnd()) - lineOf(node.getStart()) + 1;
+        if (lines > 80) long.push(`${file}:${lineOf(node.getStart())} (${lines} lines)`);
+      }
+    });
     expect(files.length).toBeGreaterThan(60);
     expect(long).toEqual([]);
   });
 
   it('keeps the management library off the AWS SDK and the adapters: it is handed its backend', () => {
-    const files = execFileSync('git', ['ls-files', 'lambdas/management'], { cwd: ROOT, encoding: 'utf8' })
-      .split('\n')
-      .filter((f) => f.endsWith('.ts'));
+    const files = trackedSources('lambdas/management');
     expect(files.length).toBeGreaterThan(10);
     const reaching = files.flatMap((file) =>
       readFileSync(path.join(ROOT, file), 'utf8')
@@ -107,10 +88,7 @@ describe('the whole repository', () => {
       },
     );
     // Every tracked source file is in the graph: a folder the walk missed would pass vacuously.
-    const tracked = execFileSync('git', ['ls-files', ...folders], { cwd: ROOT, encoding: 'utf8' })
-      .split('\n')
-      .filter((f) => /\.tsx?$/.test(f));
-    expect(Object.keys(graph.obj()).length).toBe(tracked.length);
+    expect(Object.keys(graph.obj()).length).toBe(trackedSources(...folders).length);
     expect(graph.circular()).toEqual([]);
   }, 120_000);
 });

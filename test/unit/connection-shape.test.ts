@@ -6,51 +6,33 @@
  * connection-types.ts, the same types written out without zod (`npm run openapi`).
  */
 
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import ts from 'typescript';
 import { connectionView } from '../../lambdas/api/views';
 import type { Connection } from '../../lambdas/core/types';
 import { ConnectionSchema } from '../../lambdas/shapes/connection';
 import { CONNECTION_TYPES_FILE, formattedConnectionTypes } from '../../scripts/connection-types';
+import { trackedSources, visitNodes } from '../support/source-files';
 
-const ROOT = path.resolve(__dirname, '../..');
 const FIELDS = Object.keys(ConnectionSchema.shape);
 
 /** Interfaces and object types of production code that list most of a connection's fields by hand. */
 function handWrittenConnections(): string[] {
-  const files = execFileSync('git', ['ls-files', 'lambdas', 'console', 'cli', 'local', 'lib', 'bin'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  })
-    .split('\n')
-    // The types written out from the schema are its copy by construction, held to it below.
-    .filter((f) => /\.tsx?$/.test(f) && f !== 'lambdas/shapes/connection-types.ts');
+  // The types written out from the schema are its copy by construction, held to it below.
+  const files = trackedSources('lambdas', 'console', 'cli', 'local', 'lib', 'bin').filter(
+    (f) => f !== 'lambdas/shapes/connection-types.ts',
+  );
   expect(files.length).toBeGreaterThan(100);
   const found: string[] = [];
-  for (const file of files) {
-    const source = ts.createSourceFile(
-      file,
-      readFileSync(path.join(ROOT, file), 'utf8'),
-      ts.ScriptTarget.Latest,
-      true,
+  visitNodes(files, (node, file, lineOf) => {
+    if (!ts.isInterfaceDeclaration(node) && !ts.isTypeLiteralNode(node)) return;
+    const named = node.members.filter(
+      (m) => m.name && ts.isIdentifier(m.name) && FIELDS.includes(m.name.text),
     );
-    const visit = (node: ts.Node) => {
-      if (ts.isInterfaceDeclaration(node) || ts.isTypeLiteralNode(node)) {
-        const named = node.members.filter(
-          (m) => m.name && ts.isIdentifier(m.name) && FIELDS.includes(m.name.text),
-        );
-        // Five: a connection's settings are six; the form's text values and the unchecked input
-        // the management library validates name four of them, and are other things.
-        if (named.length >= 5) {
-          found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
-        }
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
-  }
+    // Five: a connection's settings are six; the form's text values and the unchecked input
+    // the management library validates name four of them, and are other things.
+    if (named.length >= 5) found.push(`${file}:${lineOf(node.getStart())}`);
+  });
   return found;
 }
 

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { GlobalFlags } from '../../../cli/context';
-import { type Io, packageVersion, run } from '../../../cli/main';
+import { type Io, packageVersion } from '../../../cli/main';
 import { ValidationError } from '../../../lambdas/core/errors';
 import { NotFoundError, type WebhookManagement } from '../../../lambdas/management';
+import { runCli } from '../../support/cli-run';
 
 interface Call {
   method: string;
@@ -57,27 +58,10 @@ function recorder(calls: Call[], globals: GlobalFlags): WebhookManagement {
 
 async function cli(argv: string[], extra: Partial<Io> = {}) {
   const calls: Call[] = [];
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  stderr.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
   const stdin = Object.assign(new PassThrough(), { isTTY: false });
   stdin.end();
-  const code = await run(argv, {
-    stdout,
-    stderr,
-    stdin,
-    env: {},
-    open: async (globals) => recorder(calls, globals),
-    ...extra,
-  });
-  return { code, stdout: out, stderr: err, calls };
+  const result = await runCli(argv, { stdin, open: async (globals) => recorder(calls, globals), ...extra });
+  return { ...result, calls };
 }
 
 describe('the command line', () => {

@@ -4,25 +4,14 @@
  * where a delivery stands when `attempts retry` has nothing to retry.
  */
 
-import type { AttemptRecord, Connection } from '../../../lambdas/core/types';
+import type { AttemptRecord } from '../../../lambdas/core/types';
 import { NotFoundError, type WebhookManagement } from '../../../lambdas/management';
 import { runCli } from '../../support/cli-run';
+import { connection } from '../../support/fixtures';
 
 const CONNECTION_ID = 'con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B';
 const DELIVERY_ID = `dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_${CONNECTION_ID}`;
-const CONNECTION: Connection = {
-  connectionId: CONNECTION_ID,
-  applicationId: 'app_1',
-  type: 'webhook',
-  name: 'Acme',
-  url: 'https://a.example/hooks',
-  method: 'POST',
-  headers: {},
-  enabled: true,
-  secretArn: 'arn:x',
-  createdAt: '2026-11-21T15:00:00.000Z',
-  updatedAt: '2026-11-21T15:00:00.000Z',
-};
+const CONNECTION = connection(CONNECTION_ID);
 
 const attempt = (fields: Partial<AttemptRecord> = {}): AttemptRecord => ({
   deliveryId: DELIVERY_ID,
