@@ -51,7 +51,7 @@ const silent: Log = { debug() {}, info() {}, warn() {}, error() {} };
 /** The deployed stack's (or local mode's) backend: one SDK client per service, shared by every part. */
 export function createBackend(options: BackendOptions): ManagementBackend {
   const { resources } = options;
-  const clients = sharedClients(resources, options.clients);
+  const clients = awsClients(options.clients, resources.secretStore?.kind === 'kms');
   const doc = documentClient(clients.dynamodb);
   const connections = new DynamoConnections({ tableName: resources.connectionsTable, client: doc });
   const queues = new SqsQueues({
@@ -107,19 +107,22 @@ export function createBackend(options: BackendOptions): ManagementBackend {
   };
 }
 
-/** The given clients, and one of each missing service built from the default credential chain. */
-function sharedClients(resources: WebhookResources, given: AwsClients = {}) {
+/**
+ * The given SDK clients, and one of each missing service from the default credential chain and
+ * endpoints (`AWS_ENDPOINT_URL_*`): one set a process shares. A KMS client only where asked for.
+ */
+export function awsClients(given: AwsClients = {}, withKms = true) {
   return {
     sqs: given.sqs ?? new SQSClient({}),
     dynamodb: given.dynamodb ?? new DynamoDBClient({}),
     secretsManager: given.secretsManager ?? new SecretsManagerClient({}),
     sns: given.sns ?? new SNSClient({}),
-    ...(resources.secretStore?.kind === 'kms' ? { kms: given.kms ?? new KMSClient({}) } : {}),
+    ...(withKms ? { kms: given.kms ?? new KMSClient({}) } : {}),
   };
 }
 
 /** The keeper of the deployment's secret store (docs/design.md §5 "The KMS secret store"). */
-function secretKeeper(resources: WebhookResources, clients: ReturnType<typeof sharedClients>): SecretKeeper {
+function secretKeeper(resources: WebhookResources, clients: ReturnType<typeof awsClients>): SecretKeeper {
   const store = resources.secretStore;
   if (store?.kind === 'kms') return new KmsKeeper(new KmsSecretSealer(clients.kms!, store.keyArn));
   return new SecretsManagerKeeper(clients.secretsManager, resources.secretPrefix);

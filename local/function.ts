@@ -14,11 +14,8 @@
  * share is what is shared on Lambda too: the emulators, the metrics registry, the log.
  */
 
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { awsClients } from '../lambdas/backend';
 import type { DispatcherConfig } from '../lambdas/config';
 import { createHandler, type SqsBatchHandler } from '../lambdas/dispatcher/handler';
 import { type Wired, type WiringOptions, wireDispatcher } from '../lambdas/wiring';
@@ -60,7 +57,7 @@ export function startLocalFunction(options: LocalFunctionOptions): LocalFunction
   const { config } = options;
   // One set of SDK clients for every instance (they keep nothing of an invocation), so twenty
   // instances hold one pool of sockets to each emulator, not twenty.
-  const ownClients = options.wiring?.clients ? undefined : sdkClients();
+  const ownClients = options.wiring?.clients ? undefined : awsClients();
   const wiring: WiringOptions = { ...options.wiring, clients: options.wiring?.clients ?? ownClients };
   const all: Wired[] = [];
   const free: SqsBatchHandler[] = [];
@@ -95,16 +92,5 @@ export function startLocalFunction(options: LocalFunctionOptions): LocalFunction
       await Promise.all(all.map((wired) => wired.close()));
       for (const client of Object.values(ownClients ?? {})) client.destroy();
     },
-  };
-}
-
-/** The SDK clients of the default credential chain and endpoints (`AWS_ENDPOINT_URL_*`). */
-function sdkClients() {
-  return {
-    dynamodb: new DynamoDBClient({}),
-    sqs: new SQSClient({}),
-    secretsManager: new SecretsManagerClient({}),
-    kms: new KMSClient({}),
-    sns: new SNSClient({}),
   };
 }
