@@ -1,5 +1,5 @@
 /**
- * Local mode's dispatcher function: the production wiring (lambdas/wiring.ts) and handler,
+ * Local mode's dispatcher function: the production wiring (lambdas/backend/dispatcher.ts) and handler,
  * invoked by the event source mappings of the ingress and retry queues (runner.ts), several
  * batches at once.
  *
@@ -15,10 +15,9 @@
  */
 
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClients } from '../lambdas/backend';
+import { awsClients, type Wired, type WiringOptions, wireDispatcher } from '../lambdas/backend';
 import type { DispatcherConfig } from '../lambdas/config';
 import { createHandler, type SqsBatchHandler } from '../lambdas/dispatcher/handler';
-import { type Wired, type WiringOptions, wireDispatcher } from '../lambdas/wiring';
 import { type EventSourceQueue, type RunnerLogger, startEventSources } from './runner';
 
 /**

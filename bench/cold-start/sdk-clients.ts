@@ -1,6 +1,6 @@
 /**
  * The cold-start baseline: the AWS SDK clients and commands the dispatcher uses, built the
- * way lambdas/wiring.ts builds them with the stack's defaults (an events topic, the
+ * way lambdas/backend/ builds them with the stack's defaults (an events topic, the
  * secrets-manager store: the KMS client's module is loaded for the kms store but not built),
  * and nothing else. Bundled with the same options as the dispatcher, its module init time is
  * what the SDK alone costs.

@@ -2,9 +2,9 @@
 
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { queueArnSuffix } from '../adapters/sqs/queue-arn';
+import type { InvocationHooks } from '../backend/dispatcher';
 import type { QueueSource } from '../core/envelope';
 import type { Dispatcher } from '../core/ports';
-import type { InvocationHooks } from '../wiring';
 
 export type SqsBatchHandler = (
   event: SQSEvent,

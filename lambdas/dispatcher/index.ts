@@ -4,8 +4,8 @@
  * partial batch response, so only the records that must be redelivered come back.
  */
 
+import { wireDispatcher } from '../backend/dispatcher';
 import { type DispatcherConfig, loadConfig } from '../config';
-import { wireDispatcher } from '../wiring';
 import { createHandler, type SqsBatchHandler } from './handler';
 
 const config = loadConfig();

@@ -89,7 +89,7 @@ export class WebhookManagement {
   readonly defaultRateLimit?: number;
 
   private readonly shared: ManagementOptions;
-  /** What every part works through: handed in, or built by the composition root (lambdas/backend.ts). */
+  /** What every part works through: handed in, or built by the composition root (lambdas/backend/). */
   private readonly backend: ManagementBackend;
   private sessionKey?: SessionKey;
 

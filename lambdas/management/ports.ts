@@ -1,7 +1,7 @@
 /**
  * What the management library is handed (docs/design.md §2, rule 8): the
  * stores, queues and secret keepers it works through, declared here by the code that uses
- * them. It builds none of them: lambdas/backend.ts builds them for the deployed stack or local
+ * them. It builds none of them: the composition root (lambdas/backend/) builds them for the deployed stack or local
  * mode's emulators, and tests hand in memory ones. Nothing under lambdas/management/ imports
  * an AWS SDK or an adapter (test/unit/architecture.test.ts).
  */

@@ -1,7 +1,7 @@
+import type { AwsClients } from '../backend/clients';
 import type { SecretStore } from '../config';
 import type { Connection, HttpMethod } from '../core/types';
 import type { ConnectionSettings, SettingsChange } from '../shapes/connection-types';
-import type { AwsClients } from '../wiring';
 
 /** Where a deployment's resources are: the stack outputs, or local mode's state file. */
 export interface WebhookResources {

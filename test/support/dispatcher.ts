@@ -1,5 +1,5 @@
 /**
- * The dispatcher under test, wired exactly as production (lambdas/wiring.ts)
+ * The dispatcher under test, wired exactly as production (lambdas/backend/dispatcher.ts)
  * and driven by the local event-source runner (Lambda's SQS semantics), with two test-only
  * differences: its SDK clients may point at fault proxies, and its log counts lines instead
  * of printing 300 000 of them. Runs in the test's process (pipeline.ts, stack.ts) or in a child
@@ -12,10 +12,10 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { type EmfDocument, EmfMetrics } from '../../lambdas/adapters/metrics/emf';
+import { type Wired, wireDispatcher } from '../../lambdas/backend';
 import { ENV, loadConfig } from '../../lambdas/config';
 import type { Clock, Log } from '../../lambdas/core/ports';
 import { createHandler } from '../../lambdas/dispatcher/handler';
-import { type Wired, wireDispatcher } from '../../lambdas/wiring';
 import { type LocalResources, localClientConfig, localQueueUrl } from '../../local/bootstrap';
 import type { LocalEndpoints } from '../../local/emulators';
 import { type BatchReport, type Runner, startEventSources } from '../../local/runner';

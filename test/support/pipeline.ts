@@ -19,11 +19,11 @@ import {
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
+import type { Wired } from '../../lambdas/backend';
 import { CONFIG_DEFAULTS } from '../../lambdas/config';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { Log } from '../../lambdas/core/ports';
 import type { AttemptRecord, Connection, DeadLetter } from '../../lambdas/core/types';
-import type { Wired } from '../../lambdas/wiring';
 import type { LocalResources } from '../../local/bootstrap';
 import { dispatcherSettings, startDispatcher } from './dispatcher';
 import { createQueues, servicesFromEnv } from './emulators';

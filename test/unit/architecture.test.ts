@@ -73,6 +73,24 @@ describe('the code under lambdas/', () => {
     );
     expect(reaching).toEqual([]);
   });
+
+  it('builds the stores, queues, topics and secret stores in one place: the composition root', () => {
+    const files = ['lambdas', 'local', 'cli', 'lib'].flatMap((folder) => trackedSources(folder));
+    const building = files
+      .filter((file) => !file.startsWith('lambdas/backend/') && !file.startsWith('lambdas/adapters/'))
+      .flatMap((file) =>
+        readFileSync(path.join(ROOT, file), 'utf8')
+          .split(/;\n/)
+          .filter((statement) =>
+            /import\s*\{[^}]*\b(Dynamo|Sqs|Sns|Kms|SecretsManager)[A-Z]\w*[^}]*\}\s*from\s*'[./]*(lambdas\/)?adapters\//.test(
+              statement,
+            ),
+          )
+          .map((statement) => `${file}: ${statement.trim().replace(/\s+/g, ' ')}`),
+      );
+    expect(files).toContain('lambdas/backend/adapters.ts');
+    expect(building).toEqual([]);
+  });
 });
 
 describe('the whole repository', () => {

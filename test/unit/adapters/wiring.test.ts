@@ -1,6 +1,6 @@
 import { HttpsSender } from '../../../lambdas/adapters/http/sender';
+import { wireDispatcher } from '../../../lambdas/backend';
 import { ENV, loadConfig } from '../../../lambdas/config';
-import { wireDispatcher } from '../../../lambdas/wiring';
 import { MINIMAL_DISPATCHER_ENV } from '../../support/fixtures';
 
 const minimal = MINIMAL_DISPATCHER_ENV;

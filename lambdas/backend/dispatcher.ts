@@ -1,57 +1,31 @@
 /**
- * Builds the delivery core from configuration: production adapters around it. The dispatcher
- * Lambda (once at module scope), local mode and the test harness wire the whole dispatcher
- * (`wireDispatcher`); the management library wires only what a test send uses
- * (`wireTestSends`), so none of them reaches into another's folder. Tests pass their own
- * config and, where they must, an extra trusted CA or a stub resolver.
+ * The composition root's delivery side: the core built from configuration with the production
+ * adapters (adapters.ts) around it. The dispatcher Lambda (once at module scope), local mode and
+ * the test harness wire the whole dispatcher (`wireDispatcher`); the management backend
+ * (management.ts) wires only what a test send uses (`wireTestSends`), on its own adapters. Tests
+ * pass their own config and, where they must, an extra trusted CA or a stub resolver.
  */
 
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { KMSClient } from '@aws-sdk/client-kms';
-import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { SNSClient } from '@aws-sdk/client-sns';
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoAttempts } from './adapters/dynamodb/attempts';
-import { documentClient } from './adapters/dynamodb/client';
-import { DynamoConnections } from './adapters/dynamodb/connections';
-import { DynamoParked } from './adapters/dynamodb/parked';
-import { DynamoRateWindows } from './adapters/dynamodb/rate-windows';
-import { HttpsSender, type Resolver } from './adapters/http/sender';
-import { invocationLog, powertoolsLog } from './adapters/logger';
-import { EmfMetrics } from './adapters/metrics/emf';
-import { KmsSigningSecrets } from './adapters/secrets/kms-sealed';
-import { SecretsManagerSigningSecrets } from './adapters/secrets/signing-secrets';
-import { SnsOperationalEvents } from './adapters/sns/operational-events';
-import { SqsQueues } from './adapters/sqs/queues';
-import type { DispatcherConfig } from './config';
-import { attemptShardSteps } from './core/attempt-shards';
-import { cachedConnections } from './core/cached-connections';
-import { createDispatcher } from './core/dispatch';
-import { createHealthTracker } from './core/health-tracker';
-import type {
-  Clock,
-  Dispatcher,
-  DispatcherDeps,
-  Log,
-  Metrics,
-  OperationalEvents,
-  SigningSecrets,
-} from './core/ports';
-import type { Connection } from './core/types';
-import type { TestSends } from './management/ports';
+import { HttpsSender, type Resolver } from '../adapters/http/sender';
+import { invocationLog, powertoolsLog } from '../adapters/logger';
+import { EmfMetrics } from '../adapters/metrics/emf';
+import type { DispatcherConfig } from '../config';
+import { cachedConnections } from '../core/cached-connections';
+import { createDispatcher } from '../core/dispatch';
+import { createHealthTracker } from '../core/health-tracker';
+import type { Clock, Dispatcher, DispatcherDeps, Log, Metrics, OperationalEvents } from '../core/ports';
+import type { Connection } from '../core/types';
+import type { TestSends } from '../management/ports';
+import { type DeploymentAdapters, deploymentAdapters } from './adapters';
+import { type AwsClients, awsClients } from './clients';
 
-/** The AWS SDK clients a caller may pass; each absent one is built from the default credential chain. */
-export interface AwsClients {
-  dynamodb?: DynamoDBClient;
-  sqs?: SQSClient;
-  secretsManager?: SecretsManagerClient;
-  /** Used with the `kms` secret store only. */
-  kms?: KMSClient;
-  sns?: SNSClient;
-}
+export type { AwsClients } from './clients';
 
 export interface WiringOptions {
+  /** The process's SDK clients; the missing ones are built once here. */
   clients?: AwsClients;
+  /** The adapters around a set of clients already built (the management backend's, for test sends). */
+  adapters?: DeploymentAdapters;
   /** Replace individual ports (tests). */
   deps?: Partial<DispatcherDeps>;
   /** Trusted CAs instead of Node's defaults: tests only. */
@@ -87,7 +61,7 @@ const systemClock: Clock = {
   sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
 };
 
-/** The adapters every wiring shares: the clock, the document client, the sender and its egress policy, the queues, the secret store. */
+/** The adapters every wiring shares: the clock, the sender and its egress policy, the queues, the secret store. */
 function sharedAdapters(
   config: TestSendConfig,
   options: WiringOptions,
@@ -95,10 +69,12 @@ function sharedAdapters(
 ) {
   const clock = options.clock ?? systemClock;
   const egress = { allowedPorts: config.allowedPorts, allowLoopback: config.allowLoopback };
+  const adapters =
+    options.adapters ?? deploymentAdapters(awsClients(options.clients, config.secretStore?.kind === 'kms'));
   return {
+    adapters,
     clock,
     egress,
-    doc: documentClient(options.clients?.dynamodb),
     // The pool keeps as many idle connections per receiver as requests can be in flight
     // (docs/design.md §4 "The sender").
     sender: new HttpsSender({
@@ -112,28 +88,24 @@ function sharedAdapters(
           }
         : {}),
     }),
-    queues: new SqsQueues({
-      retryQueueUrl: config.retryQueueUrl,
-      dlqUrl: config.dlqUrl,
-      client: options.clients?.sqs,
-    }),
-    secrets: signingSecrets(config, options, clock),
+    queues: adapters.queues(config),
+    secrets: adapters.signingSecrets(config.secretStore, clock),
   };
 }
 
 export function wireDispatcher(config: DispatcherConfig, options: WiringOptions = {}): Wired {
   const clock = options.clock ?? systemClock;
   const metrics = options.metrics ?? new EmfMetrics({ stack: config.stackName, clock });
-  const { egress, doc, sender, queues, secrets } = sharedAdapters(
+  const { adapters, egress, sender, queues, secrets } = sharedAdapters(
     config,
     { ...options, clock },
     { inFlight: config.batchConcurrency, metrics },
   );
   const log = invocationLog(options.deps?.log ?? powertoolsLog());
   const events: OperationalEvents = config.eventsTopicArn
-    ? new SnsOperationalEvents({ topicArn: config.eventsTopicArn, client: options.clients?.sns })
+    ? adapters.events(config.eventsTopicArn)
     : loggedEvents(log);
-  const connections = new DynamoConnections({ tableName: config.connectionsTable, client: doc });
+  const connections = adapters.connections(config.connectionsTable);
   const cached = cachedConnections(connections, config.connectionCacheTtlMs, clock);
   const deps: DispatcherDeps = {
     connections: cached,
@@ -141,7 +113,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     sender,
     scheduler: queues,
     deadLetters: queues,
-    parked: new DynamoParked({ tableName: config.parkedTable, client: doc }),
+    parked: adapters.parked(config.parkedTable),
     health: createHealthTracker(
       {
         health: connections.health,
@@ -154,15 +126,11 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     ),
     // An attempt's record is placed by the connection it was judged with (core/settle.ts); this
     // lookup serves a record written without one (a record queued on the retry queue).
-    attemptLog: new DynamoAttempts({
-      tableName: config.attemptsTable,
-      client: doc,
-      shards: async (connectionId) => attemptShardSteps(await cached.get(connectionId)),
-    }),
+    attemptLog: adapters.attempts(config.attemptsTable, (connectionId) => cached.get(connectionId)),
     attemptLogFallback: queues,
     clock,
     metrics,
-    rateCounter: new DynamoRateWindows({ tableName: config.rateWindowsTable, client: doc }),
+    rateCounter: adapters.rateWindows(config.rateWindowsTable),
     ...options.deps,
     log,
   };
@@ -207,7 +175,7 @@ export type TestSendConfig = Pick<
  * anything ever called it.
  */
 export function wireTestSends(config: TestSendConfig, options: WiringOptions = {}): TestSends {
-  const { clock, egress, doc, sender, queues, secrets } = sharedAdapters(config, options);
+  const { adapters, clock, egress, sender, queues, secrets } = sharedAdapters(config, options);
   const unused = (port: string) => () => {
     throw new Error(`a test send never uses ${port}`);
   };
@@ -225,11 +193,7 @@ export function wireTestSends(config: TestSendConfig, options: WiringOptions = {
         delivered: unused('health'),
         exhausted: unused('health'),
       } as unknown as DispatcherDeps['health'],
-      attemptLog: new DynamoAttempts({
-        tableName: config.attemptsTable,
-        client: doc,
-        shards: async (connectionId) => attemptShardSteps(sending.get(connectionId)),
-      }),
+      attemptLog: adapters.attempts(config.attemptsTable, (connectionId) => sending.get(connectionId)),
       attemptLogFallback: queues,
       clock,
       log: options.deps?.log ?? powertoolsLog(),
@@ -250,18 +214,6 @@ export function wireTestSends(config: TestSendConfig, options: WiringOptions = {
     },
     close: () => sender.close(),
   };
-}
-
-/** The adapter of the configured secret store (docs/design.md §5 "The KMS secret store"). */
-function signingSecrets(
-  config: Pick<DispatcherConfig, 'secretStore'>,
-  options: WiringOptions,
-  clock: Clock,
-): SigningSecrets {
-  const store = config.secretStore ?? { kind: 'secrets-manager' };
-  return store.kind === 'kms'
-    ? new KmsSigningSecrets({ keyId: store.keyArn, client: options.clients?.kms, clock })
-    : new SecretsManagerSigningSecrets({ client: options.clients?.secretsManager, clock });
 }
 
 /** Without a topic (test sends, tools), an operational event is one log line. */
