@@ -2,8 +2,7 @@
  * (8) Batch time against its physical limit: batches through the real core and HttpsSender, each
  * delivery to its own loopback HTTPS receiver answering after a seeded draw from the documented
  * latency (log-normal, median 100 ms, p99 1 s). A batch cannot end before its slowest receiver:
- * the ratio is wall time ÷ that latency; deliveries per GB-second against the same limit. The
- * core-floor guard (core-floor.ts) runs in the bundled process; bench/index.ts adds it.
+ * the ratio is wall time ÷ that latency; deliveries per GB-second against the same limit.
  */
 
 import { HttpsSender, type Resolver } from '../lambdas/adapters/http/sender';
@@ -15,7 +14,6 @@ import { connectionFor, HEADER_PREFIX, userIdentified } from '../test/support/fi
 import { memoryPorts } from '../test/support/memory';
 import { RECEIVER_HOST, testPki } from '../test/support/pki';
 import { serveHttps } from '../test/support/receivers';
-import type { CoreFloorFigures } from './core-floor';
 import { DEFAULT_LATENCY, latencyQuantile } from './cost-model';
 import { DEFAULT_MEMORY_MB } from './support/constants';
 import { median, round } from './support/stats';
@@ -39,8 +37,6 @@ export interface BatchTimeFigures {
   latency: { medianMs: number; p99Ms: number; seed: number };
   memoryMb: number;
   sizes: BatchSizeFigures[];
-  /** The core against the spec's floor, from the bundled process (bench/core-floor.ts). */
-  core?: CoreFloorFigures;
 }
 
 /** mulberry32: a small seeded generator, so every run draws the same latencies. */

@@ -9,18 +9,16 @@
  *   npm run bench -- --only billed --json  # the results as JSON on stdout instead of the table
  */
 
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { measureApiCalls } from './api-calls';
 import { measureBatchTime } from './batch-time';
 import { measureBilled } from './billed';
 import { measureBodyStorage } from './body-storage';
-import { bundleLikeLambda, measureColdStart } from './cold-start';
+import { measureColdStart } from './cold-start';
 import { measureConsoleBundle } from './console-bundle';
-import type { CoreFloorFigures, CoreFloorOptions } from './core-floor';
 import { measureEndToEnd } from './end-to-end';
 import { measureRateLimit } from './rate-limit';
 import type { BenchResults } from './support/results';
@@ -41,26 +39,6 @@ const MEASUREMENTS = [
 ] as const;
 type Measurement = (typeof MEASUREMENTS)[number];
 const OUT_DIR = resolve(__dirname, '..', 'bench-results');
-
-/**
- * The core against the spec's floor, from a bundle built with the deployed dispatcher's esbuild
- * options, in a process of its own (bench/bundled-process.ts says why).
- */
-function coreFloor(options: CoreFloorOptions): CoreFloorFigures {
-  const dir = mkdtempSync(join(tmpdir(), 'webhooks-bench-bundled-'));
-  try {
-    const file = join(dir, 'bundled', 'index.mjs');
-    bundleLikeLambda(join(__dirname, 'bundled-process.ts'), file);
-    const out = execFileSync(process.execPath, [file, JSON.stringify(options)], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      timeout: 5 * 60_000,
-    });
-    return JSON.parse(out.trim().split('\n').at(-1)!) as CoreFloorFigures;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -115,10 +93,7 @@ async function main(): Promise<void> {
       unlimitedEvents: quick ? 100 : 500,
     }),
   );
-  await step('batchTime', async () => ({
-    ...(await measureBatchTime({ batches10: quick ? 5 : 20, batches100: quick ? 1 : 3 })),
-    core: coreFloor({ deliveries: quick ? 500 : 2_000, rounds: quick ? 5 : 9 }),
-  }));
+  await step('batchTime', () => measureBatchTime({ batches10: quick ? 5 : 20, batches100: quick ? 1 : 3 }));
   // Last: it holds its own emulators, receivers and capped containers (docs/performance.md §11).
   await step('billed', () =>
     measureBilled({

@@ -3,7 +3,6 @@
  * measured in the same run, and the ratio (numbered as docs/performance.md; the JSON has all).
  */
 
-import { CORE_FLOOR_GUARD } from './core-floor';
 import type { BenchResults } from './support/results';
 import { fmt, ratio } from './support/stats';
 
@@ -18,15 +17,6 @@ export function tableRows(r: BenchResults): Row[] {
   const row = (label: string, value: Cell, baseline?: Cell, x?: Cell) =>
     rows.push([label, cell(value), cell(baseline), x === undefined ? '' : `${x}`]);
   const { endToEnd: e, coldStart: c, volume: v, consoleBundle: cb, batchTime: bt, rateLimit: rl } = r;
-  const k = bt?.core;
-  const below = k && k.ratio < CORE_FLOOR_GUARD ? ': BELOW' : '';
-  if (k)
-    row(
-      `1. core CPU µs vs the spec's floor (guard ≥ ${CORE_FLOOR_GUARD}${below})`,
-      k.coreCpuMicros,
-      k.floorCpuMicros,
-      k.ratio,
-    );
   if (e) {
     row(
       '2. local mode: events/s (burst); publish → receipt p50 / p99 ms',

@@ -7,12 +7,16 @@
  * the rest 200). Publishes N events fanned out to the C connections, waits for the queue to
  * drain, prints the ledger, and exits 1 if anything was lost or the attempt log and the
  * receivers disagree. Bounded: at most 100 000 events, 100 connections, `--timeout-min`.
+ *
+ * It lives beside the fault suite, not under bench/: it measures nothing to compare against a
+ * baseline; it is the ledger check of test/faults/ledger-load.test.ts at a size no test run
+ * should take (docs/reliability.md "Under load").
  */
 import { parseArgs } from 'node:util';
-import { startServices } from '../test/support/emulators';
-import { formatLedger, type Ledger } from '../test/support/ledger';
-import type { FleetBehaviour } from '../test/support/receivers';
-import { type ConnectedReceiver, startStack } from '../test/support/stack';
+import { startServices } from '../support/emulators';
+import { formatLedger, type Ledger } from '../support/ledger';
+import type { FleetBehaviour } from '../support/receivers';
+import { type ConnectedReceiver, startStack } from '../support/stack';
 
 const USAGE = `Usage: npm run load -- [options]
 
