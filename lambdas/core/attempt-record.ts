@@ -5,7 +5,7 @@
  */
 
 import { RESPONSE_SNIPPET_BYTES } from './constants';
-import { redact, truncateUtf8 } from './redact';
+import { redactedExcerpt } from './redact';
 import { isoTime } from './time';
 import {
   type AttemptRecord,
@@ -60,8 +60,7 @@ export interface BuiltRecord {
 
 export function attemptRecordOf(input: AttemptRecordInput): BuiltRecord {
   const { delivery, facts, request, result, decision, sensitive } = input;
-  const error =
-    'error' in result ? truncateUtf8(redact(result.error, sensitive), MAX_ERROR_LENGTH) : undefined;
+  const error = 'error' in result ? redactedExcerpt(result.error, sensitive, MAX_ERROR_LENGTH) : undefined;
   const statusCode = result.kind === 'response' ? result.status : undefined;
   const record: AttemptRecord = {
     deliveryId: delivery.deliveryId,
@@ -81,7 +80,7 @@ export function attemptRecordOf(input: AttemptRecordInput): BuiltRecord {
   };
   if (statusCode !== undefined) record.statusCode = statusCode;
   if (result.kind === 'response' && result.snippet) {
-    record.responseSnippet = truncateUtf8(redact(result.snippet, sensitive), RESPONSE_SNIPPET_BYTES);
+    record.responseSnippet = redactedExcerpt(result.snippet, sensitive, RESPONSE_SNIPPET_BYTES);
   }
   const lastError = error ?? (statusCode !== undefined ? `receiver answered HTTP ${statusCode}` : undefined);
   if (decision.action !== 'done' && lastError) record.error = lastError;

@@ -14,7 +14,7 @@ import {
 } from './constants';
 import { PoisonMessageError, ValidationError } from './errors';
 import { connectionIdOf, isApplicationId, isConnectionId, isDeliveryId, isEventId, isUserId } from './ids';
-import { buildPayload, checkBody, isIsoUtc, serialiseBody } from './payload';
+import { checkBody, isIsoUtc, payloadAndBody } from './payload';
 import { isBodyText, requestHeadersRule } from './request-check';
 import type {
   AttemptLogMessage,
@@ -59,17 +59,17 @@ function parseEvent(m: Record<string, unknown>): ReadMessage & { type: 'event' }
   if (!isEventId(m.eventId)) fail('eventId', 'is required and must look like evt_<id>');
   if (m.event !== EVENT_KIND) fail('event', `must be "${EVENT_KIND}", got ${describe(m.event)}`);
   if (typeof m.occurredAt !== 'string') fail('occurredAt', OCCURRED_AT_RULE);
-  let payload: ReturnType<typeof buildPayload>;
+  let built: ReturnType<typeof payloadAndBody>;
   try {
-    // occurredAt becomes the payload timestamp, whose rule buildPayload checks (once).
-    payload = buildPayload({ timestamp: m.occurredAt, user: m.user, application: m.application });
+    // occurredAt becomes the payload timestamp, whose rule buildPayload checks (once). The
+    // body's size is a payload rule too: an event too big to deliver is poison here, where it
+    // is dead-lettered with its reason, not a failure at fan-out that SQS would redeliver.
+    built = payloadAndBody({ timestamp: m.occurredAt, user: m.user, application: m.application });
   } catch (error) {
     if (error instanceof ValidationError && error.field === 'timestamp') fail('occurredAt', OCCURRED_AT_RULE);
     throw error;
   }
-  // The body's size is a payload rule too: an event too big to deliver is poison here, where
-  // it is dead-lettered with its reason, not a failure at fan-out that SQS would redeliver.
-  const body = serialiseBody(payload);
+  const { payload, body } = built;
   const message: EventMessage = {
     v: 1,
     type: 'event',
@@ -98,9 +98,8 @@ function parseEvent(m: Record<string, unknown>): ReadMessage & { type: 'event' }
  * The dispatcher takes it from {@link readMessage}, which serialises it once while checking.
  */
 export function bodyOfEvent(event: EventMessage): string {
-  return serialiseBody(
-    buildPayload({ timestamp: event.occurredAt, user: event.user, application: event.application }),
-  );
+  return payloadAndBody({ timestamp: event.occurredAt, user: event.user, application: event.application })
+    .body;
 }
 
 /** An attempt number a message may carry: a whole number from 1 to {@link MAX_ATTEMPT}. */

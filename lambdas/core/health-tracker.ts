@@ -11,12 +11,12 @@
 
 import { InfrastructureError } from './errors';
 import {
+  type ConnectionHealth,
   type HealthEvent,
   type HealthState,
   type HealthStep,
   type HealthThresholds,
   type HealthTransition,
-  needsHealthWrite,
   nextHealth,
 } from './health';
 import { operationalEvent } from './parking';
@@ -162,4 +162,12 @@ export function createHealthTracker(deps: HealthTrackerDeps, thresholds: HealthT
 
 function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/**
+ * Whether a delivered attempt needs to touch stored health at all, judged on a cached copy: the
+ * tracker's own question (when to write), asked here so a healthy delivery never leaves it.
+ */
+export function needsHealthWrite(health: ConnectionHealth | undefined): boolean {
+  return health !== undefined && (health.state !== 'healthy' || health.consecutiveFailures > 0);
 }

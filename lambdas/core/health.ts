@@ -171,8 +171,3 @@ function withoutFailing(health: ConnectionHealth): ConnectionHealth {
   const { failingSince: _gone, ...rest } = health;
   return rest;
 }
-
-/** Whether a delivered attempt needs to touch stored health at all (judged on a cached copy). */
-export function needsHealthWrite(health: ConnectionHealth | undefined): boolean {
-  return health !== undefined && (health.state !== 'healthy' || health.consecutiveFailures > 0);
-}

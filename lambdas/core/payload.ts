@@ -210,6 +210,18 @@ export function buildPayload(input: {
   };
 }
 
+/**
+ * An event's payload and its request body, built and checked in one step: the body's size is
+ * a payload rule too (core/envelope.ts reads every event through here).
+ */
+export function payloadAndBody(input: Parameters<typeof buildPayload>[0]): {
+  payload: UserIdentifiedPayload;
+  body: string;
+} {
+  const payload = buildPayload(input);
+  return { payload, body: serialiseBody(payload) };
+}
+
 /** Serialises a payload once; the result is the exact request body of every attempt. */
 export function serialiseBody(payload: UserIdentifiedPayload): string {
   const body = JSON.stringify(payload);

@@ -161,6 +161,15 @@ export function redact(text: string, sensitive: Iterable<string>): string {
 }
 
 /** Truncates to at most `maxBytes` UTF-8 bytes without splitting a character. */
+/**
+ * Text from outside (an error, a receiver's answer) as the attempt log may keep it: redacted,
+ * then cut to `maxBytes` of UTF-8. The one step every kept text takes, in this order, so a cut
+ * never leaves half a secret the redaction would have matched.
+ */
+export function redactedExcerpt(text: string, sensitive: Iterable<string>, maxBytes: number): string {
+  return truncateUtf8(redact(text, sensitive), maxBytes);
+}
+
 export function truncateUtf8(text: string, maxBytes: number): string {
   if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
   const buf = Buffer.from(text, 'utf8').subarray(0, Math.max(0, maxBytes));

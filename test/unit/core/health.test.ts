@@ -4,11 +4,14 @@ import {
   HealthSettingsError,
   type HealthThresholds,
   type HealthTransition,
-  needsHealthWrite,
   nextHealth,
   validateThresholds,
 } from '../../../lambdas/core/health';
-import { applyHealthEvent, HealthContentionError } from '../../../lambdas/core/health-tracker';
+import {
+  applyHealthEvent,
+  HealthContentionError,
+  needsHealthWrite,
+} from '../../../lambdas/core/health-tracker';
 import type { HealthStore, HealthWrite } from '../../../lambdas/core/ports';
 
 const T = '2026-11-22T10:00:00.000Z';
