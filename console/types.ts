@@ -1,12 +1,26 @@
 /**
- * The management API's shapes as the console reads them (docs/design.md §8). A connection's are
- * the API's own, derived from its one declaration (lambdas/shapes/connection.ts, through
- * connection-types.ts, its types written out without zod). The rest are kept by hand next to the API's route definitions;
- * test/unit/console/types.test.ts checks every field named here against docs/openapi.json so
- * the two cannot drift apart silently.
+ * The management API's shapes as the console reads them (docs/design.md §8): the API's own,
+ * derived from their one declaration, the schemas the API validates with
+ * (lambdas/shapes/connection.ts, lambdas/api/schemas.ts, lambdas/api/delivery-schemas.ts),
+ * through their types written out without zod (connection-types.ts, resource-types.ts). What
+ * is the console's alone (filters, the form's input, the API index) is declared here;
+ * test/unit/console/types.test.ts checks every field named here against docs/openapi.json.
  */
 
 import type { ConnectionView, HealthView, UpdateConnectionRequest } from '../lambdas/shapes/connection-types';
+import type {
+  AttemptView,
+  DeliveryView,
+  ErrorView,
+  ParkedView,
+  RateLimitActivityView,
+  RecoverResultView,
+  ResendResultView,
+  RetryResultView,
+  RotatedSecretView,
+  SecretView,
+  StatsView,
+} from '../lambdas/shapes/resource-types';
 
 export const METHODS = ['POST', 'PUT', 'PATCH'] as const;
 export type Method = (typeof METHODS)[number];
@@ -31,46 +45,15 @@ export const PARK_REASONS = ['exhausted', 'connection_disabled', 'blocked'] as c
 export type ParkReason = (typeof PARK_REASONS)[number];
 
 /** A delivery kept for the customer to send again: never its body. */
-export interface ParkedDelivery {
-  deliveryId: string;
-  connectionId: string;
-  applicationId: string;
-  eventId: string;
-  reason: ParkReason;
-  lastError?: string;
-  lastOutcome?: Outcome;
-  lastStatusCode?: number;
-  /** Attempts made so far; a retry continues after them. */
-  attempts: number;
-  parkedAt: string;
-}
-
-export interface RecoverResult {
-  requeued: number;
-  remaining: number;
-}
-
-export interface RetryResult {
-  requeued: true;
-  connectionId: string;
-}
+export type ParkedDelivery = ParkedView;
+export type RecoverResult = RecoverResultView;
+export type RetryResult = RetryResultView;
 
 /** A connection as the API shows it: never its secret; each custom header's value reads `[hidden]`. */
 export type Connection = ConnectionView;
 
 /** GET …/connections/{id}/rate-limit: the limit that applies and the last minute, from the dispatchers' counters. */
-export interface RateLimitActivity {
-  /** Deliveries per second; null: no limit applies. */
-  rateLimit: number | null;
-  source: 'connection' | 'default' | 'none';
-  seconds: number;
-  sent: number;
-  /** Deferrals in those seconds (a delivery deferred twice counts twice). */
-  deferred: number;
-  /** A deferral in the last 15 s: deliveries are waiting for the rate limit now. */
-  waiting: boolean;
-  lastDeferredAt?: string;
-}
+export type RateLimitActivity = RateLimitActivityView;
 
 /**
  * What the connection form sends, to create or to update: the update body with name, URL and
@@ -80,60 +63,18 @@ export interface RateLimitActivity {
 export type ConnectionInput = UpdateConnectionRequest & Pick<Connection, 'name' | 'url' | 'method'>;
 
 /** One attempt of one delivery (the attempt log, docs/design.md §5). */
-export interface Attempt {
-  deliveryId: string;
-  attempt: number;
-  eventId: string;
-  connectionId: string;
-  applicationId: string;
-  userId: string;
-  event: string;
-  method: string;
-  target: string;
-  requestedAt: string;
-  durationMs: number;
-  outcome: Outcome;
-  statusCode?: number;
-  responseSnippet?: string;
-  error?: string;
-  nextAttemptAt?: string;
-  final: boolean;
-  test?: boolean;
-  /** The attempt's X-Ray trace id, when the dispatcher runs with tracing on. */
-  traceId?: string;
-  expiresAt: number;
-  /** The request headers as sent, in order; a custom header's value reads `[hidden]`. */
-  requestHeaders?: Array<{ name: string; value: string }>;
-  /** A Resend queued the delivery again after this attempt, as this attempt number. */
-  resentAs?: number;
-}
+export type Attempt = AttemptView;
 
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;
 }
 
-export type OutcomeCounts = Record<Outcome, number>;
-export interface Latency {
-  p50: number | null;
-  p95: number | null;
-}
-
+export type Stats = StatsView;
 /** One time bucket of `…/stats`: counts by outcome and latency percentiles. */
-export interface StatsBucket {
-  start: string;
-  total: number;
-  outcomes: OutcomeCounts;
-  latencyMs: Latency;
-}
-
-export interface Stats {
-  since: string;
-  until: string;
-  bucketSeconds: number;
-  buckets: StatsBucket[];
-  totals: { total: number; outcomes: OutcomeCounts; latencyMs: Latency };
-}
+export type StatsBucket = Stats['buckets'][number];
+export type OutcomeCounts = StatsBucket['outcomes'];
+export type Latency = StatsBucket['latencyMs'];
 
 export const STATS_BUCKETS = ['1m', '5m', '15m', '1h', '1d'] as const;
 export interface StatsWindow {
@@ -142,34 +83,12 @@ export interface StatsWindow {
   bucket?: (typeof STATS_BUCKETS)[number];
 }
 
-/** Every attempt of one delivery. */
-export interface Delivery {
-  deliveryId: string;
-  connectionId: string;
-  attempts: Attempt[];
-  /** The exact request body every attempt sent, when it is kept. */
-  body?: string;
-  /** Why the body is not shown, in words for the reader. */
-  bodyUnavailable?: { reason: 'not_kept' | 'aged_out'; message: string };
-}
-
+/** Every attempt of one delivery, with its body when kept. */
+export type Delivery = DeliveryView;
 /** What `POST …/deliveries/{id}/resend` answers: the new attempt's number. */
-export interface ResendResult {
-  deliveryId: string;
-  connectionId: string;
-  attempt: number;
-}
-
-export interface Secret {
-  secret: string;
-  secretVersion?: string;
-}
-
-export interface RotatedSecret extends Secret {
-  previousVersion?: string;
-  /** Receivers should accept the old and the new secret for this long. */
-  overlapSeconds: number;
-}
+export type ResendResult = ResendResultView;
+export type Secret = SecretView;
+export type RotatedSecret = RotatedSecretView;
 
 export interface AttemptFilters {
   outcome?: Outcome | '';
@@ -187,6 +106,4 @@ export interface ApiIndex {
 }
 
 /** The API's error body: `{ error: { code, message, field? } }`. */
-export interface ApiErrorBody {
-  error: { code: string; message: string; field?: string };
-}
+export type ApiErrorBody = ErrorView;

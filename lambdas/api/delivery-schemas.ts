@@ -74,3 +74,13 @@ export const ResendResultSchema = z
       .openapi({ description: 'the number of the new attempt (the last one plus one)' }),
   })
   .openapi('ResendResult');
+
+// The shapes above as types, written out without zod into lambdas/shapes/resource-types.ts by
+// `npm run openapi` (scripts/shape-types.ts): the core and the console read them from there.
+
+/** One attempt of one delivery, as the attempt log keeps it and the API shows it. */
+export type AttemptView = z.infer<typeof AttemptSchema>;
+/** Every attempt of one delivery, with its body when kept. */
+export type DeliveryView = z.infer<typeof DeliverySchema>;
+/** What a Resend answers: the new attempt's number. */
+export type ResendResultView = z.infer<typeof ResendResultSchema>;

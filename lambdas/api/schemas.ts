@@ -248,3 +248,21 @@ export const StatsSchema = z
       .openapi({ description: 'what computing this answer read from the attempt log (it writes nothing)' }),
   })
   .openapi('Stats');
+
+// The shapes above as types, written out without zod into lambdas/shapes/resource-types.ts by
+// `npm run openapi` (scripts/shape-types.ts): the core and the console read them from there.
+
+/** The API's error body: `{ error: { code, message, field? } }`. */
+export type ErrorView = z.infer<typeof ErrorSchema>;
+/** A connection's rate limit and its last minute, from the dispatchers' counters. */
+export type RateLimitActivityView = z.infer<typeof RateLimitActivitySchema>;
+/** Show Secret. */
+export type SecretView = z.infer<typeof SecretSchema>;
+/** What a rotation answers. */
+export type RotatedSecretView = z.infer<typeof RotatedSecretSchema>;
+/** A delivery kept for the customer to send again: never its body. */
+export type ParkedView = z.infer<typeof ParkedSchema>;
+export type RecoverResultView = z.infer<typeof RecoverResultSchema>;
+export type RetryResultView = z.infer<typeof RetryResultSchema>;
+/** `…/stats`: counts by outcome and latency percentiles, in time buckets and in total. */
+export type StatsView = z.infer<typeof StatsSchema>;

@@ -5,6 +5,7 @@
  * of the dead-letter queue, which keeps only what the pipeline itself could not process.
  */
 
+import type { ParkedView } from '../shapes/resource-types';
 import type { ConnectionHealth, HealthState, HealthTransition } from './health';
 import { isoTime } from './time';
 import type { DeliveryMessage, Outcome } from './types';
@@ -13,21 +14,13 @@ import type { DeliveryMessage, Outcome } from './types';
 export const PARK_REASONS = ['exhausted', 'connection_disabled', 'blocked'] as const;
 export type ParkReason = (typeof PARK_REASONS)[number];
 
-/** A parked delivery as listings show it: never the body, a secret or a custom header value. */
-export interface ParkedDelivery {
-  deliveryId: string;
-  connectionId: string;
-  applicationId: string;
-  eventId: string;
-  reason: ParkReason;
-  /** The last error, redacted like the attempt log's. */
-  lastError?: string;
-  lastOutcome?: Outcome;
-  lastStatusCode?: number;
-  /** The number of the delivery's last logged attempt (refusals included); a recovery continues after it. */
-  attempts: number;
-  parkedAt: string;
-}
+/**
+ * A parked delivery as listings show it: never the body, a secret or a custom header value. The
+ * API's `ParkedDelivery`, declared once as its schema (lambdas/api/schemas.ts; written out
+ * without zod in shapes/resource-types.ts). `attempts` is the number of the delivery's last
+ * logged attempt, refusals included: a recovery continues after it.
+ */
+export type ParkedDelivery = ParkedView;
 
 /** What is stored: the listing fields plus what a recovery needs to send it again. */
 export interface ParkedItem extends ParkedDelivery {

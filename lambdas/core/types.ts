@@ -1,6 +1,7 @@
 /** Domain types and the ports the delivery core declares (docs/design.md §2, rule 1). */
 
 import type { ConnectionView } from '../shapes/connection-types';
+import type { AttemptView } from '../shapes/resource-types';
 import type { ALLOWED_METHODS } from './constants';
 import type { ConnectionHealth } from './health';
 
@@ -182,54 +183,23 @@ export interface DeadLetter {
   sourceQueue?: 'ingress' | 'retry';
 }
 
-/** One item of the attempt log (docs/design.md §5). */
-export interface AttemptRecord {
-  deliveryId: string;
-  attempt: number;
-  eventId: string;
-  connectionId: string;
-  applicationId: string;
-  userId: string;
-  event: string;
-  method: string;
-  /** Origin and path of the URL; never the query string. */
-  target: string;
-  requestedAt: string;
-  durationMs: number;
-  outcome: Outcome;
-  statusCode?: number;
-  responseSnippet?: string;
-  error?: string;
-  nextAttemptAt?: string;
-  final: boolean;
-  test?: boolean;
-  /**
-   * The trace the attempt's span belongs to (X-Ray, `1-…-…`), when the dispatcher runs with
-   * tracing on (docs/operations.md); absent otherwise. Never sent to the receiver.
-   */
-  traceId?: string;
-  /** Epoch seconds; DynamoDB TTL. */
-  expiresAt: number;
-  /**
-   * The request headers as they went out, in order; custom header values read
-   * {@link HIDDEN_HEADER_VALUE}, the signature and timestamp are shown (docs/design.md §5).
-   * Absent on refusals (nothing was sent) and on records written before it was kept.
-   */
-  requestHeaders?: RequestHeader[];
+/**
+ * One attempt's record as the attempt log keeps it: the API's `Attempt`, declared once as the
+ * schema the API shows it with (lambdas/api/delivery-schemas.ts, written out without zod in
+ * shapes/resource-types.ts), plus the body. Its request headers are as they went out, in order,
+ * a custom header's value reading {@link HIDDEN_HEADER_VALUE} (docs/design.md §5); its trace id
+ * only when the dispatcher runs with tracing on.
+ */
+export type AttemptRecord = AttemptView & {
   /**
    * The exact body text, on the record of a delivery's first attempt only (once per delivery,
    * not per attempt), and only when the stack keeps it (`keepBodies`, docs/design.md §5).
    */
   body?: string;
-  /** Set by a Resend: the attempt number it queued after this one (core/resend.ts). */
-  resentAs?: number;
-}
+};
 
 /** One request header of an attempt as it went out (a custom header's value hidden). */
-export interface RequestHeader {
-  name: string;
-  value: string;
-}
+export type RequestHeader = NonNullable<AttemptView['requestHeaders']>[number];
 
 export { HIDDEN_HEADER_VALUE } from './constants';
 

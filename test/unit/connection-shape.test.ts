@@ -11,7 +11,7 @@ import ts from 'typescript';
 import { connectionView } from '../../lambdas/api/views';
 import type { Connection } from '../../lambdas/core/types';
 import { ConnectionSchema } from '../../lambdas/shapes/connection';
-import { CONNECTION_TYPES_FILE, formattedConnectionTypes } from '../../scripts/connection-types';
+import { CONNECTION_TYPES, formattedShapeTypes } from '../../scripts/shape-types';
 import { trackedSources, visitNodes } from '../support/source-files';
 
 const FIELDS = Object.keys(ConnectionSchema.shape);
@@ -61,9 +61,9 @@ describe("a connection's shape", () => {
   });
 
   it('is read without zod from connection-types.ts, which is what `npm run openapi` writes now', () => {
-    const text = readFileSync(CONNECTION_TYPES_FILE, 'utf8');
+    const text = readFileSync(CONNECTION_TYPES.out, 'utf8');
     expect(text).not.toMatch(/^import /m);
-    expect(text).toBe(formattedConnectionTypes());
+    expect(text).toBe(formattedShapeTypes(CONNECTION_TYPES));
   });
 
   it('is what the API shows: the fields the schema declares, in its order, and nothing stored besides', () => {

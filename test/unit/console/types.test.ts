@@ -128,6 +128,7 @@ const STATS: Presence<Stats> = {
   bucketSeconds: 'required',
   buckets: 'required',
   totals: 'required',
+  read: 'required',
 };
 const BUCKET: Presence<StatsBucket> = {
   start: 'required',
