@@ -8,7 +8,12 @@
  */
 
 import { ConfigError, type Env, flag, integer, ports, required, whole } from './config-values';
-import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from './core/constants';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  DEFAULT_HEADER_PREFIX,
+  DEFAULT_SECRET_OVERLAP_SECONDS,
+  MAX_SECRET_OVERLAP_SECONDS,
+} from './core/constants';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from './core/health';
 import { DEFAULT_RATE_LIMIT_CEILING, MAX_RATE_LIMIT, MIN_RATE_LIMIT } from './core/rate-limit';
 import { KEEP_BODIES, type KeepBodies } from './core/types';
@@ -259,6 +264,11 @@ export const API_ENV = {
   consoleKeySecret: 'WEBHOOKS_CONSOLE_KEY_SECRET',
   /** Directory of the console's built files, or `off` to answer 404 at /console/. */
   consoleDir: 'WEBHOOKS_CONSOLE_DIR',
+  /**
+   * Seconds a rotated-out secret keeps signing when a rotation names no switch time (the
+   * construct's `secretRotationOverlap`); absent: 86 400 (24 hours); 0: the new one signs at once.
+   */
+  secretRotationOverlap: 'WEBHOOKS_SECRET_ROTATION_OVERLAP_SECONDS',
 } as const;
 
 export interface ApiConfig {
@@ -282,8 +292,8 @@ export interface ApiConfig {
   readonly allowedPorts: readonly number[];
   readonly attemptTimeoutMs: number;
   readonly attemptTtlDays: number;
-  /** How long dispatchers may sign with a rotated-out secret (their connection cache), seconds. */
-  readonly secretOverlapSeconds: number;
+  /** How long a rotated-out secret keeps signing by default, seconds (0: not at all). */
+  readonly secretRotationOverlapSeconds: number;
 }
 
 /**
@@ -310,6 +320,19 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     allowedPorts: Object.freeze(ports(env, ENV.allowedPorts, CONFIG_DEFAULTS.allowedPorts)),
     attemptTimeoutMs: limited(env, ENV.attemptTimeoutMs, 'attemptTimeoutMs'),
     attemptTtlDays: limited(env, ENV.attemptTtlDays, 'attemptTtlDays'),
-    secretOverlapSeconds: Math.ceil(limited(env, ENV.connectionCacheTtlMs, 'connectionCacheTtlMs') / 1000),
+    secretRotationOverlapSeconds: secretRotationOverlap(env),
   });
+}
+
+/** `secretRotationOverlap` as local mode and the management API read it, seconds. */
+export function secretRotationOverlap(env: Env): number {
+  const unit = ' seconds (0: a rotated secret signs at once; 2592000: 30 days)';
+  return integer(
+    env,
+    API_ENV.secretRotationOverlap,
+    DEFAULT_SECRET_OVERLAP_SECONDS,
+    0,
+    MAX_SECRET_OVERLAP_SECONDS,
+    unit,
+  );
 }

@@ -78,6 +78,8 @@ export interface ManagedResources {
   readonly attemptTimeout: Duration;
   readonly attemptTtl: Duration;
   readonly connectionCacheTtl: Duration;
+  /** How long a rotated-out secret keeps signing by default (0: not at all). */
+  readonly secretRotationOverlap: Duration;
   readonly logRetention: logs.RetentionDays;
   readonly removalPolicy: RemovalPolicy;
   /** Active X-Ray tracing of the Lambda (the delivery's `tracing` prop): its invocations only, no SDK. */
@@ -195,6 +197,7 @@ export class WebhookManagementApi extends Construct {
         [ENV.connectionCacheTtlMs]: String(r.connectionCacheTtl.toMilliseconds()),
         [API_ENV.consoleKeySecret]: this.sessionKey.secretArn,
         [API_ENV.consoleDir]: withConsole ? `/var/task/${CONSOLE_BUNDLE_DIR}` : 'off',
+        [API_ENV.secretRotationOverlap]: String(r.secretRotationOverlap.toSeconds()),
         NODE_OPTIONS: '--enable-source-maps',
       },
     });

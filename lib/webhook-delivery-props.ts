@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { CONFIG_DEFAULTS, CONFIG_LIMITS, SECRET_STORES } from '../lambdas/config';
+import { DEFAULT_SECRET_OVERLAP_SECONDS, MAX_SECRET_OVERLAP_SECONDS } from '../lambdas/core/constants';
 import { ConfigurationError, type WebhookErrorOptions } from '../lambdas/core/errors';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from '../lambdas/core/health';
 import { DEFAULT_RATE_LIMIT_CEILING, MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../lambdas/core/rate-limit';
@@ -189,6 +190,15 @@ export interface WebhookDeliveryProps {
    * @default Duration.seconds(30)
    */
   readonly connectionCacheTtl?: Duration;
+
+  /**
+   * How long a rotated-out secret keeps signing when a rotation names no switch time: the new
+   * secret is shown at once and signs from then on, so receivers have this long to take it
+   * (docs/protocol.md "Rotating the secret"). `Duration.seconds(0)` turns the overlap off: a
+   * rotated secret signs at once. Whole seconds, 0 to 30 days.
+   * @default Duration.hours(24)
+   */
+  readonly secretRotationOverlap?: Duration;
 
   /**
    * Most dispatcher instances each SQS event source runs at once (2 to 1000). Use it to
@@ -412,6 +422,7 @@ export interface ResolvedWebhookDeliveryProps {
   readonly defaultRateLimit: number | undefined;
   readonly rateLimitCeiling: number;
   readonly connectionCacheTtl: Duration;
+  readonly secretRotationOverlap: Duration;
   readonly maxConcurrency: number | undefined;
   readonly allowedPorts: readonly number[];
   readonly functionTimeout: Duration;
@@ -657,6 +668,11 @@ export function resolveProps(given: WebhookDeliveryProps, stackName: string): Re
         min: Duration.millis(CONFIG_LIMITS.connectionCacheTtlMs.min),
         max: Duration.millis(CONFIG_LIMITS.connectionCacheTtlMs.max),
       },
+    ),
+    secretRotationOverlap: durationIn(
+      'secretRotationOverlap',
+      props.secretRotationOverlap ?? Duration.seconds(DEFAULT_SECRET_OVERLAP_SECONDS),
+      { min: Duration.seconds(0), max: Duration.seconds(MAX_SECRET_OVERLAP_SECONDS), unitMs: 1000 },
     ),
     maxConcurrency:
       props.maxConcurrency === undefined

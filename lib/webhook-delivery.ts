@@ -168,6 +168,8 @@ export class WebhookDelivery extends Construct {
   public readonly defaultRateLimit?: number;
   /** The highest rate limit a connection may have, deliveries per second. */
   public readonly rateLimitCeiling: number;
+  /** Seconds a rotated-out secret keeps signing by default (`secretRotationOverlap`; 0: none). */
+  public readonly secretRotationOverlapSeconds: number;
   /** The management HTTP API and console; undefined when `managementApi` is `false`. */
   public readonly managementApi?: WebhookManagementApi;
   /** Whether the dispatcher (and management API) run with active X-Ray tracing (`tracing` prop). */
@@ -182,6 +184,7 @@ export class WebhookDelivery extends Construct {
     this.allowedPorts = [...p.allowedPorts];
     this.defaultRateLimit = p.defaultRateLimit;
     this.rateLimitCeiling = p.rateLimitCeiling;
+    this.secretRotationOverlapSeconds = p.secretRotationOverlap.toSeconds();
     this.tracing = p.tracing;
     this.secrets = new ConnectionSecretStore(this, p.secretStore, p.secretPrefix, p.removalPolicy);
     this.secretArnPattern = this.secrets.secretArnPattern;
@@ -639,6 +642,7 @@ export class WebhookDelivery extends Construct {
         attemptTimeout: p.attemptTimeout,
         attemptTtl: p.attemptTtl,
         connectionCacheTtl: p.connectionCacheTtl,
+        secretRotationOverlap: p.secretRotationOverlap,
         logRetention: p.logRetention,
         removalPolicy: p.removalPolicy,
         tracing: p.tracing,

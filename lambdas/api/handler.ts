@@ -26,6 +26,7 @@ const management = new WebhookManagement({
     headerPrefix: config.headerPrefix,
     allowedPorts: [...config.allowedPorts],
     consoleKeySecret: config.consoleKeySecret,
+    secretRotationOverlapSeconds: config.secretRotationOverlapSeconds,
   },
   attemptTimeoutMs: config.attemptTimeoutMs,
   attemptTtlDays: config.attemptTtlDays,
@@ -36,6 +37,5 @@ export const handler = handle(
     management,
     sessionKey: management.consoleSessionKey(),
     consoleDir: config.consoleDir,
-    secretOverlapSeconds: config.secretOverlapSeconds,
   }),
 );

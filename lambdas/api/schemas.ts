@@ -8,6 +8,7 @@
  */
 
 import { z } from '@hono/zod-openapi';
+import { MAX_SECRET_OVERLAP_SECONDS } from '../core/constants';
 import { APPLICATION_ID, CONNECTION_ID, DELIVERY_ID } from '../core/ids';
 import { PARK_REASONS } from '../core/parking';
 import { HIDDEN_HEADER_VALUE, OUTCOMES } from '../core/types';
@@ -163,17 +164,49 @@ export const ConnectionPageSchema = z
 
 export const SecretSchema = z
   .object({
-    secret: z.string().openapi({ example: 'whsec_…' }),
+    secret: z.string().openapi({ example: 'whsec_…', description: 'the secret that signs deliveries now' }),
     secretVersion: z.string().optional(),
+    next: z
+      .object({
+        secret: z.string().openapi({ example: 'whsec_…' }),
+        secretVersion: z.string(),
+        switchAt: z.string().openapi({ description: 'when it starts signing, instead of `secret`' }),
+      })
+      .optional()
+      .openapi({
+        description:
+          'a rotated secret that signs from switchAt on: receivers accept both until then; absent: none',
+      }),
   })
   .openapi('Secret');
 
-export const RotatedSecretSchema = SecretSchema.extend({
-  previousVersion: z.string().optional(),
-  overlapSeconds: z
-    .number()
-    .openapi({ description: 'receivers should accept the old and the new secret for this long' }),
-}).openapi('RotatedSecret');
+export const RotateSecretBody = z
+  .object({
+    switchAfter: z
+      .number()
+      .optional()
+      .openapi({
+        example: 3600,
+        description: `seconds until the new secret starts signing, 0 (at once) to ${MAX_SECRET_OVERLAP_SECONDS} (30 days); absent: the stack's overlap (24 hours unless its operator set secretRotationOverlap)`,
+      }),
+    switchAt: z.string().optional().openapi({
+      example: '2030-01-31T09:00:00Z',
+      description: 'when the new secret starts signing (ISO 8601, within 30 days); instead of switchAfter',
+    }),
+  })
+  .strict()
+  .openapi('RotateSecret');
+
+export const RotatedSecretSchema = z
+  .object({
+    secret: z.string().openapi({ example: 'whsec_…', description: 'the new secret' }),
+    secretVersion: z.string(),
+    switchAt: z.string().openapi({
+      description: 'when the new secret starts signing; until then previousVersion signs (now: at once)',
+    }),
+    previousVersion: z.string().optional(),
+  })
+  .openapi('RotatedSecret');
 
 export const ParkedSchema = z
   .object({

@@ -20,8 +20,6 @@ export interface ApiDeps {
   consoleDir?: string | false;
   /** Largest request body accepted, bytes. @default 65 536 */
   maxBodyBytes?: number;
-  /** How long dispatchers may keep signing with the old secret after a rotation, seconds. */
-  secretOverlapSeconds?: number;
   /**
    * Where this API runs: `local` for local mode (`npm start`), `deployed` for a stack on AWS. The
    * index says so, with the CLI command that mints a console link there. @default 'deployed'

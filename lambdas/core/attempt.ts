@@ -15,6 +15,7 @@ import { attemptIdsOf } from './ids';
 import { createLimiter, type Limiter } from './limiter';
 import type { DispatcherDeps } from './ports';
 import { createRateLimiter, effectiveRateLimit, type RateLimiter } from './rate-limit';
+import { type SigningChoice, signingSecrets } from './secret-switch';
 import type { Settlement, Settler } from './settle';
 import type { Target } from './targets';
 import type {
@@ -134,9 +135,9 @@ async function deliver(
   const connection = target.connection!;
   const destination = ctx.destinations.judge(connection);
   if ('refusal' in destination) return refuse(ctx, delivery, facts, connection, destination.refusal);
-  // 2. Its signing secret.
-  const secret = await infra('secrets.current', attemptIdsOf(delivery), () =>
-    ctx.deps.secrets.current(connection),
+  // 2. Its signing secrets: the current one, and a rotated one while its switch is ahead.
+  const secrets = await infra('secrets.current', attemptIdsOf(delivery), () =>
+    signingSecrets(ctx.deps.secrets, connection, ctx.deps.clock.now()),
   );
   // 3. A slot among the batch's attempts; the deadline; the rate limit.
   const slot = ctx.limiter.acquire();
@@ -150,6 +151,8 @@ async function deliver(
     return await traced(ctx, delivery, async (traceId) => {
       // 4. Sign, at send time. 5. Send. 6. Settle: decide, act, record.
       const requestedAtMs = ctx.deps.clock.now();
+      // Which secret signs is decided by the switch time against the time this request is signed.
+      const secret = secrets.at(requestedAtMs);
       const headers = sign(ctx, delivery, connection, secret, requestedAtMs);
       const result = await ctx.deps.sender.send({
         method: connection.method,
@@ -161,7 +164,7 @@ async function deliver(
       return ctx.settler.settle(
         sentSettlement(
           ctx,
-          { delivery, facts, connection, destination, secret, headers, requestedAtMs, traceId },
+          { delivery, facts, connection, destination, secret, secrets, headers, requestedAtMs, traceId },
           result,
           run,
         ),
@@ -200,6 +203,7 @@ function sentSettlement(
     connection: Connection;
     destination: Destination;
     secret: string;
+    secrets: SigningChoice;
     headers: Record<string, string>;
     requestedAtMs: number;
     traceId: string | undefined;
@@ -220,7 +224,7 @@ function sentSettlement(
       ...(sent.traceId ? { traceId: sent.traceId } : {}),
     },
     result,
-    sensitive: ctx.destinations.redacted(connection.connectionId, destination, sent.secret),
+    sensitive: ctx.destinations.redacted(connection.connectionId, destination, sent.secret, sent.secrets.all),
     connection,
     debugLines: run.debugLines,
   };

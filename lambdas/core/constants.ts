@@ -62,3 +62,11 @@ export const DEFAULT_HEADER_PREFIX = 'X-Service';
 
 /** Sent as User-Agent on every delivery (docs/design.md §4 extension). */
 export const USER_AGENT = 'serverless-webhooks/0.1 (+https://github.com/serverless-webhooks)';
+
+/**
+ * How long a rotated-out secret keeps signing by default (docs/protocol.md "Rotating the
+ * secret"): receivers have a day to take the new one. A stack setting (`secretRotationOverlap`).
+ */
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
+/** The latest switch a rotation may ask for: 30 days after it. */
+export const MAX_SECRET_OVERLAP_SECONDS = 30 * 86_400;

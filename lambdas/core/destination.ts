@@ -19,7 +19,7 @@ export interface Destination {
   target: string;
   sensitive: string[];
   /** The values to redact with the secret last read for it (one list per secret version). */
-  redacted?: { secret: string; list: readonly string[] };
+  redacted?: { secret: string; key: string; list: readonly string[] };
 }
 
 /** Connections whose last signing secret is remembered (as many as the connection cache holds). */
@@ -66,11 +66,19 @@ export class Destinations {
    * record that carries the new one, so until the connection cache next replaces the record:
    * the rotation overlap.
    */
-  redacted(connectionId: string, destination: Destination, secret: string): readonly string[] {
-    if (destination.redacted?.secret !== secret) {
+  redacted(
+    connectionId: string,
+    destination: Destination,
+    secret: string,
+    /** Every secret the receiver may hold now (the pending one of a rotation too). */
+    held: readonly string[] = [secret],
+  ): readonly string[] {
+    const key = held.join('\n');
+    if (destination.redacted?.secret !== secret || destination.redacted.key !== key) {
       const before = this.lastSecret.get(connectionId);
-      const previous = before !== undefined && before !== secret ? [before] : [];
-      destination.redacted = { secret, list: sensitiveList([secret, ...previous, ...destination.sensitive]) };
+      const previous = before !== undefined && !held.includes(before) ? [before] : [];
+      const secrets = [...new Set([secret, ...held, ...previous])];
+      destination.redacted = { secret, key, list: sensitiveList([...secrets, ...destination.sensitive]) };
       this.lastSecret.delete(connectionId);
       this.lastSecret.set(connectionId, secret);
       if (this.lastSecret.size > MAX_REMEMBERED_SECRETS)

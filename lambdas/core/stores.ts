@@ -31,6 +31,22 @@ export interface SecretFields {
 }
 
 /**
+ * What a rotation writes (core/secret-switch.ts): the current secret's fields and the pending
+ * one's, which signs from `secretSwitchAt` on; null removes them (no switch ahead).
+ */
+export type SecretChange = SecretFields & {
+  nextSecretVersion: string | null;
+  nextSecretCiphertext?: string | null;
+  secretSwitchAt: string | null;
+};
+
+/** The secret versions a rotation read: its write is refused when either changed meanwhile. */
+export interface SeenSecrets {
+  secretVersion: string | undefined;
+  nextSecretVersion: string | undefined;
+}
+
+/**
  * What an update may change: any of the owner's settings (lambdas/shapes/connection.ts), health
  * and shards; `updatedAt` is always written. A null clears an optional setting (`rateLimit: null`
  * removes the connection's own limit: the stack default applies again).
@@ -60,15 +76,15 @@ export interface ConnectionTable extends ConnectionStore {
     seenUpdatedAt: string,
   ): Promise<'updated' | 'conflict'>;
   /**
-   * Points the connection at a new secret version if it still names `previousVersion` (the one
-   * the rotation read): `conflict` when another rotation got there first, `missing` when the
-   * connection no longer exists.
+   * Writes a rotation's secrets if the connection still names the versions the rotation read
+   * (`seen`): `conflict` when another rotation got there first, `missing` when the connection no
+   * longer exists.
    */
   setSecret(
     connectionId: string,
-    fields: SecretFields,
+    change: SecretChange,
     updatedAt: string,
-    previousVersion: string | undefined,
+    seen: SeenSecrets,
   ): Promise<'updated' | 'conflict' | 'missing'>;
   /** Deletes it; the connection as it was, or undefined when there was none. */
   delete(connectionId: string): Promise<Connection | undefined>;

@@ -4,7 +4,6 @@
  * code the dispatcher re-checks at delivery time.
  */
 
-import { randomBytes } from 'node:crypto';
 import { CONFIG_DEFAULTS } from '../config';
 import { raisedAttemptShards } from '../core/attempt-shards';
 import { validateMethod, validateNameCharacters, validateUrl } from '../core/connection';
@@ -17,18 +16,25 @@ import { isApplicationId, isConnectionId, newId } from '../core/ids';
 import { operationalEvent } from '../core/parking';
 import type { OperationalEvents } from '../core/ports';
 import { validateRateLimit } from '../core/rate-limit';
+import { switchedAt } from '../core/secret-switch';
 import type { ConnectionChanges, ConnectionTable, Page } from '../core/stores';
 import type { Connection } from '../core/types';
 import { ConflictError, NotFoundError } from './errors';
 import type { ManagementBackend, SecretKeeper } from './ports';
+import {
+  generateSecret,
+  type RotatedSecret,
+  revealSecrets,
+  rotateSecret,
+  type ShownSecret,
+  type SwitchChoice,
+  switchTimeOf,
+} from './secret-rotation';
 import type { CreateConnectionInput, ManagementOptions, UpdateConnectionInput } from './types';
 
 const MAX_NAME_LENGTH = 200;
 
-/** A new webhook secret: `whsec_` + base64 of 32 bytes from the CSPRNG (docs/design.md §5). */
-export function generateSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
-}
+export { generateSecret } from './secret-rotation';
 
 export function newConnectionId(): string {
   return newId('con', Date.now());
@@ -128,10 +134,24 @@ export class Connections {
   }
 
   async get(connectionId: string): Promise<Connection> {
+    return withHealth(this.settled(await this.stored(connectionId)));
+  }
+
+  /** The connection item as stored (a switch past its time not yet applied). */
+  private async stored(connectionId: string): Promise<Connection> {
     if (!isConnectionId(connectionId)) throw new ValidationError('connectionId', 'must look like con_<id>');
     const connection = await this.table.get(connectionId, { consistent: true });
     if (!connection) throw new NotFoundError('connection', connectionId);
-    return withHealth(connection);
+    return connection;
+  }
+
+  /** As it stands now: a rotated secret whose switch time has passed is the current one. */
+  private settled(connection: Connection): Connection {
+    return switchedAt(connection, this.now());
+  }
+
+  private now(): number {
+    return this.options.clock?.now() ?? Date.now();
   }
 
   /** Connections of one application (a Query), or of all applications (a Scan, for operators). */
@@ -139,15 +159,16 @@ export class Connections {
     const items = filter.applicationId
       ? await this.table.listByApplication(filter.applicationId)
       : await this.table.listAll();
-    return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return items.map((c) => this.settled(c)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /**
    * One page of an application's connections, oldest first (connection ids are time-ordered);
    * `cursor` is the `nextCursor` of the previous page (InvalidCursorError for any other).
    */
-  page(query: { applicationId: string; limit: number; cursor?: string }): Promise<Page<Connection>> {
-    return this.table.page(query.applicationId, { limit: query.limit, cursor: query.cursor });
+  async page(query: { applicationId: string; limit: number; cursor?: string }): Promise<Page<Connection>> {
+    const page = await this.table.page(query.applicationId, { limit: query.limit, cursor: query.cursor });
+    return { ...page, items: page.items.map((c) => this.settled(c)) };
   }
 
   /**
@@ -232,36 +253,24 @@ export class Connections {
     return old;
   }
 
-  /** "Show Secret": the secret deliveries of this connection are signed with now. */
-  async showSecret(connectionId: string): Promise<{ secret: string; secretVersion?: string }> {
-    return this.secrets.reveal(await this.get(connectionId));
+  /**
+   * "Show Secret": the secret deliveries of this connection are signed with now and, while a
+   * rotation's switch is ahead, the next one with its switch time.
+   */
+  async showSecret(connectionId: string): Promise<ShownSecret> {
+    return revealSecrets(this.secrets, await this.stored(connectionId), this.now());
   }
 
   /**
-   * Writes a new secret version and points the connection at it. Dispatchers pick it up
-   * within their connection cache time (≤ 30 s): receivers should accept the old and the
-   * new secret for that long (`verifyWebhook({ secret: [newSecret, oldSecret] })`).
+   * A new secret, shown at once, that starts signing at the switch time: `switchAfter` seconds
+   * from now (0: at once), `switchAt`, or the stack's overlap (`secretRotationOverlap`, 24 hours
+   * by default). Until then the current secret keeps signing; a rotation before the switch
+   * replaces the pending secret (docs/api.md "Rotating with overlap").
    */
-  async rotateSecret(
-    connectionId: string,
-  ): Promise<{ secret: string; secretVersion: string; previousVersion?: string }> {
-    const connection = await this.get(connectionId);
-    const secret = generateSecret();
-    const fields = await this.secrets.rotate(connection, secret);
-    const swapped = await this.table.setSecret(
-      connectionId,
-      fields,
-      new Date().toISOString(),
-      connection.secretVersion,
-    );
-    if (swapped === 'missing') throw new NotFoundError('connection', connectionId);
-    // Of rotations at the same moment, the first to swap wins; the others' secrets are never
-    // used, so their callers are told to read the secret again instead of keeping one.
-    if (swapped === 'conflict') {
-      throw new ConflictError(
-        `the secret of ${connectionId} was rotated meanwhile; show the secret to read the current one`,
-      );
-    }
-    return { secret, secretVersion: fields.secretVersion, previousVersion: connection.secretVersion };
+  async rotateSecret(connectionId: string, choice: SwitchChoice = {}): Promise<RotatedSecret> {
+    const now = this.now();
+    const switchMs = switchTimeOf(choice, now, this.options.resources.secretRotationOverlapSeconds);
+    const stored = await this.stored(connectionId);
+    return rotateSecret({ table: this.table, keeper: this.secrets }, stored, switchMs, now);
   }
 }

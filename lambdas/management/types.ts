@@ -46,6 +46,11 @@ export interface WebhookResources {
    * stack predates the ceiling, and 10,000 (core/rate-limit.ts MAX_RATE_LIMIT) applies.
    */
   rateLimitCeiling?: number;
+  /**
+   * How long a rotated-out secret keeps signing when a rotation names no switch time, seconds
+   * (stack output `SecretRotationOverlapSeconds`); 0: the new secret signs at once. @default 86 400
+   */
+  secretRotationOverlapSeconds?: number;
 }
 
 export interface ManagementOptions {
@@ -72,6 +77,8 @@ export interface ManagementOptions {
   attemptTimeoutMs?: number;
   /** TTL of test-send attempt records, days. @default 30 */
   attemptTtlDays?: number;
+  /** The time rotation switches are judged by (tests pass their own). @default Date.now */
+  clock?: { now(): number };
 }
 
 /** A connection as the management API shows it: never the secret itself. */

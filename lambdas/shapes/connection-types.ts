@@ -27,6 +27,8 @@ export type ConnectionView = {
   updatedAt: string;
   rateLimit?: number | undefined;
   secretVersion?: string | undefined;
+  nextSecretVersion?: string | undefined;
+  secretSwitchAt?: string | undefined;
 };
 
 /** Endpoint health as the API shows it (docs/design.md §9): no write version. */

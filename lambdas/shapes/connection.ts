@@ -51,7 +51,11 @@ const connection = z.object({
     description: 'deliveries per second at most; absent: the stack default applies, if set',
   }),
   health: HealthSchema,
-  secretVersion: z.string().optional(),
+  secretVersion: z.string().optional().openapi({ description: 'the secret that signs deliveries now' }),
+  nextSecretVersion: z.string().optional().openapi({
+    description: 'a rotated secret that signs from secretSwitchAt on; absent: no switch ahead',
+  }),
+  secretSwitchAt: z.string().optional().openapi({ description: 'when nextSecretVersion starts signing' }),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -65,6 +69,8 @@ const SET_BY_SYSTEM = {
   type: true,
   health: true,
   secretVersion: true,
+  nextSecretVersion: true,
+  secretSwitchAt: true,
   createdAt: true,
   updatedAt: true,
 } as const;

@@ -11,7 +11,13 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
-import { type DispatcherConfig, ENV, loadConfig, rateLimits } from '../../lambdas/config';
+import {
+  type DispatcherConfig,
+  ENV,
+  loadConfig,
+  rateLimits,
+  secretRotationOverlap,
+} from '../../lambdas/config';
 import { DEFAULT_HEADER_PREFIX } from '../../lambdas/core/constants';
 import { WebhookManagement } from '../../lambdas/management';
 import { ensureConsoleKey, type LocalApi, prepareConsole, startLocalApi } from '../api-server';
@@ -66,7 +72,11 @@ export async function startStack(
   const headerPrefix = process.env[ENV.headerPrefix] || DEFAULT_HEADER_PREFIX;
   // The rate limits the dispatcher applies, told to the management library and the state file
   // too, so the console and the CLI judge connections by them.
-  const limits = rateLimits(process.env);
+  const limits = {
+    ...rateLimits(process.env),
+    // WEBHOOKS_SECRET_ROTATION_OVERLAP_SECONDS plays the construct's secretRotationOverlap.
+    secretRotationOverlapSeconds: secretRotationOverlap(process.env),
+  };
   const { receiver, management, allowedPorts, consoleKeySecret } = await startManagement(
     resources,
     trust,
@@ -121,7 +131,9 @@ export async function startStack(
   return stack;
 }
 
-type ManagementSettings = { headerPrefix: string } & ReturnType<typeof rateLimits>;
+type ManagementSettings = { headerPrefix: string; secretRotationOverlapSeconds: number } & ReturnType<
+  typeof rateLimits
+>;
 /** What the state file tells the CLI and other tools about a running stack. */
 function stateOf(
   stack: LocalStack,
@@ -203,7 +215,9 @@ async function startManagement(
     headerPrefix,
     async secretsOf(connectionId) {
       try {
-        return [(await management!.connections.showSecret(connectionId)).secret];
+        // Both secrets while a rotation's switch is ahead, as docs/protocol.md tells receivers.
+        const shown = await management!.connections.showSecret(connectionId);
+        return shown.next ? [shown.secret, shown.next.secret] : [shown.secret];
       } catch {
         return [];
       }

@@ -116,19 +116,56 @@ contract<ConnectionTable>(
       expect(await table.get(id('con'))).toBeUndefined();
     });
 
+    const noneAhead = { nextSecretVersion: null, nextSecretCiphertext: null, secretSwitchAt: null };
+    const seenOf = (c: { secretVersion?: string; nextSecretVersion?: string }) => ({
+      secretVersion: c.secretVersion,
+      nextSecretVersion: c.nextSecretVersion,
+    });
+
     it('points a connection at a new secret version, and says when it is gone', async () => {
       const table = make();
       const created = fresh();
       await table.create(created);
       const fields = { secretArn: created.secretArn, secretVersion: 'v2' };
       const at = '2026-11-22T00:00:00.000Z';
-      expect(await table.setSecret(created.connectionId, fields, at, created.secretVersion)).toBe('updated');
+      expect(
+        await table.setSecret(created.connectionId, { ...fields, ...noneAhead }, at, seenOf(created)),
+      ).toBe('updated');
       expect(await table.get(created.connectionId, { consistent: true })).toEqual({
         ...created,
         ...fields,
         updatedAt: at,
       });
-      expect(await table.setSecret(id('con'), fields, at, created.secretVersion)).toBe('missing');
+      expect(await table.setSecret(id('con'), { ...fields, ...noneAhead }, at, seenOf(created))).toBe(
+        'missing',
+      );
+    });
+
+    it('keeps a pending secret beside the current one, and removes it when it is replaced at once', async () => {
+      const table = make();
+      const created = fresh();
+      await table.create(created);
+      const at = '2026-11-22T00:00:00.000Z';
+      const pending = {
+        nextSecretVersion: 'v2',
+        nextSecretCiphertext: 'c2',
+        secretSwitchAt: '2026-11-23T00:00:00.000Z',
+      };
+      const kept = { secretArn: created.secretArn, secretVersion: created.secretVersion! };
+      expect(await table.setSecret(created.connectionId, { ...kept, ...pending }, at, seenOf(created))).toBe(
+        'updated',
+      );
+      const withPending = await table.get(created.connectionId, { consistent: true });
+      expect(withPending).toEqual({ ...created, ...pending, updatedAt: at });
+      // A rotation that read the connection before the pending secret was written loses.
+      const v3 = { secretArn: created.secretArn, secretVersion: 'v3', ...noneAhead };
+      expect(await table.setSecret(created.connectionId, v3, at, seenOf(created))).toBe('conflict');
+      expect(await table.setSecret(created.connectionId, v3, at, seenOf(withPending!))).toBe('updated');
+      expect(await table.get(created.connectionId, { consistent: true })).toEqual({
+        ...created,
+        secretVersion: 'v3',
+        updatedAt: at,
+      });
     });
 
     it('refuses a secret version swap when another rotation changed the version first', async () => {
@@ -136,11 +173,11 @@ contract<ConnectionTable>(
       const created = fresh();
       await table.create(created);
       const at = '2026-11-22T00:00:00.000Z';
-      const first = { secretArn: created.secretArn, secretVersion: 'v2' };
-      const second = { secretArn: created.secretArn, secretVersion: 'v3' };
-      expect(await table.setSecret(created.connectionId, first, at, created.secretVersion)).toBe('updated');
+      const first = { secretArn: created.secretArn, secretVersion: 'v2', ...noneAhead };
+      const second = { secretArn: created.secretArn, secretVersion: 'v3', ...noneAhead };
+      expect(await table.setSecret(created.connectionId, first, at, seenOf(created))).toBe('updated');
       // The second rotation read the version before the first one's swap.
-      expect(await table.setSecret(created.connectionId, second, at, created.secretVersion)).toBe('conflict');
+      expect(await table.setSecret(created.connectionId, second, at, seenOf(created))).toBe('conflict');
       expect((await table.get(created.connectionId, { consistent: true }))?.secretVersion).toBe('v2');
     });
 

@@ -47,6 +47,7 @@ export async function resourcesFromStack(
     rateWindowsTable: outputs[STACK_OUTPUTS.rateWindowsTableName] || undefined,
     defaultRateLimit: positiveInteger(outputs[STACK_OUTPUTS.defaultRateLimit]),
     rateLimitCeiling: positiveInteger(outputs[STACK_OUTPUTS.rateLimitCeiling]),
+    secretRotationOverlapSeconds: wholeNumber(outputs[STACK_OUTPUTS.secretRotationOverlapSeconds]),
     eventsTopicArn: outputs[STACK_OUTPUTS.eventsTopicArn] || undefined,
     apiUrl: outputs[MANAGEMENT_API_OUTPUTS.apiUrl] || undefined,
     consoleKeySecret: outputs[MANAGEMENT_API_OUTPUTS.consoleKeySecret] || undefined,
@@ -64,4 +65,10 @@ export async function resourcesFromStack(
 function positiveInteger(value: string | undefined): number | undefined {
   const n = Number(value);
   return value && Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+/** A whole number of 0 or more (0 is a setting: no overlap); undefined for anything else. */
+function wholeNumber(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return value && Number.isInteger(n) && n >= 0 ? n : undefined;
 }

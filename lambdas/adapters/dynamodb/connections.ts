@@ -24,7 +24,7 @@ import {
 import { decodeCursor, encodeCursor } from '../../core/cursor';
 import type { ConnectionHealth } from '../../core/health';
 import type { HealthStore, HealthWrite } from '../../core/ports';
-import type { ConnectionChanges, ConnectionTable, Page, SecretFields } from '../../core/stores';
+import type { ConnectionChanges, ConnectionTable, Page, SecretChange, SeenSecrets } from '../../core/stores';
 import type { Connection } from '../../core/types';
 import { documentClient, isConditionFailed } from './client';
 import { CONNECTIONS_TABLE } from './tables';
@@ -150,21 +150,23 @@ export class DynamoConnections implements ConnectionTable {
 
   async setSecret(
     connectionId: string,
-    fields: SecretFields,
+    change: SecretChange,
     updatedAt: string,
-    previousVersion: string | undefined,
+    seen: SeenSecrets,
   ): Promise<'updated' | 'conflict' | 'missing'> {
-    const previous =
-      previousVersion === undefined
-        ? { expression: 'attribute_not_exists(#previous)', values: {} }
-        : { expression: '#previous = :previous', values: { ':previous': previousVersion } };
+    const same = (name: string, value: string | undefined) =>
+      value === undefined
+        ? { expression: `attribute_not_exists(${name})`, values: {} }
+        : { expression: `${name} = :${name.slice(1)}`, values: { [`:${name.slice(1)}`]: value } };
+    const current = same('#previous', seen.secretVersion);
+    const next = same('#pending', seen.nextSecretVersion);
     const written = await this.updateIf(
       connectionId,
-      { ...fields, updatedAt },
+      { ...change, updatedAt },
       {
-        expression: `attribute_exists(#id) AND ${previous.expression}`,
-        names: { '#id': ID, '#previous': 'secretVersion' },
-        values: previous.values,
+        expression: `attribute_exists(#id) AND ${current.expression} AND ${next.expression}`,
+        names: { '#id': ID, '#previous': 'secretVersion', '#pending': 'nextSecretVersion' },
+        values: { ...current.values, ...next.values },
       },
     );
     if (written) return 'updated';

@@ -14,6 +14,7 @@ import {
   PageQuery,
   RateLimitActivitySchema,
   RotatedSecretSchema,
+  RotateSecretBody,
   SecretSchema,
   UpdateConnectionBody,
 } from '../schemas';
@@ -237,15 +238,15 @@ function showSecretRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       method: 'get',
       path: `${BASE}/{connectionId}/secret`,
       tags: [TAG_CONNECTIONS],
-      summary: 'Show Secret: the secret deliveries are signed with now',
+      summary:
+        'Show Secret: the secret deliveries are signed with now, and a rotated one waiting for its switch time',
       request: { params: ConnectionParams },
       responses: { 200: jsonOk(SecretSchema, 'the signing secret'), ...errorResponses() },
     }),
     async (c) => {
       const { connectionId } = c.req.valid('param');
       await ownedConnection(deps, c.get('applicationId'), connectionId);
-      const { secret, secretVersion } = await management.connections.showSecret(connectionId);
-      return c.json({ secret, ...(secretVersion ? { secretVersion } : {}) }, 200);
+      return c.json(await management.connections.showSecret(connectionId), 200);
     },
   );
 }
@@ -258,23 +259,16 @@ function rotateSecretRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       method: 'post',
       path: `${BASE}/{connectionId}/secret/rotate`,
       tags: [TAG_CONNECTIONS],
-      summary: 'New secret; the old one keeps signing for the overlap dispatcher caches need',
-      request: { params: ConnectionParams },
-      responses: { 200: jsonOk(RotatedSecretSchema, 'the new secret'), ...errorResponses(409, 413) },
+      summary:
+        'New secret, shown now; the current one keeps signing until the switch time (24 hours unless the body or the stack says otherwise)',
+      request: { params: ConnectionParams, body: { ...jsonBody(RotateSecretBody), required: false } },
+      responses: { 200: jsonOk(RotatedSecretSchema, 'the new secret'), ...errorResponses(409, 413, 422) },
     }),
     async (c) => {
       const { connectionId } = c.req.valid('param');
+      const body = c.req.valid('json') ?? {};
       await ownedConnection(deps, c.get('applicationId'), connectionId);
-      const rotated = await management.connections.rotateSecret(connectionId);
-      return c.json(
-        {
-          secret: rotated.secret,
-          secretVersion: rotated.secretVersion,
-          ...(rotated.previousVersion ? { previousVersion: rotated.previousVersion } : {}),
-          overlapSeconds: deps.secretOverlapSeconds ?? 30,
-        },
-        200,
-      );
+      return c.json(await management.connections.rotateSecret(connectionId, body), 200);
     },
   );
 }

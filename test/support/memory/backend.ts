@@ -21,30 +21,35 @@ import { MemoryParked } from './parked';
 import { MemoryQueues } from './queues';
 import { MemoryRateWindows } from './rate-windows';
 
-/** Secrets by their ARN; a rotation is a new ARN version. */
+/** Secrets by their ARN and version; a rotation is a new version, read by the version a connection names. */
 export class MemorySecretKeeper implements SecretKeeper {
+  /** `<arn>#<version>` to the secret. */
   readonly secrets = new Map<string, string>();
   private versions = 0;
 
   async create(owner: { connectionId: string }, secret: string) {
     return this.keep(owner.connectionId, secret);
   }
-  async discard(fields: { secretArn: string }) {
-    this.secrets.delete(fields.secretArn);
+  async discard(fields: { secretArn: string; secretVersion: string }) {
+    this.secrets.delete(`${fields.secretArn}#${fields.secretVersion}`);
   }
   async reveal(connection: Connection) {
-    return { secret: this.secrets.get(connection.secretArn) ?? '', secretVersion: connection.secretVersion };
+    return {
+      secret: this.secrets.get(`${connection.secretArn}#${connection.secretVersion}`) ?? '',
+      secretVersion: connection.secretVersion,
+    };
   }
   async rotate(connection: Connection, secret: string) {
     return this.keep(connection.connectionId, secret);
   }
   async remove(connection: Connection) {
-    this.secrets.delete(connection.secretArn);
+    for (const key of this.secrets.keys())
+      if (key.startsWith(`${connection.secretArn}#`)) this.secrets.delete(key);
   }
   private keep(connectionId: string, secret: string) {
     const secretVersion = `v${++this.versions}`;
     const secretArn = `memory:secret:${connectionId}`;
-    this.secrets.set(secretArn, secret);
+    this.secrets.set(`${secretArn}#${secretVersion}`, secret);
     return { secretArn, secretVersion };
   }
 }

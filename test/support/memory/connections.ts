@@ -12,7 +12,13 @@
 import { decodeCursor, encodeCursor } from '../../../lambdas/core/cursor';
 import type { ConnectionHealth } from '../../../lambdas/core/health';
 import type { HealthStore, HealthWrite } from '../../../lambdas/core/ports';
-import type { ConnectionChanges, ConnectionTable, Page, SecretFields } from '../../../lambdas/core/stores';
+import type {
+  ConnectionChanges,
+  ConnectionTable,
+  Page,
+  SecretChange,
+  SeenSecrets,
+} from '../../../lambdas/core/stores';
 import type { Connection } from '../../../lambdas/core/types';
 import { checkOutage, noOutage, type Outage } from './outage';
 
@@ -107,15 +113,19 @@ export class MemoryConnections implements ConnectionTable {
 
   async setSecret(
     connectionId: string,
-    fields: SecretFields,
+    change: SecretChange,
     updatedAt: string,
-    previousVersion: string | undefined,
+    seen: SeenSecrets,
   ): Promise<'updated' | 'conflict' | 'missing'> {
     this.check('setSecret');
     const current = this.items.get(connectionId);
     if (!current) return 'missing';
-    if (current.secretVersion !== previousVersion) return 'conflict';
-    this.items.set(connectionId, { ...current, ...defined(fields), updatedAt });
+    if (current.secretVersion !== seen.secretVersion || current.nextSecretVersion !== seen.nextSecretVersion)
+      return 'conflict';
+    const next: Record<string, unknown> = { ...current, ...defined(change), updatedAt };
+    // A null removes the field, as the DynamoDB store's REMOVE does.
+    for (const [name, value] of Object.entries(change)) if (value === null) delete next[name];
+    this.items.set(connectionId, next as unknown as Connection);
     return 'updated';
   }
 

@@ -32,7 +32,11 @@ it('creates a connection, shows and rotates its secret, and sends a test, all th
   expect([...secrets.secrets.values()]).toEqual([secret]);
   const rotated = await management.connections.rotateSecret(created.connectionId);
   expect(rotated.secret).not.toBe(secret);
-  expect((await management.connections.showSecret(created.connectionId)).secret).toBe(rotated.secret);
+  // The new secret is shown at once and waits for its switch time; the old one signs until then.
+  expect(await management.connections.showSecret(created.connectionId)).toMatchObject({
+    secret,
+    next: { secret: rotated.secret, switchAt: rotated.switchAt },
+  });
   const record = await management.sendTest(created.connectionId);
   expect(record).toMatchObject({ outcome: 'delivered', test: true, connectionId: created.connectionId });
   expect(attempts.records).toEqual([record]);
