@@ -43,6 +43,19 @@ export function parseWholeNumber(raw: string, flag: string, min: number, max: nu
   return n;
 }
 
+const SECONDS_PER: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
+
+/**
+ * `--switch-after`: seconds from now until a rotated secret signs, as `45s`, `30m`, `2h`, `1d`
+ * or a bare number of seconds; `0` switches at once. The management library checks the range.
+ */
+export function parseSwitchAfter(raw: string): number {
+  const match = /^(\d+)\s*([smhd]?)$/i.exec(raw.trim());
+  if (!match)
+    throw new UsageError(`--switch-after: expected 0, 45s, 30m, 2h or 1d, got ${JSON.stringify(raw)}`);
+  return Number(match[1]) * SECONDS_PER[(match[2] || 's').toLowerCase()]!;
+}
+
 /** `--rate-limit N` (deliveries per second, 1-10,000) or `--rate-limit none`: null clears it. */
 export function parseRateLimit(raw: string): number | null {
   if (raw.trim().toLowerCase() === 'none') return null;

@@ -96,6 +96,8 @@ export function connectionBlock(
     ['health', healthLine(c.health, now)],
     // Shown once raised (`connections shards`): listings read one Query per shard.
     ['attempt shards', c.attemptShards ? currentAttemptShards(c) : undefined],
+    // A rotation's new secret waiting for its switch time (show-secret prints both).
+    ['secret switch', c.secretSwitchAt ? `to the next secret at ${when(c.secretSwitchAt, now)}` : undefined],
     ['last success', when(c.health?.lastSuccessAt, now)],
     ['last failure', when(c.health?.lastFailureAt, now)],
     ['created', when(c.createdAt, now)],

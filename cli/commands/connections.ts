@@ -1,7 +1,6 @@
 /** `webhooks connections …`: the "CRM Connections" actions of docs/protocol.md §1, and rotation. */
 
 import { type Command, Option } from 'commander';
-import { CONFIG_DEFAULTS } from '../../lambdas/config';
 import type { Connection } from '../../lambdas/core/types';
 import type { WebhookManagement } from '../../lambdas/management';
 import { DEFAULT_RECOVERY_RATE_PER_SECOND } from '../../lambdas/management/parked';
@@ -11,17 +10,12 @@ import { keyValues, plural, relativeTime, table, truncate, visible } from '../fo
 import { group, handle, leaf, repeatableOption } from '../program';
 import { collectHeaders, parseRateLimit, parseSince, parseWholeNumber } from '../values';
 import { connectionBlock, connectionColumns, connectionJson, failureAdvice, outcomeDetail } from '../views';
+import { cacheTime } from './cache-time';
+import { rotateSecret, showSecret } from './secrets';
 import { shards } from './shards';
 
 const ID = '<connection-id>';
 const MAX_PARKED_LIMIT = 200;
-
-/** How long the dispatcher caches a connection, as far as this target tells: local mode says. */
-function cacheTime(ctx: Context, webhooks: WebhookManagement): string {
-  const ttlMs = webhooks.connectionCacheTtlMs;
-  if (ttlMs === undefined) return `${CONFIG_DEFAULTS.connectionCacheTtlMs / 1000} s by default`;
-  return `${ttlMs / 1000} s${ctx.globals.local ? ' in local mode' : ''}`;
-}
 
 /** What the operator should expect after a change (the dispatcher caches connections). */
 function cacheNote(ctx: Context, webhooks: WebhookManagement): string {
@@ -356,45 +350,6 @@ function readLine(stream: NodeJS.ReadableStream): Promise<string> {
     stream.on('data', onData);
     stream.once('end', done);
     stream.resume();
-  });
-}
-
-function showSecret(): Command {
-  const cmd = leaf('show-secret', {
-    summary: 'print the signing secret the receiver verifies with',
-    usage: ID,
-    details:
-      'Prints only the secret, so it can be captured: SECRET=$(webhooks connections show-secret <id>).\nThe HMAC key is the whole string, whsec_ prefix included, as UTF-8 bytes (do not base64-decode it).',
-    examples: ['webhooks connections show-secret con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
-  }).argument(ID);
-  return handle(cmd, async (ctx, { positionals }) => {
-    const connectionId = positionals[0]!;
-    const { secret, secretVersion } = await (await ctx.management()).connections.showSecret(connectionId);
-    ctx.printJson({ connectionId, secret, secretVersion });
-    ctx.print(secret);
-  });
-}
-
-function rotateSecret(): Command {
-  const cmd = leaf('rotate-secret', {
-    summary: 'replace the signing secret with a new one and print it',
-    usage: ID,
-    details:
-      'Deliveries are signed with the new secret once the dispatcher sees the change (its connection cache\ntime: 30 s by default, 1 s in local mode). Until then, the receiver should accept both:\nverifyWebhook({ rawBody, headers, secret: [newSecret, oldSecret] }).',
-    examples: ['webhooks connections rotate-secret con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B'],
-  }).argument(ID);
-  return handle(cmd, async (ctx, { positionals }) => {
-    const connectionId = positionals[0]!;
-    const webhooks = await ctx.management();
-    const rotated = await webhooks.connections.rotateSecret(connectionId);
-    ctx.printJson({ connectionId, ...rotated });
-    ctx.print(`New signing secret of ${connectionId}:
-
-  ${rotated.secret}
-
-Deliveries switch to it within the dispatcher's connection cache time (${cacheTime(ctx, webhooks)}). For that
-long, have the receiver accept both the old and the new secret:
-  verifyWebhook({ rawBody, headers, secret: [newSecret, oldSecret] })`);
   });
 }
 

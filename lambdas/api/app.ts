@@ -26,10 +26,10 @@ import type { ApiDeps, ApiEnv } from './types';
 export const API_BASE = '/api/v1';
 export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
 export const DEFAULT_MAX_BODY_BYTES = 65_536;
-/** POST routes that take a JSON body (the others, test and rotate, take none). */
+/** POST routes that take a JSON body (the others, test among them, take none). */
 const JSON_POST_PATH = /\/connections\/?$/;
 /** POST routes whose JSON body is optional: without a body they take no Content-Type, with one only JSON. */
-const OPTIONAL_JSON_POST_PATH = /\/recover\/?$/;
+const OPTIONAL_JSON_POST_PATH = /\/(recover|secret\/rotate)\/?$/;
 
 const OPENAPI_INFO = {
   title: 'Webhooks management API',

@@ -620,7 +620,12 @@ describe('the OpenAPI document against the running API', () => {
       '200',
       'application/json',
     );
-    const rotated = { secret: 'whsec_x', secretVersion: 'v2', previousVersion: 'v1', overlapSeconds: 30 };
+    const rotated = {
+      secret: 'whsec_x',
+      secretVersion: 'v2',
+      previousVersion: 'v1',
+      switchAt: '2030-01-01T00:00:00.000Z',
+    };
     expect(secret(rotated)).toBe(true);
     expect(secret({ ...rotated, extra: 1 })).toBe(false);
     const error = responseValidator(create, '422', 'application/json');

@@ -104,12 +104,11 @@ describe('management API: the routes a console uses', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(secret);
-    expect(rotated.body.overlapSeconds).toBeGreaterThan(0);
+    // The old secret keeps signing for the stack's overlap (24 hours by default).
+    expect(Date.parse(rotated.body.switchAt) - Date.now()).toBeGreaterThan(23 * 3_600_000);
     const second = await call('POST', appPath(app, `/connections/${con.connectionId}/test`), { token });
     const req2 = receiver.requests[before + 1]!;
-    expect(() =>
-      verifyWebhook({ rawBody: req2.body, headers: req2.headers, secret: rotated.body.secret }),
-    ).not.toThrow();
+    expect(() => verifyWebhook({ rawBody: req2.body, headers: req2.headers, secret })).not.toThrow();
 
     const log = await call('GET', appPath(app, `/connections/${con.connectionId}/attempts`), { token });
     expect(log.body.data.map((a: AttemptRecord) => a.deliveryId)).toEqual([
@@ -208,7 +207,10 @@ describe('management API: rotations at the same moment', () => {
     const con = await createVia(app, token);
     const first = await call('GET', appPath(app, `/connections/${con.connectionId}/secret`), { token });
     const path = appPath(app, `/connections/${con.connectionId}/secret/rotate`);
-    const answers = await Promise.all(Array.from({ length: 20 }, () => call('POST', path, { token })));
+    // At once (switchAfter: 0), so each winner's secret is the one the next rotation replaces.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => call('POST', path, { token, json: { switchAfter: 0 } })),
+    );
     const won = answers.filter((a) => a.status === 200).map((a) => a.body);
     const lost = answers.filter((a) => a.status === 409);
     expect(won.length).toBeGreaterThanOrEqual(1);

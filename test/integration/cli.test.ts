@@ -143,6 +143,7 @@ describe('webhooks CLI against local mode', () => {
   let connectionId = '';
   let firstSecret = '';
   let secondSecret = '';
+  let switchAtMs = 0;
   let publishedDelivery = '';
 
   it('shows help and exits 0', async () => {
@@ -353,29 +354,40 @@ describe('webhooks CLI against local mode', () => {
     );
   });
 
-  it('rotates the secret, prints the new one and the advice to accept both', async () => {
-    const stdout = await ok(['connections', 'rotate-secret', connectionId]);
+  it('rotates the secret, prints the new one, its switch time and the advice to accept both', async () => {
+    const stdout = await ok(['connections', 'rotate-secret', connectionId, '--switch-after', '2']);
     secondSecret = /^\s+(whsec_\S+)$/m.exec(stdout)?.[1] ?? '';
     expect(secondSecret).toMatch(/^whsec_/);
     expect(secondSecret).not.toBe(firstSecret);
-    expect(stdout).toContain('accept both the old and the new secret');
-    expect((await ok(['connections', 'show-secret', connectionId])).trim()).toBe(secondSecret);
+    switchAtMs = Date.parse(/signing from (\S+)/.exec(stdout)?.[1] ?? '');
+    expect(switchAtMs).toBeGreaterThan(Date.now());
+    expect(stdout).toContain('Have the receiver accept both now');
+    // Until the switch, show-secret prints the secret that signs now, and the next one on stderr.
+    const shown = await webhooks(['connections', 'show-secret', connectionId]);
+    expect(shown.stdout.trim()).toBe(firstSecret);
+    expect(shown.stderr).toContain(`Next secret, signing from ${new Date(switchAtMs).toISOString()}`);
+    expect(shown.stderr).toContain(secondSecret);
   });
 
-  it('signs deliveries with the new secret once the dispatcher sees the change', async () => {
-    const deadline = Date.now() + ROTATION_TIMEOUT_MS;
+  it('signs deliveries with the old secret until the switch time, and with the new one after it', async () => {
+    const deadline = switchAtMs + ROTATION_TIMEOUT_MS;
     for (let n = 1; ; n++) {
       const userId = `usr_cli_rot_${n}`;
       const before = receiver.requests.length;
       await ok(['publish', '--application', APP, '--user-json', JSON.stringify({ id: userId })]);
       const request = await requestFor(userId, before);
-      if (verifies(request, secondSecret)) break;
-      // Within the cache time the old secret may still sign; never anything else.
+      const signedAt = Number(request.headers['x-service-timestamp']);
+      if (signedAt >= switchAtMs) {
+        expect(verifies(request, secondSecret)).toBe(true);
+        expect(verifies(request, firstSecret)).toBe(false);
+        break;
+      }
       expect(verifies(request, firstSecret)).toBe(true);
       if (Date.now() > deadline)
-        throw new Error(`no delivery signed with the new secret within ${ROTATION_TIMEOUT_MS} ms`);
+        throw new Error(`no delivery after the switch within ${ROTATION_TIMEOUT_MS} ms`);
       await new Promise((r) => setTimeout(r, 500));
     }
+    expect((await ok(['connections', 'show-secret', connectionId])).trim()).toBe(secondSecret);
   });
 
   it('parks a delivery to a disabled connection, lists it, and recovers it after enabling, once', async () => {

@@ -108,17 +108,37 @@ it('signs deliveries with a secret sealed in the connection item; Show Secret an
   const [first] = await receiverA.waitFor(1);
   expect(verifies([secret], first!)).toBe(true);
 
-  const rotated = await management.connections.rotateSecret(con.connectionId);
+  // A rotation with a 2 s overlap: both secrets sealed in the item, the old one signing until the switch.
+  const rotated = await management.connections.rotateSecret(con.connectionId, { switchAfter: 2 });
   expect(rotated.previousVersion).toBe(con.secretVersion);
   expect(rotated.secretVersion).not.toBe(con.secretVersion);
-  expect((await management.connections.showSecret(con.connectionId)).secret).toBe(rotated.secret);
+  const rotatedItem = (await itemOf(con.connectionId)) as SealedConnection & {
+    nextSecretCiphertext?: string;
+  };
+  expect(rotatedItem).toMatchObject({
+    secretCiphertext: item.secretCiphertext,
+    nextSecretVersion: rotated.secretVersion,
+  });
+  expect(rotatedItem.nextSecretCiphertext).toEqual(expect.any(String));
+  expect(JSON.stringify(rotatedItem)).not.toContain(rotated.secret);
+  expect(await management.connections.showSecret(con.connectionId)).toEqual({
+    secret,
+    secretVersion: con.secretVersion,
+    next: { secret: rotated.secret, secretVersion: rotated.secretVersion, switchAt: rotated.switchAt },
+  });
   // A dispatcher whose cached connection is the old item still signs with the old secret.
   const cached = new KmsSigningSecrets({ keyId: keyArn, client: new KMSClient({}) });
   expect(await cached.current(item)).toBe(secret);
   await harness.publish(userIdentified(app));
   const [, second] = await receiverA.waitFor(2);
-  expect(verifies([rotated.secret], second!)).toBe(true);
-  expect(verifies([secret], second!)).toBe(false);
+  expect(verifies([secret], second!)).toBe(true);
+  expect(verifies([rotated.secret], second!)).toBe(false);
+  await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(rotated.switchAt) - Date.now()) + 50));
+  await harness.publish(userIdentified(app));
+  const [, , third] = await receiverA.waitFor(3);
+  expect(verifies([rotated.secret], third!)).toBe(true);
+  expect(verifies([secret], third!)).toBe(false);
+  expect((await management.connections.showSecret(con.connectionId)).secret).toBe(rotated.secret);
 });
 
 it('refuses a ciphertext copied into another connection by name, and still delivers the rest of the batch', async () => {

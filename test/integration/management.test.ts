@@ -71,14 +71,14 @@ describe('WebhookManagement on the emulators', () => {
     expect(fieldOf(error)).toBe(field);
   });
 
-  it('rotates the secret: the connection points at the new version, and test sends sign with it', async () => {
+  it('rotates the secret at once: the connection points at the new version, and test sends sign with it', async () => {
     const con = await management.connections.create({
       applicationId: id('app'),
       name: 'R',
       url: receiver.url,
     });
     const before = await management.connections.showSecret(con.connectionId);
-    const rotated = await management.connections.rotateSecret(con.connectionId);
+    const rotated = await management.connections.rotateSecret(con.connectionId, { switchAfter: 0 });
     expect(rotated.secret).not.toBe(before.secret);
     expect((await management.connections.get(con.connectionId)).secretVersion).toBe(rotated.secretVersion);
     expect((await management.connections.showSecret(con.connectionId)).secret).toBe(rotated.secret);

@@ -470,7 +470,11 @@ describe('the connection cache time a change waits for', () => {
             get: async () => current,
             update: async () => CONNECTION,
             setEnabled: async (_id: string, enabled: boolean) => ({ ...CONNECTION, enabled }),
-            rotateSecret: async () => ({ secret: 'whsec_x', secretVersion: 'v2' }),
+            rotateSecret: async () => ({
+              secret: 'whsec_x',
+              secretVersion: 'v2',
+              switchAt: new Date().toISOString(),
+            }),
           },
           listParked: async () => ({ data: [] }),
         }) as unknown as WebhookManagement,
