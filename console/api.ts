@@ -20,6 +20,7 @@ import type {
   ResendResult,
   RetryResult,
   RotatedSecret,
+  RotateSecretChoice,
   Secret,
   Stats,
   StatsWindow,
@@ -200,8 +201,9 @@ export class ApiClient {
     return this.call('GET', `/connections/${encodeURIComponent(connectionId)}/secret`);
   }
 
-  rotateSecret(connectionId: string): Promise<RotatedSecret> {
-    return this.call('POST', `/connections/${encodeURIComponent(connectionId)}/secret/rotate`);
+  /** A new secret; `choice` names the switch time, absent: the deployment's overlap. */
+  rotateSecret(connectionId: string, choice?: RotateSecretChoice): Promise<RotatedSecret> {
+    return this.call('POST', `/connections/${encodeURIComponent(connectionId)}/secret/rotate`, choice);
   }
 
   /** The rate limit that applies and its last minute: are deliveries waiting for it now? */

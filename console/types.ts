@@ -87,8 +87,16 @@ export interface StatsWindow {
 export type Delivery = DeliveryView;
 /** What `POST …/deliveries/{id}/resend` answers: the new attempt's number. */
 export type ResendResult = ResendResultView;
+/** Show Secret: the secret that signs now and, while a rotation's switch is ahead, the next one. */
 export type Secret = SecretView;
+/** A rotation: the new secret, and when it starts signing (now, for a switch at once). */
 export type RotatedSecret = RotatedSecretView;
+
+/** When a rotation switches: the stack's overlap (no body), or seconds from now (0: at once). */
+export interface RotateSecretChoice {
+  switchAfter?: number;
+  switchAt?: string;
+}
 
 export interface AttemptFilters {
   outcome?: Outcome | '';

@@ -1,21 +1,58 @@
-/** "Show Secret": reveal, copy and rotate the connection's signing secret. */
+/**
+ * "Show Secret": reveal, copy and rotate the connection's signing secret. A rotation makes a new
+ * secret at once and switches deliveries to it at its switch time (docs/console.md): until then
+ * the panel shows both, as Show Secret answers, with the time.
+ */
 
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
-import type { RotatedSecret, Secret } from '../types';
+import { formatTime } from '../format';
+import type { RotateSecretChoice, Secret } from '../types';
 
-function formatSeconds(seconds: number): string {
-  if (seconds < 120) return `${seconds} seconds`;
-  if (seconds < 7_200) return `${Math.round(seconds / 60)} minutes`;
-  return `${Math.round(seconds / 3_600)} hours`;
+/** When a rotation switches, as the confirmation offers it. */
+const SWITCH_CHOICES: ReadonlyArray<{ value: string; label: string; choice?: RotateSecretChoice }> = [
+  { value: 'default', label: "after the deployment's overlap (24 h by default)" },
+  { value: 'hour', label: 'in 1 hour', choice: { switchAfter: 3_600 } },
+  {
+    value: 'now',
+    label: 'at once (the current secret stops signing)',
+    choice: { switchAfter: 0 },
+  },
+];
+
+function Time({ iso }: { iso: string }) {
+  return (
+    <time dateTime={iso} title={iso}>
+      {formatTime(iso)}
+    </time>
+  );
+}
+
+function SecretRow(props: {
+  secret: string;
+  label: string;
+  copy: (s: string) => void;
+  focusRef?: { current: HTMLElement | null };
+}) {
+  return (
+    <div class="secret-row">
+      <code class="secret" tabIndex={-1} ref={props.focusRef} aria-label={props.label}>
+        {props.secret}
+      </code>
+      <button type="button" class="button" onClick={() => props.copy(props.secret)}>
+        Copy
+      </button>
+    </div>
+  );
 }
 
 export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionId: string }) {
-  const [secret, setSecret] = useState<string>();
+  const [shown, setShown] = useState<Secret>();
   const [busy, setBusy] = useState<'show' | 'rotate'>();
   const [error, setError] = useState<string>();
   const [note, setNote] = useState<string>();
   const [confirming, setConfirming] = useState(false);
+  const [when, setWhen] = useState('default');
   // Where focus goes once the panel has re-rendered: to the secret that appeared (Show Secret,
   // Rotate now), or back to Show Secret when it is hidden; never left to fall to <body>.
   const focusNext = useRef<'secret' | 'show' | undefined>(undefined);
@@ -25,20 +62,26 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
     if (focusNext.current === 'secret') secretEl.current?.focus();
     if (focusNext.current === 'show') showButton.current?.focus();
     focusNext.current = undefined;
-  }, [secret]);
+  }, [shown]);
 
-  const run = async (kind: 'show' | 'rotate', call: () => Promise<Secret | RotatedSecret>) => {
+  const run = async (kind: 'show' | 'rotate') => {
     setBusy(kind);
     setError(undefined);
     setNote(undefined);
     try {
-      const answer = await call();
-      focusNext.current = 'secret';
-      setSecret(answer.secret);
-      if ('overlapSeconds' in answer)
+      if (kind === 'rotate') {
+        const choice = SWITCH_CHOICES.find((c) => c.value === when)?.choice;
+        const rotated = await api.rotateSecret(connectionId, choice);
         setNote(
-          `New secret in use. Receivers should accept the old one too for ${formatSeconds(answer.overlapSeconds)} while they switch.`,
+          Date.parse(rotated.switchAt) <= Date.now()
+            ? 'New secret in use at once: the old one no longer signs deliveries.'
+            : `New secret made. It signs deliveries from ${formatTime(rotated.switchAt)}; until then the current one does. Have your receiver accept both now.`,
         );
+      }
+      // Show what Show Secret answers, after a rotation too: the same secrets and times everywhere.
+      const answer = await api.showSecret(connectionId);
+      focusNext.current = 'secret';
+      setShown(answer);
     } catch (e) {
       setError((e as Error).message);
     } finally {
@@ -47,8 +90,7 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
     }
   };
 
-  const copy = async () => {
-    if (!secret) return;
+  const copy = async (secret: string) => {
     try {
       await navigator.clipboard.writeText(secret);
       setNote('Copied to the clipboard.');
@@ -63,20 +105,28 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
       <p class="muted">
         Your receiver verifies each delivery's signature with this secret. Keep it on your server only.
       </p>
-      {secret ? (
-        <div class="secret-row">
-          <code class="secret" tabIndex={-1} ref={secretEl}>
-            {secret}
-          </code>
-          <button type="button" class="button" onClick={copy}>
-            Copy
-          </button>
+      {shown ? (
+        <div class="secrets">
+          <p class="secret-label">{shown.next ? 'Current secret (signs deliveries now)' : 'Secret'}</p>
+          <SecretRow secret={shown.secret} label="current secret" copy={copy} focusRef={secretEl} />
+          {shown.next && (
+            <div class="secret-next">
+              <p class="secret-label">
+                Next secret, signs deliveries from <Time iso={shown.next.switchAt} />
+              </p>
+              <SecretRow secret={shown.next.secret} label="next secret" copy={copy} />
+              <p class="muted">
+                Until then the current secret signs. Have your receiver accept both now (verifyWebhook takes a
+                list of secrets), and drop the current one after the switch.
+              </p>
+            </div>
+          )}
           <button
             type="button"
             class="button"
             onClick={() => {
               focusNext.current = 'show';
-              setSecret(undefined);
+              setShown(undefined);
             }}
           >
             Hide
@@ -88,7 +138,7 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
           class="button"
           ref={showButton}
           disabled={busy !== undefined}
-          onClick={() => run('show', () => api.showSecret(connectionId))}
+          onClick={() => run('show')}
         >
           {busy === 'show' ? 'Loading…' : 'Show Secret'}
         </button>
@@ -98,14 +148,26 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
           <fieldset class="confirm">
             <legend class="visually-hidden">Confirm rotation</legend>
             <p>
-              Rotate the secret? Receivers must switch to the new one; the old one keeps working only for a
-              short overlap.
+              Rotate the secret? A new secret is made now; deliveries keep being signed with the current one
+              until the switch. Rotating again before the switch replaces the new secret.
             </p>
+            <label for={`switch-${connectionId}`}>Switch to the new secret</label>{' '}
+            <select
+              id={`switch-${connectionId}`}
+              value={when}
+              onChange={(e) => setWhen((e.target as HTMLSelectElement).value)}
+            >
+              {SWITCH_CHOICES.map((c) => (
+                <option key={c.value} value={c.value}>
+                  {c.label}
+                </option>
+              ))}
+            </select>
             <button
               type="button"
               class="button danger"
               disabled={busy !== undefined}
-              onClick={() => run('rotate', () => api.rotateSecret(connectionId))}
+              onClick={() => run('rotate')}
             >
               {busy === 'rotate' ? 'Rotating…' : 'Rotate now'}
             </button>

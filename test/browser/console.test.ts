@@ -293,15 +293,35 @@ describe('the web console, walked by a new user', () => {
     const [stored] = await management.connections.list({ applicationId });
     expect(stored).toMatchObject({ name: 'CRM production', headers: { 'X-Team': 'crm' } });
 
+    // Rotate with the deployment's overlap: both secrets shown, the switch time with them.
     await clickButton(page, 'Rotate');
     await clickButton(page, 'Rotate now');
-    await waitForText(page, 'Receivers should accept the old one too');
-    const rotated = await page.$eval('code.secret', (el) => el.textContent ?? '');
-    expect(rotated).toMatch(/^whsec_/);
-    expect(rotated).not.toBe(shownSecret);
-    await expect(management.connections.showSecret(stored!.connectionId)).resolves.toMatchObject({
-      secret: rotated,
-    });
+    await waitForText(page, 'New secret made. It signs deliveries from');
+    const shown = await management.connections.showSecret(stored!.connectionId);
+    expect(shown).toMatchObject({ secret: shownSecret, next: { secret: expect.stringMatching(/^whsec_/) } });
+    const text = (selector: string) => page.$eval(selector, (el) => el.textContent ?? '');
+    expect(await text('code.secret[aria-label="current secret"]')).toBe(shownSecret);
+    expect(await text('code.secret[aria-label="next secret"]')).toBe(shown.next!.secret);
+    // The time the API answers, to the millisecond, written in the browser's zone.
+    expect(await page.$eval('.secret-next time', (el) => el.getAttribute('datetime'))).toBe(
+      shown.next!.switchAt,
+    );
+    expect(Date.parse(shown.next!.switchAt) - Date.now()).toBeGreaterThan(23 * 3_600_000);
+    await waitForText(page, 'Next secret, signs deliveries from');
+    await waitForText(page, 'Have your receiver accept both now');
+    await screenshot(page, '07b-secret-rotation-pending');
+
+    // Rotate again, at once: the new secret alone signs, and the panel shows it alone.
+    await clickButton(page, 'Rotate');
+    await screenshot(page, '07c-secret-rotate-confirm');
+    await (await field(page, 'Switch to the new secret')).select('now');
+    await clickButton(page, 'Rotate now');
+    await waitForText(page, 'New secret in use at once');
+    const now = await management.connections.showSecret(stored!.connectionId);
+    expect(now.next).toBeUndefined();
+    expect(now.secret).not.toBe(shownSecret);
+    expect(await text('code.secret[aria-label="current secret"]')).toBe(now.secret);
+    expect(await page.$('code.secret[aria-label="next secret"]')).toBeNull();
   });
 
   it('fits a phone screen without sideways scrolling', async () => {

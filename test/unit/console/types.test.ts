@@ -106,9 +106,9 @@ const ATTEMPT: Presence<Attempt> = {
 };
 const ROTATED: Presence<RotatedSecret> = {
   secret: 'required',
-  secretVersion: 'optional',
+  secretVersion: 'required',
+  switchAt: 'required',
   previousVersion: 'optional',
-  overlapSeconds: 'required',
 };
 const DELIVERY: Presence<Delivery> = {
   deliveryId: 'required',
@@ -146,7 +146,9 @@ describe("the console's API types", () => {
     expect(mismatches(schemas.RetryResult!, { requeued: 'required', connectionId: 'required' })).toEqual([]);
     expect(mismatches(schemas.ResendResult!, RESENT)).toEqual([]);
     expect(mismatches(schemas.RotatedSecret!, ROTATED)).toEqual([]);
-    expect(mismatches(schemas.Secret!, { secret: 'required', secretVersion: 'optional' })).toEqual([]);
+    expect(
+      mismatches(schemas.Secret!, { secret: 'required', secretVersion: 'optional', next: 'optional' }),
+    ).toEqual([]);
     expect(mismatches(schemas.Delivery!, DELIVERY)).toEqual([]);
     expect(mismatches(schemas.Stats!, STATS)).toEqual([]);
     expect(mismatches(schemas.Stats!.properties!.buckets!.items!, BUCKET)).toEqual([]);
