@@ -1,6 +1,7 @@
-import { Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Construct } from 'constructs';
+import { API_ENV } from '../../lambdas/config';
 import { MANAGEMENT_API_OUTPUTS, STACK_OUTPUTS } from '../../lambdas/stack-outputs';
 import { WebhookDelivery } from '../../lib/webhook-delivery';
 import type { WebhookStack } from '../../lib/webhook-stack';
@@ -34,6 +35,7 @@ describe('stack outputs', () => {
       'RetryQueueUrl',
       'SecretKeyArn',
       'SecretPrefix',
+      'SecretRotationOverlapSeconds',
       'SecretStore',
     ]);
     // SecretKeyArn only with `secretStore: 'kms'` (kms-secret-store.test.ts), DefaultRateLimit only
@@ -59,12 +61,24 @@ describe('stack outputs', () => {
     template.hasOutput(STACK_OUTPUTS.headerPrefix, { Value: 'X-Service' });
     template.hasOutput(STACK_OUTPUTS.allowedPorts, { Value: '443' });
     template.hasOutput(STACK_OUTPUTS.secretStore, { Value: 'secrets-manager' });
+    // The CLI's rotations switch after it when they name no time.
+    template.hasOutput(STACK_OUTPUTS.secretRotationOverlapSeconds, { Value: '86400' });
     // What `webhooks stats` reads CloudWatch by: the rule the fleet alarm counts, and the Stack
     // dimension the dispatcher's EMF carries (its environment's stack name).
     template.hasOutput(STACK_OUTPUTS.failingConnectionsRuleName, { Value: d.failingConnections.ruleName });
     template.hasOutput(STACK_OUTPUTS.metricsStackName, { Value: 'Webhooks' });
     template.hasResourceProperties('AWS::CloudWatch::InsightRule', {
       RuleName: d.failingConnections.ruleName,
+    });
+  });
+
+  it('reports a secret rotation overlap of 0 (switch at once), and hands it to the management API', () => {
+    const own = new Stack(testApp(), 'NoOverlap');
+    new WebhookDelivery(own, 'Webhooks', { secretRotationOverlap: Duration.seconds(0) }).addOutputs();
+    const t = Template.fromStack(own);
+    t.hasOutput(STACK_OUTPUTS.secretRotationOverlapSeconds, { Value: '0' });
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ [API_ENV.secretRotationOverlap]: '0' }) },
     });
   });
 

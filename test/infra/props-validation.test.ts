@@ -105,6 +105,18 @@ describe('WebhookDelivery props', () => {
       /at most 30 seconds, got 1 minute/,
     ],
     [
+      'a secret rotation overlap over 30 days',
+      { secretRotationOverlap: Duration.days(31) },
+      'secretRotationOverlap',
+      /at most 30 days, got 31 days/,
+    ],
+    [
+      'a secret rotation overlap in milliseconds',
+      { secretRotationOverlap: Duration.millis(1500) },
+      'secretRotationOverlap',
+      /whole seconds/,
+    ],
+    [
       'an oldest-message threshold under a minute',
       { oldestMessageAgeAlarmThreshold: Duration.seconds(30) },
       'oldestMessageAgeAlarmThreshold',

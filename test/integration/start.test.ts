@@ -57,9 +57,14 @@ it('starts the local pipeline, delivers the demo event signed, and stops cleanly
   await startAndStop(
     [],
     (state, dir) => {
-      // The default rate limit the dispatcher applies is the one the console and the CLI read.
+      // The default rate limit the dispatcher applies is the one the console and the CLI read;
+      // so is the rotation overlap its env twin sets (secretRotationOverlap).
       expect(state).toMatchObject({
-        resources: { secretStore: { kind: 'secrets-manager' }, defaultRateLimit: 7 },
+        resources: {
+          secretStore: { kind: 'secrets-manager' },
+          defaultRateLimit: 7,
+          secretRotationOverlapSeconds: 60,
+        },
       });
       // What it keeps (secrets, dynalite's tables with header values and bodies, the CA key) is
       // the user's alone, the emulators' own files included.
@@ -75,7 +80,7 @@ it('starts the local pipeline, delivers the demo event signed, and stops cleanly
       });
       expect(open.map(([path, mode]) => `${path} ${mode.toString(8)}`)).toEqual([]);
     },
-    { WEBHOOKS_DEFAULT_RATE_LIMIT: '7' },
+    { WEBHOOKS_DEFAULT_RATE_LIMIT: '7', WEBHOOKS_SECRET_ROTATION_OVERLAP_SECONDS: '60' },
   );
 });
 

@@ -1,4 +1,4 @@
-import { ConfigError, ENV, loadConfig } from '../../lambdas/config';
+import { API_ENV, ConfigError, ENV, loadConfig, secretRotationOverlap } from '../../lambdas/config';
 import { MINIMAL_DISPATCHER_ENV } from '../support/fixtures';
 
 const minimal = MINIMAL_DISPATCHER_ENV;
@@ -155,5 +155,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...minimal, [ENV.tracing]: 'true' }).tracing).toBe(true);
     expect(loadConfig({ ...minimal, [ENV.tracing]: 'false' }).tracing).toBe(false);
     expect(keyOf({ ...minimal, [ENV.tracing]: 'yes' })).toBe(ENV.tracing);
+  });
+});
+
+describe('secretRotationOverlap as the management API and local mode read it', () => {
+  it('defaults to 24 hours, takes 0 (a rotated secret signs at once), and refuses past 30 days by name', () => {
+    expect(secretRotationOverlap({})).toBe(86_400);
+    expect(secretRotationOverlap({ [API_ENV.secretRotationOverlap]: '0' })).toBe(0);
+    expect(secretRotationOverlap({ [API_ENV.secretRotationOverlap]: '3600' })).toBe(3_600);
+    expect(() => secretRotationOverlap({ [API_ENV.secretRotationOverlap]: '2592001' })).toThrow(
+      /WEBHOOKS_SECRET_ROTATION_OVERLAP_SECONDS: must be between 0 and 2592000 seconds/,
+    );
+    expect(() => secretRotationOverlap({ [API_ENV.secretRotationOverlap]: '1h' })).toThrow(ConfigError);
   });
 });

@@ -35,3 +35,18 @@ it('leaves both unset for a stack without them (deployed before they existed, or
   expect(resources.rateWindowsTable).toBeUndefined();
   expect(resources.defaultRateLimit).toBeUndefined();
 });
+
+it("reads the stack's secret rotation overlap, 0 included, and leaves it unset on a stack without it", async () => {
+  const off = await resourcesFromStack(
+    'Prod',
+    stackWith({ ...DEPLOYED_OUTPUTS, SecretRotationOverlapSeconds: '0' }),
+  );
+  expect(off.secretRotationOverlapSeconds).toBe(0);
+  const day = await resourcesFromStack(
+    'Prod',
+    stackWith({ ...DEPLOYED_OUTPUTS, SecretRotationOverlapSeconds: '86400' }),
+  );
+  expect(day.secretRotationOverlapSeconds).toBe(86_400);
+  const older = await resourcesFromStack('Prod', stackWith(DEPLOYED_OUTPUTS));
+  expect(older.secretRotationOverlapSeconds).toBeUndefined();
+});
