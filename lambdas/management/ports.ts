@@ -57,7 +57,10 @@ export interface SecretKeeper {
   create(owner: NewSecretOf, secret: string): Promise<SecretFields>;
   /** Undoes {@link create} when the connection could not be saved; never throws. */
   discard(fields: SecretFields): Promise<void>;
-  /** The secret deliveries are signed with now, and its version. */
+  /**
+   * The secret of the version the connection names, and that version: its current secret, or a
+   * rotation's next one when handed core/secret-switch.ts pendingAsCurrent(connection).
+   */
   reveal(connection: Connection): Promise<{ secret: string; secretVersion?: string }>;
   /** Keeps a new secret for the connection; the fields to write over the item's. */
   rotate(connection: Connection, secret: string): Promise<SecretFields>;

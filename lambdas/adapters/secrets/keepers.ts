@@ -1,9 +1,10 @@
 /**
  * Where the management library keeps connection secrets (docs/design.md §5 "The KMS secret store"):
  * one Secrets Manager secret per connection (the default), or sealed with the stack's KMS key in
- * the connection item. Both give the fields the connection item stores; rotation gives new ones,
- * and the old secret stays valid for dispatchers until their cached connection refreshes (≤ 30 s),
- * as before.
+ * the connection item. Both give the fields the connection item stores; a rotation gives new ones,
+ * which the management library keeps as the pending secret until its switch time
+ * (management/secret-rotation.ts). On Secrets Manager the AWSCURRENT label moves to the new
+ * version at once, as PutSecretValue does: the item, not the label, names the version that signs.
  */
 
 import {

@@ -1,8 +1,8 @@
 /**
  * SigningSecrets on Secrets Manager. Secrets are cached by (secret, version): the
  * connection record names the version to sign with, so steady traffic makes no Secrets
- * Manager call, and a rotation (which bumps `secretVersion`) is picked up as soon as the
- * cached connection refreshes (≤ 30 s). A connection without a version reads AWSCURRENT,
+ * Manager call; during a rotation the core asks for the current and the next version
+ * (core/secret-switch.ts), each its own entry. A connection without a version reads AWSCURRENT,
  * cached for at most `currentTtlMs`.
  */
 

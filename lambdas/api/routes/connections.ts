@@ -262,7 +262,10 @@ function rotateSecretRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       summary:
         'New secret, shown now; the current one keeps signing until the switch time (24 hours unless the body or the stack says otherwise)',
       request: { params: ConnectionParams, body: { ...jsonBody(RotateSecretBody), required: false } },
-      responses: { 200: jsonOk(RotatedSecretSchema, 'the new secret'), ...errorResponses(400, 409, 413, 422) },
+      responses: {
+        200: jsonOk(RotatedSecretSchema, 'the new secret'),
+        ...errorResponses(400, 409, 413, 422),
+      },
     }),
     async (c) => {
       const { connectionId } = c.req.valid('param');
