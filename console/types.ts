@@ -18,6 +18,7 @@ import type {
   ResendResultView,
   RetryResultView,
   RotatedSecretView,
+  RotateSecretRequest,
   SecretView,
   StatsView,
 } from '../lambdas/shapes/resource-types';
@@ -93,10 +94,7 @@ export type Secret = SecretView;
 export type RotatedSecret = RotatedSecretView;
 
 /** When a rotation switches: the stack's overlap (no body), or seconds from now (0: at once). */
-export interface RotateSecretChoice {
-  switchAfter?: number;
-  switchAt?: string;
-}
+export type RotateSecretChoice = RotateSecretRequest;
 
 export interface AttemptFilters {
   outcome?: Outcome | '';

@@ -293,6 +293,8 @@ export type RateLimitActivityView = z.infer<typeof RateLimitActivitySchema>;
 export type SecretView = z.infer<typeof SecretSchema>;
 /** What a rotation answers. */
 export type RotatedSecretView = z.infer<typeof RotatedSecretSchema>;
+/** When a rotation switches: `switchAfter` seconds (0: at once) or `switchAt`; neither: the stack's overlap. */
+export type RotateSecretRequest = z.infer<typeof RotateSecretBody>;
 /** A delivery kept for the customer to send again: never its body. */
 export type ParkedView = z.infer<typeof ParkedSchema>;
 export type RecoverResultView = z.infer<typeof RecoverResultSchema>;

@@ -14,6 +14,7 @@ import { ValidationError } from '../core/errors';
 import { pendingAsCurrent, switchedAt } from '../core/secret-switch';
 import type { ConnectionTable, SecretChange } from '../core/stores';
 import type { Connection } from '../core/types';
+import type { RotatedSecretView, RotateSecretRequest, SecretView } from '../shapes/resource-types';
 import { ConflictError, NotFoundError } from './errors';
 import type { SecretKeeper } from './ports';
 
@@ -22,29 +23,14 @@ export function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-/** "Show Secret": the secret that signs now and, while a switch is ahead, the one that will. */
-export interface ShownSecret {
-  secret: string;
-  secretVersion?: string;
-  /** The rotated secret and when it starts signing; absent: no switch ahead. */
-  next?: { secret: string; secretVersion: string; switchAt: string };
-}
+/** "Show Secret": the secret that signs now and, while a switch is ahead, the next one with its time. */
+export type ShownSecret = SecretView;
 
-/** A rotation's answer: the new secret, when it starts signing, and the one that signs until then. */
-export interface RotatedSecret {
-  secret: string;
-  secretVersion: string;
-  /** When the new secret starts signing (now, for a switch at once). */
-  switchAt: string;
-  /** The version that signs until `switchAt` (the one replaced, for a switch at once). */
-  previousVersion?: string;
-}
+/** A rotation's answer: the new secret, when it starts signing, and the version that signs until then. */
+export type RotatedSecret = RotatedSecretView;
 
 /** When a rotation's switch comes: `switchAfter` seconds from now, or at `switchAt`; one at most. */
-export interface SwitchChoice {
-  switchAfter?: number;
-  switchAt?: string;
-}
+export type SwitchChoice = RotateSecretRequest;
 
 /**
  * The switch time a rotation asked for, epoch ms; the default overlap when it names none.

@@ -22,15 +22,22 @@ export type RateLimitActivityView = {
 };
 
 /** Show Secret. */
-export type SecretView = { secret: string; secretVersion?: string | undefined };
+export type SecretView = {
+  secret: string;
+  secretVersion?: string | undefined;
+  next?: { secret: string; secretVersion: string; switchAt: string } | undefined;
+};
 
 /** What a rotation answers. */
 export type RotatedSecretView = {
   secret: string;
-  overlapSeconds: number;
-  secretVersion?: string | undefined;
+  secretVersion: string;
+  switchAt: string;
   previousVersion?: string | undefined;
 };
+
+/** When a rotation switches: `switchAfter` seconds (0: at once) or `switchAt`; neither: the stack's overlap. */
+export type RotateSecretRequest = { switchAfter?: number | undefined; switchAt?: string | undefined };
 
 /** A delivery kept for the customer to send again: never its body. */
 export type ParkedView = {
