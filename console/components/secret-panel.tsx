@@ -30,13 +30,13 @@ function Time({ iso }: { iso: string }) {
 
 function SecretRow(props: {
   secret: string;
-  label: string;
+  which: 'current' | 'next';
   copy: (s: string) => void;
   focusRef?: { current: HTMLElement | null };
 }) {
   return (
     <div class="secret-row">
-      <code class="secret" tabIndex={-1} ref={props.focusRef} aria-label={props.label}>
+      <code class="secret" tabIndex={-1} ref={props.focusRef} data-secret={props.which}>
         {props.secret}
       </code>
       <button type="button" class="button" onClick={() => props.copy(props.secret)}>
@@ -108,13 +108,13 @@ export function SecretPanel({ api, connectionId }: { api: ApiClient; connectionI
       {shown ? (
         <div class="secrets">
           <p class="secret-label">{shown.next ? 'Current secret (signs deliveries now)' : 'Secret'}</p>
-          <SecretRow secret={shown.secret} label="current secret" copy={copy} focusRef={secretEl} />
+          <SecretRow secret={shown.secret} which="current" copy={copy} focusRef={secretEl} />
           {shown.next && (
             <div class="secret-next">
               <p class="secret-label">
                 Next secret, signs deliveries from <Time iso={shown.next.switchAt} />
               </p>
-              <SecretRow secret={shown.next.secret} label="next secret" copy={copy} />
+              <SecretRow secret={shown.next.secret} which="next" copy={copy} />
               <p class="muted">
                 Until then the current secret signs. Have your receiver accept both now (verifyWebhook takes a
                 list of secrets), and drop the current one after the switch.
