@@ -46,6 +46,11 @@ export interface WebhookResources {
    * stack predates the ceiling, and 10,000 (core/rate-limit.ts MAX_RATE_LIMIT) applies.
    */
   rateLimitCeiling?: number;
+  /**
+   * Whether deliveries are findable by user and event id (stack output `DeliverySearch`,
+   * docs/cost.md "Delivery search"). Absent: on, as the default profile has it.
+   */
+  deliverySearch?: boolean;
 }
 
 export interface ManagementOptions {
