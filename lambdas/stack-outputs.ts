@@ -38,6 +38,8 @@ export const STACK_OUTPUTS = {
   /** Deliveries per second for a connection with no `rateLimit` of its own; only when the stack sets one. */
   defaultRateLimit: 'DefaultRateLimit',
   rateLimitCeiling: 'RateLimitCeiling',
+  /** `on` or `off`: deliveries findable by user and event id (docs/cost.md "Delivery search"). */
+  deliverySearch: 'DeliverySearch',
   /** ARN of the SNS topic of operational events (connection.failing, .disabled, .recovered). */
   eventsTopicArn: 'EventsTopicArn',
   /** Name of the Contributor Insights rule over failed attempts, keyed on the connection (`webhooks stats`). */

@@ -33,6 +33,7 @@ export interface DeliveryResources {
   readonly allowedPorts: readonly number[];
   readonly defaultRateLimit?: number;
   readonly rateLimitCeiling: number;
+  readonly deliverySearch: boolean;
   readonly managementApi?: WebhookManagementApi;
   /** The Contributor Insights rule over failed attempts. */
   readonly failingConnections: { readonly ruleName: string };
@@ -96,6 +97,10 @@ export function addDeliveryOutputs(scope: Construct, d: DeliveryResources): void
     rateLimitCeiling: {
       value: String(d.rateLimitCeiling),
       description: 'The highest rate limit a connection may have, deliveries per second',
+    },
+    deliverySearch: {
+      value: d.deliverySearch ? 'on' : 'off',
+      description: 'Delivery search by user and event id: on, or off (the lean profile)',
     },
     eventsTopicArn: {
       value: d.eventsTopic.topicArn,

@@ -168,6 +168,8 @@ export class WebhookDelivery extends Construct {
   public readonly defaultRateLimit?: number;
   /** The highest rate limit a connection may have, deliveries per second. */
   public readonly rateLimitCeiling: number;
+  /** Whether deliveries are findable by user and event id (`deliverySearch` prop). */
+  public readonly deliverySearch: boolean;
   /** The management HTTP API and console; undefined when `managementApi` is `false`. */
   public readonly managementApi?: WebhookManagementApi;
   /** Whether the dispatcher (and management API) run with active X-Ray tracing (`tracing` prop). */
@@ -182,6 +184,7 @@ export class WebhookDelivery extends Construct {
     this.allowedPorts = [...p.allowedPorts];
     this.defaultRateLimit = p.defaultRateLimit;
     this.rateLimitCeiling = p.rateLimitCeiling;
+    this.deliverySearch = p.deliverySearch;
     this.tracing = p.tracing;
     this.secrets = new ConnectionSecretStore(this, p.secretStore, p.secretPrefix, p.removalPolicy);
     this.secretArnPattern = this.secrets.secretArnPattern;
@@ -487,6 +490,7 @@ export class WebhookDelivery extends Construct {
       attemptTtlDays: String(p.attemptTtl.toDays()),
       deliveredTtlDays: String(p.deliveredAttemptTtl.toDays()),
       keepBodies: p.keepBodies,
+      deliverySearch: String(p.deliverySearch),
       batchConcurrency: String(p.batchConcurrency),
       connectionCacheTtlMs: String(p.connectionCacheTtl.toMilliseconds()),
       allowedPorts: p.allowedPorts.join(','),
@@ -631,6 +635,7 @@ export class WebhookDelivery extends Construct {
         rateWindowsTableArn: this.rateWindowsTable.tableArn,
         defaultRateLimit: p.defaultRateLimit,
         rateLimitCeiling: p.rateLimitCeiling,
+        deliverySearch: p.deliverySearch,
         eventsTopic: this.eventsTopic,
         secretPrefix: p.secretPrefix,
         secrets: this.secrets,

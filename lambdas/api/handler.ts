@@ -26,6 +26,7 @@ const management = new WebhookManagement({
     headerPrefix: config.headerPrefix,
     allowedPorts: [...config.allowedPorts],
     consoleKeySecret: config.consoleKeySecret,
+    deliverySearch: config.deliverySearch,
   },
   attemptTimeoutMs: config.attemptTimeoutMs,
   attemptTtlDays: config.attemptTtlDays,

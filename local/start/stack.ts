@@ -11,7 +11,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
-import { type DispatcherConfig, ENV, loadConfig, rateLimits } from '../../lambdas/config';
+import { type DispatcherConfig, deliverySearch, ENV, loadConfig, rateLimits } from '../../lambdas/config';
 import { DEFAULT_HEADER_PREFIX } from '../../lambdas/core/constants';
 import { WebhookManagement } from '../../lambdas/management';
 import { ensureConsoleKey, type LocalApi, prepareConsole, startLocalApi } from '../api-server';
@@ -65,8 +65,9 @@ export async function startStack(
   const trust = trustedCas(statePath);
   const headerPrefix = process.env[ENV.headerPrefix] || DEFAULT_HEADER_PREFIX;
   // The rate limits the dispatcher applies, told to the management library and the state file
-  // too, so the console and the CLI judge connections by them.
-  const limits = rateLimits(process.env);
+  // too, so the console and the CLI judge connections by them; so is whether delivery search is
+  // on (WEBHOOKS_DELIVERY_SEARCH=false turns it off for all three).
+  const limits = { ...rateLimits(process.env), deliverySearch: deliverySearch(process.env) };
   const { receiver, management, allowedPorts, consoleKeySecret } = await startManagement(
     resources,
     trust,
@@ -121,7 +122,7 @@ export async function startStack(
   return stack;
 }
 
-type ManagementSettings = { headerPrefix: string } & ReturnType<typeof rateLimits>;
+type ManagementSettings = { headerPrefix: string; deliverySearch: boolean } & ReturnType<typeof rateLimits>;
 /** What the state file tells the CLI and other tools about a running stack. */
 function stateOf(
   stack: LocalStack,

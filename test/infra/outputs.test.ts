@@ -22,6 +22,7 @@ describe('stack outputs', () => {
       'ConnectionsTableName',
       'DeadLetterQueueUrl',
       'DefaultRateLimit',
+      'DeliverySearch',
       'DispatcherFunctionName',
       'EventsTopicArn',
       'FailingConnectionsRuleName',

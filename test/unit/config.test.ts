@@ -156,4 +156,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...minimal, [ENV.tracing]: 'false' }).tracing).toBe(false);
     expect(keyOf({ ...minimal, [ENV.tracing]: 'yes' })).toBe(ENV.tracing);
   });
+
+  it('reads delivery search as a flag, on by default, and refuses anything but true or false by name', () => {
+    expect(loadConfig(minimal).deliverySearch).toBe(true);
+    expect(loadConfig({ ...minimal, [ENV.deliverySearch]: 'false' }).deliverySearch).toBe(false);
+    expect(keyOf({ ...minimal, [ENV.deliverySearch]: 'off' })).toBe(ENV.deliverySearch);
+  });
 });

@@ -47,6 +47,8 @@ export async function resourcesFromStack(
     rateWindowsTable: outputs[STACK_OUTPUTS.rateWindowsTableName] || undefined,
     defaultRateLimit: positiveInteger(outputs[STACK_OUTPUTS.defaultRateLimit]),
     rateLimitCeiling: positiveInteger(outputs[STACK_OUTPUTS.rateLimitCeiling]),
+    // Absent: a stack that predates the switch, where search is on (its lookups start with it).
+    deliverySearch: outputs[STACK_OUTPUTS.deliverySearch] !== 'off',
     eventsTopicArn: outputs[STACK_OUTPUTS.eventsTopicArn] || undefined,
     apiUrl: outputs[MANAGEMENT_API_OUTPUTS.apiUrl] || undefined,
     consoleKeySecret: outputs[MANAGEMENT_API_OUTPUTS.consoleKeySecret] || undefined,
