@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       attemptTtlDays: 30,
       deliveredTtlDays: 30,
       keepBodies: 'all',
+      deliverySearch: true,
       batchConcurrency: 10,
       connectionCacheTtlMs: 30_000,
       allowedPorts: [443],
