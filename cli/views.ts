@@ -165,6 +165,8 @@ function detail(r: AttemptRecord): string | undefined {
 const ATTEMPT_WIDTHS = {
   requested: 35,
   delivery: 61,
+  user: 12,
+  event: 30,
   attempt: 4,
   outcome: 13,
   status: 3,
@@ -180,8 +182,13 @@ export function attemptColumns(
     options.fixedWidths ? { minWidth: ATTEMPT_WIDTHS[name] } : {};
   return [
     { header: 'REQUESTED', value: (r) => when(r.requestedAt, now), ...w('requested') },
+    // Across deliveries, each row names its user and event: what an operator searches by.
     ...(options.delivery
-      ? [{ header: 'DELIVERY', value: (r: AttemptRecord) => r.deliveryId, ...w('delivery') }]
+      ? [
+          { header: 'DELIVERY', value: (r: AttemptRecord) => r.deliveryId, ...w('delivery') },
+          { header: 'USER', value: (r: AttemptRecord) => r.userId, ...w('user') },
+          { header: 'EVENT', value: (r: AttemptRecord) => r.eventId, ...w('event') },
+        ]
       : []),
     { header: '#', value: (r) => r.attempt, align: 'right', ...w('attempt') },
     { header: 'OUTCOME', value: (r) => r.outcome, ...w('outcome') },

@@ -106,12 +106,22 @@ export class Deliveries {
       );
     }
     const page = await this.stores.attempts.deliveries({ ...query, connectionIds });
-    const summaries = await Promise.all(page.items.map((ref) => this.summaryOf(ref)));
-    const items = summaries.filter(
-      (s): s is DeliverySummary =>
-        s !== undefined && (query.outcome === undefined || s.outcome === query.outcome),
-    );
+    const found = await Promise.all(page.items.map((ref) => this.summaryOf(ref)));
+    const items = found
+      .flatMap((f) => (f ? [f.summary] : []))
+      .filter((s) => query.outcome === undefined || s.outcome === query.outcome);
     return page.nextCursor ? { items, nextCursor: page.nextCursor } : { items };
+  }
+
+  /**
+   * One delivery as a list shows it, by its id; undefined when the attempt log does not have it
+   * (or, with `applicationId`, when it is another application's).
+   */
+  async one(deliveryId: string, applicationId?: string): Promise<DeliverySummary | undefined> {
+    const found = await this.summaryOf({ deliveryId });
+    return found && (applicationId === undefined || found.applicationId === applicationId)
+      ? found.summary
+      : undefined;
   }
 
   /** Final failures and where each delivery stands now (a later recovery may have delivered it). */
@@ -125,15 +135,17 @@ export class Deliveries {
     );
   }
 
-  private async summaryOf(ref: DeliveryRef): Promise<DeliverySummary | undefined> {
+  private async summaryOf(
+    ref: Pick<DeliveryRef, 'deliveryId'>,
+  ): Promise<{ summary: DeliverySummary; applicationId: string } | undefined> {
     const attempts = await this.stores.attempts.ofDelivery(ref.deliveryId);
     const first = attempts[0];
     const last = attempts.at(-1);
     // Expired between the list and this read.
     if (!first || !last) return undefined;
-    return {
+    const summary: DeliverySummary = {
       deliveryId: ref.deliveryId,
-      connectionId: ref.connectionId,
+      connectionId: first.connectionId,
       eventId: first.eventId,
       userId: first.userId,
       event: first.event,
@@ -145,6 +157,7 @@ export class Deliveries {
       state: await this.stateNow(attempts),
       ...(last.test ? { test: true } : {}),
     };
+    return { summary, applicationId: first.applicationId };
   }
 
   /** stateOf, asking the parked table only about a final failure. */
