@@ -65,6 +65,38 @@ export type ConnectionInput = UpdateConnectionRequest & Pick<Connection, 'name' 
 /** One attempt of one delivery (the attempt log, docs/design.md §5). */
 export type Attempt = AttemptView;
 
+/**
+ * Where a delivery stands now: delivered; retrying (a retry is scheduled, or it was sent again);
+ * parked (failed for good, kept to send again); dead_lettered (failed for good, not parked);
+ * failed (a test send, never retried).
+ */
+export const DELIVERY_STATES = ['delivered', 'retrying', 'parked', 'dead_lettered', 'failed'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** One delivery of an application's deliveries list (`GET …/deliveries`). */
+export interface DeliverySummary {
+  deliveryId: string;
+  connectionId: string;
+  eventId: string;
+  userId: string;
+  event: string;
+  firstAttemptAt: string;
+  lastAttemptAt: string;
+  /** Its latest attempt's number. */
+  attempts: number;
+  outcome: Outcome;
+  statusCode?: number;
+  state: DeliveryState;
+  test?: boolean;
+}
+
+/** What the deliveries list is narrowed to: one of a user, an event, a connection (or none). */
+export interface DeliveryFilters {
+  userId?: string;
+  eventId?: string;
+  connectionId?: string;
+}
+
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;
