@@ -4,6 +4,7 @@
  */
 
 import { currentAttemptShards } from '../lambdas/core/attempt-shards';
+import { deliveryTimeOf } from '../lambdas/core/ids';
 import type { AttemptRecord, Connection } from '../lambdas/core/types';
 import type { DeadLetterEntry } from '../lambdas/management';
 import { healthView } from '../lambdas/management/connections';
@@ -199,6 +200,12 @@ export function attemptColumns(
     ...(options.traces ? [{ header: 'TRACE', value: (r: AttemptRecord) => r.traceId }] : []),
     { header: 'RESPONSE / ERROR', value: detail },
   ];
+}
+
+/** The event time a delivery id carries, as `when` writes it: what listings keyed by delivery id are ordered by. */
+export function eventTime(deliveryId: string, now: Date): string | undefined {
+  const ms = deliveryTimeOf(deliveryId);
+  return ms === undefined ? undefined : when(new Date(ms).toISOString(), now);
 }
 
 /**

@@ -159,7 +159,7 @@ export class WebhookManagement {
     return { ...updated, health: healthView(updated.health) };
   }
 
-  /** A connection's parked deliveries, newest first (never their bodies). */
+  /** A connection's parked deliveries, newest events first (never their bodies; `parkedAt` can be later). */
   listParked(
     connectionId: string,
     query: { since?: string; limit?: number; cursor?: string } & Scope = {},
@@ -167,7 +167,7 @@ export class WebhookManagement {
     return this.parked.list(connectionId, query);
   }
 
-  /** An application's parked deliveries, newest first (the API's GET /failures). */
+  /** An application's parked deliveries, newest events first (the API's GET /failures). */
   listApplicationParked(
     applicationId: string,
     query: { limit?: number; cursor?: string } = {},

@@ -146,3 +146,32 @@ describe('attempts failures, where each stands now', () => {
     expect(all.stdout).toMatch(new RegExp(`${s.recovered.deliveryId} .* delivered$`, 'm'));
   });
 });
+
+describe('connections parked: newest events first, and says so', () => {
+  it('orders by the event time in each delivery id, shows it first, and shows when each was parked beside it', async () => {
+    const parts = memoryBackend();
+    const app = id('app');
+    const con = id('con');
+    await parts.connections.create(connection(con, { applicationId: app }));
+    const t0 = Date.now() - 60 * MINUTE;
+    // The oldest event was parked last (retried since): parking order is not the list's order.
+    const items = [0, 1, 2].map((i) =>
+      parkedAt(con, app, t0 + i * 10 * MINUTE, {
+        parkedAt: new Date(t0 + (i === 0 ? 50 : 20 + i) * MINUTE).toISOString(),
+      }),
+    );
+    for (const item of items) await parts.parked.park(item);
+    const management = new WebhookManagement({ resources: MEMORY_RESOURCES, backend: parts.backend });
+    const result = await cli(management, ['connections', 'parked', con]);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    const header = lines.find((line) => line.startsWith('EVENT TIME'));
+    const rows = lines.filter((line) => /^\d{4}-/.test(line));
+    expect(header).toMatch(/^EVENT TIME +DELIVERY .* PARKED/);
+    expect(rows.map((row) => /dlv_\S+/.exec(row)![0])).toEqual(items.map((i) => i.deliveryId).reverse());
+    expect(rows[0]).toContain(new Date(t0 + 20 * MINUTE).toISOString());
+    expect(result.stdout).toContain(
+      '3 parked deliveries, newest events first (EVENT TIME; PARKED is when each was parked).',
+    );
+  });
+});
