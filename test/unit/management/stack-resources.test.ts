@@ -35,3 +35,11 @@ it('leaves both unset for a stack without them (deployed before they existed, or
   expect(resources.rateWindowsTable).toBeUndefined();
   expect(resources.defaultRateLimit).toBeUndefined();
 });
+
+it('reads delivery search from the DeliverySearch output: off only when it says off (a stack that predates it searches)', async () => {
+  const off = await resourcesFromStack('Prod', stackWith({ ...DEPLOYED_OUTPUTS, DeliverySearch: 'off' }));
+  expect(off.deliverySearch).toBe(false);
+  const on = await resourcesFromStack('Prod', stackWith({ ...DEPLOYED_OUTPUTS, DeliverySearch: 'on' }));
+  expect(on.deliverySearch).toBe(true);
+  expect((await resourcesFromStack('Prod', stackWith(DEPLOYED_OUTPUTS))).deliverySearch).toBe(true);
+});
