@@ -85,7 +85,8 @@ export class DynamoAttempts implements AttemptTable {
   private readonly shards: DynamoAttemptsOptions['shards'];
   private readonly reads: PartitionReads;
   private readonly deliveryReads: DeliveryReads;
-  private readonly lookups: boolean;
+  /** Whether appends write each delivery's lookup items (delivery search). */
+  readonly lookups: boolean;
 
   constructor(options: DynamoAttemptsOptions) {
     this.client = options.client ?? documentClient();
