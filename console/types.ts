@@ -10,6 +10,7 @@
 import type { ConnectionView, HealthView, UpdateConnectionRequest } from '../lambdas/shapes/connection-types';
 import type {
   AttemptView,
+  DeliverySummaryView,
   DeliveryView,
   ErrorView,
   ParkedView,
@@ -73,22 +74,8 @@ export type Attempt = AttemptView;
 export const DELIVERY_STATES = ['delivered', 'retrying', 'parked', 'dead_lettered', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
-/** One delivery of an application's deliveries list (`GET …/deliveries`). */
-export interface DeliverySummary {
-  deliveryId: string;
-  connectionId: string;
-  eventId: string;
-  userId: string;
-  event: string;
-  firstAttemptAt: string;
-  lastAttemptAt: string;
-  /** Its latest attempt's number. */
-  attempts: number;
-  outcome: Outcome;
-  statusCode?: number;
-  state: DeliveryState;
-  test?: boolean;
-}
+/** One delivery of an application's deliveries list (`GET …/deliveries`), with where it stands now. */
+export type DeliverySummary = DeliverySummaryView;
 
 /** What the deliveries list is narrowed to: one of a user, an event, a connection (or none). */
 export interface DeliveryFilters {

@@ -13,6 +13,7 @@ import { ValidationError } from '../core/errors';
 import { isConnectionId, isEventId, isUserId } from '../core/ids';
 import type { AttemptTable, ConnectionTable, DeliveryRef, Page, ParkedTable } from '../core/stores';
 import type { AttemptRecord, Outcome } from '../core/types';
+import type { DeliverySummaryView } from '../shapes/resource-types';
 import { NotFoundError } from './errors';
 
 /**
@@ -24,24 +25,8 @@ import { NotFoundError } from './errors';
 export const DELIVERY_STATES = ['delivered', 'retrying', 'parked', 'dead_lettered', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
-/** A delivery as a deliveries list shows it. */
-export interface DeliverySummary {
-  deliveryId: string;
-  connectionId: string;
-  eventId: string;
-  userId: string;
-  event: string;
-  /** When its first attempt was requested. */
-  firstAttemptAt: string;
-  /** When its latest attempt was requested. */
-  lastAttemptAt: string;
-  /** Its latest attempt's number and outcome. */
-  attempts: number;
-  outcome: Outcome;
-  statusCode?: number;
-  state: DeliveryState;
-  test?: boolean;
-}
+/** A delivery as a deliveries list shows it (the API's DeliverySummary, lambdas/api/delivery-schemas.ts). */
+export type DeliverySummary = DeliverySummaryView;
 
 export interface DeliveryListQuery {
   applicationId: string;
