@@ -105,7 +105,7 @@ export function find(): Command {
     }
     ctx.print(table(found, summaryColumns(ctx.now())));
     ctx.print(
-      `\n${plural(found.length, 'delivery', 'deliveries')} for ${what}, newest first${more ? ` (more: --limit above ${limit})` : ''}. Every attempt of one:`,
+      `\n${plural(found.length, 'delivery', 'deliveries')} for ${what}, newest events first${more ? ` (more: --limit above ${limit})` : ''}. Every attempt of one:`,
     );
     ctx.print(`  ${ctx.suggest(`attempts get ${found[0]!.deliveryId}`)}`);
   });

@@ -70,7 +70,8 @@ export function DeliveriesPage({ api, filters }: { api: ApiClient; filters: Deli
         <div class="card flush table-scroll">
           <table class="table stack" aria-label="Deliveries">
             <caption class="table-caption">
-              Newest deliveries first, by when each was first attempted; State is where it stands now.
+              Newest events first (the time in each delivery id); First attempt is when it was first sent,
+              later for one held by a rate limit. State is where it stands now.
             </caption>
             <thead>
               <tr>

@@ -62,7 +62,7 @@ describe('attempts find', () => {
     ]);
     expect(rows[0]).toMatch(/usr_101 .*delivered/);
     expect(result.stdout).not.toContain(s.other.deliveryId);
-    expect(result.stdout).toContain('2 deliveries for user usr_101, newest first');
+    expect(result.stdout).toContain('2 deliveries for user usr_101, newest events first');
   });
 
   it('finds one by event id and by delivery id, and not another application’s', async () => {
