@@ -4,6 +4,7 @@
  */
 
 import { currentAttemptShards } from '../lambdas/core/attempt-shards';
+import { deliveryTimeOf } from '../lambdas/core/ids';
 import type { AttemptRecord, Connection } from '../lambdas/core/types';
 import type { DeadLetterEntry } from '../lambdas/management';
 import { healthView } from '../lambdas/management/connections';
@@ -167,6 +168,8 @@ function detail(r: AttemptRecord): string | undefined {
 const ATTEMPT_WIDTHS = {
   requested: 35,
   delivery: 61,
+  user: 12,
+  event: 30,
   attempt: 4,
   outcome: 13,
   status: 3,
@@ -182,8 +185,13 @@ export function attemptColumns(
     options.fixedWidths ? { minWidth: ATTEMPT_WIDTHS[name] } : {};
   return [
     { header: 'REQUESTED', value: (r) => when(r.requestedAt, now), ...w('requested') },
+    // Across deliveries, each row names its user and event: what an operator searches by.
     ...(options.delivery
-      ? [{ header: 'DELIVERY', value: (r: AttemptRecord) => r.deliveryId, ...w('delivery') }]
+      ? [
+          { header: 'DELIVERY', value: (r: AttemptRecord) => r.deliveryId, ...w('delivery') },
+          { header: 'USER', value: (r: AttemptRecord) => r.userId, ...w('user') },
+          { header: 'EVENT', value: (r: AttemptRecord) => r.eventId, ...w('event') },
+        ]
       : []),
     { header: '#', value: (r) => r.attempt, align: 'right', ...w('attempt') },
     { header: 'OUTCOME', value: (r) => r.outcome, ...w('outcome') },
@@ -194,6 +202,12 @@ export function attemptColumns(
     ...(options.traces ? [{ header: 'TRACE', value: (r: AttemptRecord) => r.traceId }] : []),
     { header: 'RESPONSE / ERROR', value: detail },
   ];
+}
+
+/** The event time a delivery id carries, as `when` writes it: what listings keyed by delivery id are ordered by. */
+export function eventTime(deliveryId: string, now: Date): string | undefined {
+  const ms = deliveryTimeOf(deliveryId);
+  return ms === undefined ? undefined : when(new Date(ms).toISOString(), now);
 }
 
 /**

@@ -13,6 +13,8 @@ import type {
   Connection,
   ConnectionInput,
   Delivery,
+  DeliveryFilters,
+  DeliverySummary,
   Page,
   ParkedDelivery,
   RateLimitActivity,
@@ -229,6 +231,11 @@ export class ApiClient {
 
   stats(connectionId: string, window: StatsWindow = {}): Promise<Stats> {
     return this.call('GET', `/connections/${encodeURIComponent(connectionId)}/stats${query({ ...window })}`);
+  }
+
+  /** The application's deliveries across its connections, newest first; by user, event or connection. */
+  listDeliveries(filters: DeliveryFilters, cursor?: string, limit = 20): Promise<Page<DeliverySummary>> {
+    return this.call('GET', `/deliveries${query({ ...filters, cursor, limit })}`);
   }
 
   getDelivery(deliveryId: string): Promise<Delivery> {

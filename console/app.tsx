@@ -2,9 +2,11 @@
 
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiClient, apiBaseFor } from './api';
+import { DeliverySearch } from './components/delivery-search';
 import { formatTime } from './format';
 import { ConnectionPage } from './pages/connection';
 import { ConnectionsPage } from './pages/connections';
+import { DeliveriesPage } from './pages/deliveries';
 import { DeliveryPage } from './pages/delivery';
 import { SessionPage } from './pages/expired';
 import { NewConnectionPage } from './pages/new-connection';
@@ -18,6 +20,7 @@ const TITLES: Record<Route['page'], string> = {
   'new-connection': 'Add connection',
   connection: 'Connection',
   delivery: 'Delivery',
+  deliveries: 'Deliveries',
   'not-found': 'Not found',
 };
 
@@ -66,9 +69,13 @@ export function App({ store }: { store: SessionStore }) {
         <span class="app-id" title="Application">
           {session.applicationId}
         </span>
+        <a class="nav-link" href={href.deliveries()}>
+          Deliveries
+        </a>
         {session.expiresAt && (
           <span class="session-note">Session ends {formatTime(session.expiresAt.toISOString())}</span>
         )}
+        <DeliverySearch />
       </header>
       {/* A new session is a new console: every page loads again with it. */}
       <main class="content" ref={main} tabIndex={-1} key={session.token}>
@@ -125,6 +132,13 @@ function RoutePage({ api, route }: { api: ApiClient; route: Route }) {
       return <ConnectionPage api={api} connectionId={route.connectionId} />;
     case 'delivery':
       return <DeliveryPage api={api} deliveryId={route.deliveryId} connectionId={route.connectionId} />;
+    case 'deliveries':
+      return (
+        <DeliveriesPage
+          api={api}
+          filters={{ userId: route.userId, eventId: route.eventId, connectionId: route.connectionId }}
+        />
+      );
     case 'not-found':
       return (
         <div class="state state-error">

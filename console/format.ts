@@ -1,6 +1,6 @@
 /** How the console writes times, durations and outcomes. */
 
-import type { Attempt, Health, HealthState, Outcome, ParkReason } from './types';
+import type { Attempt, DeliveryState, Health, HealthState, Outcome, ParkReason } from './types';
 
 export const OUTCOME_LABELS: Record<Outcome, string> = {
   delivered: 'Delivered',
@@ -22,6 +22,30 @@ export const PARK_REASON_LABELS: Record<ParkReason, string> = {
   connection_disabled: 'Connection disabled',
   blocked: 'Destination refused',
 };
+
+/** Where a delivery stands now, in words (docs/api.md "Deliveries"). */
+export const DELIVERY_STATE_LABELS: Record<DeliveryState, string> = {
+  delivered: 'Delivered',
+  retrying: 'Retrying',
+  parked: 'Parked',
+  dead_lettered: 'Dead-lettered',
+  failed: 'Failed (test send)',
+};
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * When a delivery was created, read from its id (`dlv_<ULID>_con_…`: the ULID's time part is its
+ * event's time). Lists ordered by delivery id are in this order, so a list shows it beside the
+ * attempt times, which a retry or a rate limit puts later. Undefined for an id of another shape.
+ */
+export function deliveryCreatedAt(deliveryId: string): string | undefined {
+  const time = /^dlv_([0-9A-HJKMNP-TV-Z]{10})/.exec(deliveryId)?.[1];
+  if (!time) return undefined;
+  let ms = 0;
+  for (const char of time) ms = ms * 32 + CROCKFORD.indexOf(char);
+  return new Date(ms).toISOString();
+}
 
 /**
  * A time in the browser's zone, the zone named (`Nov 22, 2026, 10:00:00 AM UTC`): an operator

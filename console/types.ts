@@ -10,6 +10,7 @@
 import type { ConnectionView, HealthView, UpdateConnectionRequest } from '../lambdas/shapes/connection-types';
 import type {
   AttemptView,
+  DeliverySummaryView,
   DeliveryView,
   ErrorView,
   ParkedView,
@@ -65,6 +66,24 @@ export type ConnectionInput = UpdateConnectionRequest & Pick<Connection, 'name' 
 
 /** One attempt of one delivery (the attempt log, docs/design.md §5). */
 export type Attempt = AttemptView;
+
+/**
+ * Where a delivery stands now: delivered; retrying (a retry is scheduled, or it was sent again);
+ * parked (failed for good, kept to send again); dead_lettered (failed for good, not parked);
+ * failed (a test send, never retried).
+ */
+export const DELIVERY_STATES = ['delivered', 'retrying', 'parked', 'dead_lettered', 'failed'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** One delivery of an application's deliveries list (`GET …/deliveries`), with where it stands now. */
+export type DeliverySummary = DeliverySummaryView;
+
+/** What the deliveries list is narrowed to: one of a user, an event, a connection (or none). */
+export interface DeliveryFilters {
+  userId?: string;
+  eventId?: string;
+  connectionId?: string;
+}
 
 export interface Page<T> {
   data: T[];

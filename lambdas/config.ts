@@ -65,6 +65,8 @@ export const ENV = {
   stackName: 'WEBHOOKS_STACK_NAME',
   /** `true`: one X-Ray span per attempt (the construct's `tracing` prop); absent or `false`: none. */
   tracing: 'WEBHOOKS_TRACING',
+  /** `false`: no delivery search by user or event id (docs/cost.md "Delivery search"); absent or `true`: on. */
+  deliverySearch: 'WEBHOOKS_DELIVERY_SEARCH',
 } as const;
 
 /** The `Stack` dimension's value when the environment names no stack (tests, tools). */
@@ -120,6 +122,8 @@ export interface DispatcherConfig {
   readonly deliveredTtlDays: number;
   /** Which delivery bodies the attempt log keeps (docs/design.md §5). @default 'all' */
   readonly keepBodies: KeepBodies;
+  /** A delivery's first attempt writes its lookup items (delivery search). @default true */
+  readonly deliverySearch: boolean;
   /** Records of one batch delivered at the same time. */
   readonly batchConcurrency: number;
   readonly connectionCacheTtlMs: number;
@@ -169,6 +173,11 @@ function secretStore(env: Env): SecretStore {
 }
 
 /** Which bodies the attempt log keeps, from the environment. */
+/** On unless set to false: the default profile finds deliveries by user and event. */
+export function deliverySearch(env: Env): boolean {
+  return env[ENV.deliverySearch]?.trim() ? flag(env, ENV.deliverySearch) : true;
+}
+
 function keepBodies(env: Env): KeepBodies {
   const raw = env[ENV.keepBodies]?.trim() || 'all';
   if (!(KEEP_BODIES as readonly string[]).includes(raw)) {
@@ -249,6 +258,7 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     attemptTtlDays,
     deliveredTtlDays: integer(env, ENV.deliveredTtlDays, attemptTtlDays, 1, attemptTtlDays),
     keepBodies: keepBodies(env),
+    deliverySearch: deliverySearch(env),
     batchConcurrency: limited(env, ENV.batchConcurrency, 'batchConcurrency'),
     connectionCacheTtlMs: limited(env, ENV.connectionCacheTtlMs, 'connectionCacheTtlMs'),
     allowedPorts: Object.freeze(ports(env, ENV.allowedPorts, CONFIG_DEFAULTS.allowedPorts)),
@@ -294,6 +304,8 @@ export interface ApiConfig {
   readonly attemptTtlDays: number;
   /** How long a rotated-out secret keeps signing by default, seconds (0: not at all). */
   readonly secretRotationOverlapSeconds: number;
+  /** Deliveries are findable by user and event id. @default true */
+  readonly deliverySearch: boolean;
 }
 
 /**
@@ -321,6 +333,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     attemptTimeoutMs: limited(env, ENV.attemptTimeoutMs, 'attemptTimeoutMs'),
     attemptTtlDays: limited(env, ENV.attemptTtlDays, 'attemptTtlDays'),
     secretRotationOverlapSeconds: secretRotationOverlap(env),
+    deliverySearch: deliverySearch(env),
   });
 }
 

@@ -40,6 +40,8 @@ export const STACK_OUTPUTS = {
   rateLimitCeiling: 'RateLimitCeiling',
   /** Seconds a rotated-out secret keeps signing by default (the construct's `secretRotationOverlap`). */
   secretRotationOverlapSeconds: 'SecretRotationOverlapSeconds',
+  /** `on` or `off`: deliveries findable by user and event id (docs/cost.md "Delivery search"). */
+  deliverySearch: 'DeliverySearch',
   /** ARN of the SNS topic of operational events (connection.failing, .disabled, .recovered). */
   eventsTopicArn: 'EventsTopicArn',
   /** Name of the Contributor Insights rule over failed attempts, keyed on the connection (`webhooks stats`). */

@@ -19,6 +19,7 @@ const PROP_OF_SETTING: Partial<Record<DeployedSetting, keyof WebhookDeliveryProp
   attemptTtlDays: 'attemptTtl',
   deliveredTtlDays: 'deliveredAttemptTtl',
   keepBodies: 'keepBodies',
+  deliverySearch: 'deliverySearch',
   batchConcurrency: 'batchConcurrency',
   defaultRateLimit: 'defaultRateLimit',
   rateLimitCeiling: 'rateLimitCeiling',

@@ -68,6 +68,8 @@ export interface ManagedResources {
   readonly defaultRateLimit?: number;
   /** The highest rate limit a tenant may set, deliveries per second. */
   readonly rateLimitCeiling: number;
+  /** Deliveries findable by user and event id (`deliverySearch`). */
+  readonly deliverySearch: boolean;
   /** Where enabling a disabled connection publishes `connection.recovered`. */
   readonly eventsTopic: ITopic;
   readonly secretPrefix: string;
@@ -185,6 +187,7 @@ export class WebhookManagementApi extends Construct {
         [ENV.rateWindowsTable]: r.rateWindowsTableName,
         ...(r.defaultRateLimit !== undefined ? { [ENV.defaultRateLimit]: String(r.defaultRateLimit) } : {}),
         [ENV.rateLimitCeiling]: String(r.rateLimitCeiling),
+        [ENV.deliverySearch]: String(r.deliverySearch),
         [ENV.eventsTopicArn]: r.eventsTopic.topicArn,
         [ENV.secretPrefix]: r.secretPrefix,
         ...r.secrets.environment(),

@@ -34,6 +34,7 @@ export interface DeliveryResources {
   readonly defaultRateLimit?: number;
   readonly rateLimitCeiling: number;
   readonly secretRotationOverlapSeconds: number;
+  readonly deliverySearch: boolean;
   readonly managementApi?: WebhookManagementApi;
   /** The Contributor Insights rule over failed attempts. */
   readonly failingConnections: { readonly ruleName: string };
@@ -101,6 +102,10 @@ export function addDeliveryOutputs(scope: Construct, d: DeliveryResources): void
     secretRotationOverlapSeconds: {
       value: String(d.secretRotationOverlapSeconds),
       description: 'Seconds a rotated-out secret keeps signing unless the rotation says otherwise (0: none)',
+    },
+    deliverySearch: {
+      value: d.deliverySearch ? 'on' : 'off',
+      description: 'Delivery search by user and event id: on, or off (the lean profile)',
     },
     eventsTopicArn: {
       value: d.eventsTopic.topicArn,

@@ -19,6 +19,7 @@ export interface ProfileProps {
   readonly batchConcurrency?: number;
   readonly deliveredAttemptTtl?: Duration;
   readonly keepBodies?: KeepBodies;
+  readonly deliverySearch?: boolean;
   readonly secretStore?: SecretStoreName;
   readonly memorySize?: number;
 }
@@ -27,7 +28,8 @@ export interface ProfileProps {
  * `lean`: the levers whose saving outweighs what they give up (docs/design.md §12). Batches of up to 100
  * gathered for at most 1 s on the ingress queue (retries keep 1, 2 and 4 s: docs/design.md §12), all of a
  * batch's attempts at once; the record of a delivery delivered at its first attempt kept 3 days (every record
- * of a delivery that ever failed keeps `attemptTtl`); bodies kept for failed deliveries only; connection
+ * of a delivery that ever failed keeps `attemptTtl`); bodies kept for failed deliveries only; no delivery
+ * search by user or event (two writes a delivery saved); connection
  * secrets sealed with one stack KMS key (docs/design.md §5 "The KMS secret store"). Left out: PITR off (about
  * 2 cents a million once successes live 3 days, and the audit trail loses its backup) and provisioned
  * capacity (its size depends on traffic the construct cannot know).
@@ -38,6 +40,7 @@ export const LEAN_PROFILE: Readonly<ProfileProps> = Object.freeze({
   batchConcurrency: 100,
   deliveredAttemptTtl: Duration.days(3),
   keepBodies: 'failures',
+  deliverySearch: false,
   secretStore: 'kms',
 });
 

@@ -80,8 +80,8 @@ export interface WebhookDeliveryProps {
   /**
    * A named set of the props below, chosen together from the cost model (docs/cost.md,
    * "All-in cost per profile"): `lean` sets `batchSize: 100`, `maxBatchingWindow: 1 s`,
-   * `batchConcurrency: 100`, `deliveredAttemptTtl: 3 days`, `keepBodies: 'failures'` and
-   * `secretStore: 'kms'` (choose it when you create the stack: the secret store cannot change
+   * `batchConcurrency: 100`, `deliveredAttemptTtl: 3 days`, `keepBodies: 'failures'`,
+   * `deliverySearch: false` and `secretStore: 'kms'` (choose it when you create the stack: the secret store cannot change
    * under existing connections). A prop you set yourself always wins over the profile's.
    * @default 'defaults' (every prop at its own default)
    */
@@ -127,6 +127,15 @@ export interface WebhookDeliveryProps {
    * @default 'all'
    */
   readonly keepBodies?: KeepBodies;
+
+  /**
+   * Delivery search: find an application's deliveries by user id and event id (API `GET
+   * /deliveries?userId=…`, console search, `webhooks attempts find`). Costs two small writes per
+   * delivery (docs/cost.md "Delivery search"); off, those searches are refused by name, and
+   * lookups by delivery id and the application's deliveries list still work.
+   * @default true (`false` in the `lean` profile)
+   */
+  readonly deliverySearch?: boolean;
 
   /**
    * Point-in-time recovery of the attempt log table. The log is an audit trail that ages out
@@ -414,6 +423,7 @@ export interface ResolvedWebhookDeliveryProps {
   readonly attemptTtl: Duration;
   readonly deliveredAttemptTtl: Duration;
   readonly keepBodies: KeepBodies;
+  readonly deliverySearch: boolean;
   readonly attemptLogPointInTimeRecovery: boolean;
   readonly attemptLogCapacity: Required<AttemptLogCapacity> | undefined;
   readonly batchSize: number;
@@ -646,6 +656,7 @@ export function resolveProps(given: WebhookDeliveryProps, stackName: string): Re
       unitMs: DAY_MS,
     }),
     keepBodies: checkKeepBodies(props.keepBodies),
+    deliverySearch: props.deliverySearch ?? true,
     attemptLogPointInTimeRecovery: props.attemptLogPointInTimeRecovery ?? true,
     attemptLogCapacity: checkCapacity(props.attemptLogCapacity),
     batchSize,

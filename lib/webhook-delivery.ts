@@ -170,6 +170,8 @@ export class WebhookDelivery extends Construct {
   public readonly rateLimitCeiling: number;
   /** Seconds a rotated-out secret keeps signing by default (`secretRotationOverlap`; 0: none). */
   public readonly secretRotationOverlapSeconds: number;
+  /** Whether deliveries are findable by user and event id (`deliverySearch` prop). */
+  public readonly deliverySearch: boolean;
   /** The management HTTP API and console; undefined when `managementApi` is `false`. */
   public readonly managementApi?: WebhookManagementApi;
   /** Whether the dispatcher (and management API) run with active X-Ray tracing (`tracing` prop). */
@@ -185,6 +187,7 @@ export class WebhookDelivery extends Construct {
     this.defaultRateLimit = p.defaultRateLimit;
     this.rateLimitCeiling = p.rateLimitCeiling;
     this.secretRotationOverlapSeconds = p.secretRotationOverlap.toSeconds();
+    this.deliverySearch = p.deliverySearch;
     this.tracing = p.tracing;
     this.secrets = new ConnectionSecretStore(this, p.secretStore, p.secretPrefix, p.removalPolicy);
     this.secretArnPattern = this.secrets.secretArnPattern;
@@ -490,6 +493,7 @@ export class WebhookDelivery extends Construct {
       attemptTtlDays: String(p.attemptTtl.toDays()),
       deliveredTtlDays: String(p.deliveredAttemptTtl.toDays()),
       keepBodies: p.keepBodies,
+      deliverySearch: String(p.deliverySearch),
       batchConcurrency: String(p.batchConcurrency),
       connectionCacheTtlMs: String(p.connectionCacheTtl.toMilliseconds()),
       allowedPorts: p.allowedPorts.join(','),
@@ -634,6 +638,7 @@ export class WebhookDelivery extends Construct {
         rateWindowsTableArn: this.rateWindowsTable.tableArn,
         defaultRateLimit: p.defaultRateLimit,
         rateLimitCeiling: p.rateLimitCeiling,
+        deliverySearch: p.deliverySearch,
         eventsTopic: this.eventsTopic,
         secretPrefix: p.secretPrefix,
         secrets: this.secrets,

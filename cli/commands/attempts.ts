@@ -11,6 +11,7 @@ import { keyValues, plural, table, truncate, visible } from '../format';
 import { group, handle, leaf } from '../program';
 import { parseSince, parseWholeNumber } from '../values';
 import { attemptColumns, deliveryState, type FinalPlace, failureAdvice } from '../views';
+import { failures, find } from './attempts-find';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1_000;
@@ -134,41 +135,6 @@ async function finalPlace(
     // Without a scope, a delivery is not found only when its connection does not exist.
     return error instanceof NotFoundError ? { place: 'connection-gone' } : undefined;
   }
-}
-
-function failures(): Command {
-  const cmd = leaf('failures', {
-    summary:
-      'final failures, newest first: deliveries parked (or dead-lettered) after their last attempt, and failed test sends',
-    usage: '[--days <n>] [--limit <n>]',
-    details:
-      'A delivery counts once its last attempt failed: it was parked for its connection (connections parked <id>),\nor, for a deleted connection, dead-lettered. A failed test send (connections send-test) is listed too,\nmarked "test, not retried": it is never retried nor parked.',
-    examples: ['webhooks attempts failures --days 7'],
-  })
-    .option('--days <n>', 'look back n days, today included (default 1)')
-    .option(...LIMIT_FLAG);
-  return handle(cmd, async (ctx, { flags }) => {
-    const days = flags.has('days') ? parseWholeNumber(flags.string('days')!, '--days', 1, 365) : 1;
-    const limit = flags.has('limit')
-      ? parseWholeNumber(flags.string('limit')!, '--limit', 1, MAX_LIMIT)
-      : DEFAULT_LIMIT;
-    const found = await (await ctx.management()).attempts.finalFailures({ days, limit, now: ctx.now() });
-    ctx.printJson(found);
-    const period = days === 1 ? 'today (UTC)' : `in the last ${days} days`;
-    if (found.length === 0) {
-      ctx.print(`No final failures ${period}.`);
-      return;
-    }
-    ctx.print(table(found, attemptColumns(ctx.now(), { delivery: true })));
-    const more = found.length === limit ? ` (the newest ${limit}; --limit shows more)` : '';
-    const tests = found.filter((r) => r.test).length;
-    const split = tests
-      ? ` (${plural(found.length - tests, 'failed delivery', 'failed deliveries')}, ${plural(tests, 'failed test send')}; test sends are never retried)`
-      : ' (failed deliveries)';
-    ctx.print(
-      `\n${plural(found.length, 'final failure')} ${period}${split}${more}. Parked for a connection: ${ctx.suggest('connections parked <id>')}; in the DLQ: ${ctx.suggest('dlq list')}`,
-    );
-  });
 }
 
 /** Each attempt once, by delivery id and attempt number. */
@@ -322,6 +288,6 @@ export function attemptsCommand(): Command {
     'attempts',
     'read the attempt log: every delivery attempt, its request, outcome and response; retry a parked delivery, resend any',
   );
-  for (const sub of [list(), get(), failures(), tail(), retry(), resend()]) cmd.addCommand(sub);
+  for (const sub of [list(), get(), find(), failures(), tail(), retry(), resend()]) cmd.addCommand(sub);
   return cmd;
 }

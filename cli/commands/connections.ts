@@ -9,7 +9,14 @@ import { CliError, UsageError } from '../errors';
 import { keyValues, plural, relativeTime, table, truncate, visible } from '../format';
 import { group, handle, leaf, repeatableOption } from '../program';
 import { collectHeaders, parseRateLimit, parseSince, parseWholeNumber } from '../values';
-import { connectionBlock, connectionColumns, connectionJson, failureAdvice, outcomeDetail } from '../views';
+import {
+  connectionBlock,
+  connectionColumns,
+  connectionJson,
+  eventTime,
+  failureAdvice,
+  outcomeDetail,
+} from '../views';
 import { cacheTime } from './cache-time';
 import { rotateSecret, showSecret } from './secrets';
 import { shards } from './shards';
@@ -211,7 +218,7 @@ function toggle(enabled: boolean): Command {
 
 function parked(): Command {
   const cmd = leaf('parked', {
-    summary: "a connection's parked deliveries (failed, disabled or blocked), newest first",
+    summary: "a connection's parked deliveries (failed, disabled or blocked), newest events first",
     usage: `${ID} [--since 1h|24h|7d|<ISO date-time>] [--limit <n>]`,
     details:
       'A delivery is parked when its 4th attempt failed (exhausted), when it met the connection disabled\n(connection_disabled) or when the egress policy refused its URL (blocked). Bodies are kept, never shown.\nSend them again with `connections recover` (all since a time) or `attempts retry` (one).',
@@ -236,6 +243,8 @@ function parked(): Command {
     }
     ctx.print(
       table(page.data, [
+        // The order: by delivery id, whose time is the event's (PARKED can be later, after a retry).
+        { header: 'EVENT TIME', value: (d) => eventTime(d.deliveryId, ctx.now()) },
         { header: 'DELIVERY', value: (d) => d.deliveryId },
         { header: 'REASON', value: (d) => d.reason },
         { header: 'ATTEMPTS', value: (d) => d.attempts, align: 'right' },
@@ -244,7 +253,7 @@ function parked(): Command {
       ]),
     );
     ctx.print(`
-${plural(page.data.length, 'parked delivery', 'parked deliveries')}${page.nextCursor ? ' (more: --limit)' : ''}, newest first.
+${plural(page.data.length, 'parked delivery', 'parked deliveries')}${page.nextCursor ? ' (more: --limit)' : ''}, newest events first (EVENT TIME; PARKED is when each was parked).
 Send them again: ${ctx.suggest(`connections recover ${connectionId}${since ? ` --since ${flags.string('since')}` : ''}`)}
 One of them:     ${ctx.suggest(`attempts retry ${page.data[0]!.deliveryId}`)}`);
   });

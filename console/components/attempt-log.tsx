@@ -1,12 +1,21 @@
 /**
- * The attempt log of one connection, with filters and paging, in the API's order: by event,
- * newest first, each delivery's attempts latest first. So a retry of an older event sits below
- * newer events; the table's caption says so rather than "newest first".
+ * The attempt log of one connection, with filters and paging, in the API's order, which is its
+ * key's: by event time (the time in the delivery id), newest first, each delivery's attempts
+ * latest first. A retried or rate-limited delivery is attempted later than its event, so its
+ * attempt times can read older than the rows above; the first column shows the event time the
+ * rows are ordered by, and the caption says so rather than "newest first".
  */
 
 import { useId, useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
-import { formatDuration, formatTime, localInputToIso, OUTCOME_LABELS, timeZoneName } from '../format';
+import {
+  deliveryCreatedAt,
+  formatDuration,
+  formatTime,
+  localInputToIso,
+  OUTCOME_LABELS,
+  timeZoneName,
+} from '../format';
 import { Pager } from '../pages/connections';
 import { href } from '../router';
 import { type AttemptFilters, OUTCOMES, type Outcome } from '../types';
@@ -122,12 +131,15 @@ export function AttemptLog(props: { api: ApiClient; connectionId: string; refres
           <div class="table-scroll">
             <table class="table stack" aria-label="Attempts">
               <caption class="table-caption">
-                Newest events first, each with its attempts latest first: a retry of an older event sits below
-                newer events.
+                Ordered by event time, newest first, each event's attempts latest first. Attempted is when an
+                attempt was sent: a retried or rate-limited delivery is sent after its event, so its attempts
+                can read older than the rows above.
               </caption>
               <thead>
                 <tr>
-                  <th scope="col">Time</th>
+                  <th scope="col">Event time</th>
+                  <th scope="col">Attempted</th>
+                  <th scope="col">User</th>
                   <th scope="col">Event</th>
                   <th scope="col">Outcome</th>
                   <th scope="col">Status</th>
@@ -138,14 +150,21 @@ export function AttemptLog(props: { api: ApiClient; connectionId: string; refres
               <tbody>
                 {page.data.data.map((a) => (
                   <tr key={`${a.deliveryId}#${a.attempt}`}>
-                    <td class="nowrap" data-label="Time">
+                    <td class="nowrap" data-label="Event time">
+                      {formatTime(deliveryCreatedAt(a.deliveryId))}
+                    </td>
+                    <td class="nowrap" data-label="Attempted">
                       <a href={href.delivery(a.deliveryId, props.connectionId)}>
                         {formatTime(a.requestedAt)}
                       </a>
                     </td>
-                    <td data-label="Event">
+                    <td class="mono break" data-label="User">
+                      {a.userId}
+                    </td>
+                    <td class="break" data-label="Event">
                       <span class="mono">{a.event}</span>
                       {a.test && <span class="tag">test</span>}
+                      <div class="muted mono small">{a.eventId}</div>
                     </td>
                     <td data-label="Outcome">
                       <OutcomeBadge outcome={a.outcome} />

@@ -7,7 +7,7 @@
 
 import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
-import { formatTime, PARK_REASON_LABELS } from '../format';
+import { deliveryCreatedAt, formatTime, PARK_REASON_LABELS } from '../format';
 import { Pager } from '../pages/connections';
 import { href } from '../router';
 import type { ParkedDelivery, RecoverResult } from '../types';
@@ -113,8 +113,12 @@ export function ParkedPanel(props: {
       {page.state === 'ready' && page.data.data.length > 0 && (
         <div class="table-scroll">
           <table class="table stack" aria-label="Parked deliveries">
+            <caption class="table-caption">
+              Newest events first (Event time); Parked is when each was parked, later for one retried since.
+            </caption>
             <thead>
               <tr>
+                <th scope="col">Event time</th>
                 <th scope="col">Parked</th>
                 <th scope="col">Reason</th>
                 <th scope="col">Last error</th>
@@ -127,11 +131,16 @@ export function ParkedPanel(props: {
             <tbody>
               {page.data.data.map((p) => (
                 <tr key={p.deliveryId}>
-                  <td data-label="Parked">
+                  <td data-label="Event time">
                     <div>
-                      <a href={href.delivery(p.deliveryId, connectionId)}>{formatTime(p.parkedAt)}</a>
+                      <a href={href.delivery(p.deliveryId, connectionId)}>
+                        {formatTime(deliveryCreatedAt(p.deliveryId))}
+                      </a>
                       <div class="muted mono small break">{p.deliveryId}</div>
                     </div>
+                  </td>
+                  <td class="nowrap" data-label="Parked">
+                    {formatTime(p.parkedAt)}
                   </td>
                   <td data-label="Reason">{PARK_REASON_LABELS[p.reason] ?? p.reason}</td>
                   <td class="break" data-label="Last error">

@@ -18,6 +18,7 @@ import { mountConsole } from './console-files';
 import { ApiError, ERROR_CODES, toApiError } from './errors';
 import { API_TAGS } from './routes/common';
 import { connectionRoutes } from './routes/connections';
+import { deliveryRoutes } from './routes/deliveries';
 import { indexRoute } from './routes/index';
 import { logRoutes } from './routes/logs';
 import { parkedRoutes } from './routes/parked';
@@ -195,6 +196,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   });
   connectionRoutes(app, deps);
   logRoutes(app, deps);
+  deliveryRoutes(app, deps);
   parkedRoutes(app, deps);
 
   app.doc31(OPENAPI_PATH, OPENAPI_CONFIG);

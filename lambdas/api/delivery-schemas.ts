@@ -6,6 +6,7 @@
 
 import { z } from '@hono/zod-openapi';
 import { HIDDEN_HEADER_VALUE, OUTCOMES } from '../core/types';
+import { DELIVERY_STATES } from '../management/deliveries';
 
 export const AttemptSchema = z
   .object({
@@ -75,6 +76,36 @@ export const ResendResultSchema = z
   })
   .openapi('ResendResult');
 
+export const DeliverySummarySchema = z
+  .object({
+    deliveryId: z.string(),
+    connectionId: z.string(),
+    eventId: z.string(),
+    userId: z.string(),
+    event: z.string(),
+    firstAttemptAt: z.string(),
+    lastAttemptAt: z.string(),
+    attempts: z.number().int().openapi({ description: 'the number of its latest attempt' }),
+    outcome: z.enum(OUTCOMES).openapi({ description: "its latest attempt's outcome" }),
+    statusCode: z.number().int().optional(),
+    state: z.enum(DELIVERY_STATES).openapi({
+      description:
+        'where it stands now: delivered; retrying (a retry is scheduled, or it was sent again); parked (failed for good, kept to send again); dead_lettered (failed for good, not parked); failed (a test send, never retried)',
+    }),
+    test: z.boolean().optional(),
+  })
+  .openapi('DeliverySummary');
+
+export const DeliverySummaryPageSchema = z
+  .object({
+    data: z.array(DeliverySummarySchema),
+    nextCursor: z.string().nullable().openapi({
+      description:
+        'more may follow even when data holds fewer than limit (filters are applied as pages are read)',
+    }),
+  })
+  .openapi('DeliverySummaryPage');
+
 // The shapes above as types, written out without zod into lambdas/shapes/resource-types.ts by
 // `npm run openapi` (scripts/shape-types.ts): the core and the console read them from there.
 
@@ -84,3 +115,5 @@ export type AttemptView = z.infer<typeof AttemptSchema>;
 export type DeliveryView = z.infer<typeof DeliverySchema>;
 /** What a Resend answers: the new attempt's number. */
 export type ResendResultView = z.infer<typeof ResendResultSchema>;
+/** One delivery of an application's deliveries list, with where it stands now. */
+export type DeliverySummaryView = z.infer<typeof DeliverySummarySchema>;

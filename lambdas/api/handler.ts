@@ -27,6 +27,7 @@ const management = new WebhookManagement({
     allowedPorts: [...config.allowedPorts],
     consoleKeySecret: config.consoleKeySecret,
     secretRotationOverlapSeconds: config.secretRotationOverlapSeconds,
+    deliverySearch: config.deliverySearch,
   },
   attemptTimeoutMs: config.attemptTimeoutMs,
   attemptTtlDays: config.attemptTtlDays,

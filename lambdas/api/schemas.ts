@@ -9,7 +9,7 @@
 
 import { z } from '@hono/zod-openapi';
 import { MAX_SECRET_OVERLAP_SECONDS } from '../core/constants';
-import { APPLICATION_ID, CONNECTION_ID, DELIVERY_ID } from '../core/ids';
+import { APPLICATION_ID, CONNECTION_ID, DELIVERY_ID, EVENT_ID, USER_ID } from '../core/ids';
 import { PARK_REASONS } from '../core/parking';
 import { HIDDEN_HEADER_VALUE, OUTCOMES } from '../core/types';
 import { isSince, SINCE_RULE } from '../management/since';
@@ -21,7 +21,13 @@ export {
   HealthSchema,
   UpdateConnectionBody,
 } from '../shapes/connection';
-export { AttemptPageSchema, AttemptSchema, DeliverySchema, ResendResultSchema } from './delivery-schemas';
+export {
+  AttemptPageSchema,
+  AttemptSchema,
+  DeliverySchema,
+  DeliverySummaryPageSchema,
+  ResendResultSchema,
+} from './delivery-schemas';
 export { HIDDEN_HEADER_VALUE, OUTCOMES };
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -105,6 +111,39 @@ export const AttemptQuery = PageQuery.extend({
       param: { name: 'final', in: 'query' },
       description: 'true: only the last attempt of a delivery',
     }),
+});
+
+export const DeliveryListQuery = PageQuery.extend({
+  connectionId: z
+    .string()
+    .regex(CONNECTION_ID)
+    .optional()
+    .openapi({ param: { name: 'connectionId', in: 'query' }, description: 'only this connection' }),
+  userId: z
+    .string()
+    .regex(USER_ID)
+    .optional()
+    .openapi({
+      param: { name: 'userId', in: 'query' },
+      description: 'only deliveries of this user (delivery search)',
+    }),
+  eventId: z
+    .string()
+    .regex(EVENT_ID)
+    .optional()
+    .openapi({
+      param: { name: 'eventId', in: 'query' },
+      description: 'only deliveries of this event (delivery search)',
+    }),
+  outcome: z
+    .enum(OUTCOMES)
+    .optional()
+    .openapi({
+      param: { name: 'outcome', in: 'query' },
+      description: 'only deliveries whose latest attempt had this outcome',
+    }),
+  since: sinceQuery('only deliveries first attempted at or after this time'),
+  until: untilQuery('only deliveries first attempted before this time'),
 });
 
 export const STATS_BUCKETS = { '1m': 60, '5m': 300, '15m': 900, '1h': 3_600, '1d': 86_400 } as const;

@@ -32,8 +32,11 @@ export interface DeploymentAdapters {
   /** The document client every DynamoDB adapter shares. */
   readonly doc: DynamoDBDocumentClient;
   connections(tableName: string): DynamoConnections;
-  /** The attempt log; `connectionOf` gives the connection whose shard steps place a record. */
-  attempts(tableName: string, connectionOf: ShardLookup): DynamoAttempts;
+  /**
+   * The attempt log; `connectionOf` gives the connection whose shard steps place a record;
+   * `lookups`: a writer writes each delivery's search items (delivery search).
+   */
+  attempts(tableName: string, connectionOf: ShardLookup, lookups?: boolean): DynamoAttempts;
   parked(tableName: string): DynamoParked;
   rateWindows(tableName: string): DynamoRateWindows;
   queues(urls: { retryQueueUrl: string; dlqUrl: string }): SqsQueues;
@@ -55,11 +58,12 @@ export function deploymentAdapters(clients: SharedClients): DeploymentAdapters {
     clients,
     doc,
     connections: (tableName) => new DynamoConnections({ tableName, client: doc }),
-    attempts: (tableName, connectionOf) =>
+    attempts: (tableName, connectionOf, lookups) =>
       new DynamoAttempts({
         tableName,
         client: doc,
         shards: async (connectionId) => attemptShardSteps(await connectionOf(connectionId)),
+        lookups,
       }),
     parked: (tableName) => new DynamoParked({ tableName, client: doc }),
     rateWindows: (tableName) => new DynamoRateWindows({ tableName, client: doc }),

@@ -126,7 +126,11 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     ),
     // An attempt's record is placed by the connection it was judged with (core/settle.ts); this
     // lookup serves a record written without one (a record queued on the retry queue).
-    attemptLog: adapters.attempts(config.attemptsTable, (connectionId) => cached.get(connectionId)),
+    attemptLog: adapters.attempts(
+      config.attemptsTable,
+      (connectionId) => cached.get(connectionId),
+      config.deliverySearch,
+    ),
     attemptLogFallback: queues,
     clock,
     metrics,

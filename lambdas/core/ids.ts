@@ -79,6 +79,19 @@ export function deliveryIdTimePrefix(ms: number): string {
   return `dlv_${encodeTime(ms)}`;
 }
 
+/**
+ * When a delivery was created, epoch ms: its id's time part, the time of its event. Listings
+ * keyed by delivery id (the attempt log, parked deliveries) are in this order. Undefined for
+ * anything that is not a delivery id.
+ */
+export function deliveryTimeOf(deliveryId: string): number | undefined {
+  const match = DELIVERY_ID.exec(deliveryId);
+  if (!match) return undefined;
+  let ms = 0;
+  for (const char of match[1]!.slice(0, 10)) ms = ms * 32 + CROCKFORD.indexOf(char);
+  return ms;
+}
+
 /** A ULID from a time and 10 random bytes. */
 export function ulid(ms: number, random: Uint8Array): string {
   return encodeTime(ms) + encodeBits(random);

@@ -106,6 +106,35 @@ export interface AttemptPageQuery {
 }
 
 /**
+ * A delivery as an application's deliveries page lists it: the ids and time of its first attempt
+ * (the management library reads the rest of its attempts for where it stands now).
+ */
+export type DeliveryRef = Pick<
+  AttemptRecord,
+  'deliveryId' | 'connectionId' | 'eventId' | 'userId' | 'requestedAt'
+>;
+
+/**
+ * One page of an application's deliveries, newest first (by delivery id: when the delivery was
+ * created). Without `userId` or `eventId` the store reads the logs of `connectionIds`, merged;
+ * with one, the delivery search (written once per delivery, docs/cost.md "Delivery search").
+ */
+export interface DeliveryPageQuery {
+  applicationId: string;
+  connectionIds: readonly string[];
+  /** With `userId` or `eventId`: only this connection's deliveries. */
+  connectionId?: string;
+  userId?: string;
+  eventId?: string;
+  /** First attempt requested at or after. */
+  since?: Date;
+  /** First attempt requested before. */
+  until?: Date;
+  limit: number;
+  cursor?: string;
+}
+
+/**
  * How long before a chart's window its deliveries may have been created and still have
  * attempts inside it (the retry chain spans 7 s; a redrive can be much later). The read covers
  * deliveries created from this long before the window (docs/api.md "What stats cost"):
@@ -149,6 +178,8 @@ export interface AttemptTable extends AttemptLog {
   finalFailures(query: { days: number; limit: number; now: Date }): Promise<AttemptRecord[]>;
   /** One page of a connection's attempts, newest first, filtered. */
   page(query: AttemptPageQuery): Promise<Page<AttemptRecord>>;
+  /** One page of an application's deliveries (their first attempts), newest first, filtered. */
+  deliveries(query: DeliveryPageQuery): Promise<Page<DeliveryRef>>;
   /** Every attempt of a connection requested in [since, until), for charts. */
   inRange(query: { connectionId: string; since: Date; until: Date }): Promise<RangeRead>;
 }

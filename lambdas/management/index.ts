@@ -25,6 +25,7 @@ import {
   SessionSetupError,
 } from './console-session';
 import { DeadLetterQueue } from './dead-letters';
+import { Deliveries } from './deliveries';
 import { NotFoundError } from './errors';
 import { ParkedDeliveriesAdmin, type ParkedPageResult, type RecoverResult, type Scope } from './parked';
 import type { ManagementBackend } from './ports';
@@ -47,6 +48,14 @@ export {
   SessionSetupError,
 } from './console-session';
 export { type DeadLetterEntry, DeadLetterQueue, type RedriveResult } from './dead-letters';
+export {
+  DELIVERY_STATES,
+  Deliveries,
+  type DeliveryListQuery,
+  type DeliveryState,
+  type DeliverySummary,
+  type FailureNow,
+} from './deliveries';
 export { ConflictError, NotFoundError, ValidationError } from './errors';
 export {
   DEFAULT_RECOVERY_RATE_PER_SECOND,
@@ -76,6 +85,8 @@ export type ConnectionWithHealth = Omit<Connection, 'health'> & { health: Health
 export class WebhookManagement {
   readonly connections: Connections;
   readonly attempts: Attempts;
+  /** An application's deliveries, found by user, event or connection, and where each stands now. */
+  readonly deliveries: Deliveries;
   readonly deadLetters: DeadLetterQueue;
   readonly publisher: WebhookPublisher;
   /** Parked deliveries: list, retry, recover (docs/design.md §9). */
@@ -105,6 +116,7 @@ export class WebhookManagement {
     this.defaultRateLimit = options.resources.defaultRateLimit;
     this.connections = new Connections(options, backend);
     this.attempts = new Attempts(backend.attempts);
+    this.deliveries = new Deliveries(backend, options.resources.deliverySearch !== false);
     this.parked = new ParkedDeliveriesAdmin(
       backend,
       (id) => this.connections.get(id),
@@ -147,7 +159,7 @@ export class WebhookManagement {
     return { ...updated, health: healthView(updated.health) };
   }
 
-  /** A connection's parked deliveries, newest first (never their bodies). */
+  /** A connection's parked deliveries, newest events first (never their bodies; `parkedAt` can be later). */
   listParked(
     connectionId: string,
     query: { since?: string; limit?: number; cursor?: string } & Scope = {},
@@ -155,7 +167,7 @@ export class WebhookManagement {
     return this.parked.list(connectionId, query);
   }
 
-  /** An application's parked deliveries, newest first (the API's GET /failures). */
+  /** An application's parked deliveries, newest events first (the API's GET /failures). */
   listApplicationParked(
     applicationId: string,
     query: { limit?: number; cursor?: string } = {},

@@ -91,7 +91,10 @@ export class ParkedDeliveriesAdmin {
     }
   }
 
-  /** A connection's parked deliveries, newest first; `since` keeps those whose event is that recent. */
+  /**
+   * A connection's parked deliveries, newest events first (by delivery id, whose time is its
+   * event's; `parkedAt` can be later); `since` keeps those whose event is that recent.
+   */
   async list(
     connectionId: string,
     query: { since?: string; limit?: number; cursor?: string } & Scope = {},
@@ -107,7 +110,7 @@ export class ParkedDeliveriesAdmin {
     return result(page);
   }
 
-  /** An application's parked deliveries, newest first (GET /failures). */
+  /** An application's parked deliveries, newest events first, as {@link list} (GET /failures). */
   async listApplication(applicationId: string, query: { limit?: number; cursor?: string } = {}) {
     this.requireTable();
     const page = await this.store.listByApplication(applicationId, {

@@ -51,6 +51,11 @@ export interface WebhookResources {
    * (stack output `SecretRotationOverlapSeconds`); 0: the new secret signs at once. @default 86 400
    */
   secretRotationOverlapSeconds?: number;
+  /**
+   * Whether deliveries are findable by user and event id (stack output `DeliverySearch`,
+   * docs/cost.md "Delivery search"). Absent: on, as the default profile has it.
+   */
+  deliverySearch?: boolean;
 }
 
 export interface ManagementOptions {

@@ -150,3 +150,19 @@ export type DeliveryView = {
 
 /** What a Resend answers: the new attempt's number. */
 export type ResendResultView = { deliveryId: string; connectionId: string; attempt: number };
+
+/** One delivery of an application's deliveries list, with where it stands now. */
+export type DeliverySummaryView = {
+  deliveryId: string;
+  connectionId: string;
+  eventId: string;
+  userId: string;
+  event: string;
+  firstAttemptAt: string;
+  lastAttemptAt: string;
+  attempts: number;
+  outcome: 'blocked' | 'delivered' | 'http_error' | 'timeout' | 'network_error' | 'rejected';
+  state: 'delivered' | 'retrying' | 'parked' | 'dead_lettered' | 'failed';
+  statusCode?: number | undefined;
+  test?: boolean | undefined;
+};

@@ -13,6 +13,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
 import {
   type DispatcherConfig,
+  deliverySearch,
   ENV,
   loadConfig,
   rateLimits,
@@ -71,9 +72,11 @@ export async function startStack(
   const trust = trustedCas(statePath);
   const headerPrefix = process.env[ENV.headerPrefix] || DEFAULT_HEADER_PREFIX;
   // The rate limits the dispatcher applies, told to the management library and the state file
-  // too, so the console and the CLI judge connections by them.
+  // too, so the console and the CLI judge connections by them; so is whether delivery search is
+  // on (WEBHOOKS_DELIVERY_SEARCH=false turns it off for all three).
   const limits = {
     ...rateLimits(process.env),
+    deliverySearch: deliverySearch(process.env),
     // WEBHOOKS_SECRET_ROTATION_OVERLAP_SECONDS plays the construct's secretRotationOverlap.
     secretRotationOverlapSeconds: secretRotationOverlap(process.env),
   };
@@ -131,9 +134,11 @@ export async function startStack(
   return stack;
 }
 
-type ManagementSettings = { headerPrefix: string; secretRotationOverlapSeconds: number } & ReturnType<
-  typeof rateLimits
->;
+type ManagementSettings = {
+  headerPrefix: string;
+  secretRotationOverlapSeconds: number;
+  deliverySearch: boolean;
+} & ReturnType<typeof rateLimits>;
 /** What the state file tells the CLI and other tools about a running stack. */
 function stateOf(
   stack: LocalStack,

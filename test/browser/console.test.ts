@@ -64,7 +64,7 @@ describe('the web console, walked by a new user', () => {
     await byRole(page, 'heading', 'Add connection');
     const type = await field(page, 'Type');
     expect(await type.evaluate((el) => [(el as any).value, el.textContent])).toEqual(['webhook', 'Webhook']);
-    const order = await page.$$eval('form label', (labels) => labels.map((l) => l.textContent));
+    const order = await page.$$eval('main form label', (labels) => labels.map((l) => l.textContent));
     expect(order).toEqual(['Type', 'Name', 'URL', 'Method', 'Rate limit (deliveries per second)', 'Headers']);
   });
 
@@ -182,9 +182,9 @@ describe('the web console, walked by a new user', () => {
       log,
       verified.deliveryId!,
     );
-    // The order said as it is: by event, not by the attempt's time.
+    // The order said as it is: by event time (shown first), not by the attempt's time.
     expect(await log.evaluate((el) => el.querySelector('caption')?.textContent ?? '')).toContain(
-      'Newest events first, each with its attempts latest first',
+      "Ordered by event time, newest first, each event's attempts latest first",
     );
     const row = await log.evaluate((el) => el.querySelector('tbody tr')?.textContent ?? '');
     expect(row).toContain('Delivered');

@@ -23,6 +23,7 @@ describe('stack outputs', () => {
       'ConnectionsTableName',
       'DeadLetterQueueUrl',
       'DefaultRateLimit',
+      'DeliverySearch',
       'DispatcherFunctionName',
       'EventsTopicArn',
       'FailingConnectionsRuleName',

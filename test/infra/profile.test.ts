@@ -25,6 +25,17 @@ function dispatcherEnv(template: Template): Record<string, string> {
   return dispatcher.Properties.Environment.Variables;
 }
 
+/** The management API function's environment (the one that reads the console key). */
+function managementEnv(template: Template): Record<string, string> {
+  const fns = template.findResources('AWS::Lambda::Function', {
+    Properties: {
+      Environment: { Variables: Match.objectLike({ WEBHOOKS_CONSOLE_KEY_SECRET: Match.anyValue() }) },
+    },
+  });
+  const [api] = Object.values(fns) as any[];
+  return api.Properties.Environment.Variables;
+}
+
 /** [batch size, window] of the ingress and the retry queue's event sources. */
 const batching = (template: Template) =>
   (Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as any[]).map((s) => [
@@ -44,6 +55,7 @@ describe("profile: 'lean'", () => {
       'batchConcurrency',
       'batchSize',
       'deliveredAttemptTtl',
+      'deliverySearch',
       'keepBodies',
       'maxBatchingWindow',
       'secretStore',
@@ -60,6 +72,11 @@ describe("profile: 'lean'", () => {
     expect(env[ENV.keepBodies]).toBe('failures');
     expect(env[ENV.secretStore]).toBe('kms');
     lean.resourceCountIs('AWS::KMS::Key', 1);
+    // No delivery search: the dispatcher writes no lookups, the API refuses the search, the CLI is told.
+    expect(env[ENV.deliverySearch]).toBe('false');
+    expect(managementEnv(lean)[ENV.deliverySearch]).toBe('false');
+    expect(lean.findOutputs('*')).toMatchObject({ DeliverySearch: { Value: 'off' } });
+    expect(dispatcherEnv(templateWith({}))[ENV.deliverySearch]).toBe('true');
   });
 
   it('leaves out what the model says is not worth its risk: PITR stays on, writes stay on demand', () => {
@@ -81,6 +98,7 @@ describe("profile: 'lean'", () => {
       secretStore: 'secrets-manager',
       deliveredAttemptTtl: Duration.days(30),
       batchConcurrency: 20,
+      deliverySearch: true,
     });
     expect(batching(t)).toEqual([
       [10, 0],
@@ -91,6 +109,7 @@ describe("profile: 'lean'", () => {
     expect(env[ENV.deliveredTtlDays]).toBe('30');
     expect(env[ENV.keepBodies]).toBe('all');
     expect(env[ENV.secretStore]).toBe('secrets-manager');
+    expect(env[ENV.deliverySearch]).toBe('true');
     t.resourceCountIs('AWS::KMS::Key', 0);
     // A prop given as undefined (bin/app.ts passes unset context so) is not a choice: the profile's stands.
     expect(dispatcherEnv(templateWith({ profile: 'lean', keepBodies: undefined }))[ENV.keepBodies]).toBe(

@@ -36,6 +36,7 @@ const routes = (connectionId: string) => [
   `/connections/${connectionId}/attempts`,
   `/connections/${connectionId}/parked`,
   '/failures',
+  '/deliveries',
 ];
 
 async function firstCursor(app: string, token: string, route: string): Promise<string> {

@@ -230,6 +230,7 @@ const LISTINGS = {
   attempts: (w: { connectionId: string }) => `/connections/${w.connectionId}/attempts`,
   parked: (w: { connectionId: string }) => `/connections/${w.connectionId}/parked`,
   failures: (_: { connectionId: string }) => '/failures',
+  deliveries: (_: { connectionId: string }) => '/deliveries',
 };
 
 beforeAll(async () => {
@@ -411,6 +412,15 @@ const VALID: Record<string, () => Promise<ValidRequest[]>> = {
   'GET /api/v1/applications/{applicationId}/deliveries/{deliveryId}': async () => [
     { label: 'a delivery', params: mine(), expect: 200 },
   ],
+  'GET /api/v1/applications/{applicationId}/deliveries': async () => [
+    { label: 'all', params: mine(), expect: 200 },
+    {
+      label: 'by user, filtered',
+      params: mine(),
+      query: 'userId=usr_1&outcome=delivered&since=24h&until=2099-01-01T00:00:00Z&limit=2',
+      expect: 200,
+    },
+  ],
   'GET /api/v1/applications/{applicationId}/failures': async () => [
     { label: 'recent failures', params: mine(), expect: 200 },
     { label: 'one a page', params: mine(), query: 'limit=1', expect: 200 },
@@ -503,6 +513,7 @@ function listingOf(path: string): string | undefined {
   if (path.endsWith('/attempts')) return 'attempts';
   if (path.endsWith('/parked')) return 'parked';
   if (path.endsWith('/failures')) return 'failures';
+  if (path.endsWith('/deliveries')) return 'deliveries';
   return undefined;
 }
 

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       attemptTtlDays: 30,
       deliveredTtlDays: 30,
       keepBodies: 'all',
+      deliverySearch: true,
       batchConcurrency: 10,
       connectionCacheTtlMs: 30_000,
       allowedPorts: [443],
@@ -155,6 +156,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...minimal, [ENV.tracing]: 'true' }).tracing).toBe(true);
     expect(loadConfig({ ...minimal, [ENV.tracing]: 'false' }).tracing).toBe(false);
     expect(keyOf({ ...minimal, [ENV.tracing]: 'yes' })).toBe(ENV.tracing);
+  });
+
+  it('reads delivery search as a flag, on by default, and refuses anything but true or false by name', () => {
+    expect(loadConfig(minimal).deliverySearch).toBe(true);
+    expect(loadConfig({ ...minimal, [ENV.deliverySearch]: 'false' }).deliverySearch).toBe(false);
+    expect(keyOf({ ...minimal, [ENV.deliverySearch]: 'off' })).toBe(ENV.deliverySearch);
   });
 });
 

@@ -48,6 +48,8 @@ export async function resourcesFromStack(
     defaultRateLimit: positiveInteger(outputs[STACK_OUTPUTS.defaultRateLimit]),
     rateLimitCeiling: positiveInteger(outputs[STACK_OUTPUTS.rateLimitCeiling]),
     secretRotationOverlapSeconds: wholeNumber(outputs[STACK_OUTPUTS.secretRotationOverlapSeconds]),
+    // Absent: a stack that predates the switch, where search is on (its lookups start with it).
+    deliverySearch: outputs[STACK_OUTPUTS.deliverySearch] !== 'off',
     eventsTopicArn: outputs[STACK_OUTPUTS.eventsTopicArn] || undefined,
     apiUrl: outputs[MANAGEMENT_API_OUTPUTS.apiUrl] || undefined,
     consoleKeySecret: outputs[MANAGEMENT_API_OUTPUTS.consoleKeySecret] || undefined,

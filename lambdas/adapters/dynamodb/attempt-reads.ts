@@ -14,7 +14,9 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { deliveryIdTimePrefix } from '../../core/ids';
-import type { AttemptPageQuery } from '../../core/stores';
+import { type AttemptPageQuery, MAX_RANGE_ITEMS, RANGE_LOOKBACK_MS, type RangeRead } from '../../core/stores';
+import type { AttemptRecord } from '../../core/types';
+import { attemptSortKey, recordOf } from './attempt-item';
 import { ATTEMPTS_TABLE } from './tables';
 
 const SK = ATTEMPTS_TABLE.sortKey;
@@ -157,4 +159,53 @@ export function pageConditions(
     values[':f'] = query.final;
   }
   return { ...(below === undefined ? {} : { below }), filters, names, values };
+}
+
+/**
+ * A chart's read (AttemptTable.inRange): the attempts of these partitions requested in
+ * [since, until), reading the deliveries created from RANGE_LOOKBACK_MS before `since`, up to
+ * MAX_RANGE_ITEMS records, with the read units the store reported; oldest first.
+ */
+export async function rangeRead(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  partitions: readonly string[],
+  query: { since: Date; until: Date },
+): Promise<RangeRead> {
+  const items: AttemptRecord[] = [];
+  let scanned = 0;
+  let readUnits = 0;
+  let startKey: Key | undefined;
+  const since = query.since.toISOString();
+  const until = query.until.toISOString();
+  for (const partition of partitions) {
+    do {
+      const out = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: '#c = :c AND #sk BETWEEN :lo AND :hi',
+          ExpressionAttributeNames: { '#c': ATTEMPTS_TABLE.partitionKey, '#sk': SK },
+          ExpressionAttributeValues: {
+            ':c': partition,
+            ':lo': deliveryIdTimePrefix(query.since.getTime() - RANGE_LOOKBACK_MS),
+            ':hi': `${deliveryIdTimePrefix(query.until.getTime())}~`,
+          },
+          ExclusiveStartKey: startKey,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      );
+      readUnits += out.ConsumedCapacity?.CapacityUnits ?? 0;
+      for (const item of out.Items ?? []) {
+        scanned++;
+        const record = recordOf(item);
+        if (record.requestedAt >= since && record.requestedAt < until) items.push(record);
+      }
+      startKey = out.LastEvaluatedKey as Key | undefined;
+    } while (startKey && scanned < MAX_RANGE_ITEMS);
+    if (startKey) break;
+  }
+  // Oldest first, as one partition gives them.
+  const position = (r: AttemptRecord) => attemptSortKey(r.deliveryId, r.attempt);
+  items.sort((a, b) => (position(a) < position(b) ? -1 : 1));
+  return { items, scanned, readUnits, truncated: startKey !== undefined };
 }

@@ -18,25 +18,19 @@
  * index with `finalFailuresShards` partitions per UTC day, merged the same way.
  */
 
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { shardCountOf } from '../../core/attempt-shards';
 import { MAX_ATTEMPT } from '../../core/constants';
 import { decodeCursor, encodeCursor } from '../../core/cursor';
-import { connectionIdOf, deliveryIdTimePrefix, deliveryShard } from '../../core/ids';
+import { connectionIdOf, deliveryShard } from '../../core/ids';
 import type { AppendOutcome } from '../../core/ports';
-import {
-  type AttemptPageQuery,
-  type AttemptTable,
-  MAX_RANGE_ITEMS,
-  type Page,
-  RANGE_LOOKBACK_MS,
-  type RangeRead,
+import type {
+  AttemptPageQuery,
+  AttemptTable,
+  DeliveryPageQuery,
+  DeliveryRef,
+  Page,
+  RangeRead,
 } from '../../core/stores';
 import type { AttemptRecord, AttemptShardStep } from '../../core/types';
 import {
@@ -58,8 +52,10 @@ import {
   mergePages,
   PartitionReads,
   pageConditions,
+  rangeRead,
 } from './attempt-reads';
 import { documentClient, isConditionFailed } from './client';
+import { DeliveryReads } from './delivery-reads';
 import { ATTEMPTS_TABLE } from './tables';
 
 const PK = ATTEMPTS_TABLE.partitionKey;
@@ -69,7 +65,7 @@ const FAILURES = ATTEMPTS_TABLE.finalFailuresIndex;
 const LISTING = 'attempts';
 const DAY_MS = 86_400_000;
 /** Where a record sorts in its connection's log. */
-const position = (r: AttemptRecord) => attemptSortKey(r.deliveryId, r.attempt);
+const _position = (r: AttemptRecord) => attemptSortKey(r.deliveryId, r.attempt);
 
 export interface DynamoAttemptsOptions {
   tableName: string;
@@ -79,6 +75,8 @@ export interface DynamoAttemptsOptions {
    * connection): the dispatcher's cached connection reads, the management library's own.
    */
   shards: (connectionId: string) => Promise<AttemptShardStep[]>;
+  /** Write each delivery's lookup items (delivery search, delivery-reads.ts). @default false */
+  lookups?: boolean;
 }
 
 export class DynamoAttempts implements AttemptTable {
@@ -86,15 +84,34 @@ export class DynamoAttempts implements AttemptTable {
   private readonly tableName: string;
   private readonly shards: DynamoAttemptsOptions['shards'];
   private readonly reads: PartitionReads;
+  private readonly deliveryReads: DeliveryReads;
+  /** Whether appends write each delivery's lookup items (delivery search). */
+  readonly lookups: boolean;
 
   constructor(options: DynamoAttemptsOptions) {
     this.client = options.client ?? documentClient();
     this.tableName = options.tableName;
     this.shards = options.shards;
+    this.lookups = options.lookups ?? false;
     this.reads = new PartitionReads(this.client, this.tableName);
+    this.deliveryReads = new DeliveryReads(this.client, this.tableName, this.reads, (id) =>
+      this.partitionsOf(id),
+    );
   }
 
+  /**
+   * Writes the record, then, for a first attempt with delivery search on, its lookup items: after
+   * the record, so only a record the log holds (written now or before, a redelivery) is findable.
+   */
   async append(record: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<AppendOutcome> {
+    const outcome = await this.put(record, shards);
+    if (this.lookups && record.attempt === 1 && outcome !== 'conflict') {
+      await this.deliveryReads.writeLookups(record);
+    }
+    return outcome;
+  }
+
+  private async put(record: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<AppendOutcome> {
     const count = shardCountOf(shards ?? (await this.shards(record.connectionId)), record.deliveryId);
     const shard = deliveryShard(record.deliveryId, count);
     const item = attemptItem(fitRecord(record, shard), shard);
@@ -306,41 +323,12 @@ export class DynamoAttempts implements AttemptTable {
     };
   }
 
+  deliveries(query: DeliveryPageQuery): Promise<Page<DeliveryRef>> {
+    return this.deliveryReads.page(query);
+  }
+
   async inRange(query: { connectionId: string; since: Date; until: Date }): Promise<RangeRead> {
-    const items: AttemptRecord[] = [];
-    let scanned = 0;
-    let readUnits = 0;
-    let startKey: Key | undefined;
-    const since = query.since.toISOString();
-    const until = query.until.toISOString();
-    for (const partition of await this.partitionsOf(query.connectionId)) {
-      do {
-        const out = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: '#c = :c AND #sk BETWEEN :lo AND :hi',
-            ExpressionAttributeNames: { '#c': PK, '#sk': SK },
-            ExpressionAttributeValues: {
-              ':c': partition,
-              ':lo': deliveryIdTimePrefix(query.since.getTime() - RANGE_LOOKBACK_MS),
-              ':hi': `${deliveryIdTimePrefix(query.until.getTime())}~`,
-            },
-            ExclusiveStartKey: startKey,
-            ReturnConsumedCapacity: 'TOTAL',
-          }),
-        );
-        readUnits += out.ConsumedCapacity?.CapacityUnits ?? 0;
-        for (const item of out.Items ?? []) {
-          scanned++;
-          const record = recordOf(item);
-          if (record.requestedAt >= since && record.requestedAt < until) items.push(record);
-        }
-        startKey = out.LastEvaluatedKey as Key | undefined;
-      } while (startKey && scanned < MAX_RANGE_ITEMS);
-      if (startKey) break;
-    }
-    // Oldest first, as one partition gives them.
-    items.sort((a, b) => (position(a) < position(b) ? -1 : 1));
-    return { items, scanned, readUnits, truncated: startKey !== undefined };
+    const partitions = await this.partitionsOf(query.connectionId);
+    return rangeRead(this.client, this.tableName, partitions, query);
   }
 }

@@ -34,6 +34,11 @@ export const CONNECTIONS_TABLE = {
  *   as items written before sharding have it; `YYYY-MM-DD#<shard>` for the others), the shard
  *   from the delivery id, so reading "recent final failures" is `finalFailuresShards` Queries
  *   per day, merged newest first.
+ * - Delivery search (docs/cost.md "Delivery search", `deliverySearch`): a delivery's first attempt
+ *   also writes two small lookup items, partition `<applicationId>#user#<userId>` and
+ *   `<applicationId>#event#<eventId>` (application ids start `app_`, so they never meet a
+ *   connection's), sort key the delivery id: "an application's deliveries for a user (or an
+ *   event), newest first" is one Query. They expire with the first attempt's record.
  */
 export const ATTEMPTS_TABLE = {
   partitionKey: 'connectionId',
@@ -46,6 +51,8 @@ export const ATTEMPTS_TABLE = {
   },
   /** Partitions of each day of the final-failures index: 8 × ~900 final failures/s (docs/scale.md). */
   finalFailuresShards: 8,
+  /** The lookup items' own attribute: the connection of the delivery (the key holds the lookup). */
+  lookupConnectionAttribute: 'ofConnection',
 } as const;
 
 /**

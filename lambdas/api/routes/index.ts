@@ -60,6 +60,7 @@ export function indexRoute(app: OpenAPIHono<ApiEnv>, options: { console: boolean
             connections: `${BASE}/applications/{applicationId}/connections`,
             attempts: `${BASE}/applications/{applicationId}/connections/{connectionId}/attempts`,
             stats: `${BASE}/applications/{applicationId}/connections/{connectionId}/stats`,
+            deliveries: `${BASE}/applications/{applicationId}/deliveries`,
             delivery: `${BASE}/applications/{applicationId}/deliveries/{deliveryId}`,
             failures: `${BASE}/applications/{applicationId}/failures`,
             parked: `${BASE}/applications/{applicationId}/connections/{connectionId}/parked`,

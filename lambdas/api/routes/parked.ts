@@ -44,7 +44,8 @@ function listFailuresRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       method: 'get',
       path: `${BASE}/failures`,
       tags: [TAG_PARKED],
-      summary: "The application's parked deliveries (recent final failures), newest first",
+      summary:
+        "The application's parked deliveries (recent final failures), newest events first (the time in the delivery id; parkedAt can be later)",
       request: { params: ApplicationParams, query: PageQuery },
       responses: {
         200: jsonOk(ParkedPageSchema, 'one page of parked deliveries'),
@@ -70,7 +71,8 @@ function listParkedRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       method: 'get',
       path: `${BASE}/connections/{connectionId}/parked`,
       tags: [TAG_PARKED],
-      summary: "A connection's parked deliveries with reason and last error, newest first",
+      summary:
+        "A connection's parked deliveries with reason and last error, newest events first (the time in the delivery id; parkedAt can be later)",
       request: { params: ConnectionParams, query: ParkedQuery },
       responses: {
         200: jsonOk(ParkedPageSchema, 'one page of parked deliveries'),

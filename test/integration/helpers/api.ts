@@ -52,14 +52,15 @@ export interface ApiHarness {
 
 export const appPath = (app: string, rest = '') => `/api/v1/applications/${app}${rest}`;
 
-export async function startApiHarness(): Promise<ApiHarness> {
+/** `resources`: settings over the emulators' (e.g. `deliverySearch: false`). */
+export async function startApiHarness(overrides: Partial<WebhookResources> = {}): Promise<ApiHarness> {
   const receiver = await startReceiver();
   const consoleKeySecret = await ensureConsoleKey(
     new SecretsManagerClient({}),
     `webhooks-test/console-key-${randomBytes(4).toString('hex')}`,
   );
   // The ceiling a stack has unless its operator sets another (core/rate-limit.ts).
-  const resources = resourcesFromEnv({ consoleKeySecret, rateLimitCeiling: 1_000 });
+  const resources = resourcesFromEnv({ consoleKeySecret, rateLimitCeiling: 1_000, ...overrides });
   const management = new WebhookManagement({
     resources,
     allowLoopback: true,
@@ -101,6 +102,8 @@ export async function startApiHarness(): Promise<ApiHarness> {
       tableName: process.env[ENV.attemptsTable]!,
       // Placed as the dispatcher places them: by the connection's shards.
       shards: async (connectionId) => attemptShardSteps(await connections.get(connectionId)),
+      // Delivery search on, as the dispatcher has it by default.
+      lookups: true,
     }),
     parkedStore: new DynamoParked({ tableName: process.env[ENV.parkedTable]! }),
     resources,

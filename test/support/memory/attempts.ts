@@ -18,6 +18,8 @@ import type { AppendOutcome } from '../../../lambdas/core/ports';
 import {
   type AttemptPageQuery,
   type AttemptTable,
+  type DeliveryPageQuery,
+  type DeliveryRef,
   MAX_RANGE_ITEMS,
   type Page,
   RANGE_LOOKBACK_MS,
@@ -39,8 +41,10 @@ export class MemoryAttempts implements AttemptTable {
   private readonly byKey = new Map<string, AttemptRecord>();
 
   constructor(
-    /** Operations: append, markResent, ofDelivery, recent, finalFailures, page, inRange. */
+    /** Operations: append, markResent, ofDelivery, recent, finalFailures, page, deliveries, inRange. */
     private readonly outage: Outage = noOutage,
+    /** Delivery search on: first attempts are findable by user and event, as the DynamoDB log's lookup items make them. */
+    private readonly lookups = true,
   ) {}
 
   private check(operation: string): void {
@@ -143,6 +147,45 @@ export class MemoryAttempts implements AttemptTable {
     const items = rest.slice(0, query.limit);
     return rest.length > items.length
       ? { items, nextCursor: encodeCursor(LISTING, query.connectionId, [position(items.at(-1)!)]) }
+      : { items };
+  }
+
+  async deliveries(query: DeliveryPageQuery): Promise<Page<DeliveryRef>> {
+    this.check('deliveries');
+    const found = (r: AttemptRecord) =>
+      query.userId !== undefined
+        ? this.lookups && r.applicationId === query.applicationId && r.userId === query.userId
+        : query.eventId !== undefined
+          ? this.lookups && r.applicationId === query.applicationId && r.eventId === query.eventId
+          : query.connectionIds.includes(r.connectionId);
+    const lookup = query.userId ?? query.eventId;
+    const listing = lookup === undefined ? 'deliveries' : 'deliveries-by';
+    const scope = lookup === undefined ? query.applicationId : `${query.applicationId}#${lookup}`;
+    const after = decodeCursor(query.cursor, listing, scope, 1)?.[0];
+    const since = query.since?.toISOString();
+    const until = query.until?.toISOString();
+    const rest = [...this.byKey.values()]
+      .filter(
+        (r) =>
+          r.attempt === 1 &&
+          found(r) &&
+          (query.connectionId === undefined || r.connectionId === query.connectionId) &&
+          (after === undefined || r.deliveryId < after) &&
+          (since === undefined || r.requestedAt >= since) &&
+          (until === undefined || r.requestedAt < until),
+      )
+      .sort(newestFirst);
+    const items = rest
+      .slice(0, query.limit)
+      .map(({ deliveryId, connectionId, eventId, userId, requestedAt }) => ({
+        deliveryId,
+        connectionId,
+        eventId,
+        userId,
+        requestedAt,
+      }));
+    return rest.length > items.length
+      ? { items, nextCursor: encodeCursor(listing, scope, [items.at(-1)!.deliveryId]) }
       : { items };
   }
 

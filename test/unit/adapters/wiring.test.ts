@@ -1,3 +1,4 @@
+import { DynamoAttempts } from '../../../lambdas/adapters/dynamodb/attempts';
 import { HttpsSender } from '../../../lambdas/adapters/http/sender';
 import { wireDispatcher } from '../../../lambdas/backend';
 import { ENV, loadConfig } from '../../../lambdas/config';
@@ -18,6 +19,26 @@ describe('wireDispatcher', () => {
       try {
         expect(wired.deps.sender).toBeInstanceOf(HttpsSender);
         expect((wired.deps.sender as HttpsSender).maxIdlePerOrigin).toBe(idle);
+      } finally {
+        await wired.close();
+      }
+    },
+  );
+});
+
+describe('wireDispatcher: delivery search', () => {
+  it.each([
+    [undefined, true],
+    ['false', false],
+  ])(
+    'writes the lookup items of each delivery unless told not to (WEBHOOKS_DELIVERY_SEARCH %s)',
+    async (value, on) => {
+      const wired = wireDispatcher(
+        loadConfig({ ...minimal, ...(value ? { [ENV.deliverySearch]: value } : {}) }),
+      );
+      try {
+        expect(wired.deps.attemptLog).toBeInstanceOf(DynamoAttempts);
+        expect((wired.deps.attemptLog as DynamoAttempts).lookups).toBe(on);
       } finally {
         await wired.close();
       }

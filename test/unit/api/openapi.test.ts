@@ -32,6 +32,7 @@ describe('OpenAPI document', () => {
         'GET /connections/{connectionId}/attempts',
         'GET /connections/{connectionId}/stats',
         'GET /connections/{connectionId}/rate-limit',
+        'GET /deliveries',
         'GET /deliveries/{deliveryId}',
         'GET /failures',
         'GET /connections/{connectionId}/parked',

@@ -53,6 +53,7 @@ function recorder(calls: Call[], globals: GlobalFlags): WebhookManagement {
     publisher: { publishUserIdentified: record('publish', { eventId: 'evt_1', messageId: 'm1' }) },
     deadLetters: { redrive: record('redrive', { redriven: [], skipped: [], notFound: [] }) },
     attempts: { finalFailures: record('failures', []), list: record('attempts.list', []) },
+    deliveries: { failuresNow: record('deliveries.failuresNow', []) },
   } as unknown as WebhookManagement;
 }
 
@@ -222,7 +223,7 @@ describe('the command line', () => {
     ],
     [
       ['attempts', 'tial'],
-      /^unknown command "attempts tial" \(did you mean tail\?\); subcommands: list, get, failures, tail, retry, resend$/,
+      /^unknown command "attempts tial" \(did you mean tail\?\); subcommands: list, get, find, failures, tail, retry, resend$/,
       'npx webhooks attempts --help',
     ],
     [
@@ -383,6 +384,9 @@ describe('attempts failures', () => {
     });
     const management = {
       attempts: { finalFailures: async () => [record(false), record(true)] },
+      deliveries: {
+        failuresNow: async (found: object[]) => found.map((f) => ({ ...f, now: 'dead_lettered' })),
+      },
     } as unknown as WebhookManagement;
     const result = await cli(['attempts', 'failures'], { open: async () => management });
     expect(result.stdout).toContain(

@@ -1,8 +1,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { deliveryCreatedAt } from '../../../console/format';
 import { parseHeaders } from '../../../console/headers';
-import { parseRoute } from '../../../console/routes';
+import { href, parseRoute } from '../../../console/routes';
+import { searchTarget } from '../../../console/search';
+import { deliveryIdFor } from '../../../lambdas/core/ids';
 
 const CONSOLE = resolve(__dirname, '..', '..', '..', 'console');
 
@@ -24,6 +27,27 @@ describe('console pages', () => {
       connectionId: 'con_1',
     });
     expect(parseRoute('#/elsewhere').page).toBe('not-found');
+    expect(parseRoute('#/deliveries')).toEqual({ page: 'deliveries' });
+    expect(parseRoute('#/deliveries?user=usr_101')).toEqual({ page: 'deliveries', userId: 'usr_101' });
+    expect(parseRoute(href.deliveries({ eventId: 'evt_1', connectionId: 'con_1' }))).toEqual({
+      page: 'deliveries',
+      eventId: 'evt_1',
+      connectionId: 'con_1',
+    });
+  });
+
+  it('sends a search to the delivery, or to the event’s or user’s deliveries, and names what it cannot read', () => {
+    const deliveryId = 'dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_1';
+    expect(searchTarget(` ${deliveryId} `)).toEqual({ to: href.delivery(deliveryId) });
+    expect(searchTarget('evt_9')).toEqual({ to: '#/deliveries?event=evt_9' });
+    expect(searchTarget('usr_101')).toEqual({ to: '#/deliveries?user=usr_101' });
+    expect(searchTarget('101')).toEqual({ problem: expect.stringContaining('Not an id this console knows') });
+  });
+
+  it('reads when a delivery was created from its id (the order the attempt log is in)', () => {
+    const at = Date.parse('2026-11-21T14:03:16.387Z');
+    expect(deliveryCreatedAt(deliveryIdFor('evt_1', 'con_1', at))).toBe(new Date(at).toISOString());
+    expect(deliveryCreatedAt('nope')).toBeUndefined();
   });
 
   it('checks the Headers field is a JSON object of strings before sending', () => {

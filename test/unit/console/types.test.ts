@@ -12,7 +12,9 @@ import { resolve } from 'node:path';
 import {
   type ApiIndex,
   type Attempt,
+  DELIVERY_STATES,
   type Delivery,
+  type DeliverySummary,
   HEALTH_STATES,
   METHODS,
   OUTCOMES,
@@ -117,6 +119,20 @@ const DELIVERY: Presence<Delivery> = {
   body: 'optional',
   bodyUnavailable: 'optional',
 };
+const SUMMARY: Presence<DeliverySummary> = {
+  deliveryId: 'required',
+  connectionId: 'required',
+  eventId: 'required',
+  userId: 'required',
+  event: 'required',
+  firstAttemptAt: 'required',
+  lastAttemptAt: 'required',
+  attempts: 'required',
+  outcome: 'required',
+  statusCode: 'optional',
+  state: 'required',
+  test: 'optional',
+};
 const RESENT: Presence<ResendResult> = {
   deliveryId: 'required',
   connectionId: 'required',
@@ -150,6 +166,11 @@ describe("the console's API types", () => {
       mismatches(schemas.Secret!, { secret: 'required', secretVersion: 'optional', next: 'optional' }),
     ).toEqual([]);
     expect(mismatches(schemas.Delivery!, DELIVERY)).toEqual([]);
+    expect(mismatches(schemas.DeliverySummary!, SUMMARY)).toEqual([]);
+    expect(schemas.DeliverySummary!.properties!.state!.enum).toEqual([...DELIVERY_STATES]);
+    expect(mismatches(schemas.DeliverySummaryPage!, { data: 'required', nextCursor: 'required' })).toEqual(
+      [],
+    );
     expect(mismatches(schemas.Stats!, STATS)).toEqual([]);
     expect(mismatches(schemas.Stats!.properties!.buckets!.items!, BUCKET)).toEqual([]);
     expect(

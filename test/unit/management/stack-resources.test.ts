@@ -50,3 +50,11 @@ it("reads the stack's secret rotation overlap, 0 included, and leaves it unset o
   const older = await resourcesFromStack('Prod', stackWith(DEPLOYED_OUTPUTS));
   expect(older.secretRotationOverlapSeconds).toBeUndefined();
 });
+
+it('reads delivery search from the DeliverySearch output: off only when it says off (a stack that predates it searches)', async () => {
+  const off = await resourcesFromStack('Prod', stackWith({ ...DEPLOYED_OUTPUTS, DeliverySearch: 'off' }));
+  expect(off.deliverySearch).toBe(false);
+  const on = await resourcesFromStack('Prod', stackWith({ ...DEPLOYED_OUTPUTS, DeliverySearch: 'on' }));
+  expect(on.deliverySearch).toBe(true);
+  expect((await resourcesFromStack('Prod', stackWith(DEPLOYED_OUTPUTS))).deliverySearch).toBe(true);
+});

@@ -1,0 +1,155 @@
+/**
+ * An application's deliveries (core/stores.ts DeliveryPageQuery), newest first by delivery id
+ * (the time the delivery was created, core/ids.ts). Two ways, both Queries:
+ *
+ * - Unfiltered, or by connection: every partition of every connection asked for, each read newest
+ *   first keeping first attempts only (a filter: their retries are read and dropped), merged by
+ *   sort key (attempt-reads.ts mergePages). Delivery ids end with their connection id, so sort
+ *   keys never tie across connections and one position resumes them all.
+ * - By user or event: the lookup items a delivery's first attempt writes when delivery search is
+ *   on (tables.ts), one partition per user or event of an application.
+ */
+
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeCursor, encodeCursor } from '../../core/cursor';
+import { deliveryIdTimePrefix } from '../../core/ids';
+import type { DeliveryPageQuery, DeliveryRef, Page } from '../../core/stores';
+import type { AttemptRecord } from '../../core/types';
+import { recordOf } from './attempt-item';
+import { type Item, type Key, mergePages, type PartitionReads, pageConditions } from './attempt-reads';
+import { ATTEMPTS_TABLE } from './tables';
+
+const PK = ATTEMPTS_TABLE.partitionKey;
+const SK = ATTEMPTS_TABLE.sortKey;
+const OF_CONNECTION = ATTEMPTS_TABLE.lookupConnectionAttribute;
+/** The listings a deliveries cursor belongs to: positions are sort keys of one kind of item each. */
+const LISTING = { logs: 'deliveries', lookup: 'deliveries-by' } as const;
+
+/** The partition of an application's lookup items for one user or one event. */
+export function lookupPartition(applicationId: string, kind: 'user' | 'event', id: string): string {
+  return `${applicationId}#${kind}#${id}`;
+}
+
+/** The two lookup items of a delivery's first attempt. */
+export function lookupItems(record: AttemptRecord): Item[] {
+  const base = {
+    [SK]: record.deliveryId,
+    [OF_CONNECTION]: record.connectionId,
+    eventId: record.eventId,
+    userId: record.userId,
+    requestedAt: record.requestedAt,
+    expiresAt: record.expiresAt,
+  };
+  return [
+    { ...base, [PK]: lookupPartition(record.applicationId, 'user', record.userId) },
+    { ...base, [PK]: lookupPartition(record.applicationId, 'event', record.eventId) },
+  ];
+}
+
+export class DeliveryReads {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly reads: PartitionReads,
+    /** Every partition of a connection's attempts. */
+    private readonly partitionsOf: (connectionId: string) => Promise<string[]>,
+  ) {}
+
+  /** Writes a first attempt's lookup items; written again, they are the same items. */
+  async writeLookups(record: AttemptRecord): Promise<void> {
+    await Promise.all(
+      lookupItems(record).map((Item) =>
+        this.client.send(new PutCommand({ TableName: this.tableName, Item })),
+      ),
+    );
+  }
+
+  page(query: DeliveryPageQuery): Promise<Page<DeliveryRef>> {
+    if (query.userId !== undefined)
+      return this.lookup(query, lookupPartition(query.applicationId, 'user', query.userId));
+    if (query.eventId !== undefined)
+      return this.lookup(query, lookupPartition(query.applicationId, 'event', query.eventId));
+    return this.logs(query);
+  }
+
+  private async logs(query: DeliveryPageQuery): Promise<Page<DeliveryRef>> {
+    const after = decodeCursor(query.cursor, LISTING.logs, query.applicationId, 1);
+    const { below, filters, names, values } = pageConditions(query, after?.[0]);
+    filters.push('#a = :first');
+    names['#a'] = 'attempt';
+    values[':first'] = 1;
+    const partitions = (await Promise.all(query.connectionIds.map(this.partitionsOf))).flat();
+    const parts = await Promise.all(
+      partitions.map((partition) =>
+        this.reads.filteredPage(
+          {
+            KeyConditionExpression: below === undefined ? '#c = :c' : '#c = :c AND #sk < :below',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...values, ':c': partition },
+            FilterExpression: filters.join(' AND '),
+            ScanIndexForward: false,
+          },
+          query.limit,
+        ),
+      ),
+    );
+    const page = mergePages(parts, query.limit);
+    return {
+      items: page.items.map((item) => refOf(recordOf(item))),
+      ...(page.next ? { nextCursor: encodeCursor(LISTING.logs, query.applicationId, [page.next]) } : {}),
+    };
+  }
+
+  private async lookup(query: DeliveryPageQuery, partition: string): Promise<Page<DeliveryRef>> {
+    const after = decodeCursor(query.cursor, LISTING.lookup, partition, 1)?.[0];
+    const names: Key = { '#c': PK };
+    const values: Item = { ':c': partition };
+    const filters: string[] = [];
+    let below = after;
+    if (query.until) {
+      const hi = `${deliveryIdTimePrefix(query.until.getTime())}~`;
+      if (below === undefined || hi < below) below = hi;
+      filters.push('requestedAt < :until');
+      values[':until'] = query.until.toISOString();
+    }
+    if (below !== undefined) {
+      names['#sk'] = SK;
+      values[':below'] = below;
+    }
+    if (query.since) {
+      filters.push('requestedAt >= :since');
+      values[':since'] = query.since.toISOString();
+    }
+    if (query.connectionId) {
+      filters.push('#oc = :oc');
+      names['#oc'] = OF_CONNECTION;
+      values[':oc'] = query.connectionId;
+    }
+    const part = await this.reads.filteredPage(
+      {
+        KeyConditionExpression: below === undefined ? '#c = :c' : '#c = :c AND #sk < :below',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+        ScanIndexForward: false,
+      },
+      query.limit,
+    );
+    const page = mergePages([part], query.limit);
+    return {
+      items: page.items.map((item) => ({
+        deliveryId: item[SK] as string,
+        connectionId: item[OF_CONNECTION] as string,
+        eventId: item.eventId as string,
+        userId: item.userId as string,
+        requestedAt: item.requestedAt as string,
+      })),
+      ...(page.next ? { nextCursor: encodeCursor(LISTING.lookup, partition, [page.next]) } : {}),
+    };
+  }
+}
+
+function refOf(record: AttemptRecord): DeliveryRef {
+  const { deliveryId, connectionId, eventId, userId, requestedAt } = record;
+  return { deliveryId, connectionId, eventId, userId, requestedAt };
+}
