@@ -65,3 +65,8 @@ export function flag(env: Env, key: string): boolean {
   if (raw === 'true' || raw === '1') return true;
   throw new ConfigError(key, `must be true or false, got "${raw}"`);
 }
+
+/** A switch that is on unless set: `true` or `false` when given, else true. */
+export function flagOn(env: Env, key: string): boolean {
+  return env[key]?.trim() ? flag(env, key) : true;
+}

@@ -7,7 +7,7 @@
  * which is how local mode points the unchanged adapters at the emulators.
  */
 
-import { ConfigError, type Env, flag, integer, ports, required, whole } from './config-values';
+import { ConfigError, type Env, flag, flagOn, integer, ports, required, whole } from './config-values';
 import {
   ATTEMPT_TIMEOUT_MS,
   DEFAULT_HEADER_PREFIX,
@@ -172,12 +172,10 @@ function secretStore(env: Env): SecretStore {
   throw new ConfigError(ENV.secretStore, `must be one of ${SECRET_STORES.join(', ')}, got "${kind}"`);
 }
 
-/** Which bodies the attempt log keeps, from the environment. */
 /** On unless set to false: the default profile finds deliveries by user and event. */
-export function deliverySearch(env: Env): boolean {
-  return env[ENV.deliverySearch]?.trim() ? flag(env, ENV.deliverySearch) : true;
-}
+export const deliverySearch = (env: Env): boolean => flagOn(env, ENV.deliverySearch);
 
+/** Which bodies the attempt log keeps, from the environment. */
 function keepBodies(env: Env): KeepBodies {
   const raw = env[ENV.keepBodies]?.trim() || 'all';
   if (!(KEEP_BODIES as readonly string[]).includes(raw)) {
