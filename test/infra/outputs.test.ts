@@ -28,6 +28,7 @@ describe('stack outputs', () => {
       'FailingConnectionsRuleName',
       'HeaderPrefix',
       'MetricsStackName',
+      'PagingTopicArn',
       'ParkedTableName',
       'QueueUrl',
       'RateLimitCeiling',
@@ -37,6 +38,7 @@ describe('stack outputs', () => {
       'SecretPrefix',
       'SecretRotationOverlapSeconds',
       'SecretStore',
+      'TicketTopicArn',
     ]);
     // SecretKeyArn only with `secretStore: 'kms'` (kms-secret-store.test.ts), DefaultRateLimit only
     // with `defaultRateLimit` (below).
