@@ -2,6 +2,8 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { Severity } from './alarm-routing';
 import type { AlarmSources } from './alarm-sources';
+import type { WebhookMetrics } from './metrics';
+import type { DeliveryObjectives } from './operations-props';
 import type { RunbookName } from './runbooks';
 
 /**
@@ -110,4 +112,40 @@ function burnRateAlarms(s: AlarmSources, o: Objective): void {
       [window(rate.long, 'Long'), window(rate.short, 'Short')],
     );
   }
+}
+
+/**
+ * The dashboard's view of the objectives: the share of deliveries delivered and the share
+ * delivered within the latency threshold per period, with each target drawn as a line.
+ */
+export function objectivesWidget(
+  m: WebhookMetrics,
+  o: Required<DeliveryObjectives>,
+  size: { width: number; height: number },
+): cloudwatch.GraphWidget {
+  const ms = o.latencyThreshold.toMilliseconds();
+  const within = `within ${o.latencyThreshold.toHumanString()}`;
+  return new cloudwatch.GraphWidget({
+    title: 'Delivery objectives (% per period)',
+    left: [
+      new cloudwatch.MathExpression({
+        expression: '100 * FILL(delivered, 0) / final',
+        usingMetrics: {
+          final: m.metric('deliveries'),
+          delivered: m.metric('deliveries', { by: { name: 'Result', value: 'delivered' } }),
+        },
+        label: '% delivered',
+      }),
+      m.metric('deliveryLatency', {
+        statistic: cloudwatch.Stats.percentileRank(0, ms),
+        label: `% ${within}`,
+      }),
+    ],
+    leftAnnotations: [
+      { value: 100 * o.successTarget, label: `delivered target ${100 * o.successTarget} %` },
+      { value: 100 * o.latencyTarget, label: `${within} target ${100 * o.latencyTarget} %` },
+    ],
+    leftYAxis: { max: 100 },
+    ...size,
+  });
 }

@@ -630,6 +630,7 @@ export class WebhookDelivery extends Construct {
       tables: this.tablesByName(),
       failingConnections: this.failingConnections,
       managementApi: this.managementApi?.api,
+      objectives: p.operations.deliveryObjectives,
     });
   }
 
