@@ -56,9 +56,11 @@ export const ASSUMPTIONS: Assumptions = {
  * (test/infra/cost.test.ts counts them in the template), and the metrics it emits.
  */
 export const OBSERVABILITY: ObservabilityInputs = {
-  alarms: 8,
-  // One each, but oldest message age (2 queues) and fleet failure (Attempts twice, the rule's metric).
-  alarmMetrics: 11,
+  // 24 that notify and the 12 windows of the burn-rate composites (lib/delivery-objectives.ts).
+  alarms: 36,
+  // Metric math bills each metric: DynamoDB SystemErrors alone names 7 operations on each of 4 tables.
+  alarmMetrics: 76,
+  compositeAlarms: 6,
   dashboards: 1,
   contributorInsightsRules: 1,
   contributorInsightsEventsPerMonth: 1_000_000,

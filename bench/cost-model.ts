@@ -644,6 +644,8 @@ export interface ObservabilityInputs {
   alarms: number;
   /** Metrics the alarms name: an alarm on metric math is billed for each metric in it. */
   alarmMetrics: number;
+  /** Composite alarms (the burn-rate alerts), billed each on its own. @default 0 */
+  compositeAlarms?: number;
   dashboards: number;
   contributorInsightsRules: number;
   /** Log events the rules match a month: one per failed attempt. */
@@ -681,6 +683,14 @@ export function observabilityLines(
       item: `CloudWatch alarms (${o.alarms} alarms naming ${o.alarmMetrics} metrics: metric math bills each metric)`,
       perMonth: o.alarmMetrics * prices.cloudWatchAlarmPerMonth,
     },
+    ...(o.compositeAlarms
+      ? [
+          {
+            item: `CloudWatch composite alarms (${o.compositeAlarms}: the delivery objectives' burn rates)`,
+            perMonth: o.compositeAlarms * prices.cloudWatchCompositeAlarmPerMonth,
+          },
+        ]
+      : []),
     {
       item: `CloudWatch dashboard (${o.dashboards}; an account's first 3 are free)`,
       perMonth: o.dashboards * prices.cloudWatchDashboardPerMonth,

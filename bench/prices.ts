@@ -23,6 +23,7 @@ export const PRICES = {
   kmsPerKeyMonth: 1,
   kmsPer10kRequests: 0.03,
   cloudWatchAlarmPerMonth: 0.1,
+  cloudWatchCompositeAlarmPerMonth: 0.5,
   cloudWatchCustomMetricPerMonth: 0.3,
   cloudWatchDashboardPerMonth: 3,
   contributorInsightsRulePerMonth: 0.5,
@@ -48,7 +49,7 @@ export const PRICE_SOURCES = `| item | price | source |
 | DynamoDB provisioned write capacity | $0.00065 per WCU-hour (Standard table class). The provisioned lever only (not re-read). | https://aws.amazon.com/dynamodb/pricing/provisioned/ |
 | Data transfer out to the internet (EC2/Lambda) | $0.09 per GB (first 10 TB a month, after 100 GB free a month across the account). Responses in are free (not re-read). | https://aws.amazon.com/ec2/pricing/on-demand/#Data_Transfer |
 | AWS KMS | $1 per customer managed key a month; $0.03 per 10,000 requests. GetSecretValue decrypts with aws/secretsmanager: requests only (not re-read). | https://aws.amazon.com/kms/pricing/ |
-| CloudWatch alarms and custom metrics | $0.10 per standard-resolution alarm metric a month (an alarm on metric math is billed for each metric in it); $0.30 per custom metric a month (first 10,000; each metric name with each dimension set is one) | https://aws.amazon.com/cloudwatch/pricing/ |
+| CloudWatch alarms and custom metrics | $0.10 per standard-resolution alarm metric a month (an alarm on metric math is billed for each metric in it); $0.50 per composite alarm a month; $0.30 per custom metric a month (first 10,000; each metric name with each dimension set is one) | https://aws.amazon.com/cloudwatch/pricing/ |
 | CloudWatch dashboards | $3 per dashboard a month, beyond the first 3 of an account (each up to 50 metrics). Priced as if the 3 free were used. | https://aws.amazon.com/cloudwatch/pricing/ |
 | CloudWatch Contributor Insights (CloudWatch Logs rules) | $0.50 per rule a month; $0.02 per million log events that match a rule. Not re-read. | https://aws.amazon.com/cloudwatch/pricing/ |
 | CloudWatch Logs ingestion (Standard class) | $0.50 per GB. First tier. | https://aws.amazon.com/cloudwatch/pricing/ |

@@ -4,7 +4,7 @@
  *
  * Optional context (`cdk synth -c key=value` or `cdk.json`):
  * stackName (default Webhooks), headerPrefix, secretPrefix, logLevel, maxConcurrency,
- * memorySize, alarmTopicArn, dashboard (true | false), removalPolicy (retain | destroy),
+ * memorySize, alarmTopicArn, pagingTopicArn, ticketTopicArn, dashboard (true | false), removalPolicy (retain | destroy),
  * secretStore (secrets-manager | kms), tracing (true | false), profile (defaults | lean: the
  * cost levers of lib/profiles.ts together; a key above given too wins over the profile's).
  */
@@ -64,6 +64,8 @@ const stack = new WebhookStack(app, stackName, {
   maxConcurrency: wholeNumber('maxConcurrency'),
   memorySize: wholeNumber('memorySize'),
   alarmTopicArn: text('alarmTopicArn'),
+  pagingTopicArn: text('pagingTopicArn'),
+  ticketTopicArn: text('ticketTopicArn'),
   dashboard: flag('dashboard'),
   removalPolicy: removalPolicy(),
   tracing: flag('tracing'),

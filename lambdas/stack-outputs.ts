@@ -48,6 +48,10 @@ export const STACK_OUTPUTS = {
   failingConnectionsRuleName: 'FailingConnectionsRuleName',
   /** The `Stack` dimension value of the stack's `Webhooks` metrics (the enclosing stack's name). */
   metricsStackName: 'MetricsStackName',
+  /** ARN of the SNS topic of the `page` alarms (docs/operations.md#alarms). */
+  pagingTopicArn: 'PagingTopicArn',
+  /** ARN of the SNS topic of the `ticket` alarms. */
+  ticketTopicArn: 'TicketTopicArn',
 } as const;
 
 /** One of the stack's output keys. */

@@ -7,8 +7,10 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PARK_REASONS } from '../lambdas/core/parking';
+import { objectivesWidget } from './delivery-objectives';
 import { CONNECTION_ID_FIELD, type FailingConnectionsRule, OUTCOME_FIELD } from './failing-connections';
 import { FAILED_OUTCOMES, METRIC_PERIOD, type WebhookMetrics } from './metrics';
+import type { DeliveryObjectives } from './operations-props';
 
 /** What the dashboard shows. */
 export interface DashboardSources {
@@ -25,6 +27,8 @@ export interface DashboardSources {
   readonly tables: Record<string, dynamodb.ITable>;
   readonly failingConnections: FailingConnectionsRule;
   readonly managementApi?: apigw.IHttpApi;
+  /** The delivery objectives, when their alarms are on. */
+  readonly objectives?: Required<DeliveryObjectives>;
 }
 
 /** Lambda's per-event-source-mapping counts (`EventCount`) an SQS source has. */
@@ -74,7 +78,12 @@ export class WebhookDashboard extends Construct {
       defaultInterval: Duration.hours(3),
     });
     this.dashboard.addWidgets(
-      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: s.alarms, width: FULL, height: 3 }),
+      new cloudwatch.AlarmStatusWidget({
+        title: 'Alarms',
+        alarms: s.alarms,
+        width: FULL,
+        height: 1 + Math.ceil(s.alarms.length / 6), // six alarms a row at full width, plus the title
+      }),
     );
     this.dashboard.addWidgets(
       graph(
@@ -96,6 +105,8 @@ export class WebhookDashboard extends Construct {
       graph('Attempts by outcome', m.metricBy('attempts', 'Outcome'), { stacked: true }),
       graph('Attempts by response status class', m.metricBy('attempts', 'StatusClass'), { stacked: true }),
     );
+    if (s.objectives)
+      this.dashboard.addWidgets(objectivesWidget(m, s.objectives, { width: FULL, height: HEIGHT }));
     this.dashboard.addWidgets(
       graph('Attempt duration (ms)', m.percentiles('attemptDuration')),
       graph('Delivery latency, publish to 2xx (ms)', m.percentiles('deliveryLatency')),

@@ -38,6 +38,8 @@ export interface DeliveryResources {
   readonly managementApi?: WebhookManagementApi;
   /** The Contributor Insights rule over failed attempts. */
   readonly failingConnections: { readonly ruleName: string };
+  readonly pagingTopic: sns.ITopic;
+  readonly ticketTopic: sns.ITopic;
 }
 
 /** Adds every output of {@link STACK_OUTPUTS} (and the management API's) to `scope`. */
@@ -119,6 +121,14 @@ export function addDeliveryOutputs(scope: Construct, d: DeliveryResources): void
     metricsStackName: {
       value: Stack.of(d.dispatcher).stackName,
       description: 'Stack dimension of the Webhooks metrics (webhooks stats)',
+    },
+    pagingTopicArn: {
+      value: d.pagingTopic.topicArn,
+      description: 'SNS topic of the page alarms: subscribe the on-call pager (docs/operations.md#alarms)',
+    },
+    ticketTopicArn: {
+      value: d.ticketTopic.topicArn,
+      description: 'SNS topic of the ticket alarms: subscribe the team queue (docs/operations.md#alarms)',
     },
   };
   for (const [key, output] of Object.entries(outputs)) {

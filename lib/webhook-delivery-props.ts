@@ -8,6 +8,13 @@ import { HealthSettingsError, type HealthThresholds, validateThresholds } from '
 import { DEFAULT_RATE_LIMIT_CEILING, MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../lambdas/core/rate-limit';
 import { KEEP_BODIES, type KeepBodies } from '../lambdas/core/types';
 import type { ManagementApiOptions } from './management-api';
+import {
+  checkCountedLogLevel,
+  type OperationsProps,
+  OperationsPropsError,
+  type ResolvedOperationsProps,
+  resolveOperationsProps,
+} from './operations-props';
 import { PROFILES, type ProfileName, withProfile } from './profiles';
 import type { SecretStoreName } from './secret-store';
 
@@ -76,7 +83,7 @@ const MAX_SECRET_PREFIX_LENGTH = 256;
  * spec's behaviour (30 s attempts, HTTPS on port 443, `X-Service-*` headers).
  * Values must be concrete (not CloudFormation tokens) so they can be checked at synth time.
  */
-export interface WebhookDeliveryProps {
+export interface WebhookDeliveryProps extends OperationsProps {
   /**
    * A named set of the props below, chosen together from the cost model (docs/cost.md,
    * "All-in cost per profile"): `lean` sets `batchSize: 100`, `maxBatchingWindow: 1 s`,
@@ -278,7 +285,9 @@ export interface WebhookDeliveryProps {
   readonly tracing?: boolean;
 
   /**
-   * Log level of the dispatcher (`POWERTOOLS_LOG_LEVEL`).
+   * Log level of the dispatcher (`POWERTOOLS_LOG_LEVEL`, and Lambda's application log level of
+   * its JSON logs). `TRACE`, `DEBUG`, `INFO` or `WARN`: above `WARN` the failed-attempt lines the
+   * fleet failure alarm counts are not written, so those levels are refused.
    * @default 'INFO'
    */
   readonly logLevel?: DispatcherLogLevel;
@@ -319,9 +328,10 @@ export interface WebhookDeliveryProps {
   readonly oldestMessageAgeAlarmThreshold?: Duration;
 
   /**
-   * SNS topic notified when an alarm fires and when it returns to OK (every alarm of the stack,
-   * docs/operations.md#alarms).
-   * @default - the alarms have no actions
+   * Deprecated alias: the topic of whichever of `pagingTopic` and `ticketTopic` is not given
+   * (alone, every alarm notifies it, as before both existed).
+   * @default - the construct's own paging and ticket topics
+   * @deprecated use `pagingTopic` and `ticketTopic`
    */
   readonly alarmTopic?: ITopic;
   /**
@@ -452,6 +462,7 @@ export interface ResolvedWebhookDeliveryProps {
   readonly dashboard: boolean;
   readonly health: HealthThresholds;
   readonly eventsTopic: ITopic | undefined;
+  readonly operations: ResolvedOperationsProps;
 }
 
 /** Thrown by the {@link WebhookDelivery} constructor when a prop is invalid or contradicts another. */
@@ -718,7 +729,18 @@ export function resolveProps(given: WebhookDeliveryProps, stackName: string): Re
     dashboard: props.dashboard ?? true,
     health: checkHealth(props),
     eventsTopic: props.eventsTopic,
+    operations: checkOperations(props),
   };
+}
+
+function checkOperations(props: WebhookDeliveryProps): ResolvedOperationsProps {
+  try {
+    checkCountedLogLevel(props.logLevel ?? 'INFO');
+    return resolveOperationsProps(props);
+  } catch (error) {
+    if (!(error instanceof OperationsPropsError)) throw error;
+    throw new WebhookDeliveryPropsError(error.prop, error.problem);
+  }
 }
 
 function checkAlarmThresholds(given: AlarmThresholds): ResolvedAlarmThresholds {

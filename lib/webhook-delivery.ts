@@ -16,11 +16,13 @@ import {
   RATE_WINDOWS_TABLE,
 } from '../lambdas/adapters/dynamodb/tables';
 import { ENV } from '../lambdas/config';
-import { type AlarmName, createAlarms, notifyAlarms } from './alarms';
+import { AlarmRouting } from './alarm-routing';
+import { createAlarms } from './alarms';
 import { WebhookDashboard } from './dashboard';
 import { dispatcherEnvironment } from './dispatcher-environment';
 import { FailingConnectionsRule } from './failing-connections';
 import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
+import { createLogQueries, functionLogging } from './log-queries';
 import { type ManagementApiOptions, WebhookManagementApi } from './management-api';
 import { WebhookMetrics } from './metrics';
 import { addDeliveryOutputs } from './outputs';
@@ -142,10 +144,18 @@ export class WebhookDelivery extends Construct {
   /** Fires when the oldest message on the delivery queue is older than the threshold. */
   public readonly oldestMessageAgeAlarm: cloudwatch.Alarm;
   /**
-   * Every alarm of the construct by name, each with its runbook in docs/operations.md
-   * (`managementApi5xx` only with the management API).
+   * Every notifying alarm of the construct by key, each with its severity and its runbook in
+   * docs/operations.md (`managementApi5xx` only with the management API).
    */
-  public readonly alarms: Partial<Record<AlarmName, cloudwatch.Alarm>>;
+  public readonly alarms: Readonly<Record<string, cloudwatch.AlarmBase>>;
+  /** Topic of the `page` alarms: `pagingTopic`, or one the construct created (output `PagingTopicArn`). */
+  public readonly pagingTopic: sns.ITopic;
+  /** Topic of the `ticket` alarms: `ticketTopic`, or one the construct created (output `TicketTopicArn`). */
+  public readonly ticketTopic: sns.ITopic;
+  /** The alarms with their severities and runbooks, and the topics they notify. */
+  public readonly alarmRouting: AlarmRouting;
+  /** Saved CloudWatch Logs Insights queries over the dispatcher's log (docs/operations.md#logs-and-alarms). */
+  public readonly logQueries: Readonly<Record<string, logs.QueryDefinition>>;
   /** The pipeline's metrics in namespace `Webhooks`, for this stack (lambdas/adapters/metrics/catalogue.ts). */
   public readonly metrics: WebhookMetrics;
   /** Contributor Insights rule over the dispatcher's failed attempts, keyed on the connection. */
@@ -215,20 +225,39 @@ export class WebhookDelivery extends Construct {
 
     this.metrics = new WebhookMetrics(Stack.of(this).stackName);
     this.failingConnections = new FailingConnectionsRule(this, 'FailingConnections', this.logGroup);
-    this.alarms = createAlarms(this, {
+    this.alarmRouting = new AlarmRouting(this, 'Alarms', {
+      topics: {
+        page: props.pagingTopic ?? p.alarmTopic,
+        ticket: props.ticketTopic ?? p.alarmTopic,
+      },
+      runbookBaseUrl: p.operations.runbookBaseUrl,
+    });
+    this.pagingTopic = this.alarmRouting.topics.page;
+    this.ticketTopic = this.alarmRouting.topics.ticket;
+    createAlarms({
+      routing: this.alarmRouting,
       metrics: this.metrics,
       queue: this.queue,
       retryQueue: this.retryQueue,
       deadLetterQueue: this.deadLetterQueue,
+      dlqRetention: p.dlqRetention,
       dispatcher: this.dispatcher,
+      functionTimeout: p.functionTimeout,
+      maxConcurrency: p.maxConcurrency,
+      eventSources: this.eventSourceIds(),
+      tables: this.tablesByName(),
       failingConnections: this.failingConnections,
       managementApi: this.managementApi?.api,
       thresholds: p.alarmThresholds,
       oldestMessageAge: p.oldestMessageAgeAlarmThreshold,
+      operations: p.operations,
     });
-    this.deadLetterAlarm = this.alarms.deadLetterQueue!;
-    this.oldestMessageAgeAlarm = this.alarms.oldestMessageAge!;
-    if (p.alarmTopic) notifyAlarms(Object.values(this.alarms), p.alarmTopic);
+    this.alarms = Object.fromEntries(
+      Object.entries(this.alarmRouting.alarms).map(([key, routed]) => [key, routed.alarm]),
+    );
+    this.deadLetterAlarm = this.alarms.deadLetterQueue as cloudwatch.Alarm;
+    this.oldestMessageAgeAlarm = this.alarms.oldestMessageAge as cloudwatch.Alarm;
+    this.logQueries = createLogQueries(this, 'LogQueries', [this.logGroup]);
     if (p.dashboard) this.dashboard = this.createDashboard(p);
   }
 
@@ -510,6 +539,7 @@ export class WebhookDelivery extends Construct {
       memorySize: p.memorySize,
       role: this.dispatcherRole,
       logGroup: this.logGroup,
+      ...functionLogging(p.logLevel),
       // Active tracing adds xray:PutTraceSegments and PutTelemetryRecords to the role; off, neither.
       ...(p.tracing ? { tracing: lambda.Tracing.ACTIVE } : {}),
       environment: {
@@ -595,23 +625,16 @@ export class WebhookDelivery extends Construct {
       metrics: this.metrics,
       alarms: Object.values(this.alarms),
       queues: { ingress: this.queue, retry: this.retryQueue, dlq: this.deadLetterQueue },
-      eventSources: {
-        ingress: this.eventSource.eventSourceMappingId,
-        retry: this.retryEventSource.eventSourceMappingId,
-      },
+      eventSources: this.eventSourceIds(),
       dispatcher: this.dispatcher,
       functionTimeout: p.functionTimeout,
       // Two event sources, each with its own limit.
       ...(p.maxConcurrency ? { concurrencyCap: 2 * p.maxConcurrency } : {}),
       dispatcherLogs: this.logGroup,
-      tables: {
-        connections: this.connectionsTable,
-        attempts: this.attemptsTable,
-        parked: this.parkedTable,
-        'rate windows': this.rateWindowsTable,
-      },
+      tables: this.tablesByName(),
       failingConnections: this.failingConnections,
       managementApi: this.managementApi?.api,
+      objectives: p.operations.deliveryObjectives,
     });
   }
 
@@ -655,6 +678,23 @@ export class WebhookDelivery extends Construct {
     });
     this.retryWriters.push(api.role.roleArn);
     return api;
+  }
+
+  private eventSourceIds(): { ingress: string; retry: string } {
+    return {
+      ingress: this.eventSource.eventSourceMappingId,
+      retry: this.retryEventSource.eventSourceMappingId,
+    };
+  }
+
+  /** The tables as the dashboard and the alarms name them. */
+  private tablesByName(): Record<string, dynamodb.ITable> {
+    return {
+      connections: this.connectionsTable,
+      attempts: this.attemptsTable,
+      parked: this.parkedTable,
+      'rate windows': this.rateWindowsTable,
+    };
   }
 
   /** The table and its index by name: no `index/*` wildcard. */

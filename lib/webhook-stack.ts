@@ -6,11 +6,16 @@ import { WebhookDelivery, type WebhookDeliveryProps, WebhookDeliveryPropsError }
 /** Stack props plus every {@link WebhookDeliveryProps} setting, passed through unchanged. */
 export interface WebhookStackProps extends StackProps, WebhookDeliveryProps {
   /**
-   * ARN of an existing SNS topic to notify when an alarm fires; the form of `alarmTopic`
-   * that a command line can give (`-c alarmTopicArn=…`). Not together with `alarmTopic`.
-   * @default - the alarms have no actions
+   * ARN of an existing SNS topic: the form of `alarmTopic` (the deprecated alias of whichever of
+   * the paging and ticket topics is not given) that a command line can give (`-c alarmTopicArn=…`).
+   * Not together with `alarmTopic`.
+   * @default - the construct's own paging and ticket topics
    */
   readonly alarmTopicArn?: string;
+  /** ARN of an existing SNS topic for the `page` alarms (`-c pagingTopicArn=…`). Not together with `pagingTopic`. */
+  readonly pagingTopicArn?: string;
+  /** ARN of an existing SNS topic for the `ticket` alarms (`-c ticketTopicArn=…`). Not together with `ticketTopic`. */
+  readonly ticketTopicArn?: string;
 }
 
 /**
@@ -24,16 +29,19 @@ export class WebhookStack extends Stack {
 
   constructor(scope: Construct, id: string, props: WebhookStackProps = {}) {
     super(scope, id, props);
-    if (props.alarmTopic && props.alarmTopicArn) {
-      throw new WebhookDeliveryPropsError(
-        'alarmTopic',
-        'cannot be given together with alarmTopicArn: pick one',
-      );
-    }
-    const alarmTopic =
-      props.alarmTopic ??
-      (props.alarmTopicArn ? Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn) : undefined);
-    this.delivery = new WebhookDelivery(this, 'Delivery', { ...props, alarmTopic });
+    const topic = (key: 'alarmTopic' | 'pagingTopic' | 'ticketTopic', id: string) => {
+      const arn = props[`${key}Arn`];
+      if (props[key] && arn) {
+        throw new WebhookDeliveryPropsError(key, `cannot be given together with ${key}Arn: pick one`);
+      }
+      return props[key] ?? (arn ? Topic.fromTopicArn(this, id, arn) : undefined);
+    };
+    this.delivery = new WebhookDelivery(this, 'Delivery', {
+      ...props,
+      alarmTopic: topic('alarmTopic', 'AlarmTopic'),
+      pagingTopic: topic('pagingTopic', 'PagingTopic'),
+      ticketTopic: topic('ticketTopic', 'TicketTopic'),
+    });
 
     this.delivery.addOutputs(this);
   }

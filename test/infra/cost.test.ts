@@ -32,7 +32,7 @@ describe('the cost model counts what the stack deploys', () => {
           );
     expect(alarms).toHaveLength(OBSERVABILITY.alarms);
     expect(alarms.reduce((n, a) => n + metricsOf(a.Properties), 0)).toBe(OBSERVABILITY.alarmMetrics);
-    template.resourceCountIs('AWS::CloudWatch::CompositeAlarm', 0);
+    template.resourceCountIs('AWS::CloudWatch::CompositeAlarm', OBSERVABILITY.compositeAlarms!);
   });
 
   it("prices each Secrets Manager secret the stack itself makes (the console's session key)", () => {

@@ -50,7 +50,8 @@ describe('endpoint health settings and events (docs/design.md §9)', () => {
   it('creates an events topic (SSL only) and names it to the dispatcher', () => {
     const stack = defaultStack();
     const template = Template.fromStack(stack);
-    template.resourceCountIs('AWS::SNS::Topic', 1);
+    // The events topic, and the paging and ticket topics of the alarms.
+    template.resourceCountIs('AWS::SNS::Topic', 3);
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
@@ -74,7 +75,8 @@ describe('endpoint health settings and events (docs/design.md §9)', () => {
     const topic = new Topic(stack, 'Mine');
     new WebhookDelivery(stack, 'Delivery', { managementApi: false, eventsTopic: topic });
     const template = Template.fromStack(stack);
-    template.resourceCountIs('AWS::SNS::Topic', 1);
+    // Mine, and the paging and ticket topics of the alarms.
+    template.resourceCountIs('AWS::SNS::Topic', 3);
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({

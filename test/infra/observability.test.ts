@@ -141,11 +141,15 @@ describe('dashboard and alarms', () => {
     Template.fromStack(stackWith({ dashboard: false })).resourceCountIs('AWS::CloudWatch::Dashboard', 0);
   });
 
-  it('shows every alarm in the alarm status widget', () => {
+  it('shows every notifying alarm in the alarm status widget, composites included, not their windows', () => {
     const widget = dashboardBody(template).widgets.find((w) => w.type === 'alarm')!;
+    const composites = Object.keys(template.findResources('AWS::CloudWatch::CompositeAlarm')).length;
+    const windows = 2 * composites;
+    expect(composites).toBe(6);
     expect(widget.properties.alarms).toHaveLength(
-      Object.keys(template.findResources('AWS::CloudWatch::Alarm')).length,
+      Object.keys(template.findResources('AWS::CloudWatch::Alarm')).length - windows + composites,
     );
+    expect(widget.properties.alarms).toHaveLength(Object.keys(stack.delivery.alarms).length);
   });
 
   it('turns on the event source mappings’ own counts, which the dashboard graphs by mapping', () => {
@@ -179,22 +183,22 @@ describe('dashboard and alarms', () => {
     expect(log.properties.query).toMatch(/stats count\(\*\) as failedAttempts.* by connectionId/);
   });
 
-  it('has at least six alarms, eight with the management API, seven without it', () => {
-    const count = (t: Template) => Object.keys(t.findResources('AWS::CloudWatch::Alarm')).length;
-    expect(count(template)).toBe(Object.keys(RUNBOOKS).length);
-    expect(count(template)).toBeGreaterThanOrEqual(6);
-    expect(count(Template.fromStack(stackWith({ managementApi: false })))).toBe(7);
+  it('has one alarm per key of delivery.alarms, the management API 5xx only with the API', () => {
+    const api = (d: WebhookStack) => Object.keys(d.delivery.alarms).includes('managementApi5xx');
+    expect(api(stack)).toBe(true);
+    expect(api(stackWith({ managementApi: false }))).toBe(false);
   });
 
-  it('links each alarm to its own runbook heading in docs/operations.md', () => {
+  it('links each alarm to a runbook heading that exists in docs/operations.md, and every runbook to an alarm', () => {
     const anchors = headingAnchors(operations);
-    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    const linked = alarms.map((a) => {
-      const match = /Runbook: docs\/operations\.md#([a-z0-9-]+)/.exec(a.Properties.AlarmDescription);
-      return match?.[1];
-    });
-    expect(linked.every((anchor) => anchor !== undefined && anchors.has(anchor))).toBe(true);
-    expect(new Set(linked).size).toBe(alarms.length);
+    const alarms = [
+      ...Object.values(template.findResources('AWS::CloudWatch::Alarm')),
+      ...Object.values(template.findResources('AWS::CloudWatch::CompositeAlarm')),
+    ].filter((a) => a.Properties.AlarmActions);
+    const linked = alarms.map(
+      (a) => /Runbook: \S+operations\.md#([a-z0-9-]+)$/.exec(a.Properties.AlarmDescription)?.[1],
+    );
+    expect(linked.filter((anchor) => anchor === undefined || !anchors.has(anchor))).toEqual([]);
     expect(new Set(linked)).toEqual(new Set(Object.values(RUNBOOKS)));
   });
 

@@ -29,6 +29,7 @@ describe('stack outputs', () => {
       'FailingConnectionsRuleName',
       'HeaderPrefix',
       'MetricsStackName',
+      'PagingTopicArn',
       'ParkedTableName',
       'QueueUrl',
       'RateLimitCeiling',
@@ -38,6 +39,7 @@ describe('stack outputs', () => {
       'SecretPrefix',
       'SecretRotationOverlapSeconds',
       'SecretStore',
+      'TicketTopicArn',
     ]);
     // SecretKeyArn only with `secretStore: 'kms'` (kms-secret-store.test.ts), DefaultRateLimit only
     // with `defaultRateLimit` (below).

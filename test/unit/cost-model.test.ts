@@ -258,6 +258,12 @@ describe('fixed costs and alternatives', () => {
     const lines = observabilityLines(base.observability, PRICES);
     const cost = (start: string) => lines.find((l) => l.item.startsWith(start))!.perMonth;
     expect(cost('CloudWatch alarms')).toBeCloseTo(11 * 0.1, 9);
+    expect(lines.some((l) => l.item.startsWith('CloudWatch composite'))).toBe(false);
+    const composites = observabilityLines({ ...base.observability, compositeAlarms: 6 }, PRICES);
+    expect(composites.find((l) => l.item.startsWith('CloudWatch composite'))!.perMonth).toBeCloseTo(
+      6 * 0.5,
+      9,
+    );
     expect(cost('CloudWatch dashboard')).toBe(3);
     expect(cost('Contributor Insights rule')).toBe(0.5);
     expect(cost('Contributor Insights: failed-attempt')).toBeCloseTo(2 * 0.02, 9);
