@@ -8,8 +8,11 @@
  * the put succeeds only where no item holds the key, so a forged or replayed `attempt-log`
  * message cannot rewrite history. When the key is taken, the item that holds it (returned by
  * the failed put itself, no read) tells a true duplicate (the same record written again after
- * a redelivery: nothing to do) from a different record (refused; the caller logs it). A
- * successful attempt is trimmed to one write unit here, where the item's size is known.
+ * a redelivery: nothing to do) from a different record. A different record of the same send is
+ * refused (the caller logs it); one of another send of the attempt (its queue message delivered
+ * twice: every send is kept, docs/reliability.md) is written beside it under a key that carries its
+ * send id, conditionally again. A successful attempt is trimmed to one write unit here, where the
+ * item's size is known.
  *
  * Every read is a Query, never a Scan: a connection's attempts are its partitions (one, or one
  * per shard: docs/design.md §5 "Shards"), each newest first because delivery ids are
@@ -97,7 +100,19 @@ export class DynamoAttempts implements AttemptTable {
   async append(record: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<AppendOutcome> {
     const count = shardCountOf(shards ?? (await this.shards(record.connectionId)), record.deliveryId);
     const shard = deliveryShard(record.deliveryId, count);
-    const item = attemptItem(fitRecord(record, shard), shard);
+    const first = await this.put(attemptItem(fitRecord(record, shard), shard));
+    if (first.outcome !== 'conflict' || record.sendId === undefined || first.heldSendId === record.sendId) {
+      return first.outcome;
+    }
+    // Another send of this attempt holds the plain key: this send is a record of its own.
+    return (await this.put(attemptItem(fitRecord(record, shard, true), shard, true))).outcome;
+  }
+
+  /**
+   * One conditional put: written, the same item already there, or a different one there (with
+   * the send id that one carries).
+   */
+  private async put(item: Item): Promise<{ outcome: AppendOutcome; heldSendId?: unknown }> {
     let existing: Item | undefined;
     try {
       // Costs the same write unit as an unconditional put; no read on the normal path.
@@ -110,14 +125,20 @@ export class DynamoAttempts implements AttemptTable {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return 'written';
+      return { outcome: 'written' };
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
       const old = (error as { Item?: Record<string, StoredValue> }).Item;
-      if (old) return sameAsStored(old, item) ? 'duplicate' : 'conflict';
+      if (old) {
+        return sameAsStored(old, item)
+          ? { outcome: 'duplicate' }
+          : { outcome: 'conflict', heldSendId: old.sendId?.S };
+      }
       existing = await this.read(item);
     }
-    return existing && sameItem(existing, item) ? 'duplicate' : 'conflict';
+    return existing && sameItem(existing, item)
+      ? { outcome: 'duplicate' }
+      : { outcome: 'conflict', heldSendId: existing?.sendId };
   }
 
   /**
