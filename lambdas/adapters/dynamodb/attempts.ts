@@ -21,13 +21,7 @@
  * index with `finalFailuresShards` partitions per UTC day, merged the same way.
  */
 
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { shardCountOf } from '../../core/attempt-shards';
 import { MAX_ATTEMPT } from '../../core/constants';
 import { decodeCursor, encodeCursor } from '../../core/cursor';
@@ -49,11 +43,9 @@ import {
   failurePartitionsOf,
   fitRecord,
   recordOf,
-  type StoredValue,
-  sameAsStored,
-  sameItem,
   shardPartition,
 } from './attempt-item';
+import { putOnce, readItem } from './attempt-put';
 import {
   type Item,
   type Key,
@@ -100,57 +92,21 @@ export class DynamoAttempts implements AttemptTable {
   async append(record: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<AppendOutcome> {
     const count = shardCountOf(shards ?? (await this.shards(record.connectionId)), record.deliveryId);
     const shard = deliveryShard(record.deliveryId, count);
-    const first = await this.put(attemptItem(fitRecord(record, shard), shard));
+    const put = (item: Item) => putOnce(this.client, this.tableName, item);
+    const first = await put(attemptItem(fitRecord(record, shard), shard));
     if (first.outcome !== 'conflict' || record.sendId === undefined || first.heldSendId === record.sendId) {
       return first.outcome;
     }
     // Another send of this attempt holds the plain key: this send is a record of its own.
-    return (await this.put(attemptItem(fitRecord(record, shard, true), shard, true))).outcome;
-  }
-
-  /**
-   * One conditional put: written, the same item already there, or a different one there (with
-   * the send id that one carries).
-   */
-  private async put(item: Item): Promise<{ outcome: AppendOutcome; heldSendId?: unknown }> {
-    let existing: Item | undefined;
-    try {
-      // Costs the same write unit as an unconditional put; no read on the normal path.
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(#sk)',
-          ExpressionAttributeNames: { '#sk': SK },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { outcome: 'written' };
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      const old = (error as { Item?: Record<string, StoredValue> }).Item;
-      if (old) {
-        return sameAsStored(old, item)
-          ? { outcome: 'duplicate' }
-          : { outcome: 'conflict', heldSendId: old.sendId?.S };
-      }
-      existing = await this.read(item);
-    }
-    return existing && sameItem(existing, item)
-      ? { outcome: 'duplicate' }
-      : { outcome: 'conflict', heldSendId: existing?.sendId };
+    return (await put(attemptItem(fitRecord(record, shard, true), shard, true))).outcome;
   }
 
   /**
    * The item under a record's key. Only for a store that does not return the old item with a
    * failed condition (the local emulator); DynamoDB does, so the stack grants no read.
    */
-  private async read(item: Item): Promise<Item | undefined> {
-    const key = { [PK]: item[PK], [SK]: item[SK] };
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    return Item;
+  private read(item: Item): Promise<Item | undefined> {
+    return readItem(this.client, this.tableName, item);
   }
 
   markResent(deliveryId: string, attempt: number): Promise<boolean> {
