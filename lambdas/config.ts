@@ -65,6 +65,8 @@ export const ENV = {
   stackName: 'WEBHOOKS_STACK_NAME',
   /** `true`: one X-Ray span per attempt (the construct's `tracing` prop); absent or `false`: none. */
   tracing: 'WEBHOOKS_TRACING',
+  /** Absent or `true`: a republished event (its eventId again) is not sent again (core/claims.ts); `false`: off. */
+  dedupeEvents: 'WEBHOOKS_DEDUPE_EVENTS',
 } as const;
 
 /** The `Stack` dimension's value when the environment names no stack (tests, tools). */
@@ -129,6 +131,8 @@ export interface DispatcherConfig {
   readonly stackName: string;
   /** One X-Ray span per attempt, its trace id in the attempt record (docs/operations.md). */
   readonly tracing: boolean;
+  /** Claims each delivery of an event, so a republished event keeps its ids and is not sent again. */
+  readonly dedupeEvents: boolean;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -255,6 +259,8 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     allowLoopback,
     stackName: env[ENV.stackName]?.trim() || DEFAULT_STACK_NAME,
     tracing: flag(env, ENV.tracing),
+    // On unless set off: the construct always writes it, local mode only to turn it off.
+    dedupeEvents: env[ENV.dedupeEvents]?.trim() ? flag(env, ENV.dedupeEvents) : true,
   });
 }
 

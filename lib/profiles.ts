@@ -21,6 +21,7 @@ export interface ProfileProps {
   readonly keepBodies?: KeepBodies;
   readonly secretStore?: SecretStoreName;
   readonly memorySize?: number;
+  readonly dedupeEvents?: boolean;
 }
 
 /**
@@ -28,7 +29,9 @@ export interface ProfileProps {
  * gathered for at most 1 s on the ingress queue (retries keep 1, 2 and 4 s: docs/design.md §12), all of a
  * batch's attempts at once; the record of a delivery delivered at its first attempt kept 3 days (every record
  * of a delivery that ever failed keeps `attemptTtl`); bodies kept for failed deliveries only; connection
- * secrets sealed with one stack KMS key (docs/design.md §5 "The KMS secret store"). Left out: PITR off (about
+ * secrets sealed with one stack KMS key (docs/design.md §5 "The KMS secret store"); republished events not
+ * de-duplicated (two writes per delivery, docs/cost.md: receivers de-duplicate on the delivery id anyway, and a
+ * publisher that republishes with the same occurredAt keeps it). Left out: PITR off (about
  * 2 cents a million once successes live 3 days, and the audit trail loses its backup) and provisioned
  * capacity (its size depends on traffic the construct cannot know).
  */
@@ -39,6 +42,7 @@ export const LEAN_PROFILE: Readonly<ProfileProps> = Object.freeze({
   deliveredAttemptTtl: Duration.days(3),
   keepBodies: 'failures',
   secretStore: 'kms',
+  dedupeEvents: false,
 });
 
 const PROFILE_PROPS: Readonly<Record<ProfileName, Readonly<ProfileProps>>> = {

@@ -48,6 +48,7 @@ describe('loadConfig', () => {
       allowLoopback: false,
       stackName: 'webhooks',
       tracing: false,
+      dedupeEvents: true,
     });
     expect(loadConfig({ ...minimal, WEBHOOKS_STACK_NAME: ' Prod-Webhooks ' }).stackName).toBe(
       'Prod-Webhooks',
@@ -155,6 +156,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...minimal, [ENV.tracing]: 'true' }).tracing).toBe(true);
     expect(loadConfig({ ...minimal, [ENV.tracing]: 'false' }).tracing).toBe(false);
     expect(keyOf({ ...minimal, [ENV.tracing]: 'yes' })).toBe(ENV.tracing);
+  });
+
+  it('de-duplicates republished events unless told not to, and refuses anything but true or false by name', () => {
+    expect(loadConfig({ ...minimal, [ENV.dedupeEvents]: '' }).dedupeEvents).toBe(true);
+    expect(loadConfig({ ...minimal, [ENV.dedupeEvents]: 'true' }).dedupeEvents).toBe(true);
+    expect(loadConfig({ ...minimal, [ENV.dedupeEvents]: 'false' }).dedupeEvents).toBe(false);
+    expect(keyOf({ ...minimal, [ENV.dedupeEvents]: 'off' })).toBe(ENV.dedupeEvents);
   });
 });
 
