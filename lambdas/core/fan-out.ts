@@ -8,6 +8,7 @@
 
 import type { Attempter, Run } from './attempt';
 import { claimDelivery, DeliveryInFlightError, noteNotSent, settleClaim } from './claims';
+import { bodyOfEvent } from './envelope';
 import { infra } from './errors';
 import { deliveryIdFor } from './ids';
 import { countFailure } from './metrics';
@@ -81,7 +82,10 @@ export function createFanOut(
         connectionId: target.id,
         attempt: 1,
         chainStart: 1,
-        body,
+        // Taken over from an earlier publish (its send crashed): that publish's timestamp, so one
+        // delivery id never carries two bodies.
+        body:
+          claim.timeMs === occurredAtMs ? body : bodyOfEvent({ ...event, occurredAt: isoTime(claim.timeMs) }),
         firstAttemptAt,
         ...(publishedAt ? { publishedAt } : {}),
       };

@@ -100,6 +100,8 @@ describe('an event published again (same eventId)', () => {
     state.now += 10_001;
     expect((await dispatcher.processBatch([published(LATER_AT, 'm1')], plenty)).failures).toEqual([]);
     expect(idsSent(state.sent)).toEqual([deliveryIdFor(EVENT_ID, 'con_a', Date.parse(FIRST_AT))]);
+    // The body the crashed send may have delivered: the first publish's timestamp, not the republish's.
+    expect(JSON.parse(state.sent[0]!.body).timestamp).toBe(FIRST_AT);
   });
 
   it('never blocks retries or Resends of the delivery: only a republished event is claimed', async () => {
