@@ -8,12 +8,7 @@
  */
 
 import { ConfigError, type Env, flag, flagOn, integer, ports, required, whole } from './config-values';
-import {
-  ATTEMPT_TIMEOUT_MS,
-  DEFAULT_HEADER_PREFIX,
-  DEFAULT_SECRET_OVERLAP_SECONDS,
-  MAX_SECRET_OVERLAP_SECONDS,
-} from './core/constants';
+import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from './core/constants';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from './core/health';
 import { DEFAULT_RATE_LIMIT_CEILING, MAX_RATE_LIMIT, MIN_RATE_LIMIT } from './core/rate-limit';
 import { KEEP_BODIES, type KeepBodies } from './core/types';
@@ -67,6 +62,8 @@ export const ENV = {
   tracing: 'WEBHOOKS_TRACING',
   /** `false`: no delivery search by user or event id (docs/cost.md "Delivery search"); absent or `true`: on. */
   deliverySearch: 'WEBHOOKS_DELIVERY_SEARCH',
+  /** Absent or `true`: a republished event (its eventId again) is not sent again (core/claims.ts); `false`: off. */
+  dedupeEvents: 'WEBHOOKS_DEDUPE_EVENTS',
 } as const;
 
 /** The `Stack` dimension's value when the environment names no stack (tests, tools). */
@@ -133,6 +130,8 @@ export interface DispatcherConfig {
   readonly stackName: string;
   /** One X-Ray span per attempt, its trace id in the attempt record (docs/operations.md). */
   readonly tracing: boolean;
+  /** Claims each delivery of an event, so a republished event keeps its ids and is not sent again. */
+  readonly dedupeEvents: boolean;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -159,13 +158,13 @@ export const CONFIG_LIMITS = {
 type Limit = keyof typeof CONFIG_LIMITS;
 
 /** A numeric setting within its {@link CONFIG_LIMITS}, defaulting to {@link CONFIG_DEFAULTS}. */
-function limited(env: Env, key: string, setting: Limit): number {
+export function limited(env: Env, key: string, setting: Limit): number {
   const { min, max } = CONFIG_LIMITS[setting];
   return integer(env, key, CONFIG_DEFAULTS[setting], min, max);
 }
 
 /** The secret store from the environment: `kms` needs the key's ARN. */
-function secretStore(env: Env): SecretStore {
+export function secretStore(env: Env): SecretStore {
   const kind = env[ENV.secretStore]?.trim() || 'secrets-manager';
   if (kind === 'secrets-manager') return Object.freeze({ kind });
   if (kind === 'kms') return Object.freeze({ kind, keyArn: required(env, ENV.secretKeyArn) });
@@ -263,87 +262,7 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     allowLoopback,
     stackName: env[ENV.stackName]?.trim() || DEFAULT_STACK_NAME,
     tracing: flag(env, ENV.tracing),
+    // On unless set off: the construct always writes it, local mode only to turn it off.
+    dedupeEvents: flagOn(env, ENV.dedupeEvents),
   });
-}
-
-/** Environment of the management API Lambda, beyond the resource names of {@link ENV}. */
-export const API_ENV = {
-  /** ARN or name of the secret holding the console session signing key. */
-  consoleKeySecret: 'WEBHOOKS_CONSOLE_KEY_SECRET',
-  /** Directory of the console's built files, or `off` to answer 404 at /console/. */
-  consoleDir: 'WEBHOOKS_CONSOLE_DIR',
-  /**
-   * Seconds a rotated-out secret keeps signing when a rotation names no switch time (the
-   * construct's `secretRotationOverlap`); absent: 86 400 (24 hours); 0: the new one signs at once.
-   */
-  secretRotationOverlap: 'WEBHOOKS_SECRET_ROTATION_OVERLAP_SECONDS',
-} as const;
-
-export interface ApiConfig {
-  readonly queueUrl: string;
-  readonly retryQueueUrl: string;
-  readonly dlqUrl: string;
-  readonly connectionsTable: string;
-  readonly attemptsTable: string;
-  readonly parkedTable: string;
-  /** Read for a connection's live rate-limit state; absent on a stack that predates it. */
-  readonly rateWindowsTable?: string;
-  readonly defaultRateLimit?: number;
-  readonly rateLimitCeiling: number;
-  readonly eventsTopicArn?: string;
-  readonly secretPrefix: string;
-  readonly secretStore: SecretStore;
-  readonly headerPrefix: string;
-  readonly consoleKeySecret: string;
-  /** `false` when the console is turned off. */
-  readonly consoleDir: string | false;
-  readonly allowedPorts: readonly number[];
-  readonly attemptTimeoutMs: number;
-  readonly attemptTtlDays: number;
-  /** How long a rotated-out secret keeps signing by default, seconds (0: not at all). */
-  readonly secretRotationOverlapSeconds: number;
-  /** Deliveries are findable by user and event id. @default true */
-  readonly deliverySearch: boolean;
-}
-
-/**
- * Reads and validates the management API's configuration.
- * @throws ConfigError naming the first missing or malformed key.
- */
-export function loadApiConfig(env: Env = process.env): ApiConfig {
-  const consoleDir = required(env, API_ENV.consoleDir);
-  return Object.freeze({
-    queueUrl: required(env, ENV.queueUrl),
-    retryQueueUrl: required(env, ENV.retryQueueUrl),
-    dlqUrl: required(env, ENV.dlqUrl),
-    connectionsTable: required(env, ENV.connectionsTable),
-    attemptsTable: required(env, ENV.attemptsTable),
-    parkedTable: required(env, ENV.parkedTable),
-    ...(env[ENV.rateWindowsTable]?.trim() ? { rateWindowsTable: env[ENV.rateWindowsTable]!.trim() } : {}),
-    ...rateLimits(env),
-    ...(env[ENV.eventsTopicArn]?.trim() ? { eventsTopicArn: env[ENV.eventsTopicArn]!.trim() } : {}),
-    secretPrefix: required(env, ENV.secretPrefix),
-    secretStore: secretStore(env),
-    headerPrefix: env[ENV.headerPrefix]?.trim() || CONFIG_DEFAULTS.headerPrefix,
-    consoleKeySecret: required(env, API_ENV.consoleKeySecret),
-    consoleDir: consoleDir === 'off' ? false : consoleDir,
-    allowedPorts: Object.freeze(ports(env, ENV.allowedPorts, CONFIG_DEFAULTS.allowedPorts)),
-    attemptTimeoutMs: limited(env, ENV.attemptTimeoutMs, 'attemptTimeoutMs'),
-    attemptTtlDays: limited(env, ENV.attemptTtlDays, 'attemptTtlDays'),
-    secretRotationOverlapSeconds: secretRotationOverlap(env),
-    deliverySearch: deliverySearch(env),
-  });
-}
-
-/** `secretRotationOverlap` as local mode and the management API read it, seconds. */
-export function secretRotationOverlap(env: Env): number {
-  const unit = ' seconds (0: a rotated secret signs at once; 2592000: 30 days)';
-  return integer(
-    env,
-    API_ENV.secretRotationOverlap,
-    DEFAULT_SECRET_OVERLAP_SECONDS,
-    0,
-    MAX_SECRET_OVERLAP_SECONDS,
-    unit,
-  );
 }

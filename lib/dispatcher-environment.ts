@@ -27,6 +27,7 @@ const PROP_OF_SETTING: Partial<Record<DeployedSetting, keyof WebhookDeliveryProp
   allowedPorts: 'allowedPorts',
   failingAfter: 'failingAfter',
   disableAfter: 'disableAfter',
+  dedupeEvents: 'dedupeEvents',
 };
 
 /**

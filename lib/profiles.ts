@@ -22,6 +22,7 @@ export interface ProfileProps {
   readonly deliverySearch?: boolean;
   readonly secretStore?: SecretStoreName;
   readonly memorySize?: number;
+  readonly dedupeEvents?: boolean;
 }
 
 /**
@@ -29,8 +30,10 @@ export interface ProfileProps {
  * gathered for at most 1 s on the ingress queue (retries keep 1, 2 and 4 s: docs/design.md §12), all of a
  * batch's attempts at once; the record of a delivery delivered at its first attempt kept 3 days (every record
  * of a delivery that ever failed keeps `attemptTtl`); bodies kept for failed deliveries only; no delivery
- * search by user or event (two writes a delivery saved); connection
- * secrets sealed with one stack KMS key (docs/design.md §5 "The KMS secret store"). Left out: PITR off (about
+ * search by user or event (two writes a delivery saved); connection secrets sealed with one stack KMS key
+ * (docs/design.md §5 "The KMS secret store"); republished events not de-duplicated (two writes per delivery,
+ * docs/cost.md: receivers de-duplicate on the delivery id anyway, and a publisher that republishes with the
+ * same occurredAt keeps it). Left out: PITR off (about
  * 2 cents a million once successes live 3 days, and the audit trail loses its backup) and provisioned
  * capacity (its size depends on traffic the construct cannot know).
  */
@@ -42,6 +45,7 @@ export const LEAN_PROFILE: Readonly<ProfileProps> = Object.freeze({
   keepBodies: 'failures',
   deliverySearch: false,
   secretStore: 'kms',
+  dedupeEvents: false,
 });
 
 const PROFILE_PROPS: Readonly<Record<ProfileName, Readonly<ProfileProps>>> = {

@@ -285,6 +285,16 @@ export interface WebhookDeliveryProps extends OperationsProps {
   readonly tracing?: boolean;
 
   /**
+   * De-duplicate republished events: an event published again with the same `eventId` within 24
+   * hours keeps its delivery ids (whatever its `occurredAt`) and is not sent again to a connection
+   * whose delivery was already attempted or is in flight (docs/reliability.md "Republished
+   * events"). Two DynamoDB writes per delivery (docs/cost.md). Off: a republished event is
+   * delivered again, under the same ids only if its `occurredAt` is the same.
+   * @default true (`false` in the `lean` profile)
+   */
+  readonly dedupeEvents?: boolean;
+
+  /**
    * Log level of the dispatcher (`POWERTOOLS_LOG_LEVEL`, and Lambda's application log level of
    * its JSON logs). `TRACE`, `DEBUG`, `INFO` or `WARN`: above `WARN` the failed-attempt lines the
    * fleet failure alarm counts are not written, so those levels are refused.
@@ -453,6 +463,7 @@ export interface ResolvedWebhookDeliveryProps {
   readonly logRetention: RetentionDays;
   readonly logLevel: DispatcherLogLevel;
   readonly tracing: boolean;
+  readonly dedupeEvents: boolean;
   readonly secretPrefix: string;
   readonly secretStore: SecretStoreName;
   readonly removalPolicy: RemovalPolicy;
@@ -716,6 +727,7 @@ export function resolveProps(given: WebhookDeliveryProps, stackName: string): Re
     logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
     logLevel: checkLogLevel(props.logLevel ?? 'INFO'),
     tracing: props.tracing ?? false,
+    dedupeEvents: props.dedupeEvents ?? true,
     secretPrefix: checkSecretPrefix(props.secretPrefix ?? `webhooks/${stackName}/`),
     secretStore: checkSecretStore(props.secretStore ?? 'secrets-manager'),
     removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,

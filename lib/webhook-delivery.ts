@@ -528,6 +528,7 @@ export class WebhookDelivery extends Construct {
       allowedPorts: p.allowedPorts.join(','),
       stackName: Stack.of(this).stackName,
       tracing: String(p.tracing),
+      dedupeEvents: String(p.dedupeEvents),
     });
     return new lambda.Function(this, 'Dispatcher', {
       description: 'Signs and sends webhook deliveries; schedules retries, dead-letters, logs every attempt',

@@ -94,6 +94,10 @@ ${table(['per million deliveries', ...HEAD], rows)}
   of 10) alone come to ${money(writes + publish)} and ${money(writes + batched)}. Provisioned writes at 70 % use
   (\`attemptLogCapacity\`) bring lean to ${money(provisioned.healthy.perMillion)} and ${money(provisioned.healthyBatched.perMillion)}.
 - **SQS floor.** A receive or a delete carries at most 10 messages: at least 0.2 requests per message whatever the batch size.
+- **Republished events** (\`dedupeEvents\`: on in defaults, off in lean; docs/reliability.md). Each delivery of an event is
+  claimed and then settled: two on-demand writes, ${money(2 * doc.prices.dynamoDbPerMillionWriteUnits)} a million, not in the lines above
+  (defaults all-in, healthy: ${money(allIn.defaults.healthy.perMillion + 2 * doc.prices.dynamoDbPerMillionWriteUnits)}). A republish costs one write per delivery and
+  sends nothing; no read.
 - **Secret reads.** A container reads a connection's secret when it first delivers to it; Lambda replaces a busy
   container about every ${CONTAINER_LIFETIME_S / 3600} h (https://xebia.com/blog/til-that-aws-lambda-terminates-instances-preemptively/),
   so the model counts one read per connection per warm container per ${CONTAINER_LIFETIME_S / 3600} h.

@@ -13,7 +13,8 @@ import { visible } from '../format';
 import { handle, leaf, repeatableOption } from '../program';
 import { parseJsonObject } from '../values';
 
-const FILE_FIELDS = ['user', 'application', 'occurredAt', 'connectionIds'];
+/** What an event file may hold: an `eventId` of its own republishes that event (docs/publishing.md). */
+const FILE_FIELDS = ['eventId', 'user', 'application', 'occurredAt', 'connectionIds'];
 const READ_ERRORS: Record<string, string> = {
   ENOENT: 'no such file',
   EACCES: 'permission denied',
@@ -205,7 +206,7 @@ export function publishCommand(): Command {
     )
     .option(
       '--file <path>',
-      'a JSON file (or - for stdin) with { user, application, occurredAt?, connectionIds? }',
+      'a JSON file (or - for stdin) with { eventId?, user, application, occurredAt?, connectionIds? }; the same eventId again republishes that event',
     )
     .addOption(
       repeatableOption('--connection <con_id>', 'deliver to this connection only (con_…); repeat for more'),

@@ -32,6 +32,10 @@ export const AttemptSchema = z
       .string()
       .optional()
       .openapi({ description: "the attempt's X-Ray trace id, when the dispatcher runs with tracing on" }),
+    sendId: z.string().optional().openapi({
+      description:
+        'tells two sends of the same attempt apart (a queue message delivered twice is two records)',
+    }),
     expiresAt: z.number().int().openapi({ description: 'epoch seconds when the record ages out' }),
     requestHeaders: z
       .array(z.object({ name: z.string(), value: z.string() }))

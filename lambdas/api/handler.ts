@@ -4,7 +4,7 @@
  */
 
 import { handle } from 'hono/aws-lambda';
-import { loadApiConfig } from '../config';
+import { loadApiConfig } from '../api-config';
 import { WebhookManagement } from '../management';
 import { createApi } from './app';
 

@@ -8,6 +8,7 @@
 
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAttempts } from '../adapters/dynamodb/attempts';
+import { DynamoClaims } from '../adapters/dynamodb/claims';
 import { documentClient } from '../adapters/dynamodb/client';
 import { DynamoConnections } from '../adapters/dynamodb/connections';
 import { DynamoParked } from '../adapters/dynamodb/parked';
@@ -39,6 +40,8 @@ export interface DeploymentAdapters {
   attempts(tableName: string, connectionOf: ShardLookup, lookups?: boolean): DynamoAttempts;
   parked(tableName: string): DynamoParked;
   rateWindows(tableName: string): DynamoRateWindows;
+  /** Claims of events' deliveries, kept in the rate-windows table (tables.ts DELIVERY_CLAIMS). */
+  claims(rateWindowsTable: string): DynamoClaims;
   queues(urls: { retryQueueUrl: string; dlqUrl: string }): SqsQueues;
   events(topicArn: string): SnsOperationalEvents;
   /** What the dispatcher signs with: the store's secrets, cached. */
@@ -67,6 +70,7 @@ export function deploymentAdapters(clients: SharedClients): DeploymentAdapters {
       }),
     parked: (tableName) => new DynamoParked({ tableName, client: doc }),
     rateWindows: (tableName) => new DynamoRateWindows({ tableName, client: doc }),
+    claims: (tableName) => new DynamoClaims({ tableName, client: doc }),
     queues: (urls) => new SqsQueues({ ...urls, client: clients.sqs }),
     events: (topicArn) => new SnsOperationalEvents({ topicArn, client: clients.sns }),
     signingSecrets: (store, clock) =>

@@ -135,6 +135,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     clock,
     metrics,
     rateCounter: adapters.rateWindows(config.rateWindowsTable),
+    ...(config.dedupeEvents ? { claims: adapters.claims(config.rateWindowsTable) } : {}),
     ...options.deps,
     log,
   };

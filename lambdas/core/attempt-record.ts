@@ -5,6 +5,7 @@
  */
 
 import { RESPONSE_SNIPPET_BYTES } from './constants';
+import { newSendId } from './ids';
 import { redactedExcerpt } from './redact';
 import { isoTime } from './time';
 import {
@@ -76,6 +77,7 @@ export function attemptRecordOf(input: AttemptRecordInput): BuiltRecord {
     durationMs: result.durationMs,
     outcome: decision.outcome,
     final: decision.action !== 'retry',
+    sendId: newSendId(),
     expiresAt: Math.floor(request.requestedAtMs / 1000) + input.ttlDays * DAY_S,
   };
   if (statusCode !== undefined) record.statusCode = statusCode;

@@ -7,6 +7,7 @@
 
 import type { Attempter, Run } from './attempt';
 import { MAX_ERROR_LENGTH } from './attempt-record';
+import { DeliveryInFlightError } from './claims';
 import { type QueueSource, type ReadMessage, readMessage } from './envelope';
 import { DeadlineError, InfrastructureError, infra, PoisonMessageError } from './errors';
 import type { FanOut } from './fan-out';
@@ -144,6 +145,11 @@ function failed(ctx: Context, messageId: string, error: unknown): string {
   };
   if (error instanceof DeadlineError)
     ctx.deps.log.warn('record left for redelivery: invocation deadline near', fields);
+  else if (error instanceof DeliveryInFlightError)
+    ctx.deps.log.warn(
+      'record left for redelivery: a delivery of this republished event is in flight',
+      fields,
+    );
   else ctx.deps.log.error('record failed; SQS will redeliver it', fields);
   return messageId;
 }

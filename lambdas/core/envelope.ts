@@ -13,7 +13,15 @@ import {
   MAX_BODY_BYTES,
 } from './constants';
 import { PoisonMessageError, ValidationError } from './errors';
-import { connectionIdOf, isApplicationId, isConnectionId, isDeliveryId, isEventId, isUserId } from './ids';
+import {
+  connectionIdOf,
+  isApplicationId,
+  isConnectionId,
+  isDeliveryId,
+  isEventId,
+  isUserId,
+  SEND_ID,
+} from './ids';
 import { checkBody, isIsoUtc, payloadAndBody } from './payload';
 import { isBodyText, requestHeadersRule } from './request-check';
 import type {
@@ -214,6 +222,9 @@ function parseAttemptLog(m: Record<string, unknown>): AttemptLogMessage {
     !(typeof record.traceId === 'string' && TRACE_ID.test(record.traceId))
   ) {
     fail('record.traceId', 'must be a trace id (letters, digits and dashes, at most 64)');
+  }
+  if (record.sendId !== undefined && !(typeof record.sendId === 'string' && SEND_ID.test(record.sendId))) {
+    fail('record.sendId', 'must be a send id (10 Crockford base32 characters)');
   }
   const requestedAtS = Math.floor(Date.parse(record.requestedAt as string) / 1000);
   if (!wholeNumber(record.expiresAt, requestedAtS, requestedAtS + MAX_TTL_SECONDS)) {

@@ -2,10 +2,13 @@
  * Fan-out: one event becomes one delivery per target connection, each attempted at once. A delivery
  * whose attempt fails for an infrastructure reason is handed to the retry queue on its own
  * (docs/design.md §4 "Infrastructure errors"), so SQS redelivering the event never sends its other
- * deliveries twice.
+ * deliveries twice. With the claims port, each delivery is claimed first (core/claims.ts): a
+ * republished event keeps its delivery ids and sends nothing already attempted or in flight.
  */
 
 import type { Attempter, Run } from './attempt';
+import { claimDelivery, DeliveryInFlightError, noteNotSent, settleClaim } from './claims';
+import { bodyOfEvent } from './envelope';
 import { infra } from './errors';
 import { deliveryIdFor } from './ids';
 import { countFailure } from './metrics';
@@ -25,7 +28,7 @@ export type FanOut = (
 ) => Promise<void>;
 
 export function createFanOut(
-  deps: Pick<DispatcherDeps, 'connections' | 'scheduler' | 'clock' | 'log' | 'metrics'>,
+  deps: Pick<DispatcherDeps, 'connections' | 'scheduler' | 'clock' | 'log' | 'metrics' | 'claims'>,
   attempter: Attempter,
 ): FanOut {
   const { clock, log } = deps;
@@ -63,33 +66,36 @@ export function createFanOut(
     const firstAttemptAt = isoTime(clock.now());
     const publishedAt = sentAtMs === undefined ? undefined : isoTime(sentAtMs);
     const deliver = async (target: Target) => {
+      const key = { applicationId: facts.applicationId, eventId: event.eventId, connectionId: target.id };
+      const claim = await claimDelivery(deps, key, occurredAtMs, run.remainingMs());
+      const deliveryId = deliveryIdFor(event.eventId, target.id, claim.timeMs);
+      if (claim.kind !== 'claimed') {
+        noteNotSent(deps, key, deliveryId, claim);
+        if (claim.kind === 'busy') throw new DeliveryInFlightError({ connectionId: target.id, deliveryId });
+        return;
+      }
       const delivery: DeliveryMessage = {
         v: 1,
         type: 'delivery',
-        deliveryId: deliveryIdFor(event.eventId, target.id, occurredAtMs),
+        deliveryId,
         eventId: event.eventId,
         connectionId: target.id,
         attempt: 1,
         chainStart: 1,
-        body,
+        // Taken over from an earlier publish (its send crashed): that publish's timestamp, so one
+        // delivery id never carries two bodies.
+        body:
+          claim.timeMs === occurredAtMs ? body : bodyOfEvent({ ...event, occurredAt: isoTime(claim.timeMs) }),
         firstAttemptAt,
         ...(publishedAt ? { publishedAt } : {}),
       };
       try {
         await attempter.deliverTo(delivery, target, facts, run);
       } catch (error) {
-        log.warn('delivery handed back to the queue', {
-          deliveryId: delivery.deliveryId,
-          eventId: delivery.eventId,
-          connectionId: delivery.connectionId,
-          attempt: delivery.attempt,
-          error: errorText(error),
-        });
-        countFailure(deps.metrics, error);
-        await infra('scheduler.schedule', { deliveryId: delivery.deliveryId }, () =>
-          deps.scheduler.schedule(delivery, 0),
-        );
+        await handBack(deps, delivery, error);
       }
+      // Attempted or handed to the retry queue: its own chain owns it now, not a republish.
+      if (claim.held) await settleClaim(deps, key);
     };
     // Most events have one target: its delivery is awaited as it is, with no settled list.
     if (targets.length === 1) {
@@ -100,4 +106,23 @@ export function createFanOut(
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failed) throw failed.reason;
   };
+}
+
+/** A delivery whose attempt failed for an infrastructure reason, handed to the retry queue on its own. */
+async function handBack(
+  deps: Pick<DispatcherDeps, 'scheduler' | 'log' | 'metrics'>,
+  delivery: DeliveryMessage,
+  error: unknown,
+): Promise<void> {
+  deps.log.warn('delivery handed back to the queue', {
+    deliveryId: delivery.deliveryId,
+    eventId: delivery.eventId,
+    connectionId: delivery.connectionId,
+    attempt: delivery.attempt,
+    error: errorText(error),
+  });
+  countFailure(deps.metrics, error);
+  await infra('scheduler.schedule', { deliveryId: delivery.deliveryId }, () =>
+    deps.scheduler.schedule(delivery, 0),
+  );
 }

@@ -45,6 +45,15 @@ export function newId(prefix: 'con' | 'evt', nowMs: number): string {
   return `${prefix}_${ulid(nowMs, randomBytes(10))}`;
 }
 
+/** Characters of a send id: 50 random bits, unique among the sends of one attempt. */
+const SEND_ID_LENGTH = 10;
+export const SEND_ID = /^[0-9A-HJKMNP-TV-Z]{10}$/;
+
+/** A new send id (AttemptRecord.sendId): tells two sends of the same attempt apart. */
+export function newSendId(): string {
+  return encodeBits(randomBytes(7)).slice(0, SEND_ID_LENGTH);
+}
+
 /** Crockford base32 of a millisecond time, 10 characters (the ULID time part). */
 function encodeTime(ms: number): string {
   let out = '';

@@ -114,6 +114,44 @@ export interface DispatcherDeps {
   rateCounter?: RateCounter;
   /** One span per attempt (adapters/tracing/xray.ts, with `tracing` on). Absent: nothing is traced. */
   tracing?: Tracing;
+  /**
+   * Claims of events' deliveries (core/claims.ts): a republished event (its eventId again) keeps
+   * its delivery ids and is not sent again. Absent: republished events are not de-duplicated.
+   */
+  claims?: DeliveryClaims;
+}
+
+/** Whose delivery a claim is: one event of one application, to one connection. */
+export interface ClaimKey {
+  applicationId: string;
+  eventId: string;
+  connectionId: string;
+}
+
+/**
+ * What claiming a delivery found. `timeMs` is the delivery id's time, fixed when the event was
+ * first seen. `claimed`: send it (first sight, or an earlier send's lease ran out: it crashed);
+ * `settled`: an earlier publish's delivery was attempted or handed on, never sent again;
+ * `busy`: another send holds it until its lease ends.
+ */
+export interface Claim {
+  kind: 'claimed' | 'settled' | 'busy';
+  timeMs: number;
+}
+
+/** Port: the claims of events' deliveries (docs/reliability.md "Republished events"). */
+export interface DeliveryClaims {
+  /**
+   * One conditional write: claims the delivery for a send that ends by `leaseUntilMs`, unless
+   * it is settled or another live claim holds it. A new claim keeps `timeMs` and lives until
+   * `expiresAtS`; a claim whose `expiresAtS` has passed counts as none.
+   */
+  claim(
+    key: ClaimKey,
+    at: { timeMs: number; nowMs: number; leaseUntilMs: number; expiresAtS: number },
+  ): Promise<Claim>;
+  /** The claimed delivery was attempted or handed on: republishing its event never sends it again. */
+  settle(key: ClaimKey): Promise<void>;
 }
 
 /** Shared per-second send counts of rate-limited connections (docs/design.md §4 "Rate limits"). */

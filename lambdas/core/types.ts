@@ -228,6 +228,7 @@ export const ATTEMPT_RECORD_FIELDS = [
   'final',
   'test',
   'traceId',
+  'sendId',
   'expiresAt',
   'requestHeaders',
   'body',

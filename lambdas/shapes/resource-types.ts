@@ -112,6 +112,7 @@ export type AttemptView = {
   nextAttemptAt?: string | undefined;
   test?: boolean | undefined;
   traceId?: string | undefined;
+  sendId?: string | undefined;
   requestHeaders?: { name: string; value: string }[] | undefined;
   resentAs?: number | undefined;
 };
@@ -141,6 +142,7 @@ export type DeliveryView = {
     nextAttemptAt?: string | undefined;
     test?: boolean | undefined;
     traceId?: string | undefined;
+    sendId?: string | undefined;
     requestHeaders?: { name: string; value: string }[] | undefined;
     resentAs?: number | undefined;
   }[];

@@ -11,14 +11,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
-import {
-  type DispatcherConfig,
-  deliverySearch,
-  ENV,
-  loadConfig,
-  rateLimits,
-  secretRotationOverlap,
-} from '../../lambdas/config';
+import { secretRotationOverlap } from '../../lambdas/api-config';
+import { type DispatcherConfig, deliverySearch, ENV, loadConfig, rateLimits } from '../../lambdas/config';
 import { DEFAULT_HEADER_PREFIX } from '../../lambdas/core/constants';
 import { WebhookManagement } from '../../lambdas/management';
 import { ensureConsoleKey, type LocalApi, prepareConsole, startLocalApi } from '../api-server';

@@ -9,6 +9,7 @@ import { documentClient } from '../../lambdas/adapters/dynamodb/client';
 import { ENV } from '../../lambdas/config';
 import { attemptShardSteps } from '../../lambdas/core/attempt-shards';
 import { InvalidCursorError } from '../../lambdas/core/errors';
+import { newSendId } from '../../lambdas/core/ids';
 import type { AttemptPageQuery, AttemptTable } from '../../lambdas/core/stores';
 import type { AttemptRecord, AttemptShardStep } from '../../lambdas/core/types';
 import { attemptAt, id } from '../support/fixtures';
@@ -107,6 +108,32 @@ describe.each(Object.entries(LAYOUTS))('%s', (_name, layout) =>
         expect(await log.append({ ...record, outcome: 'http_error', statusCode: 500 })).toBe('conflict');
         expect(await log.append({ ...record, test: true })).toBe('conflict');
         expect(await log.ofDelivery(record.deliveryId)).toEqual([record]);
+      });
+
+      it('keeps two sends of the same attempt as two records (a queue message delivered twice), each written once', async () => {
+        const log = make();
+        const first = attemptAt(id('con'), id('app'), Date.now(), { sendId: newSendId() });
+        const again = { ...first, sendId: newSendId(), requestedAt: first.requestedAt, durationMs: 7 };
+        expect(await log.append(first)).toBe('written');
+        expect(await log.append(again)).toBe('written');
+        // Each written again (its write redelivered from the retry queue) is a duplicate.
+        expect(await log.append({ ...first })).toBe('duplicate');
+        expect(await log.append({ ...again })).toBe('duplicate');
+        // The same send changed is refused, wherever its record is kept.
+        expect(await log.append({ ...first, outcome: 'timeout' })).toBe('conflict');
+        expect(await log.append({ ...again, outcome: 'timeout' })).toBe('conflict');
+        const next = retryOf(first, 2, 1_000, { sendId: newSendId() });
+        expect(await log.append(next)).toBe('written');
+        const read = await log.ofDelivery(first.deliveryId);
+        expect(read.map((r) => [r.attempt, r.sendId])).toEqual([
+          [1, first.sendId],
+          [1, again.sendId],
+          [2, next.sendId],
+        ]);
+        expect((await log.recent({ connectionId: first.connectionId, limit: 10 })).length).toBe(3);
+        // Resend's mark goes on the attempt's first record; the attempt is marked once.
+        expect(await log.markResent(first.deliveryId, 1)).toBe(true);
+        expect(await log.markResent(first.deliveryId, 1)).toBe(false);
       });
 
       it('keeps the request as it went out: headers in order and the exact body, read back as written', async () => {

@@ -1,6 +1,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { API_ENV, ENV } from '../../lambdas/config';
+import { API_ENV } from '../../lambdas/api-config';
+import { ENV } from '../../lambdas/config';
 import { MANAGEMENT_API_OUTPUTS } from '../../lambdas/stack-outputs';
 import { ManagementApiPropsError } from '../../lib/management-api';
 import { WebhookDelivery } from '../../lib/webhook-delivery';

@@ -1,7 +1,7 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Construct } from 'constructs';
-import { API_ENV } from '../../lambdas/config';
+import { API_ENV } from '../../lambdas/api-config';
 import { MANAGEMENT_API_OUTPUTS, STACK_OUTPUTS } from '../../lambdas/stack-outputs';
 import { WebhookDelivery } from '../../lib/webhook-delivery';
 import type { WebhookStack } from '../../lib/webhook-stack';

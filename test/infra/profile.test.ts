@@ -54,6 +54,7 @@ describe("profile: 'lean'", () => {
     expect(Object.keys(props).sort()).toEqual([
       'batchConcurrency',
       'batchSize',
+      'dedupeEvents',
       'deliveredAttemptTtl',
       'deliverySearch',
       'keepBodies',
@@ -71,6 +72,8 @@ describe("profile: 'lean'", () => {
     expect(env[ENV.deliveredTtlDays]).toBe('3');
     expect(env[ENV.keepBodies]).toBe('failures');
     expect(env[ENV.secretStore]).toBe('kms');
+    // Republished events are not de-duplicated: two writes a delivery saved (docs/cost.md).
+    expect(env[ENV.dedupeEvents]).toBe('false');
     lean.resourceCountIs('AWS::KMS::Key', 1);
     // No delivery search: the dispatcher writes no lookups, the API refuses the search, the CLI is told.
     expect(env[ENV.deliverySearch]).toBe('false');
@@ -99,6 +102,7 @@ describe("profile: 'lean'", () => {
       deliveredAttemptTtl: Duration.days(30),
       batchConcurrency: 20,
       deliverySearch: true,
+      dedupeEvents: true,
     });
     expect(batching(t)).toEqual([
       [10, 0],
@@ -110,6 +114,7 @@ describe("profile: 'lean'", () => {
     expect(env[ENV.keepBodies]).toBe('all');
     expect(env[ENV.secretStore]).toBe('secrets-manager');
     expect(env[ENV.deliverySearch]).toBe('true');
+    expect(env[ENV.dedupeEvents]).toBe('true');
     t.resourceCountIs('AWS::KMS::Key', 0);
     // A prop given as undefined (bin/app.ts passes unset context so) is not a choice: the profile's stands.
     expect(dispatcherEnv(templateWith({ profile: 'lean', keepBodies: undefined }))[ENV.keepBodies]).toBe(
@@ -123,6 +128,7 @@ describe("profile: 'lean'", () => {
     expect(profileProps('defaults')).toEqual({});
     const env = dispatcherEnv(templateWith({}));
     expect(env[ENV.keepBodies]).toBe('all');
+    expect(env[ENV.dedupeEvents]).toBe('true');
     expect(env[ENV.batchConcurrency]).toBe('10');
     expect(batching(templateWith({}))).toEqual([
       [10, undefined],

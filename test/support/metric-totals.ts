@@ -66,6 +66,22 @@ export interface MetricCheckInput {
   resentCopies: number;
   /** A dispatcher was SIGKILLed: what its unfinished invocations counted was never flushed. */
   killed: boolean;
+  /**
+   * When each SIGKILL came, and the function timeout: an attempt requested up to one function
+   * timeout before a kill may have been settled, logged and never counted. Its event, redelivered,
+   * finds its delivery claimed and settled (core/claims.ts) and sends it no more, so nothing counts
+   * it again: below the log by at most those.
+   */
+  kills?: { at: readonly number[]; functionTimeoutMs: number };
+}
+
+/** The records an invocation killed after settling them may have left uncounted. */
+function unflushed(records: readonly AttemptRecord[], kills: MetricCheckInput['kills']): AttemptRecord[] {
+  if (!kills) return [];
+  return records.filter((r) => {
+    const t = Date.parse(r.requestedAt);
+    return kills.at.some((k) => t >= k - kills.functionTimeoutMs && t <= k);
+  });
 }
 
 /**
@@ -110,6 +126,8 @@ export function resentCopies(
  *   result again or not, by what the receiver answers the copy, which the log does not keep).
  *   Parked alone is at least what the parked table holds now (a recovery empties it) and
  *   dead_lettered at most one per delivery letter in the DLQ.
+ * - After a SIGKILL, each of these may fall short by the attempts settled within one function
+ *   timeout before it (MetricCheckInput.kills).
  */
 export function metricProblems(totals: MetricTotalsView, ledger: Ledger, input: MetricCheckInput): string[] {
   const problems: string[] = [];
@@ -132,25 +150,43 @@ export function metricProblems(totals: MetricTotalsView, ledger: Ledger, input: 
   const why = copies
     ? `${copies} re-sent copies: counted once more each only if that processing settled its attempt`
     : 'no attempt was re-sent';
-  within('attempts', attemptsCounted, distinct.size, distinct.size + copies, why);
-  within('attempt durations', durationsCounted, ledger.attemptsLogged, ledger.attemptsLogged + copies, why);
+  const killed = unflushed(records, input.kills);
+  const short = new Set(killed.map((a) => `${a.deliveryId}#${a.attempt}`)).size;
+  within('attempts', attemptsCounted, distinct.size - short, distinct.size + copies, why);
+  within(
+    'attempt durations',
+    durationsCounted,
+    ledger.attemptsLogged - short,
+    ledger.attemptsLogged + copies,
+    why,
+  );
   const slack = ledger.duplicateSends;
-  const result = (what: string, counted: number, happened: number) =>
-    slack === 0
+  const result = (what: string, counted: number, happened: number, below = 0) =>
+    slack === 0 && below === 0
       ? exact(what, counted, happened, 'no duplicate sends')
-      : within(what, counted, happened, happened + slack, `+${slack} duplicate sends allowed`);
+      : within(
+          what,
+          counted,
+          happened - below,
+          happened + slack,
+          `+${slack} duplicate sends, -${below} killed uncounted`,
+        );
   const delivered = new Set(records.filter((a) => a.outcome === 'delivered').map((a) => a.deliveryId));
-  result('deliveries delivered', totals.deliveries.delivered ?? 0, delivered.size);
+  const killedDelivered = new Set(killed.filter((a) => a.outcome === 'delivered').map((a) => a.deliveryId))
+    .size;
+  result('deliveries delivered', totals.deliveries.delivered ?? 0, delivered.size, killedDelivered);
   // Every final failure logged ends parked or dead-lettered (a park the table refused is
   // dead-lettered), whether or not it is still parked: a recovery empties the table.
   const finalFailures = new Set(
     records.filter((a) => a.final && a.outcome !== 'delivered').map((a) => `${a.deliveryId}#${a.attempt}`),
   ).size;
   const parkedCounted = totals.deliveries.parked ?? 0;
+  const killedFinal = killed.filter((a) => a.final && a.outcome !== 'delivered').length;
   result(
     'final failures (parked + dead-lettered)',
     parkedCounted + (totals.deliveries.dead_lettered ?? 0),
     finalFailures,
+    killedFinal,
   );
   within(
     'deliveries parked',

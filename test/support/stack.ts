@@ -59,6 +59,8 @@ export interface StackOptions {
   readonly disableAfter?: number;
   /** @default 2 */
   readonly sdkMaxAttempts?: number;
+  /** Further dispatcher settings by their environment names (test/support/dispatcher.ts). */
+  readonly settings?: Readonly<Record<string, string>>;
   /** Put a fault proxy in front of each service, for the dispatcher's clients. */
   readonly proxies?: boolean;
   /** Run the dispatcher in a child process (so it can be SIGKILLed). */
@@ -199,7 +201,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const metricsDir = mkdtempSync(join(tmpdir(), 'wh-fault-metrics-'));
   const childMetricsFile = join(metricsDir, 'emf.ndjson');
   /** SIGKILLs so far: the metrics check takes its bounds instead of equality (metric-totals.ts). */
-  let kills = 0;
+  const killedAt: number[] = [];
   let firstPublish: number | undefined;
 
   const spec = (): DispatcherSpec => ({
@@ -224,6 +226,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     failingAfter: options.failingAfter,
     disableAfter: options.disableAfter,
     sdkMaxAttempts: options.sdkMaxAttempts ?? 2,
+    ...(options.settings ? { settings: options.settings } : {}),
   });
 
   async function readDlq(): Promise<DlqMessage[]> {
@@ -384,7 +387,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       if (!child) throw new Error('only a dispatcher in a child process can be killed');
       const c = child;
       child = undefined;
-      kills++;
+      killedAt.push(Date.now());
       await c.kill();
     },
     get dispatcherRunning() {
@@ -444,7 +447,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
           dlq,
           deliveryIds,
           resentCopies: resentCopies(fleet.deliveries, deliveryIds),
-          killed: kills > 0,
+          killed: killedAt.length > 0,
+          kills: { at: killedAt, functionTimeoutMs: options.functionTimeoutMs },
         }),
         ...fromChildren.unreadable.map(
           (line) => `metrics: a child wrote a line that is not an EMF document: ${line}`,

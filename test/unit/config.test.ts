@@ -1,4 +1,5 @@
-import { API_ENV, ConfigError, ENV, loadConfig, secretRotationOverlap } from '../../lambdas/config';
+import { API_ENV, secretRotationOverlap } from '../../lambdas/api-config';
+import { ConfigError, ENV, loadConfig } from '../../lambdas/config';
 import { MINIMAL_DISPATCHER_ENV } from '../support/fixtures';
 
 const minimal = MINIMAL_DISPATCHER_ENV;
@@ -49,6 +50,7 @@ describe('loadConfig', () => {
       allowLoopback: false,
       stackName: 'webhooks',
       tracing: false,
+      dedupeEvents: true,
     });
     expect(loadConfig({ ...minimal, WEBHOOKS_STACK_NAME: ' Prod-Webhooks ' }).stackName).toBe(
       'Prod-Webhooks',
@@ -162,6 +164,13 @@ describe('loadConfig', () => {
     expect(loadConfig(minimal).deliverySearch).toBe(true);
     expect(loadConfig({ ...minimal, [ENV.deliverySearch]: 'false' }).deliverySearch).toBe(false);
     expect(keyOf({ ...minimal, [ENV.deliverySearch]: 'off' })).toBe(ENV.deliverySearch);
+  });
+
+  it('de-duplicates republished events unless told not to, and refuses anything but true or false by name', () => {
+    expect(loadConfig({ ...minimal, [ENV.dedupeEvents]: '' }).dedupeEvents).toBe(true);
+    expect(loadConfig({ ...minimal, [ENV.dedupeEvents]: 'true' }).dedupeEvents).toBe(true);
+    expect(loadConfig({ ...minimal, [ENV.dedupeEvents]: 'false' }).dedupeEvents).toBe(false);
+    expect(keyOf({ ...minimal, [ENV.dedupeEvents]: 'off' })).toBe(ENV.dedupeEvents);
   });
 });
 

@@ -14,10 +14,18 @@ import { ATTEMPTS_TABLE } from './tables';
 /** docs/design.md §5: a successful attempt is one DynamoDB write unit (items up to 1 KB). */
 export const WRITE_UNIT_BYTES = 1024;
 
-/** Sort key of an attempt: delivery id, then the attempt number zero-padded so it sorts. */
-export function attemptSortKey(deliveryId: string, attempt: number): string {
-  return `${deliveryKeyPrefix(deliveryId)}${String(attempt).padStart(4, '0')}`;
+/**
+ * Sort key of an attempt: delivery id, then the attempt number zero-padded so it sorts. A second
+ * send of the same attempt (its queue message delivered twice) adds `#<sendId>`: it sorts after
+ * the first and before the next attempt, and is read with every other attempt of the delivery.
+ */
+export function attemptSortKey(deliveryId: string, attempt: number, sendId?: string): string {
+  const key = `${deliveryKeyPrefix(deliveryId)}${String(attempt).padStart(4, '0')}`;
+  return sendId === undefined ? key : `${key}#${sendId}`;
 }
+
+/** The send id a record's key carries: its own when it is a repeated send of its attempt. */
+const keySendId = (record: AttemptRecord, repeat: boolean) => (repeat ? record.sendId : undefined);
 
 /** What every attempt of one delivery's sort key begins with (a `begins_with` query reads them all). */
 export function deliveryKeyPrefix(deliveryId: string): string {
@@ -80,9 +88,10 @@ export function failureSortKey(record: Pick<AttemptRecord, 'requestedAt' | 'deli
 
 /**
  * The DynamoDB item of a record placed in shard `shard` of its connection: keys added, the
- * sparse failure index only on final failures.
+ * sparse failure index only on final failures. `repeat`: another send of the attempt holds its
+ * plain key, so this one's key carries its send id.
  */
-export function attemptItem(record: AttemptRecord, shard = 0): Record<string, unknown> {
+export function attemptItem(record: AttemptRecord, shard = 0, repeat = false): Record<string, unknown> {
   const item: Record<string, unknown> = {};
   for (const key in record) {
     const value = record[key as keyof AttemptRecord];
@@ -91,7 +100,7 @@ export function attemptItem(record: AttemptRecord, shard = 0): Record<string, un
   item[ATTEMPTS_TABLE.partitionKey] = shardPartition(record.connectionId, shard);
   if (record.requestHeaders) item.requestHeaders = encodeHeaders(record.requestHeaders);
   if (record.body !== undefined) item.body = encodeBody(record.body);
-  item[ATTEMPTS_TABLE.sortKey] = attemptSortKey(record.deliveryId, record.attempt);
+  item[ATTEMPTS_TABLE.sortKey] = attemptSortKey(record.deliveryId, record.attempt, keySendId(record, repeat));
   if (record.final && record.outcome !== 'delivered') {
     item[ATTEMPTS_TABLE.finalFailuresIndex.partitionKey] = failurePartition(
       record.requestedAt.slice(0, 10),
@@ -144,8 +153,8 @@ export function itemSize(item: object): number {
  * the record's attributes, the shard's `#<n>` on the partition key and the sort key (a success
  * has no index attributes).
  */
-export function deliveredItemSize(record: AttemptRecord, shard = 0): number {
-  const sortKey = attemptSortKey(record.deliveryId, record.attempt);
+export function deliveredItemSize(record: AttemptRecord, shard = 0, repeat = false): number {
+  const sortKey = attemptSortKey(record.deliveryId, record.attempt, keySendId(record, repeat));
   const suffix = shard === 0 ? 0 : `#${shard}`.length;
   const { requestHeaders, ...rest } = record;
   const headers = requestHeaders
@@ -179,6 +188,8 @@ export function certainlyOneWriteUnit(record: AttemptRecord): boolean {
     record.userId.length +
     // A traced attempt's `traceId` (ASCII, name and value): not among the fixed bytes above.
     (record.traceId ? 7 + record.traceId.length : 0) +
+    // The send id (ASCII, name and value), twice when a repeated send's key carries it too.
+    (record.sendId ? 7 + 2 * record.sendId.length : 0) +
     3 * (record.target.length + (record.responseSnippet?.length ?? 0)) +
     (record.requestHeaders ? 'requestHeaders'.length + 3 * headersLength(record.requestHeaders) : 0);
   return bound <= WRITE_UNIT_BYTES;
@@ -198,22 +209,23 @@ function headersLength(headers: readonly RequestHeader[]): number {
  * is not trimmed: the body takes its own write unit whatever the snippet, and the body is what
  * it is kept for.
  */
-export function fitRecord(record: AttemptRecord, shard = 0): AttemptRecord {
+export function fitRecord(record: AttemptRecord, shard = 0, repeat = false): AttemptRecord {
   if (record.outcome !== 'delivered' || record.body !== undefined) return record;
   if (certainlyOneWriteUnit(record)) return record;
-  let over = deliveredItemSize(record, shard) - WRITE_UNIT_BYTES;
+  const size = (r: AttemptRecord) => deliveredItemSize(r, shard, repeat);
+  let over = size(record) - WRITE_UNIT_BYTES;
   if (over <= 0) return record;
   const fitted = { ...record };
   if (fitted.responseSnippet) {
     const keep = Math.max(0, Buffer.byteLength(fitted.responseSnippet, 'utf8') - over);
     fitted.responseSnippet = truncateUtf8(fitted.responseSnippet, keep);
     if (!fitted.responseSnippet) delete fitted.responseSnippet;
-    over = deliveredItemSize(fitted, shard) - WRITE_UNIT_BYTES;
+    over = size(fitted) - WRITE_UNIT_BYTES;
   }
   if (over > 0 && fitted.requestHeaders) {
     // Only many long custom header names get here; the headers are the same on every attempt.
     delete fitted.requestHeaders;
-    over = deliveredItemSize(fitted, shard) - WRITE_UNIT_BYTES;
+    over = size(fitted) - WRITE_UNIT_BYTES;
   }
   if (over > 0) {
     // '…' is 3 bytes: make room for it too.

@@ -8,8 +8,11 @@
  * the put succeeds only where no item holds the key, so a forged or replayed `attempt-log`
  * message cannot rewrite history. When the key is taken, the item that holds it (returned by
  * the failed put itself, no read) tells a true duplicate (the same record written again after
- * a redelivery: nothing to do) from a different record (refused; the caller logs it). A
- * successful attempt is trimmed to one write unit here, where the item's size is known.
+ * a redelivery: nothing to do) from a different record. A different record of the same send is
+ * refused (the caller logs it); one of another send of the attempt (its queue message delivered
+ * twice: every send is kept, docs/reliability.md) is written beside it under a key that carries its
+ * send id, conditionally again. A successful attempt is trimmed to one write unit here, where the
+ * item's size is known.
  *
  * Every read is a Query, never a Scan: a connection's attempts are its partitions (one, or one
  * per shard: docs/design.md §5 "Shards"), each newest first because delivery ids are
@@ -18,7 +21,7 @@
  * index with `finalFailuresShards` partitions per UTC day, merged the same way.
  */
 
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { shardCountOf } from '../../core/attempt-shards';
 import { MAX_ATTEMPT } from '../../core/constants';
 import { decodeCursor, encodeCursor } from '../../core/cursor';
@@ -40,11 +43,9 @@ import {
   failurePartitionsOf,
   fitRecord,
   recordOf,
-  type StoredValue,
-  sameAsStored,
-  sameItem,
   shardPartition,
 } from './attempt-item';
+import { putOnce, readItem } from './attempt-put';
 import {
   type Item,
   type Key,
@@ -114,39 +115,21 @@ export class DynamoAttempts implements AttemptTable {
   private async put(record: AttemptRecord, shards?: readonly AttemptShardStep[]): Promise<AppendOutcome> {
     const count = shardCountOf(shards ?? (await this.shards(record.connectionId)), record.deliveryId);
     const shard = deliveryShard(record.deliveryId, count);
-    const item = attemptItem(fitRecord(record, shard), shard);
-    let existing: Item | undefined;
-    try {
-      // Costs the same write unit as an unconditional put; no read on the normal path.
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(#sk)',
-          ExpressionAttributeNames: { '#sk': SK },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return 'written';
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      const old = (error as { Item?: Record<string, StoredValue> }).Item;
-      if (old) return sameAsStored(old, item) ? 'duplicate' : 'conflict';
-      existing = await this.read(item);
+    const put = (item: Item) => putOnce(this.client, this.tableName, item);
+    const first = await put(attemptItem(fitRecord(record, shard), shard));
+    if (first.outcome !== 'conflict' || record.sendId === undefined || first.heldSendId === record.sendId) {
+      return first.outcome;
     }
-    return existing && sameItem(existing, item) ? 'duplicate' : 'conflict';
+    // Another send of this attempt holds the plain key: this send is a record of its own.
+    return (await put(attemptItem(fitRecord(record, shard, true), shard, true))).outcome;
   }
 
   /**
    * The item under a record's key. Only for a store that does not return the old item with a
    * failed condition (the local emulator); DynamoDB does, so the stack grants no read.
    */
-  private async read(item: Item): Promise<Item | undefined> {
-    const key = { [PK]: item[PK], [SK]: item[SK] };
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    return Item;
+  private read(item: Item): Promise<Item | undefined> {
+    return readItem(this.client, this.tableName, item);
   }
 
   markResent(deliveryId: string, attempt: number): Promise<boolean> {

@@ -101,3 +101,18 @@ export const RATE_WINDOWS_TABLE = {
   /** Seconds an item is kept after its window: long enough for any clock skew, short enough to cost nothing. */
   keepSeconds: 300,
 } as const;
+
+/**
+ * Claims of events' deliveries (core/claims.ts, docs/reliability.md "Republished events"), kept in
+ * the rate-windows table: one small item per application, event and connection, key
+ * `claim#<applicationId>#<eventId>#<connectionId>` (a window's key begins `con_`, so the two never
+ * meet), expiring a day after the event was first seen. The table is a store of short-lived
+ * dispatcher items that every dispatcher shares; one more table would be one more thing to deploy,
+ * grant and watch for no gain.
+ */
+export const DELIVERY_CLAIMS = {
+  keyPrefix: 'claim#',
+  stateAttribute: 'state',
+  leaseAttribute: 'leaseUntil',
+  timeAttribute: 'idTime',
+} as const;

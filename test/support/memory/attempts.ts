@@ -1,7 +1,8 @@
 /**
  * The attempt log in memory (core/stores.ts AttemptTable), behaving as
  * lambdas/adapters/dynamodb/attempts.ts does: a record is never replaced (the same one again is
- * a `duplicate`, another one for its key a `conflict`); a connection's attempts come newest first
+ * a `duplicate`, another one of the same send a `conflict`, another send's kept beside it under
+ * its send id); a connection's attempts come newest first
  * by delivery id (ids are time-ordered) then attempt number; final failures by UTC day, newest
  * first; pages resume from opaque cursors bound to the connection; a chart reads the deliveries
  * created from RANGE_LOOKBACK_MS before its window. The contract suite
@@ -31,8 +32,11 @@ import { checkOutage, noOutage, type Outage } from './outage';
 const LISTING = 'attempts';
 const DAY_MS = 86_400_000;
 
-/** Where a record sorts in its connection's log: delivery id, then the attempt number. */
-const position = (r: AttemptRecord) => `${r.deliveryId}#${String(r.attempt).padStart(4, '0')}`;
+/** The key of a repeated send's record (its attempt's key and `#<sendId>`), by the record stored. */
+const repeatKeys = new WeakMap<AttemptRecord, string>();
+/** Where a record sorts in its connection's log: delivery id, then the attempt number (then a repeat's send id). */
+const position = (r: AttemptRecord) =>
+  repeatKeys.get(r) ?? `${r.deliveryId}#${String(r.attempt).padStart(4, '0')}`;
 const newestFirst = (a: AttemptRecord, b: AttemptRecord) => (position(a) < position(b) ? 1 : -1);
 
 export class MemoryAttempts implements AttemptTable {
@@ -62,8 +66,21 @@ export class MemoryAttempts implements AttemptTable {
     const stored = defined(record);
     const key = `${record.connectionId} ${position(record)}`;
     const existing = this.byKey.get(key);
-    if (existing) return same(existing, stored) ? 'duplicate' : 'conflict';
-    this.byKey.set(key, stored);
+    if (!existing) return this.put(key, stored);
+    if (same(existing, stored)) return 'duplicate';
+    // Another send of the attempt holds the key: this send is kept beside it, keyed by its send id.
+    if (record.sendId === undefined || existing.sendId === record.sendId) return 'conflict';
+    const again = `${key}#${record.sendId}`;
+    const held = this.byKey.get(again);
+    if (!held) {
+      repeatKeys.set(stored, `${position(stored)}#${record.sendId}`);
+      return this.put(again, stored);
+    }
+    return same(held, stored) ? 'duplicate' : 'conflict';
+  }
+
+  private put(key: string, record: AttemptRecord): AppendOutcome {
+    this.byKey.set(key, record);
     this.records.push(record);
     return 'written';
   }

@@ -14,6 +14,7 @@ import type { Clock, DispatcherDeps, HttpSender, Log } from '../../../lambdas/co
 import type { AttemptResult, Connection, OutboundRequest } from '../../../lambdas/core/types';
 import { ok, SECRET } from '../fixtures';
 import { MemoryAttempts } from './attempts';
+import { MemoryClaims } from './claims';
 import { MemoryConnections } from './connections';
 import { MemoryEvents } from './events';
 import { MemoryParked } from './parked';
@@ -23,6 +24,7 @@ import { MemorySigningSecrets } from './secrets';
 
 export {
   MemoryAttempts,
+  MemoryClaims,
   MemoryConnections,
   MemoryEvents,
   MemoryParked,
@@ -43,7 +45,8 @@ export type PortName =
   | 'fallback'
   | 'parked'
   | 'health'
-  | 'rateWindows';
+  | 'rateWindows'
+  | 'claims';
 
 export interface MemoryPortsOptions {
   /** Answers each request the recording sender gets. @default HTTP 200 */
@@ -78,6 +81,7 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
     secrets: new MemorySigningSecrets({ otherwise: SECRET, outage: down('secrets') }),
     events: new MemoryEvents(),
     rateWindows: new MemoryRateWindows(down('rateWindows')),
+    claims: new MemoryClaims(down('claims')),
   };
   const logs: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
   const state = {
@@ -182,6 +186,7 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
     },
     metrics,
     rateCounter: stores.rateWindows,
+    claims: stores.claims,
   };
   return {
     state,
@@ -192,6 +197,7 @@ export function memoryPorts(connections: Connection[], options: MemoryPortsOptio
     clear() {
       for (const store of [stores.attempts, stores.parked, stores.queues]) store.clear();
       stores.rateWindows.counts.clear();
+      stores.claims.items.clear();
       stores.events.events.length = 0;
       state.sent.length = 0;
       logs.length = 0;

@@ -22,9 +22,14 @@ describe('publish input', () => {
     expect(publishInput({ file: 'e.json', readFile: () => JSON.stringify(file) })).toEqual(file);
   });
 
+  it('takes the event id from --file, so the same file publishes the same event again', () => {
+    const file = { eventId: 'evt_signup-42', user: { id: 'usr_1' }, application: { id: 'app_1', name: 'A' } };
+    expect(publishInput({ file: 'e.json', readFile: () => JSON.stringify(file) })).toEqual(file);
+  });
+
   it('refuses a file with fields it does not know, or combined with the other flags', () => {
-    expect(() => publishInput({ file: 'e.json', readFile: () => '{"user":{},"eventId":"evt_1"}' })).toThrow(
-      '--file: unknown field eventId (expected user, application, occurredAt, connectionIds)',
+    expect(() => publishInput({ file: 'e.json', readFile: () => '{"user":{},"eventID":"evt_1"}' })).toThrow(
+      '--file: unknown field eventID (expected eventId, user, application, occurredAt, connectionIds)',
     );
     expect(() => publishInput({ file: 'e.json', application: 'app_1', readFile: () => '{}' })).toThrow(
       /^--file holds the whole event/,

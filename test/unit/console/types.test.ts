@@ -102,6 +102,7 @@ const ATTEMPT: Presence<Attempt> = {
   final: 'required',
   test: 'optional',
   traceId: 'optional',
+  sendId: 'optional',
   expiresAt: 'required',
   requestHeaders: 'optional',
   resentAs: 'optional',

@@ -42,6 +42,7 @@ describe('attemptRecordOf', () => {
       durationMs: 12,
       outcome: 'delivered',
       final: true,
+      sendId: expect.stringMatching(/^[0-9A-Z]{10}$/),
       expiresAt: at / 1000 + 30 * 86_400,
       statusCode: 200,
       responseSnippet: 'ok',

@@ -93,8 +93,10 @@ describe('an event to an application', () => {
     expect(calls.every((c) => c.target.refusal === undefined)).toBe(true);
   });
 
-  it('gives the same delivery ids when the same event comes round again', async () => {
-    const { fanOut, calls } = setup([connection('con_a'), connection('con_b')]);
+  it('without claims (de-duplication off) sends the same event again when it comes round, under the same delivery ids', async () => {
+    const f = memoryPorts([connection('con_a'), connection('con_b')]);
+    const { attempter, calls } = recordingAttempter();
+    const fanOut = createFanOut({ ...f.deps, claims: undefined }, attempter);
     await fanOut(event(), BODY, facts, run);
     await fanOut(event(), BODY, facts, run);
     const ids = calls.map((c) => c.delivery.deliveryId);

@@ -1,6 +1,6 @@
 import { bodyOfEvent, parseMessage, readMessage } from '../../../lambdas/core/envelope';
 import { PoisonMessageError, ValidationError } from '../../../lambdas/core/errors';
-import { connectionIdOf, deliveryIdFor, ulid } from '../../../lambdas/core/ids';
+import { connectionIdOf, deliveryIdFor, newSendId, ulid } from '../../../lambdas/core/ids';
 import { buildPayload, serialiseBody } from '../../../lambdas/core/payload';
 
 const occurredAt = '2026-11-21T14:53:00.123Z';
@@ -150,5 +150,15 @@ describe('a deferred attempt record from the retry queue', () => {
     expect(parsed).toMatchObject({ type: 'attempt-log', record: { traceId } });
     expect(() => parseMessage(text({ traceId: 'x'.repeat(65) }), 'retry')).toThrow(/record\.traceId/);
     expect(() => parseMessage(text({ traceId: '<b>1</b>' }), 'retry')).toThrow(/record\.traceId/);
+  });
+
+  it('keeps a send id (two sends of one attempt are two records), and refuses one that is not a send id by name', () => {
+    const sendId = newSendId();
+    expect(parseMessage(text({ sendId }), 'retry')).toMatchObject({
+      type: 'attempt-log',
+      record: { sendId },
+    });
+    expect(() => parseMessage(text({ sendId: 'x#y' }), 'retry')).toThrow(/record\.sendId/);
+    expect(() => parseMessage(text({ sendId: 7 }), 'retry')).toThrow(/record\.sendId/);
   });
 });

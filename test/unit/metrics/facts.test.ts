@@ -158,7 +158,9 @@ describe('infrastructure failures, by dependency', () => {
     expect(f.facts).toEqual([{ kind: 'infrastructure', dependency: 'secrets' }]);
     f.facts.length = 0;
     f.state.fail.add('scheduler');
-    const { failures } = await f.dispatcher.processBatch([ingress()], plenty);
+    // Another event: the first one's delivery was handed back, so publishing it again sends nothing (core/claims.ts).
+    const another = { ...ingress(), body: JSON.stringify({ ...event, eventId: 'evt_another' }) };
+    const { failures } = await f.dispatcher.processBatch([another], plenty);
     expect(failures).toEqual(['m1']);
     expect(f.facts).toEqual([
       { kind: 'infrastructure', dependency: 'secrets' },
