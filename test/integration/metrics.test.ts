@@ -8,6 +8,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { LOCAL_CREDENTIALS } from '../../local/constants';
+import type { LocalState } from '../../local/state';
 import { type OutputChild, spawnUntil } from '../support/child';
 import { waitFor } from '../support/wait';
 
@@ -18,6 +21,7 @@ let local: OutputChild;
 let env: NodeJS.ProcessEnv;
 let apiUrl: string;
 let receiverOrigin: string;
+let state: LocalState;
 
 /** The test's environment without the integration project's emulator settings. */
 function cleanEnv(): NodeJS.ProcessEnv {
@@ -28,8 +32,9 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return out;
 }
 
-function webhooks(args: string[]): Promise<string> {
-  return new Promise((done, reject) => {
+/** Runs `webhooks --local …`: its exit code and output (stdin a pipe, as in CI). */
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
     const child = spawn(process.execPath, ['cli/webhooks.cjs', '--local', ...args], { cwd: ROOT, env });
     let stdout = '';
     let stderr = '';
@@ -39,10 +44,14 @@ function webhooks(args: string[]): Promise<string> {
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
       stderr += c;
     });
-    child.on('close', (code) =>
-      code === 0 ? done(stdout) : reject(new Error(`webhooks ${args.join(' ')} exited ${code}: ${stderr}`)),
-    );
+    child.on('close', (code) => done({ code, stdout, stderr }));
   });
+}
+
+async function webhooks(args: string[]): Promise<string> {
+  const { code, stdout, stderr } = await run(args);
+  if (code !== 0) throw new Error(`webhooks ${args.join(' ')} exited ${code}: ${stderr}`);
+  return stdout;
 }
 
 /** Every sample of the text format by its series (`name{label="v",…}`), summed if repeated. */
@@ -68,9 +77,9 @@ beforeAll(async () => {
     timeoutMs: 60_000,
     ready: (output) => /✓ delivered\s+dlv_/.test(output),
   });
-  const state = JSON.parse(readFileSync(stateFile, 'utf8'));
-  apiUrl = state.resources.apiUrl;
-  receiverOrigin = new URL(state.demoReceiverUrl).origin;
+  state = JSON.parse(readFileSync(stateFile, 'utf8'));
+  apiUrl = state.resources.apiUrl!;
+  receiverOrigin = new URL(state.demoReceiverUrl!).origin;
 });
 
 afterAll(async () => {
@@ -127,4 +136,45 @@ it('after one event that fails twice and then arrives, shows 2 http_error and 1 
     expect(after.series.has(`webhooks_queue_oldest_age_seconds{queue="${queue}"}`)).toBe(true);
   }
   expect(after.text).toContain('# TYPE webhooks_attempt_duration_seconds histogram');
+});
+
+it('clears a poisoned dead-letter queue with dlq delete (refused without a terminal unless --yes), and the DLQ depth reads 0', async () => {
+  const dlqVisible = 'webhooks_queue_depth{queue="dlq",state="visible"}';
+  const sqs = new SQSClient({
+    region: state.region,
+    endpoint: state.endpoints.sqs,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  // Not JSON: poison on its first receipt, dead-lettered as invalid_message.
+  await sqs.send(new SendMessageCommand({ QueueUrl: state.resources.queueUrl, MessageBody: 'not json' }));
+  sqs.destroy();
+  await waitFor(
+    'the poison message to reach the DLQ',
+    async () => (await scrape()).series.get(dlqVisible) === 1,
+    {
+      timeoutMs: 20_000,
+      intervalMs: 250,
+    },
+  );
+
+  const refused = await run(['dlq', 'delete', '--all']);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toMatch(
+    /not deleting everything in the dead-letter queue without confirmation .*--all --yes/,
+  );
+  expect((await scrape()).series.get(dlqVisible)).toBe(1);
+
+  const redrive = await webhooks(['dlq', 'redrive', '--all']);
+  expect(redrive).toMatch(
+    /Left 1 message in the DLQ:\n {2}message \S+: malformed message \(invalid_message\)/,
+  );
+
+  const deleted = await webhooks(['dlq', 'delete', '--all', '--yes']);
+  expect(deleted).toMatch(
+    /Deleted 1 message from the dead-letter queue:\n {2}message \S+ \(invalid_message\)/,
+  );
+  expect(await webhooks(['dlq', 'list'])).toContain('The dead-letter queue is empty.');
+  const after = await scrape();
+  expect(after.series.get(dlqVisible)).toBe(0);
+  expect(after.series.get('webhooks_queue_depth{queue="dlq",state="in_flight"}')).toBe(0);
 });
