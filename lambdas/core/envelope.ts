@@ -125,6 +125,8 @@ function parseDelivery(m: Record<string, unknown>): ReadMessage & { type: 'deliv
   if (m.test !== undefined && typeof m.test !== 'boolean') fail('test', 'must be a boolean when present');
   if (m.publishedAt !== undefined && !isIsoUtc(m.publishedAt))
     fail('publishedAt', 'must be an ISO 8601 UTC date-time when present');
+  if (m.dueAt !== undefined && !isIsoUtc(m.dueAt))
+    fail('dueAt', 'must be an ISO 8601 UTC date-time when present');
   const message: DeliveryMessage = {
     v: 1,
     type: 'delivery',
@@ -137,6 +139,7 @@ function parseDelivery(m: Record<string, unknown>): ReadMessage & { type: 'deliv
     firstAttemptAt: m.firstAttemptAt,
   };
   if (m.publishedAt !== undefined) message.publishedAt = m.publishedAt as string;
+  if (m.dueAt !== undefined) message.dueAt = m.dueAt as string;
   if (m.test === true) message.test = true;
   return { type: 'delivery', message, facts: factsOf(payload) };
 }

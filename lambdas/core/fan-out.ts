@@ -79,6 +79,7 @@ export function createFanOut(
         await attempter.deliverTo(delivery, target, facts, run);
       } catch (error) {
         log.warn('delivery handed back to the queue', {
+          applicationId: facts.applicationId,
           deliveryId: delivery.deliveryId,
           eventId: delivery.eventId,
           connectionId: delivery.connectionId,

@@ -119,7 +119,9 @@ function read(message: DlqMessage): ReadDeadLetter {
       ...(redrivable ? { queue: 'retry' as const } : { why: unredrivable(parsed.reason, d) }),
     };
     if (!redrivable) return { entry };
-    const delivery: DeliveryMessage = { ...d, attempt: next!, chainStart: next! };
+    // A new chain, due now: the time its last retry was due is not carried.
+    const { dueAt: _due, ...rest } = d;
+    const delivery: DeliveryMessage = { ...rest, attempt: next!, chainStart: next! };
     return { entry, redriveBody: queueJson(delivery) };
   }
   const entry: DeadLetterEntry = {

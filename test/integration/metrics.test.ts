@@ -9,13 +9,17 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { LOCAL_CREDENTIALS } from '../../local/constants';
+import { LOCAL_CONNECTION_CACHE_TTL_MS, LOCAL_CREDENTIALS } from '../../local/constants';
 import type { LocalState } from '../../local/state';
 import { type OutputChild, spawnUntil } from '../support/child';
 import { waitFor } from '../support/wait';
 
 const ROOT = resolve(__dirname, '..', '..');
 const APP = 'app_metrics_e2e';
+/** Longer than local mode's connection cache (LOCAL_CONNECTION_CACHE_TTL_MS), with room to spare. */
+const CACHE_WAIT_MS = LOCAL_CONNECTION_CACHE_TTL_MS + 1_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let local: OutputChild;
 let env: NodeJS.ProcessEnv;
@@ -124,7 +128,16 @@ it('after one event that fails twice and then arrives, shows 2 http_error and 1 
   expect(after.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
   expect(grew('webhooks_attempts_total{outcome="http_error",status_class="5xx"}')).toBe(2);
   expect(grew('webhooks_attempts_total{outcome="delivered",status_class="2xx"}')).toBe(1);
-  expect(grew('webhooks_attempt_duration_seconds_count')).toBe(3);
+  // Durations by outcome, with buckets past the 30 s deadline.
+  expect(grew('webhooks_attempt_duration_seconds_count{outcome="http_error"}')).toBe(2);
+  expect(grew('webhooks_attempt_duration_seconds_count{outcome="delivered"}')).toBe(1);
+  expect(after.series.has('webhooks_attempt_duration_seconds_bucket{le="35",outcome="timeout"}')).toBe(true);
+  expect(after.series.has('webhooks_attempt_duration_seconds_bucket{le="60",outcome="delivered"}')).toBe(
+    true,
+  );
+  // Both retries were taken up and measured against when they were due; none is in flight now.
+  expect(grew('webhooks_retry_start_lag_seconds_count')).toBe(2);
+  expect(after.series.get('webhooks_deliveries_in_flight')).toBe(0);
   expect(grew('webhooks_retries_scheduled_total')).toBe(2);
   expect(grew(delivered)).toBe(1);
   expect(grew('webhooks_delivery_latency_seconds_count')).toBe(1);
@@ -136,6 +149,65 @@ it('after one event that fails twice and then arrives, shows 2 http_error and 1 
     expect(after.series.has(`webhooks_queue_oldest_age_seconds{queue="${queue}"}`)).toBe(true);
   }
   expect(after.text).toContain('# TYPE webhooks_attempt_duration_seconds histogram');
+});
+
+it('counts a delivery parked and then recovered once as parked and once as recovered, never a second delivered', async () => {
+  const created = await webhooks([
+    'connections',
+    'create',
+    '--application',
+    APP,
+    '--name',
+    'Parked then recovered',
+    '--url',
+    `${receiverOrigin}/hooks`,
+    '--json',
+  ]);
+  const { connectionId } = JSON.parse(created) as { connectionId: string };
+  await webhooks(['connections', 'disable', connectionId]);
+  // The dispatcher's cached copy of the connection expires within LOCAL_CONNECTION_CACHE_TTL_MS.
+  await sleep(CACHE_WAIT_MS);
+  const before = await scrape();
+  const at = (s: typeof before, series: string) => s.series.get(series) ?? 0;
+  let after = before;
+  const grew = (series: string) => at(after, series) - at(before, series);
+  const result = (r: string) => `webhooks_deliveries_total{result="${r}"}`;
+  const until = (what: string, done: () => boolean) =>
+    waitFor(
+      what,
+      async () => {
+        after = await scrape();
+        return done();
+      },
+      { timeoutMs: 20_000, intervalMs: 250 },
+    );
+
+  // Named explicitly, a disabled connection's delivery is refused and parked for it.
+  await webhooks([
+    'publish',
+    '--application',
+    APP,
+    '--user-json',
+    '{"id":"usr_parked","email":"p@example.com"}',
+    '--connection',
+    connectionId,
+  ]);
+  await until('the delivery to be parked', () => grew(result('parked')) >= 1);
+  await webhooks(['connections', 'enable', connectionId]);
+  await sleep(CACHE_WAIT_MS);
+  await webhooks(['connections', 'recover', connectionId]);
+  await until('the recovered delivery to be counted', () => grew(result('recovered')) >= 1);
+
+  expect(grew(result('parked'))).toBe(1);
+  expect(grew('webhooks_parked_total{reason="connection_disabled"}')).toBe(1);
+  expect(grew(result('recovered'))).toBe(1);
+  // One delivery, one first result: the recovery is not a second delivered.
+  expect(grew(result('delivered'))).toBe(0);
+  expect(grew('webhooks_attempts_total{outcome="rejected",status_class="none"}')).toBe(1);
+  expect(grew('webhooks_attempts_total{outcome="delivered",status_class="2xx"}')).toBe(1);
+  // Its latency counts from publish, across the park and the recovery.
+  expect(grew('webhooks_delivery_latency_seconds_count')).toBe(1);
+  expect(grew('webhooks_delivery_latency_seconds_sum')).toBeGreaterThanOrEqual(CACHE_WAIT_MS / 1000);
 });
 
 it('clears a poisoned dead-letter queue with dlq delete (refused without a terminal unless --yes), and the DLQ depth reads 0', async () => {

@@ -54,6 +54,35 @@ export class MetricTotals implements MetricTotalsView {
   }
 }
 
+/**
+ * Where each delivery's chains ended, from its records: its first final record is where its first
+ * chain ended (delivered, or failed); a 2xx after it is a later chain's (recovered).
+ */
+function chainEnds(records: readonly AttemptRecord[]): {
+  delivered: number;
+  failed: number;
+  recovered: number;
+} {
+  const firstFinal = new Map<string, number>();
+  for (const r of records) {
+    // A 2xx always ends its chain.
+    const final = r.final || r.outcome === 'delivered';
+    if (final && r.attempt < (firstFinal.get(r.deliveryId) ?? Number.POSITIVE_INFINITY)) {
+      firstFinal.set(r.deliveryId, r.attempt);
+    }
+  }
+  const delivered = new Set<string>();
+  const failed = new Set<string>();
+  const recovered = new Set<string>();
+  for (const r of records) {
+    const first = firstFinal.get(r.deliveryId);
+    if (first === undefined) continue;
+    if (r.attempt === first) (r.outcome === 'delivered' ? delivered : failed).add(r.deliveryId);
+    else if (r.attempt > first && r.outcome === 'delivered') recovered.add(`${r.deliveryId}#${r.attempt}`);
+  }
+  return { delivered: delivered.size, failed: failed.size, recovered: recovered.size };
+}
+
 /** What the run did besides the ledger's records, for {@link metricProblems}. */
 export interface MetricCheckInput {
   attempts: readonly AttemptRecord[];
@@ -104,12 +133,15 @@ export function resentCopies(
  * - `DeadLetters` = the dispatcher's letters in the DLQ (every write is a message, copies
  *   included), except after a SIGKILL: a letter written by an invocation killed before it
  *   ended is there uncounted (its redo writes and counts another), so at most the letters.
- * - `Deliveries` by result: delivered = deliveries with a 2xx logged; parked + dead_lettered =
- *   the final failures logged (each ends in one of them); equal when the run had no duplicate
- *   send, else up to the ledger's duplicate sends more (a re-processed final attempt reaches its
- *   result again or not, by what the receiver answers the copy, which the log does not keep).
- *   Parked alone is at least what the parked table holds now (a recovery empties it) and
- *   dead_lettered at most one per delivery letter in the DLQ.
+ * - `Deliveries` by result, each delivery once where its first chain ended (its first final
+ *   record): delivered = deliveries whose first final record is a 2xx; parked + dead_lettered =
+ *   those whose first final record is a failure (each ends in one of them); recovered = the 2xx
+ *   records after a delivery's first final record (a recovery or redrive that arrived). Equal
+ *   when the run had no duplicate send, else up to the ledger's duplicate sends more (a
+ *   re-processed final attempt reaches its result again or not, by what the receiver answers
+ *   the copy, which the log does not keep). Parked alone is at least what the parked table
+ *   holds now of first parks (a recovery empties it) and dead_lettered at most one per delivery
+ *   letter in the DLQ.
  */
 export function metricProblems(totals: MetricTotalsView, ledger: Ledger, input: MetricCheckInput): string[] {
   const problems: string[] = [];
@@ -139,13 +171,12 @@ export function metricProblems(totals: MetricTotalsView, ledger: Ledger, input: 
     slack === 0
       ? exact(what, counted, happened, 'no duplicate sends')
       : within(what, counted, happened, happened + slack, `+${slack} duplicate sends allowed`);
-  const delivered = new Set(records.filter((a) => a.outcome === 'delivered').map((a) => a.deliveryId));
-  result('deliveries delivered', totals.deliveries.delivered ?? 0, delivered.size);
-  // Every final failure logged ends parked or dead-lettered (a park the table refused is
+  const ends = chainEnds(records);
+  result('deliveries delivered', totals.deliveries.delivered ?? 0, ends.delivered);
+  result('deliveries recovered', totals.deliveries.recovered ?? 0, ends.recovered);
+  // Every first chain that failed ends parked or dead-lettered (a park the table refused is
   // dead-lettered), whether or not it is still parked: a recovery empties the table.
-  const finalFailures = new Set(
-    records.filter((a) => a.final && a.outcome !== 'delivered').map((a) => `${a.deliveryId}#${a.attempt}`),
-  ).size;
+  const finalFailures = ends.failed;
   const parkedCounted = totals.deliveries.parked ?? 0;
   result(
     'final failures (parked + dead-lettered)',
@@ -155,7 +186,8 @@ export function metricProblems(totals: MetricTotalsView, ledger: Ledger, input: 
   within(
     'deliveries parked',
     parkedCounted,
-    ledger.parked,
+    // A delivery parked again after a recovery is in the table but counted once, at its first park.
+    Math.min(ledger.parked, finalFailures),
     finalFailures + slack,
     'at least those parked now',
   );
