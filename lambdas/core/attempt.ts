@@ -271,7 +271,7 @@ async function traced(
   run: (traceId: string | undefined) => Promise<AttemptRecord>,
 ): Promise<AttemptRecord> {
   if (!ctx.deps.tracing) return run(undefined);
-  const span = ctx.deps.tracing.attempt(attemptIdsOf(delivery));
+  const span = ctx.deps.tracing.attempt(attemptIdsOf(delivery), delivery.traceparent);
   try {
     const record = await run(span.traceId);
     span.end(record.outcome);

@@ -16,6 +16,7 @@ import { PoisonMessageError, ValidationError } from './errors';
 import { connectionIdOf, isApplicationId, isConnectionId, isDeliveryId, isEventId, isUserId } from './ids';
 import { checkBody, isIsoUtc, payloadAndBody } from './payload';
 import { isBodyText, requestHeadersRule } from './request-check';
+import { isTraceparent } from './trace-context';
 import type {
   AttemptLogMessage,
   AttemptRecord,
@@ -127,6 +128,8 @@ function parseDelivery(m: Record<string, unknown>): ReadMessage & { type: 'deliv
     fail('publishedAt', 'must be an ISO 8601 UTC date-time when present');
   if (m.dueAt !== undefined && !isIsoUtc(m.dueAt))
     fail('dueAt', 'must be an ISO 8601 UTC date-time when present');
+  if (m.traceparent !== undefined && !isTraceparent(m.traceparent))
+    fail('traceparent', 'must be a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>) when present');
   const message: DeliveryMessage = {
     v: 1,
     type: 'delivery',
@@ -140,6 +143,7 @@ function parseDelivery(m: Record<string, unknown>): ReadMessage & { type: 'deliv
   };
   if (m.publishedAt !== undefined) message.publishedAt = m.publishedAt as string;
   if (m.dueAt !== undefined) message.dueAt = m.dueAt as string;
+  if (m.traceparent !== undefined) message.traceparent = m.traceparent as string;
   if (m.test === true) message.test = true;
   return { type: 'delivery', message, facts: factsOf(payload) };
 }

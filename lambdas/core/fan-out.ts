@@ -22,6 +22,8 @@ export type FanOut = (
   run: Run,
   /** The event's SQS sent time (Unix ms): its publish time, carried by its deliveries. */
   sentAtMs?: number,
+  /** The publisher's trace context (InputRecord.traceparent), carried by its deliveries. */
+  traceparent?: string,
 ) => Promise<void>;
 
 export function createFanOut(
@@ -50,7 +52,7 @@ export function createFanOut(
   }
 
   /** `body`: the event's request body as readMessage serialised it, the same bytes for every connection. */
-  return async function fanOut(event, body, facts, run, sentAtMs) {
+  return async function fanOut(event, body, facts, run, sentAtMs, traceparent) {
     const targets = await targetsOf(event);
     if (targets.length === 0) {
       log.info('no enabled webhook connection for this application; nothing to deliver', {
@@ -74,6 +76,7 @@ export function createFanOut(
         body,
         firstAttemptAt,
         ...(publishedAt ? { publishedAt } : {}),
+        ...(traceparent ? { traceparent } : {}),
       };
       try {
         await attempter.deliverTo(delivery, target, facts, run);

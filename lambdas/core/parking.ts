@@ -29,6 +29,8 @@ export interface ParkedItem extends ParkedDelivery {
   firstAttemptAt: string;
   /** The event's publish time, carried to the recovery so its latency counts from publish. */
   publishedAt?: string;
+  /** The publisher's trace context, carried to the recovery's attempts. */
+  traceparent?: string;
   /** Epoch seconds; DynamoDB TTL (the attempt log's TTL). */
   expiresAt: number;
 }
@@ -68,6 +70,7 @@ export function recoveryMessage(item: ParkedItem): DeliveryMessage {
     body: item.body,
     firstAttemptAt: item.firstAttemptAt,
     ...(item.publishedAt ? { publishedAt: item.publishedAt } : {}),
+    ...(item.traceparent ? { traceparent: item.traceparent } : {}),
   };
 }
 
@@ -139,6 +142,7 @@ export function parkedItemOf(input: {
     expiresAt: Math.floor(input.parkedAtMs / 1000) + input.ttlDays * 86_400,
   };
   if (delivery.publishedAt !== undefined) item.publishedAt = delivery.publishedAt;
+  if (delivery.traceparent !== undefined) item.traceparent = delivery.traceparent;
   if (input.lastError !== undefined) item.lastError = input.lastError;
   if (input.lastOutcome !== undefined) item.lastOutcome = input.lastOutcome;
   if (input.lastStatusCode !== undefined) item.lastStatusCode = input.lastStatusCode;

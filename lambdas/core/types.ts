@@ -81,6 +81,8 @@ export interface DeliveryMessage {
    * queue): how late the dispatcher took it up is RetryStartLag. Absent on every other message.
    */
   dueAt?: string;
+  /** The publisher's trace context (W3C `traceparent`), carried from the event to every attempt's span. */
+  traceparent?: string;
   /** Set on dashboard test sends: logged with `test: true`, never retried. */
   test?: boolean;
 }
