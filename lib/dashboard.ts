@@ -109,10 +109,14 @@ export class WebhookDashboard extends Construct {
       this.dashboard.addWidgets(objectivesWidget(m, s.objectives, { width: FULL, height: HEIGHT }));
     this.dashboard.addWidgets(
       graph('Attempt duration (ms)', m.percentiles('attemptDuration')),
-      graph('Delivery latency, publish to 2xx (ms)', m.percentiles('deliveryLatency')),
+      graph('Delivery latency, publish to 2xx (ms)', [
+        ...m.percentiles('deliveryLatency'),
+        m.metric('retryStartLag', { statistic: 'p99', label: 'retry start lag p99' }),
+      ]),
       graph('Final results and retries', [
         ...m.metricBy('deliveries', 'Result'),
         m.metric('retriesScheduled', { label: 'retries scheduled' }),
+        m.metric('deliveriesInFlight', { label: 'in flight (most in one invocation)' }),
       ]),
     );
     this.addQueues(s, graph);

@@ -24,11 +24,17 @@ export type DimensionValue = {
 export interface WebhookMetricOptions {
   /** One second dimension (the metric must be emitted with it: the catalogue's `by`). */
   readonly by?: DimensionValue;
-  /** @default 'Sum' for counts, 'p99' for durations */
+  /** @default 'Sum' for counts, 'Maximum' for a gauge, 'p99' for durations */
   readonly statistic?: string;
   readonly label?: string;
   /** @default METRIC_PERIOD */
   readonly period?: Duration;
+}
+
+/** A count is summed, a gauge's invocation peaks read at their highest, a duration at p99. */
+function defaultStatistic(spec: { unit: string; gauge?: true }): string {
+  if (spec.gauge) return cloudwatch.Stats.MAXIMUM;
+  return spec.unit === 'Count' ? cloudwatch.Stats.SUM : cloudwatch.Stats.p(99);
 }
 
 /**
@@ -52,7 +58,7 @@ export class WebhookMetrics {
       namespace: METRICS_NAMESPACE,
       metricName: spec.name,
       dimensionsMap: { [STACK_DIMENSION]: this.stackName, ...(by ? { [by.name]: by.value } : {}) },
-      statistic: options.statistic ?? (spec.unit === 'Count' ? cloudwatch.Stats.SUM : cloudwatch.Stats.p(99)),
+      statistic: options.statistic ?? defaultStatistic(spec),
       period: options.period ?? METRIC_PERIOD,
       ...(options.label ? { label: options.label } : {}),
     });

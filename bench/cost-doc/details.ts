@@ -119,7 +119,16 @@ export function keptBodies({ a, prices }: CostDoc): string {
       `+${num(fw)} WCU, +${num(fg)} GB-month: ${money(cost(fw, fg))}`,
     ];
   });
-  return `## Keeping request bodies
+  return `## Delivery search
+
+Finding deliveries by user or event id (\`deliverySearch\`, on by default, off in \`lean\`) writes two
+lookup items on a delivery's first attempt, one keyed by user and one by event (about 370 bytes each,
+one write unit each, kept as long as that record): **+2 WCU a delivery, $1.25 a million**, and
+0.74 GB-month a million at ${a.ttlDaysSuccess} days ($0.19). Reads: one Query a page, plus one per delivery listed (and
+one per final failure for the parked check). The application-wide list needs no write: it merges
+Queries of every connection's partitions.
+
+## Keeping request bodies
 
 A delivery's body is kept once, raw-deflated on its first attempt's record (design.md §5), for ${a.ttlDaysSuccess} days. Measured by
 \`npm run bench -- --only bodyStorage\` for the payload with the fixtures' small metadata, a typical profile and the

@@ -4,6 +4,7 @@ import { type Command, Option } from 'commander';
 import type { Connection } from '../../lambdas/core/types';
 import type { WebhookManagement } from '../../lambdas/management';
 import { DEFAULT_RECOVERY_RATE_PER_SECOND } from '../../lambdas/management/parked';
+import { confirm } from '../confirm';
 import type { Context } from '../context';
 import { CliError, UsageError } from '../errors';
 import { keyValues, plural, relativeTime, table, truncate, visible } from '../format';
@@ -328,38 +329,16 @@ function remove(): Command {
 }
 
 /** Asks on the terminal; without one (CI, a pipe) refuses, since nobody can answer. */
-async function confirmDelete(ctx: Context, connection: Connection): Promise<void> {
-  const retry = `${ctx.suggest(`connections delete ${connection.connectionId} --yes`)}`;
-  if (ctx.stdin.isTTY !== true) {
-    throw new UsageError(
-      `not deleting ${connection.connectionId} without confirmation (no terminal to ask on); to delete it, run: ${retry}`,
-    );
-  }
-  ctx.stderr.write(
-    `Delete connection ${connection.connectionId} (${visible(connection.name)}) and its signing secret? This cannot be undone. [y/N] `,
+function confirmDelete(ctx: Context, connection: Connection): Promise<void> {
+  return confirm(
+    ctx,
+    `Delete connection ${connection.connectionId} (${visible(connection.name)}) and its signing secret? This cannot be undone.`,
+    {
+      refusal: `not deleting ${connection.connectionId}`,
+      retry: ctx.suggest(`connections delete ${connection.connectionId} --yes`),
+      declined: `not deleted: ${connection.connectionId} is unchanged`,
+    },
   );
-  const answer = await readLine(ctx.stdin);
-  if (!/^y(es)?$/i.test(answer.trim()))
-    throw new CliError(`not deleted: ${connection.connectionId} is unchanged`);
-}
-
-function readLine(stream: NodeJS.ReadableStream): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    const onData = (chunk: Buffer | string) => {
-      text += chunk.toString();
-      if (text.includes('\n')) done();
-    };
-    const done = () => {
-      stream.off('data', onData);
-      stream.off('end', done);
-      stream.pause();
-      resolve(text.split('\n')[0] ?? '');
-    };
-    stream.on('data', onData);
-    stream.once('end', done);
-    stream.resume();
-  });
 }
 
 function sendTest(): Command {

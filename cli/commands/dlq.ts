@@ -1,7 +1,10 @@
-/** `webhooks dlq …`: what is in the dead-letter queue and why, and sending it back. */
+/** `webhooks dlq …`: what is in the dead-letter queue and why, sending it back, and clearing it. */
 
 import type { Command } from 'commander';
 import { isDeliveryId } from '../../lambdas/core/ids';
+import type { DeadLetterEntry, SkippedEntry } from '../../lambdas/management';
+import { confirm } from '../confirm';
+import type { Context } from '../context';
 import { CliError, UsageError } from '../errors';
 import { plural, table } from '../format';
 import { group, handle, leaf } from '../program';
@@ -25,6 +28,7 @@ function list(): Command {
     ctx.print(table(entries, deadLetterColumns(ctx.now())));
     ctx.print(`\n${plural(entries.length, 'message')} in the dead-letter queue. Send deliveries back with:`);
     ctx.print(`  ${ctx.suggest('dlq redrive <delivery-id>…')}   or   ${ctx.suggest('dlq redrive --all')}`);
+    ctx.print(`Clear what cannot be sent back with: ${ctx.suggest('dlq delete <message-id|delivery-id>…')}`);
   });
 }
 
@@ -70,10 +74,57 @@ function redrive(): Command {
     } else {
       ctx.print('Nothing was redriven.');
     }
-    if (result.skipped.length) {
-      ctx.print(
-        `\nLeft ${plural(result.skipped.length, 'poison message')} in the DLQ (they would only fail again).`,
-      );
+    if (result.skipped.length) printSkipped(ctx, result.skipped);
+    if (result.notFound.length) {
+      throw new CliError(`not in the dead-letter queue: ${result.notFound.join(', ')}`);
+    }
+  });
+}
+
+/** Each message a redrive left behind, with why, and how to clear it. */
+function printSkipped(ctx: Context, skipped: readonly SkippedEntry[]): void {
+  ctx.print(`\nLeft ${plural(skipped.length, 'message')} in the DLQ:`);
+  for (const entry of skipped) ctx.print(`  ${nameOf(entry)}: ${entry.why}`);
+  ctx.print(`Delete one with: ${ctx.suggest('dlq delete <message-id|delivery-id>')}`);
+}
+
+const nameOf = (entry: DeadLetterEntry) => entry.deliveryId ?? `message ${entry.messageId}`;
+
+function remove(): Command {
+  const cmd = leaf('delete', {
+    summary: 'delete dead-lettered messages for good (asks first; --yes to skip)',
+    usage: '<message-id|delivery-id>… | --all [--yes]',
+    details:
+      'A deleted message is gone: its delivery is never attempted again. Name messages by the delivery id\nor, for a message without one (poison), the message id dlq list shows as (message <id>). Asks for\nconfirmation on a terminal; in scripts and CI (no terminal) give --yes. Exits with status 1 when an\nid asked for is not in the DLQ.',
+    examples: [
+      'webhooks dlq delete dlv_01JD8X4AZ3K5M7N9P1Q3R5S7T9_con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B',
+      'webhooks dlq delete --all --yes',
+    ],
+  })
+    .argument('[id...]')
+    .option('--all', 'delete everything in the dead-letter queue')
+    .option('-y, --yes', 'delete without asking');
+  return handle(cmd, async (ctx, { flags, positionals }) => {
+    const all = flags.bool('all');
+    if (all && positionals.length) throw new UsageError('give message or delivery ids or --all, not both');
+    if (!all && positionals.length === 0) throw new UsageError('which messages? give their ids, or --all');
+    const what = all ? 'everything in the dead-letter queue' : plural(positionals.length, 'message');
+    if (!flags.bool('yes')) {
+      await confirm(ctx, `Delete ${what} for good? The deliveries are never attempted again.`, {
+        refusal: `not deleting ${what}`,
+        retry: ctx.suggest(`dlq delete ${all ? '--all' : positionals.join(' ')} --yes`),
+        declined: 'nothing deleted: the dead-letter queue is unchanged',
+      });
+    }
+    const result = await (await ctx.management()).deadLetters.delete(
+      all ? { all: true } : { ids: positionals },
+    );
+    ctx.printJson(result);
+    if (result.deleted.length) {
+      ctx.print(`Deleted ${plural(result.deleted.length, 'message')} from the dead-letter queue:`);
+      for (const entry of result.deleted) ctx.print(`  ${nameOf(entry)} (${entry.reason})`);
+    } else {
+      ctx.print(all ? 'Nothing was deleted: the dead-letter queue is empty.' : 'Nothing was deleted.');
     }
     if (result.notFound.length) {
       throw new CliError(`not in the dead-letter queue: ${result.notFound.join(', ')}`);
@@ -82,7 +133,7 @@ function redrive(): Command {
 }
 
 export function dlqCommand(): Command {
-  const cmd = group('dlq', 'see what is in the dead-letter queue and send it back for delivery');
-  for (const sub of [list(), redrive()]) cmd.addCommand(sub);
+  const cmd = group('dlq', 'see what is in the dead-letter queue, send it back for delivery, or clear it');
+  for (const sub of [list(), redrive(), remove()]) cmd.addCommand(sub);
   return cmd;
 }

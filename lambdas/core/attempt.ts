@@ -13,11 +13,13 @@ import { DeadlineError, infra } from './errors';
 import { buildHeaders } from './headers';
 import { attemptIdsOf } from './ids';
 import { createLimiter, type Limiter } from './limiter';
+import { countRetryLag } from './metrics';
 import type { DispatcherDeps } from './ports';
 import { createRateLimiter, effectiveRateLimit, type RateLimiter } from './rate-limit';
 import { type SigningChoice, signingSecrets } from './secret-switch';
 import type { Settlement, Settler } from './settle';
 import type { Target } from './targets';
+import { isoTime } from './time';
 import type {
   AttemptRecord,
   AttemptResult,
@@ -130,6 +132,7 @@ async function deliver(
   facts: EventFacts,
   run: Run,
 ): Promise<AttemptRecord | Deferral> {
+  countRetryLag(ctx.deps, delivery);
   // 1. Judge the connection: the target (missing, disabled, foreign), then its destination.
   if (target.refusal) return refuse(ctx, delivery, facts, target.connection, target.refusal, target.foreign);
   const connection = target.connection!;
@@ -142,6 +145,7 @@ async function deliver(
   // 3. A slot among the batch's attempts; the deadline; the rate limit.
   const slot = ctx.limiter.acquire();
   if (slot) await slot;
+  ctx.deps.metrics?.record({ kind: 'inFlight', delta: 1 });
   try {
     // Checked once the attempt may start: waiting for a slot also spends the invocation's time.
     const remaining = run.remainingMs();
@@ -171,6 +175,7 @@ async function deliver(
       );
     });
   } finally {
+    ctx.deps.metrics?.record({ kind: 'inFlight', delta: -1 });
     ctx.limiter.release();
   }
 }
@@ -266,7 +271,7 @@ async function traced(
   run: (traceId: string | undefined) => Promise<AttemptRecord>,
 ): Promise<AttemptRecord> {
   if (!ctx.deps.tracing) return run(undefined);
-  const span = ctx.deps.tracing.attempt(attemptIdsOf(delivery));
+  const span = ctx.deps.tracing.attempt(attemptIdsOf(delivery), delivery.traceparent);
   try {
     const record = await run(span.traceId);
     span.end(record.outcome);
@@ -301,35 +306,41 @@ async function waitForRateLimit(
     }),
   );
   // Its first count went unused (far behind its slot, or back after its second ended).
-  if (decision.countedAgain) ctx.deps.log.debug('rate limit: counted again in the next second', ids);
-  if (!decision.go) return defer(ctx, delivery, limit, decision.delaySeconds);
+  const appIds = { applicationId: connection.applicationId, ...ids };
+  if (decision.countedAgain) ctx.deps.log.debug('rate limit: counted again in the next second', appIds);
+  if (!decision.go) return defer(ctx, delivery, connection, limit, decision.delaySeconds);
   if (decision.waitMs > 0) {
     // Its slot in the second, under a second away: its place among the batch's attempts in
     // flight is held meanwhile. Too little time left to wait and send: deferred instead, like
     // a delivery over the limit (its count is simply not used).
     if (run.remainingMs() - decision.waitMs < options.timeoutMs + DEADLINE_MARGIN_MS)
-      return defer(ctx, delivery, limit, 1);
+      return defer(ctx, delivery, connection, limit, 1);
     await ctx.sleep(decision.waitMs);
   }
   return undefined;
 }
 
 /**
- * Puts a delivery over its rate limit back, unchanged, as a new message on the retry queue
+ * Puts a delivery over its rate limit back, unchanged but for when it is due, as a new message on the retry queue
  * with a delay: a new message starts at receive count 0, so waiting never dead-letters it
  * (a message merely left invisible would count a receive each time, docs/design.md §4 "Rate limits").
  */
 async function defer(
   ctx: Context,
   delivery: DeliveryMessage,
+  connection: Connection,
   limit: number,
   delaySeconds: number,
 ): Promise<Deferral> {
   const ids = attemptIdsOf(delivery);
-  await infra('scheduler.schedule', ids, () => ctx.deps.scheduler.schedule(delivery, delaySeconds));
+  const dueAt = isoTime(ctx.deps.clock.now() + delaySeconds * 1000);
+  await infra('scheduler.schedule', ids, () =>
+    ctx.deps.scheduler.schedule({ ...delivery, dueAt }, delaySeconds),
+  );
   ctx.deps.metrics?.record({ kind: 'rateLimitDeferral' });
   // DEBUG: one line per deferral would be most of a burst's log; RateLimitDeferrals counts them.
   ctx.deps.log.debug('delivery deferred: waiting for the rate limit', {
+    applicationId: connection.applicationId,
     ...ids,
     eventId: delivery.eventId,
     rateLimit: limit,

@@ -53,7 +53,7 @@ async function processRecord(ctx: Context, record: InputRecord, run: Run): Promi
   // two more turns of the microtask queue than one that awaits it.
   switch (read?.type) {
     case 'event':
-      await ctx.fanOut(read.message, read.body, read.facts, run, record.sentAtMs);
+      await ctx.fanOut(read.message, read.body, read.facts, run, record.sentAtMs, record.traceparent);
       return;
     case 'delivery':
       await ctx.attempter.deliverTo(read.message, await retargeted(ctx, read), read.facts, run);

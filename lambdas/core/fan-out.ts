@@ -25,6 +25,8 @@ export type FanOut = (
   run: Run,
   /** The event's SQS sent time (Unix ms): its publish time, carried by its deliveries. */
   sentAtMs?: number,
+  /** The publisher's trace context (InputRecord.traceparent), carried by its deliveries. */
+  traceparent?: string,
 ) => Promise<void>;
 
 export function createFanOut(
@@ -53,7 +55,7 @@ export function createFanOut(
   }
 
   /** `body`: the event's request body as readMessage serialised it, the same bytes for every connection. */
-  return async function fanOut(event, body, facts, run, sentAtMs) {
+  return async function fanOut(event, body, facts, run, sentAtMs, traceparent) {
     const targets = await targetsOf(event);
     if (targets.length === 0) {
       log.info('no enabled webhook connection for this application; nothing to deliver', {
@@ -74,25 +76,19 @@ export function createFanOut(
         if (claim.kind === 'busy') throw new DeliveryInFlightError({ connectionId: target.id, deliveryId });
         return;
       }
-      const delivery: DeliveryMessage = {
-        v: 1,
-        type: 'delivery',
-        deliveryId,
-        eventId: event.eventId,
-        connectionId: target.id,
-        attempt: 1,
-        chainStart: 1,
-        // Taken over from an earlier publish (its send crashed): that publish's timestamp, so one
-        // delivery id never carries two bodies.
-        body:
-          claim.timeMs === occurredAtMs ? body : bodyOfEvent({ ...event, occurredAt: isoTime(claim.timeMs) }),
+      // Taken over from an earlier publish (its send crashed): that publish's timestamp, so one
+      // delivery id never carries two bodies.
+      const sent =
+        claim.timeMs === occurredAtMs ? body : bodyOfEvent({ ...event, occurredAt: isoTime(claim.timeMs) });
+      const delivery = firstDelivery(event.eventId, target.id, deliveryId, sent, {
         firstAttemptAt,
-        ...(publishedAt ? { publishedAt } : {}),
-      };
+        publishedAt,
+        traceparent,
+      });
       try {
         await attempter.deliverTo(delivery, target, facts, run);
       } catch (error) {
-        await handBack(deps, delivery, error);
+        await handBack(deps, delivery, facts.applicationId, error);
       }
       // Attempted or handed to the retry queue: its own chain owns it now, not a republish.
       if (claim.held) await settleClaim(deps, key);
@@ -108,13 +104,39 @@ export function createFanOut(
   };
 }
 
+/** A target's first delivery of an event: attempt 1 of a new chain. */
+function firstDelivery(
+  eventId: string,
+  connectionId: string,
+  deliveryId: string,
+  body: string,
+  stamps: { firstAttemptAt: string; publishedAt?: string; traceparent?: string },
+): DeliveryMessage {
+  const { firstAttemptAt, publishedAt, traceparent } = stamps;
+  return {
+    v: 1,
+    type: 'delivery',
+    deliveryId,
+    eventId,
+    connectionId,
+    attempt: 1,
+    chainStart: 1,
+    body,
+    firstAttemptAt,
+    ...(publishedAt ? { publishedAt } : {}),
+    ...(traceparent ? { traceparent } : {}),
+  };
+}
+
 /** A delivery whose attempt failed for an infrastructure reason, handed to the retry queue on its own. */
 async function handBack(
   deps: Pick<DispatcherDeps, 'scheduler' | 'log' | 'metrics'>,
   delivery: DeliveryMessage,
+  applicationId: string,
   error: unknown,
 ): Promise<void> {
   deps.log.warn('delivery handed back to the queue', {
+    applicationId,
     deliveryId: delivery.deliveryId,
     eventId: delivery.eventId,
     connectionId: delivery.connectionId,

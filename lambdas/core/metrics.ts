@@ -1,22 +1,22 @@
 /**
  * What the dispatcher counts, as facts: an attempt with its outcome, status class and duration,
- * a final result, a delivery's latency, a retry scheduled, a dead letter with its reason, a
- * health transition, a failed dependency, an attempt record deferred, a sender resend, a blocked
- * destination. The core records them through the Metrics port (ports.ts); the adapters own the
+ * a delivery's final result and latency, a retry scheduled and how late it started, the
+ * deliveries in flight, a dead letter with its reason, a health transition, a failed
+ * dependency, an attempt record deferred, a sender resend, a blocked destination, a rate-limit
+ * deferral. The core records them through the Metrics port (ports.ts); the adapters own the
  * wire format (adapters/metrics: CloudWatch EMF in Lambda, Prometheus text in local mode) and
- * the names (adapters/metrics/catalogue.ts).
+ * the names (adapters/metrics/catalogue.ts). docs/operations.md "Metrics" says what each means.
  */
 
 import { InfrastructureError } from './errors';
 import type { HealthState } from './health';
 import type { ParkReason } from './parking';
-import type { DeadLetterReason, Outcome } from './types';
+import type { DeadLetterReason, DeliveryMessage, Outcome } from './types';
 
 /** The AWS dependencies whose failures are counted, each by name. */
 export const DEPENDENCIES = ['dynamodb', 'sqs', 'secrets', 'sns'] as const;
 export type Dependency = (typeof DEPENDENCIES)[number];
 
-/** A response's status class; `none` when no response came (timeout, network error, refusal). */
 /**
  * A response's status class: `other` for a status outside 200-599 that a receiver answered with
  * (an interim 1xx as final, or 600-999: an `http_error` all the same), `none` for no response.
@@ -24,25 +24,39 @@ export type Dependency = (typeof DEPENDENCIES)[number];
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'other', 'none'] as const;
 export type StatusClass = (typeof STATUS_CLASSES)[number];
 
-/** Where a delivery ended: each delivery ends once in one of these (a test send in none). */
-export const FINAL_RESULTS = ['delivered', 'parked', 'dead_lettered'] as const;
+/**
+ * Where a delivery ended. Each delivery counts one of `delivered`, `parked`, `dead_lettered`
+ * once, when its first chain of attempts ends (a test send none). A later chain an operator
+ * starts (recover, redrive, resend: `chainStart` above 1) counts `recovered` when it reaches a
+ * 2xx, and nothing here when it fails again (Parked and DeadLetters count that).
+ */
+export const FINAL_RESULTS = ['delivered', 'parked', 'dead_lettered', 'recovered'] as const;
 export type FinalResult = (typeof FINAL_RESULTS)[number];
+
+/** The outcomes of a request sent (refusals send none, so have no duration). */
+export const SENT_OUTCOMES = ['delivered', 'http_error', 'timeout', 'network_error'] as const;
 
 export type MetricFact =
   /** One attempt record settled: a request sent, or a refusal (no request, no duration). */
   | { kind: 'attempt'; outcome: Outcome; statusClass: StatusClass; durationMs?: number }
-  | { kind: 'final'; result: 'delivered' | 'dead_lettered' }
+  | { kind: 'final'; result: 'delivered' | 'dead_lettered' | 'recovered' }
   | { kind: 'final'; result: 'parked'; reason: ParkReason }
-  /** Publish (the ingress message's sent time) to the 2xx, for a delivery that carries it. */
+  /** A later chain parked again: a park (Parked), not a second final result. */
+  | { kind: 'parkedAgain'; reason: ParkReason }
+  /** Publish (or, without a publish time, the first attempt) to the 2xx. */
   | { kind: 'latency'; ms: number }
   | { kind: 'retry' }
+  /** A delivery taken from the retry queue started this long after it was due (never negative). */
+  | { kind: 'retryLag'; ms: number }
+  /** A delivery took (+1) or left (-1) its slot among the attempts in flight. */
+  | { kind: 'inFlight'; delta: 1 | -1 }
   /** A message or delivery written to the dead-letter queue. */
   | { kind: 'deadLetter'; reason: DeadLetterReason }
   | { kind: 'health'; state: HealthState }
   | { kind: 'infrastructure'; dependency: Dependency }
   | { kind: 'attemptLogDeferred' }
   | { kind: 'senderResend' }
-  /** A delivery put back on the retry queue to wait for its connection's rate limit (not an attempt). */
+  /** One deferral: a delivery put back to wait for its connection's rate limit (one delivery may defer many times). */
   | { kind: 'rateLimitDeferral' }
   | { kind: 'blocked' };
 
@@ -82,4 +96,17 @@ export function countFailure(metrics: { record(fact: MetricFact): void } | undef
   if (!metrics || !(error instanceof InfrastructureError)) return;
   const dependency = dependencyOf(error.operation);
   if (dependency) metrics.record({ kind: 'infrastructure', dependency });
+}
+
+/**
+ * How late a retry or rate-limit deferral is taken up against the time it was due (its `dueAt`):
+ * RetryStartLag. A message without one (an event's delivery, a recovery) counts nothing.
+ */
+export function countRetryLag(
+  deps: { metrics?: { record(fact: MetricFact): void }; clock: { now(): number } },
+  delivery: Pick<DeliveryMessage, 'dueAt'>,
+): void {
+  const due = delivery.dueAt === undefined ? Number.NaN : Date.parse(delivery.dueAt);
+  if (!deps.metrics || !Number.isFinite(due)) return;
+  deps.metrics.record({ kind: 'retryLag', ms: Math.max(0, deps.clock.now() - due) });
 }

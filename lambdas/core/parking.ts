@@ -27,6 +27,10 @@ export interface ParkedItem extends ParkedDelivery {
   /** The exact request body of the first attempt: a recovery sends these bytes again. */
   body: string;
   firstAttemptAt: string;
+  /** The event's publish time, carried to the recovery so its latency counts from publish. */
+  publishedAt?: string;
+  /** The publisher's trace context, carried to the recovery's attempts. */
+  traceparent?: string;
   /** Epoch seconds; DynamoDB TTL (the attempt log's TTL). */
   expiresAt: number;
 }
@@ -65,6 +69,8 @@ export function recoveryMessage(item: ParkedItem): DeliveryMessage {
     chainStart: attempt,
     body: item.body,
     firstAttemptAt: item.firstAttemptAt,
+    ...(item.publishedAt ? { publishedAt: item.publishedAt } : {}),
+    ...(item.traceparent ? { traceparent: item.traceparent } : {}),
   };
 }
 
@@ -135,6 +141,8 @@ export function parkedItemOf(input: {
     firstAttemptAt: delivery.firstAttemptAt,
     expiresAt: Math.floor(input.parkedAtMs / 1000) + input.ttlDays * 86_400,
   };
+  if (delivery.publishedAt !== undefined) item.publishedAt = delivery.publishedAt;
+  if (delivery.traceparent !== undefined) item.traceparent = delivery.traceparent;
   if (input.lastError !== undefined) item.lastError = input.lastError;
   if (input.lastOutcome !== undefined) item.lastOutcome = input.lastOutcome;
   if (input.lastStatusCode !== undefined) item.lastStatusCode = input.lastStatusCode;

@@ -39,6 +39,11 @@ export interface InputRecord {
    * is its publish time, which its deliveries carry to measure delivery latency.
    */
   sentAtMs?: number;
+  /**
+   * The publisher's trace context, as a W3C `traceparent` (core/trace-context.ts): an event's
+   * deliveries carry it and each attempt's span records it.
+   */
+  traceparent?: string;
 }
 
 /** What the core needs to know about the running invocation. */
@@ -272,12 +277,15 @@ export interface SpanIds {
 
 /** Port: spans of the attempts. Nothing of it reaches the receiver (no trace header is sent). */
 export interface Tracing {
-  /** Opens the span of one attempt, annotated with its ids. */
-  attempt(ids: SpanIds): AttemptSpan;
+  /**
+   * Opens the span of one attempt, annotated with its ids and, when its event carried one, the
+   * publisher's trace (`traceparent`, core/trace-context.ts).
+   */
+  attempt(ids: SpanIds, publisher?: string): AttemptSpan;
 }
 
 export interface AttemptSpan {
-  /** The trace the span belongs to, kept in the attempt record; undefined when there is none. */
+  /** The trace the span belongs to, kept in the attempt record; undefined when there is none or it is not sampled. */
   readonly traceId?: string;
   /** Closes the span with the attempt's outcome, or marked failed by the error that ended it. */
   end(outcome: Outcome | undefined, error?: unknown): void;

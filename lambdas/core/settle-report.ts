@@ -45,6 +45,7 @@ function logOutcome(
     // line is written at DEBUG only (docs/performance.md, log bytes per delivery).
     if (s.debugLines) {
       log.debug('delivered', {
+        applicationId: s.facts.applicationId,
         ...attemptIdsOf(s.delivery),
         outcome: rec.outcome,
         statusCode,
@@ -55,6 +56,7 @@ function logOutcome(
     return;
   }
   const fields = {
+    applicationId: s.facts.applicationId,
     ...attemptIdsOf(s.delivery),
     eventId: s.delivery.eventId,
     outcome: rec.outcome,
@@ -114,15 +116,20 @@ function count(
   if (rec.outcome === 'blocked') metrics.record({ kind: 'blocked' });
   // A test send is one attempt and no delivery: it has no final result.
   if (s.delivery.test) return;
+  // A chain an operator started (recover, redrive, resend): the delivery has its final result.
+  const later = (s.delivery.chainStart ?? 1) > 1;
   if (decision.action === 'done') {
-    metrics.record({ kind: 'final', result: 'delivered' });
-    const published = s.delivery.publishedAt ? Date.parse(s.delivery.publishedAt) : Number.NaN;
-    if (Number.isFinite(published)) {
-      metrics.record({ kind: 'latency', ms: Math.max(0, clock.now() - published) });
-    }
+    metrics.record({ kind: 'final', result: later ? 'recovered' : 'delivered' });
+    // From publish; a Resend's message (built from the attempt log) knows its first attempt only.
+    const from = Date.parse(s.delivery.publishedAt ?? s.delivery.firstAttemptAt);
+    if (Number.isFinite(from)) metrics.record({ kind: 'latency', ms: Math.max(0, clock.now() - from) });
   } else if (went === 'parked' && decision.action === 'dead-letter' && isParkReason(decision.reason)) {
-    metrics.record({ kind: 'final', result: 'parked', reason: decision.reason });
-  } else if (went === 'dead-lettered') {
+    metrics.record(
+      later
+        ? { kind: 'parkedAgain', reason: decision.reason }
+        : { kind: 'final', result: 'parked', reason: decision.reason },
+    );
+  } else if (went === 'dead-lettered' && !later) {
     metrics.record({ kind: 'final', result: 'dead_lettered' });
   }
 }

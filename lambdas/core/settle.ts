@@ -136,6 +136,7 @@ function noteAppend(ctx: Context, rec: AttemptRecord, outcome: AppendOutcome | u
   ctx.deps.log.warn(
     'attempt record not written: a different record of this attempt exists and is never replaced',
     {
+      applicationId: rec.applicationId,
       connectionId: rec.connectionId,
       deliveryId: rec.deliveryId,
       eventId: rec.eventId,
@@ -156,6 +157,7 @@ async function record(ctx: Context, rec: AttemptRecord, shards?: readonly Attemp
   } catch (cause) {
     const ids = { connectionId: rec.connectionId, deliveryId: rec.deliveryId, attempt: rec.attempt };
     deps.log.warn('attempt log write failed; the record is queued for a later write', {
+      applicationId: rec.applicationId,
       ...ids,
       eventId: rec.eventId,
       error: errorText(cause),
@@ -182,7 +184,8 @@ async function act(
   const { delivery } = s;
   const ids = attemptIdsOf(delivery);
   if (decision.action === 'retry') {
-    const next: DeliveryMessage = { ...delivery, attempt: delivery.attempt + 1 };
+    const dueAt = isoTime(deps.clock.now() + decision.delaySeconds * 1000);
+    const next: DeliveryMessage = { ...delivery, attempt: delivery.attempt + 1, dueAt };
     await infra('scheduler.schedule', ids, () => deps.scheduler.schedule(next, decision.delaySeconds));
     deps.metrics?.record({ kind: 'retry' });
     return undefined;
@@ -232,6 +235,7 @@ async function park(
     return 'parked';
   } catch (cause) {
     deps.log.warn('parking failed; the delivery goes to the dead-letter queue instead', {
+      applicationId: s.facts.applicationId,
       ...ids,
       eventId: s.delivery.eventId,
       error: errorText(cause),

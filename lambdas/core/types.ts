@@ -76,6 +76,13 @@ export interface DeliveryMessage {
    * on test sends: their deliveries count no latency.
    */
   publishedAt?: string;
+  /**
+   * When a retry or a rate-limit deferral was due to start (set as it is put on the retry
+   * queue): how late the dispatcher took it up is RetryStartLag. Absent on every other message.
+   */
+  dueAt?: string;
+  /** The publisher's trace context (W3C `traceparent`), carried from the event to every attempt's span. */
+  traceparent?: string;
   /** Set on dashboard test sends: logged with `test: true`, never retried. */
   test?: boolean;
 }

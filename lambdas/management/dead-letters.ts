@@ -11,13 +11,19 @@
  * it belongs to: a dead letter's delivery to the retry queue; a moved original to the queue
  * SQS took it from (its `DeadLetterQueueSourceArn`), or, where that attribute is missing (the
  * local emulator), by its type: events to the ingress queue, everything else to the retry
- * queue. Poison is never redriven.
+ * queue. Poison is never redriven, nor a delivery whose connection no longer exists: each message
+ * left behind says why. `delete` clears messages for good (SQS DeleteMessage on their receipts).
  */
 
 import { MAX_ATTEMPT } from '../core/constants';
 import type { DeadLetter, DeadLetterReason, DeliveryMessage } from '../core/types';
 import { queueJson } from '../core/untrusted';
 import type { DlqMessage, DlqMessages } from './ports';
+
+/** What a redrive needs of the connections: whether a delivery's still exists. */
+export interface ConnectionLookup {
+  get(connectionId: string): Promise<unknown | undefined>;
+}
 
 /** How long listed messages stay hidden while the listing reads the rest of the queue. */
 const LIST_VISIBILITY_S = 30;
@@ -36,16 +42,27 @@ export interface DeadLetterEntry {
   attempt?: number;
   /** False for poison messages, which would only fail again. */
   redrivable: boolean;
+  /** Why it is not redrivable, for an operator (absent when it is). */
+  why?: string;
   /** The queue a redrive sends it to (absent when not redrivable). */
   queue?: 'ingress' | 'retry';
   sentAt?: string;
 }
 
+/** A message a redrive left in the DLQ, and why. */
+export type SkippedEntry = DeadLetterEntry & { why: string };
+
 export interface RedriveResult {
   redriven: DeadLetterEntry[];
-  /** In the DLQ but not redrivable (poison messages), left where they are. */
-  skipped: DeadLetterEntry[];
+  /** Left in the DLQ, each with why: malformed, past its last attempt, its connection gone, or the send failed. */
+  skipped: SkippedEntry[];
   /** Delivery ids asked for that were not found in the DLQ. */
+  notFound: string[];
+}
+
+export interface DeleteResult {
+  deleted: DeadLetterEntry[];
+  /** Message or delivery ids asked for that were not found in the DLQ. */
   notFound: string[];
 }
 
@@ -72,16 +89,16 @@ function read(message: DlqMessage): ReadDeadLetter {
   try {
     parsed = JSON.parse(body);
   } catch {
-    // An original SQS moved: sent again as it is.
+    // Sent back, it would only be dead-lettered again as invalid_message.
     const entry: DeadLetterEntry = {
       ...base,
       kind: 'original',
       reason: 'max_receives',
       error: 'body is not JSON',
-      redrivable: true,
-      queue: originalQueue(message, undefined),
+      redrivable: false,
+      why: 'malformed body (not JSON): it would only be dead-lettered again; delete it',
     };
-    return { entry, redriveBody: body };
+    return { entry };
   }
   if (parsed?.type === 'dead-letter') {
     const d = parsed.delivery;
@@ -99,10 +116,12 @@ function read(message: DlqMessage): ReadDeadLetter {
       eventId: d?.eventId,
       attempt: d?.attempt,
       redrivable,
-      ...(redrivable ? { queue: 'retry' as const } : {}),
+      ...(redrivable ? { queue: 'retry' as const } : { why: unredrivable(parsed.reason, d) }),
     };
     if (!redrivable) return { entry };
-    const delivery: DeliveryMessage = { ...d, attempt: next!, chainStart: next! };
+    // A new chain, due now: the time its last retry was due is not carried.
+    const { dueAt: _due, ...rest } = d;
+    const delivery: DeliveryMessage = { ...rest, attempt: next!, chainStart: next! };
     return { entry, redriveBody: queueJson(delivery) };
   }
   const entry: DeadLetterEntry = {
@@ -120,8 +139,23 @@ function read(message: DlqMessage): ReadDeadLetter {
   return { entry, redriveBody: body };
 }
 
+/** Why a dispatcher's dead letter stays: poison (no delivery in it), or no attempt number left. */
+function unredrivable(reason: unknown, delivery: DeliveryMessage | undefined): string {
+  if (!delivery)
+    return `malformed message (${String(reason)}): it would only fail the same check again; delete it`;
+  return `delivery ${delivery.deliveryId} has used all ${MAX_ATTEMPT} attempt numbers`;
+}
+
+/** A message matches an id given by the operator: its message id, or its delivery's id. */
+const matchesId = (entry: DeadLetterEntry, ids: ReadonlySet<string>) =>
+  ids.has(entry.messageId) || (entry.deliveryId !== undefined && ids.has(entry.deliveryId));
+
 export class DeadLetterQueue {
-  constructor(private readonly messages: DlqMessages) {}
+  /** `connections`: checked before a delivery is sent back (absent: not checked). */
+  constructor(
+    private readonly messages: DlqMessages,
+    private readonly connections?: ConnectionLookup,
+  ) {}
 
   /** Receives every message (hidden for a while), hands each to `visit`, then makes the untouched ones visible again. */
   private async sweep(
@@ -169,16 +203,27 @@ export class DeadLetterQueue {
     if (!options.all && wanted.size === 0) throw new RangeError('redrive needs delivery ids or all: true');
     const result: RedriveResult = { redriven: [], skipped: [], notFound: [] };
     const found = new Set<string>();
+    const gone = this.goneConnections();
     await this.sweep(REDRIVE_VISIBILITY_S, options.max ?? 100_000, async (message) => {
       const { entry, redriveBody: body } = read(message);
       const matches = options.all || (entry.deliveryId !== undefined && wanted.has(entry.deliveryId));
       if (!matches) return 'keep';
       if (entry.deliveryId) found.add(entry.deliveryId);
-      if (body === undefined || !entry.queue) {
-        result.skipped.push(entry);
+      const why =
+        body === undefined || !entry.queue
+          ? (entry.why ?? 'not redrivable')
+          : await gone(entry.queue === 'retry' ? entry.connectionId : undefined);
+      if (why !== undefined) {
+        result.skipped.push({ ...entry, why });
         return 'keep';
       }
-      await this.messages.send(entry.queue, body);
+      try {
+        await this.messages.send(entry.queue!, body!);
+      } catch (error) {
+        const text = error instanceof Error ? error.message : String(error);
+        result.skipped.push({ ...entry, why: `could not be sent back to the ${entry.queue} queue: ${text}` });
+        return 'keep';
+      }
       await this.messages.delete(message);
       result.redriven.push(entry);
       options.onProgress?.(result.redriven.length, entry);
@@ -186,5 +231,47 @@ export class DeadLetterQueue {
     });
     result.notFound = [...wanted].filter((id) => !found.has(id));
     return result;
+  }
+
+  /**
+   * Deletes messages for good: the given message or delivery ids, or all. What is deleted is
+   * gone (SQS DeleteMessage on each receipt): its delivery is never attempted again.
+   */
+  async delete(options: { ids?: string[]; all?: boolean; max?: number }): Promise<DeleteResult> {
+    const wanted = new Set(options.ids ?? []);
+    if (!options.all && wanted.size === 0)
+      throw new RangeError('delete needs message or delivery ids or all: true');
+    const result: DeleteResult = { deleted: [], notFound: [] };
+    const found = new Set<string>();
+    await this.sweep(REDRIVE_VISIBILITY_S, options.max ?? 100_000, async (message) => {
+      const { entry } = read(message);
+      if (!options.all && !matchesId(entry, wanted)) return 'keep';
+      for (const id of [entry.messageId, entry.deliveryId]) if (id && wanted.has(id)) found.add(id);
+      await this.messages.delete(message);
+      result.deleted.push(entry);
+      return 'consumed';
+    });
+    result.notFound = [...wanted].filter((id) => !found.has(id));
+    return result;
+  }
+
+  /** Why a delivery to this connection cannot go back (it no longer exists), read once per connection. */
+  private goneConnections(): (connectionId: string | undefined) => Promise<string | undefined> {
+    const seen = new Map<string, Promise<string | undefined>>();
+    return (connectionId) => {
+      if (!connectionId || !this.connections) return Promise.resolve(undefined);
+      let why = seen.get(connectionId);
+      if (!why) {
+        why = this.connections
+          .get(connectionId)
+          .then((c) =>
+            c === undefined
+              ? `unknown connection: ${connectionId} no longer exists, so it would only be dead-lettered again; delete it`
+              : undefined,
+          );
+        seen.set(connectionId, why);
+      }
+      return why;
+    };
   }
 }

@@ -47,7 +47,13 @@ export {
   SessionError,
   SessionSetupError,
 } from './console-session';
-export { type DeadLetterEntry, DeadLetterQueue, type RedriveResult } from './dead-letters';
+export {
+  type DeadLetterEntry,
+  DeadLetterQueue,
+  type DeleteResult,
+  type RedriveResult,
+  type SkippedEntry,
+} from './dead-letters';
 export {
   DELIVERY_STATES,
   Deliveries,
@@ -123,7 +129,7 @@ export class WebhookManagement {
       undefined,
       (deliveryId, attempt) => backend.attempts.markResent(deliveryId, attempt),
     );
-    this.deadLetters = new DeadLetterQueue(backend.deadLetters);
+    this.deadLetters = new DeadLetterQueue(backend.deadLetters, backend.connections);
     this.publisher = backend.publisher;
     this.rateActivity = new RateLimitActivityReader(options, backend.rateWindows);
     this.stats = backend.stats;

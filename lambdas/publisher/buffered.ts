@@ -19,7 +19,15 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { PublishInput } from '../core/envelope';
 import { InfrastructureError, ValidationError } from '../core/errors';
 import type { EventMessage } from '../core/types';
-import { build, type Published, sendMessages, type WebhookPublisherOptions } from './send';
+import {
+  build,
+  type Published,
+  type PublishOptions,
+  sendMessages,
+  type TraceAttributes,
+  traceAttributes,
+  type WebhookPublisherOptions,
+} from './send';
 
 /** SQS takes at most 10 entries per SendMessageBatch. */
 const BATCH = 10;
@@ -69,6 +77,7 @@ export interface BufferedPublisherOptions extends WebhookPublisherOptions {
 
 interface Pending {
   message: EventMessage;
+  trace: TraceAttributes;
   attempts: number;
   resolve(published: Published): void;
   reject(error: PublishError): void;
@@ -102,14 +111,16 @@ export class BufferedPublisher {
   }
 
   /**
-   * Validates the event and queues it for the next batch.
+   * Validates the event and queues it for the next batch, with the trace context of the caller.
    * @throws ValidationError naming the field, before anything is queued.
    * @returns when SQS has taken it; rejects with {@link PublishError} when SQS would not.
    */
-  publishUserIdentified(input: PublishInput): Promise<Published> {
+  publishUserIdentified(input: PublishInput, options?: PublishOptions): Promise<Published> {
     const message = build(input);
+    // Read now: the trace of the call, not of whichever call the batch is sent in.
+    const trace = traceAttributes(options);
     return new Promise<Published>((resolve, reject) => {
-      this.buffer.push({ message, attempts: 0, resolve, reject });
+      this.buffer.push({ message, trace, attempts: 0, resolve, reject });
       if (this.buffer.length >= BATCH) this.sendNow();
       else if (this.timer === undefined) this.timer = this.timers.set(() => this.sendNow(), this.maxDelayMs);
     });
@@ -141,6 +152,7 @@ export class BufferedPublisher {
       this.sqs,
       this.queueUrl,
       batch.map((e) => e.message),
+      batch.map((e) => e.trace),
     );
     for (const ok of result.published) {
       batch[ok.index]!.resolve({ eventId: ok.eventId, messageId: ok.messageId });

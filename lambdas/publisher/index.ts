@@ -17,7 +17,9 @@ import {
   type BatchPublishResult,
   build,
   type Published,
+  type PublishOptions,
   sendMessages,
+  traceAttributes,
   type WebhookPublisherOptions,
 } from './send';
 
@@ -25,7 +27,13 @@ export type { PublishInput } from '../core/envelope';
 export { ValidationError } from '../core/errors';
 export type { Application, EventMessage, Metadata, User } from '../core/types';
 export { BufferedPublisher, type BufferedPublisherOptions, PublishError } from './buffered';
-export { type BatchPublishResult, newEventId, type Published, type WebhookPublisherOptions } from './send';
+export {
+  type BatchPublishResult,
+  newEventId,
+  type Published,
+  type PublishOptions,
+  type WebhookPublisherOptions,
+} from './send';
 
 export class WebhookPublisher {
   private readonly sqs: SQSClient;
@@ -38,13 +46,14 @@ export class WebhookPublisher {
   }
 
   /**
-   * Validates and enqueues one event.
+   * Validates and enqueues one event, with the trace context of the caller (PublishOptions).
    * @throws ValidationError naming the field, before anything is sent.
    */
-  async publishUserIdentified(input: PublishInput): Promise<Published> {
+  async publishUserIdentified(input: PublishInput, options?: PublishOptions): Promise<Published> {
     const message = build(input);
+    const trace = traceAttributes(options);
     const out = await this.sqs.send(
-      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: queueJson(message) }),
+      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: queueJson(message), ...trace }),
     );
     return { eventId: message.eventId, messageId: out.MessageId ?? '' };
   }
@@ -54,7 +63,11 @@ export class WebhookPublisher {
    * are returned in `failed`; the call throws only if validation fails (nothing sent then).
    * @throws ValidationError naming the entry and field, e.g. `events[3].user.id`.
    */
-  async publishUserIdentifiedBatch(inputs: readonly PublishInput[]): Promise<BatchPublishResult> {
+  async publishUserIdentifiedBatch(
+    inputs: readonly PublishInput[],
+    options?: PublishOptions,
+  ): Promise<BatchPublishResult> {
+    const trace = traceAttributes(options);
     const messages = inputs.map((input, index) => {
       try {
         return build(input);
@@ -64,7 +77,12 @@ export class WebhookPublisher {
         throw error;
       }
     });
-    const result = await sendMessages(this.sqs, this.queueUrl, messages);
+    const result = await sendMessages(
+      this.sqs,
+      this.queueUrl,
+      messages,
+      messages.map(() => trace),
+    );
     result.published.sort((a, b) => a.index - b.index);
     result.failed.sort((a, b) => a.index - b.index);
     return result;

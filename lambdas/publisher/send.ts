@@ -1,8 +1,10 @@
 /** Building and sending event messages: what both publishers share. */
 
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { type MessageAttributeValue, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { buildEventMessage, type PublishInput } from '../core/envelope';
+import { ValidationError } from '../core/errors';
 import { newId } from '../core/ids';
+import { isTraceparent } from '../core/trace-context';
 import type { EventMessage } from '../core/types';
 import { queueJson } from '../core/untrusted';
 
@@ -28,6 +30,45 @@ export interface BatchPublishResult {
   failed: Array<{ index: number; eventId: string; code: string; message: string; senderFault: boolean }>;
 }
 
+/** What a publish may add to the message besides the event. */
+export interface PublishOptions {
+  /**
+   * The caller's W3C trace context (`00-<trace id>-<parent id>-<flags>`), e.g. from its
+   * OpenTelemetry span: sent as the `traceparent` message attribute, and every attempt of the
+   * event's deliveries records it (docs/operations.md "Traces").
+   */
+  traceparent?: string;
+}
+
+/** A message's trace attributes, as SQS takes them. */
+export interface TraceAttributes {
+  MessageAttributes?: Record<string, MessageAttributeValue>;
+  MessageSystemAttributes?: Record<string, MessageAttributeValue>;
+}
+
+/**
+ * The trace context a message is sent with: the given `traceparent` as a message attribute, and
+ * in a traced Lambda (`_X_AMZN_TRACE_ID` set) its X-Ray header as the `AWSTraceHeader` system
+ * attribute, which the dispatcher reads when no `traceparent` is given.
+ * @throws ValidationError for a `traceparent` that is not one.
+ */
+export function traceAttributes(
+  options: PublishOptions | undefined,
+  env: Record<string, string | undefined> = process.env,
+): TraceAttributes {
+  const out: TraceAttributes = {};
+  const traceparent = options?.traceparent;
+  if (traceparent !== undefined) {
+    if (!isTraceparent(traceparent)) {
+      throw new ValidationError('traceparent', 'must be a W3C traceparent: 00-<32 hex>-<16 hex>-<2 hex>');
+    }
+    out.MessageAttributes = { traceparent: { DataType: 'String', StringValue: traceparent } };
+  }
+  const xray = env._X_AMZN_TRACE_ID;
+  if (xray) out.MessageSystemAttributes = { AWSTraceHeader: { DataType: 'String', StringValue: xray } };
+  return out;
+}
+
 export function newEventId(): string {
   return newId('evt', Date.now());
 }
@@ -41,6 +82,8 @@ export async function sendMessages(
   sqs: SQSClient,
   queueUrl: string,
   messages: readonly EventMessage[],
+  /** Each message's trace attributes, by index (traceAttributes). */
+  traces: readonly (TraceAttributes | undefined)[] = [],
 ): Promise<BatchPublishResult> {
   const result: BatchPublishResult = { published: [], failed: [] };
   for (let start = 0; start < messages.length; start += SQS_BATCH_LIMIT) {
@@ -49,7 +92,11 @@ export async function sendMessages(
       const out = await sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: queueUrl,
-          Entries: chunk.map((m, i) => ({ Id: String(start + i), MessageBody: queueJson(m) })),
+          Entries: chunk.map((m, i) => ({
+            Id: String(start + i),
+            MessageBody: queueJson(m),
+            ...traces[start + i],
+          })),
         }),
       );
       for (const ok of out.Successful ?? []) {

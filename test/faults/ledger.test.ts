@@ -215,6 +215,32 @@ describe('the metrics check', () => {
     ]);
   });
 
+  it('counts a delivery parked and then recovered once as parked and once as recovered, never a second delivered', () => {
+    const fleet = fleetWith('fail', {
+      dlv_1_con_a: [
+        [1, 2_000, '500'],
+        [2, 3_000, '200'],
+      ],
+    });
+    const attempts = [
+      { ...attempt(1, 1, 'http_error'), final: true },
+      { ...attempt(1, 2, 'delivered'), final: true },
+    ];
+    const l = ledger({ fleet, attempts, parked: [] });
+    const input = { attempts, dlq: [], deliveryIds: ids, resentCopies: 0, killed: false };
+    const m = (t: { delivered?: number; recovered: number }) => {
+      const counted = totals({ attempts: 2, parked: 1, delivered: t.delivered });
+      counted.deliveries.recovered = t.recovered;
+      return counted;
+    };
+    expect(metricProblems(m({ recovered: 1 }), l, input)).toEqual([]);
+    // Counted as delivered too (the double count of a recovered delivery): 2 final results for 1.
+    expect(metricProblems(m({ delivered: 1, recovered: 0 }), l, input)).toEqual([
+      'metrics: deliveries delivered counted 1, expected 0 (no duplicate sends)',
+      'metrics: deliveries recovered counted 0, expected 1 (no duplicate sends)',
+    ]);
+  });
+
   it('holds dead letters to the letters in the DLQ', () => {
     const letter = {
       body: JSON.stringify({

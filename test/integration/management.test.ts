@@ -140,8 +140,13 @@ describe('WebhookManagement on the emulators', () => {
   });
 
   it('lists dead letters with their reasons and redrives a delivery with a fresh chain', async () => {
-    const deliveryId = `dlv_01M7ZCPA0BT9YAB0E0YBENXGDG_${id('con')}`;
-    const connectionId = deliveryId.split('_').slice(2).join('_');
+    // A redrive sends back only a delivery whose connection still exists.
+    const { connectionId } = await management.connections.create({
+      applicationId: id('app'),
+      name: 'DLQ',
+      url: 'https://dlq.example.com/hooks',
+    });
+    const deliveryId = `dlv_01M7ZCPA0BT9YAB0E0YBENXGDG_${connectionId}`;
     const delivery = {
       v: 1,
       type: 'delivery',

@@ -591,7 +591,7 @@ export function formatLedger(l: Ledger, title?: string): string {
   if (l.metrics) {
     const m = l.metrics;
     lines.push(
-      `  metrics (EMF totals)  attempts ${int(m.byMetric.Attempts ?? 0)}, delivered ${int(m.deliveries.delivered ?? 0)}, parked ${int(m.deliveries.parked ?? 0)}, dead-lettered ${int(m.deliveries.dead_lettered ?? 0)}, dead letters ${int(m.byMetric.DeadLetters ?? 0)}, retries ${int(m.byMetric.RetriesScheduled ?? 0)}`,
+      `  metrics (EMF totals)  attempts ${int(m.byMetric.Attempts ?? 0)}, delivered ${int(m.deliveries.delivered ?? 0)}, parked ${int(m.deliveries.parked ?? 0)}, dead-lettered ${int(m.deliveries.dead_lettered ?? 0)}, recovered ${int(m.deliveries.recovered ?? 0)}, dead letters ${int(m.byMetric.DeadLetters ?? 0)}, retries ${int(m.byMetric.RetriesScheduled ?? 0)}`,
     );
   }
   for (const p of l.problems) lines.push(`  PROBLEM: ${p}`);

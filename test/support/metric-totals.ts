@@ -54,6 +54,35 @@ export class MetricTotals implements MetricTotalsView {
   }
 }
 
+/**
+ * Where each delivery's chains ended, from its records: its first final record is where its first
+ * chain ended (delivered, or failed); a 2xx after it is a later chain's (recovered).
+ */
+function chainEnds(records: readonly AttemptRecord[]): {
+  delivered: number;
+  failed: number;
+  recovered: number;
+} {
+  const firstFinal = new Map<string, number>();
+  for (const r of records) {
+    // A 2xx always ends its chain.
+    const final = r.final || r.outcome === 'delivered';
+    if (final && r.attempt < (firstFinal.get(r.deliveryId) ?? Number.POSITIVE_INFINITY)) {
+      firstFinal.set(r.deliveryId, r.attempt);
+    }
+  }
+  const delivered = new Set<string>();
+  const failed = new Set<string>();
+  const recovered = new Set<string>();
+  for (const r of records) {
+    const first = firstFinal.get(r.deliveryId);
+    if (first === undefined) continue;
+    if (r.attempt === first) (r.outcome === 'delivered' ? delivered : failed).add(r.deliveryId);
+    else if (r.attempt > first && r.outcome === 'delivered') recovered.add(`${r.deliveryId}#${r.attempt}`);
+  }
+  return { delivered: delivered.size, failed: failed.size, recovered: recovered.size };
+}
+
 /** What the run did besides the ledger's records, for {@link metricProblems}. */
 export interface MetricCheckInput {
   attempts: readonly AttemptRecord[];
@@ -120,12 +149,15 @@ export function resentCopies(
  * - `DeadLetters` = the dispatcher's letters in the DLQ (every write is a message, copies
  *   included), except after a SIGKILL: a letter written by an invocation killed before it
  *   ended is there uncounted (its redo writes and counts another), so at most the letters.
- * - `Deliveries` by result: delivered = deliveries with a 2xx logged; parked + dead_lettered =
- *   the final failures logged (each ends in one of them); equal when the run had no duplicate
- *   send, else up to the ledger's duplicate sends more (a re-processed final attempt reaches its
- *   result again or not, by what the receiver answers the copy, which the log does not keep).
- *   Parked alone is at least what the parked table holds now (a recovery empties it) and
- *   dead_lettered at most one per delivery letter in the DLQ.
+ * - `Deliveries` by result, each delivery once where its first chain ended (its first final
+ *   record): delivered = deliveries whose first final record is a 2xx; parked + dead_lettered =
+ *   those whose first final record is a failure (each ends in one of them); recovered = the 2xx
+ *   records after a delivery's first final record (a recovery or redrive that arrived). Equal
+ *   when the run had no duplicate send, else up to the ledger's duplicate sends more (a
+ *   re-processed final attempt reaches its result again or not, by what the receiver answers
+ *   the copy, which the log does not keep). Parked alone is at least what the parked table
+ *   holds now of first parks (a recovery empties it) and dead_lettered at most one per delivery
+ *   letter in the DLQ.
  * - After a SIGKILL, each of these may fall short by the attempts settled within one function
  *   timeout before it (MetricCheckInput.kills).
  */
@@ -171,15 +203,14 @@ export function metricProblems(totals: MetricTotalsView, ledger: Ledger, input: 
           happened + slack,
           `+${slack} duplicate sends, -${below} killed uncounted`,
         );
-  const delivered = new Set(records.filter((a) => a.outcome === 'delivered').map((a) => a.deliveryId));
+  const ends = chainEnds(records);
   const killedDelivered = new Set(killed.filter((a) => a.outcome === 'delivered').map((a) => a.deliveryId))
     .size;
-  result('deliveries delivered', totals.deliveries.delivered ?? 0, delivered.size, killedDelivered);
-  // Every final failure logged ends parked or dead-lettered (a park the table refused is
+  result('deliveries delivered', totals.deliveries.delivered ?? 0, ends.delivered, killedDelivered);
+  result('deliveries recovered', totals.deliveries.recovered ?? 0, ends.recovered);
+  // Every first chain that failed ends parked or dead-lettered (a park the table refused is
   // dead-lettered), whether or not it is still parked: a recovery empties the table.
-  const finalFailures = new Set(
-    records.filter((a) => a.final && a.outcome !== 'delivered').map((a) => `${a.deliveryId}#${a.attempt}`),
-  ).size;
+  const finalFailures = ends.failed;
   const parkedCounted = totals.deliveries.parked ?? 0;
   const killedFinal = killed.filter((a) => a.final && a.outcome !== 'delivered').length;
   result(
@@ -191,7 +222,8 @@ export function metricProblems(totals: MetricTotalsView, ledger: Ledger, input: 
   within(
     'deliveries parked',
     parkedCounted,
-    ledger.parked,
+    // A delivery parked again after a recovery is in the table but counted once, at its first park.
+    Math.min(ledger.parked, finalFailures),
     finalFailures + slack,
     'at least those parked now',
   );

@@ -129,3 +129,46 @@ describe('WebhookPublisher batch', () => {
     expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
   });
 });
+
+describe("the caller's trace context", () => {
+  const TRACEPARENT = '00-6925a3c00123456789abcdef01234567-53995c3f42cd8ad8-01';
+  const XRAY = 'Root=1-6925a3c0-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1';
+  const saved = process.env._X_AMZN_TRACE_ID;
+  afterEach(() => {
+    if (saved === undefined) delete process.env._X_AMZN_TRACE_ID;
+    else process.env._X_AMZN_TRACE_ID = saved;
+  });
+
+  it("sends the Lambda's X-Ray header as AWSTraceHeader and a given traceparent as a message attribute", async () => {
+    process.env._X_AMZN_TRACE_ID = XRAY;
+    await publisher().publishUserIdentified(input(), { traceparent: TRACEPARENT });
+    const sent = sqs.commandCalls(SendMessageCommand)[0]!.args[0].input;
+    expect(sent.MessageSystemAttributes).toEqual({
+      AWSTraceHeader: { DataType: 'String', StringValue: XRAY },
+    });
+    expect(sent.MessageAttributes).toEqual({ traceparent: { DataType: 'String', StringValue: TRACEPARENT } });
+  });
+
+  it('sends the same on every entry of a batch, and nothing outside a traced Lambda without a traceparent', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    process.env._X_AMZN_TRACE_ID = XRAY;
+    await publisher().publishUserIdentifiedBatch([input(1), input(2)], { traceparent: TRACEPARENT });
+    const entries = sqs.commandCalls(SendMessageBatchCommand)[0]!.args[0].input.Entries!;
+    for (const entry of entries) {
+      expect(entry.MessageSystemAttributes?.AWSTraceHeader?.StringValue).toBe(XRAY);
+      expect(entry.MessageAttributes?.traceparent?.StringValue).toBe(TRACEPARENT);
+    }
+    delete process.env._X_AMZN_TRACE_ID;
+    await publisher().publishUserIdentified(input());
+    const plain = sqs.commandCalls(SendMessageCommand)[0]!.args[0].input;
+    expect(plain.MessageSystemAttributes).toBeUndefined();
+    expect(plain.MessageAttributes).toBeUndefined();
+  });
+
+  it('refuses a traceparent that is not one, naming the field, before anything is sent', async () => {
+    await expect(publisher().publishUserIdentified(input(), { traceparent: 'abc' })).rejects.toMatchObject({
+      field: 'traceparent',
+    });
+    expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
+  });
+});

@@ -10,7 +10,7 @@
  */
 
 import { HEALTH_STATES } from '../../core/health';
-import { DEPENDENCIES, FINAL_RESULTS, STATUS_CLASSES } from '../../core/metrics';
+import { DEPENDENCIES, FINAL_RESULTS, SENT_OUTCOMES, STATUS_CLASSES } from '../../core/metrics';
 import { PARK_REASONS } from '../../core/parking';
 import { DEAD_LETTER_REASONS, OUTCOMES } from '../../core/types';
 
@@ -38,6 +38,11 @@ export interface CloudWatchMetric {
   /** CloudWatch metric name. */
   name: string;
   unit: 'Count' | 'Milliseconds';
+  /**
+   * A level, not a count: EMF writes each invocation's highest (read its Maximum); Prometheus a
+   * gauge of the current level.
+   */
+  gauge?: true;
   /** The dimension sets it is emitted with, besides `[Stack]` alone (always emitted). */
   by: readonly MetricDimension[];
   /**
@@ -65,16 +70,18 @@ export const CLOUDWATCH_METRICS = {
   attemptDuration: {
     name: 'AttemptDuration',
     unit: 'Milliseconds',
-    by: [],
+    by: ['Outcome'],
+    // A refusal sends no request, so has no duration.
+    values: { Outcome: SENT_OUTCOMES },
     prometheus: 'webhooks_attempt_duration_seconds',
-    help: 'Time from the request to the response (or its failure), per attempt',
+    help: 'Time from the request to the response (or its failure), per request sent, by outcome',
   },
   deliveries: {
     name: 'Deliveries',
     unit: 'Count',
     by: ['Result'],
     prometheus: 'webhooks_deliveries_total',
-    help: 'Deliveries that reached a final result: delivered, parked or dead-lettered',
+    help: 'Each delivery once when its first chain ends (delivered, parked, dead_lettered); recovered: a later chain (recover, redrive, resend) that reached a 2xx',
   },
   parked: {
     name: 'Parked',
@@ -90,7 +97,7 @@ export const CLOUDWATCH_METRICS = {
     unit: 'Milliseconds',
     by: [],
     prometheus: 'webhooks_delivery_latency_seconds',
-    help: 'Time from publish (the queue sent time, carried across retries) to a 2xx',
+    help: 'Time from publish (the ingress sent time, carried across retries, recoveries and redrives; a resend: its first attempt) to the 2xx, per delivered or recovered delivery',
   },
   retriesScheduled: {
     name: 'RetriesScheduled',
@@ -98,6 +105,21 @@ export const CLOUDWATCH_METRICS = {
     by: [],
     prometheus: 'webhooks_retries_scheduled_total',
     help: 'Retries put on the retry queue with their delay',
+  },
+  retryStartLag: {
+    name: 'RetryStartLag',
+    unit: 'Milliseconds',
+    by: [],
+    prometheus: 'webhooks_retry_start_lag_seconds',
+    help: 'How late a retry or rate-limit deferral started: from the time it was due to when the dispatcher took it up',
+  },
+  deliveriesInFlight: {
+    name: 'DeliveriesInFlight',
+    unit: 'Count',
+    gauge: true,
+    by: [],
+    prometheus: 'webhooks_deliveries_in_flight',
+    help: 'Deliveries holding a slot among the attempts in flight (signing, sending, settling); EMF: the highest of each invocation',
   },
   deadLetters: {
     name: 'DeadLetters',
@@ -146,7 +168,7 @@ export const CLOUDWATCH_METRICS = {
     unit: 'Count',
     by: [],
     prometheus: 'webhooks_rate_limit_deferrals_total',
-    help: 'Deliveries put back with a delay because their connection reached its rate limit (no attempt made)',
+    help: 'Deferrals, not deliveries: each time a delivery was put back to wait for its connection rate limit (no attempt made)',
   },
 } as const satisfies Record<string, CloudWatchMetric>;
 

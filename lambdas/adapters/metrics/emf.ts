@@ -10,7 +10,10 @@
  * Outcome=delivered, StatusClass=2xx, Result=delivered, with every duration as one array), and
  * each metric is emitted with the sets `[Stack]` and `[Stack, X]` of the catalogue. Counts are
  * summed; durations and latencies are arrays of up to 100 values (EMF's limit), so CloudWatch
- * keeps every value for percentiles. No connection or application id is ever a dimension.
+ * keeps every value for percentiles; a gauge (deliveries in flight) is the highest level it
+ * reached during the invocation. No connection or application id is ever a dimension. Nothing
+ * is written for what was not counted: a series exists in CloudWatch from its first value, and
+ * an alarm reads a period without one as missing data (docs/operations.md "Metrics").
  */
 
 import type { MetricFact } from '../../core/metrics';
@@ -62,6 +65,8 @@ const ORDER = Object.keys(CLOUDWATCH_METRICS) as MetricKey[];
 
 export class EmfMetrics implements Metrics {
   private readonly groups = new Map<string, Group>();
+  /** A gauge's current level, kept across invocations (its group holds the invocation's peak). */
+  private readonly levels = new Map<MetricKey, number>();
   private readonly clock: Clock;
   private readonly write: (line: string) => void;
 
@@ -74,7 +79,15 @@ export class EmfMetrics implements Metrics {
     for (const sample of samplesOf(fact)) {
       const key = `${sample.metric}|${Object.entries(sample.dims).join('|')}`;
       const group = this.groups.get(key);
-      const summed = CLOUDWATCH_METRICS[sample.metric].unit === 'Count';
+      const spec: { unit: string; gauge?: true } = CLOUDWATCH_METRICS[sample.metric];
+      if (spec.gauge) {
+        const level = (this.levels.get(sample.metric) ?? 0) + sample.value;
+        this.levels.set(sample.metric, level);
+        if (!group) this.groups.set(key, { metric: sample.metric, dims: sample.dims, values: [level] });
+        else group.values[0] = Math.max(group.values[0]!, level);
+        continue;
+      }
+      const summed = spec.unit === 'Count';
       if (!group) this.groups.set(key, { metric: sample.metric, dims: sample.dims, values: [sample.value] });
       else if (summed) group.values[0]! += sample.value;
       else group.values.push(sample.value);

@@ -11,7 +11,7 @@ export interface Sample {
   metric: MetricKey;
   /** The second dimensions of the catalogue, with this fact's values (none for an undimensioned metric). */
   dims: Partial<Record<MetricDimension, string>>;
-  /** 1 for a count; milliseconds for a duration or latency. */
+  /** 1 for a count; milliseconds for a duration or latency; +1 or -1 for a gauge's level. */
   value: number;
 }
 
@@ -23,12 +23,21 @@ export function samplesOf(fact: MetricFact): Sample[] {
       const counted = one('attempts', { Outcome: fact.outcome, StatusClass: fact.statusClass });
       return fact.durationMs === undefined
         ? counted
-        : [...counted, { metric: 'attemptDuration', dims: {}, value: fact.durationMs }];
+        : [
+            ...counted,
+            { metric: 'attemptDuration', dims: { Outcome: fact.outcome }, value: fact.durationMs },
+          ];
     }
     case 'final':
       return fact.result === 'parked'
         ? [...one('deliveries', { Result: 'parked' }), ...one('parked', { Reason: fact.reason })]
         : one('deliveries', { Result: fact.result });
+    case 'parkedAgain':
+      return one('parked', { Reason: fact.reason });
+    case 'retryLag':
+      return [{ metric: 'retryStartLag', dims: {}, value: fact.ms }];
+    case 'inFlight':
+      return [{ metric: 'deliveriesInFlight', dims: {}, value: fact.delta }];
     case 'latency':
       return [{ metric: 'deliveryLatency', dims: {}, value: fact.ms }];
     case 'retry':

@@ -202,6 +202,7 @@ describe('a delivery over its connection rate limit', () => {
     const f = memoryPorts([connection('con_a', { rateLimit: 3 })]);
     const dispatcher = createDispatcher(f.deps, options);
     const deliveries = Array.from({ length: 8 }, (_, i) => deliveryOf(i, 2));
+    const startedAt = f.state.now;
     const { failures } = await dispatcher.processBatch(deliveries.map(recordOf), plenty);
     expect(failures).toEqual([]);
     expect(f.state.sent).toHaveLength(3);
@@ -210,16 +211,21 @@ describe('a delivery over its connection rate limit', () => {
     // The five over the limit: the same messages, same attempt number, aimed at later windows.
     expect(f.state.scheduled.map((s) => s.delivery.attempt)).toEqual([2, 2, 2, 2, 2]);
     const sentIds = new Set(f.state.records.map((r) => r.deliveryId));
-    for (const { delivery } of f.state.scheduled) {
+    for (const { delivery, delaySeconds } of f.state.scheduled) {
       expect(sentIds.has(delivery.deliveryId)).toBe(false);
-      expect(deliveries).toContainEqual(delivery);
+      // Unchanged but for when it is due: its delay from now (how late it starts is RetryStartLag).
+      const { dueAt, ...unchanged } = delivery;
+      expect(deliveries).toContainEqual(unchanged);
+      const due = Date.parse(dueAt!) - delaySeconds * 1000;
+      expect(due).toBeGreaterThanOrEqual(startedAt);
+      expect(due).toBeLessThanOrEqual(f.state.now);
     }
     expect(f.state.scheduled.map((s) => s.delaySeconds).sort()).toEqual([1, 1, 1, 2, 2]);
     const lines = f.state.logs.filter((l) => l.message === 'delivery deferred: waiting for the rate limit');
     expect(lines).toHaveLength(5);
     // DEBUG: the metric counts them; a burst's deferrals would otherwise be most of its log.
     expect(lines.every((l) => l.level === 'debug')).toBe(true);
-    expect(lines[0]!.fields).toMatchObject({ connectionId: 'con_a', rateLimit: 3 });
+    expect(lines[0]!.fields).toMatchObject({ applicationId: 'app_1', connectionId: 'con_a', rateLimit: 3 });
     // Counted in the invocation's EMF document: five deferrals, and no attempt for them.
     f.metrics.flush();
     expect(f.state.emf.map((d) => d.RateLimitDeferrals).filter(Boolean)).toEqual([5]);

@@ -83,7 +83,8 @@ describe('a failed attempt with attempts left', () => {
   ])('schedules attempt %i + 1 after %i s, and records when it will happen', async (attempt, delay) => {
     const { settle, state, healthCalls } = setup();
     const rec = await settle(delivery(attempt), http503);
-    expect(state.scheduled).toEqual([{ delivery: delivery(attempt + 1), delaySeconds: delay }]);
+    const dueAt = new Date(state.now + delay * 1000).toISOString();
+    expect(state.scheduled).toEqual([{ delivery: delivery(attempt + 1, { dueAt }), delaySeconds: delay }]);
     expect(rec).toMatchObject({
       outcome: 'http_error',
       final: false,
@@ -99,7 +100,8 @@ describe('a failed attempt with attempts left', () => {
   it('counts the delay from the chain start: attempt 6 of a chain started at 5 waits 2 s', async () => {
     const { settle, state } = setup();
     await settle(delivery(6, { chainStart: 5 }), { kind: 'timeout', durationMs: 30_000, error: 'timed out' });
-    expect(state.scheduled).toEqual([{ delivery: delivery(7, { chainStart: 5 }), delaySeconds: 2 }]);
+    const dueAt = new Date(state.now + 2_000).toISOString();
+    expect(state.scheduled).toEqual([{ delivery: delivery(7, { chainStart: 5, dueAt }), delaySeconds: 2 }]);
   });
 
   it('fails with an InfrastructureError, writing no record, when the retry cannot be scheduled', async () => {
@@ -292,6 +294,29 @@ describe('every outcome goes through decide()', () => {
       expect(healthCalls).toEqual([]);
     },
   );
+
+  it('names the application on every delivery line: a retry, a park, a dead letter, a failed park', async () => {
+    const { settle, state } = setup();
+    await settle(delivery(1), http503);
+    await settle(delivery(4), http503);
+    await settle(delivery(2), {
+      kind: 'refused',
+      reason: 'connection_missing',
+      durationMs: 0,
+      error: 'gone',
+    });
+    state.fail.add('parked');
+    await settle(delivery(8, { chainStart: 5 }), http503);
+    const lines = state.logs.filter((l) => l.level === 'warn');
+    expect(lines.map((l) => l.message)).toEqual([
+      'attempt failed; retry scheduled',
+      'delivery parked',
+      'delivery dead-lettered',
+      'parking failed; the delivery goes to the dead-letter queue instead',
+      'delivery dead-lettered',
+    ]);
+    for (const line of lines) expect(line.fields).toMatchObject({ applicationId: 'app_1' });
+  });
 
   it('parks a destination the sender blocked at connect time, and counts it in the EMF document', async () => {
     const { settle, state, metrics } = setup();

@@ -44,8 +44,11 @@ function setup(
   return { ...f, dispatcher: createDispatcher(f.deps, { ...options, ...opts }) };
 }
 
-/** The delivery message the dispatcher would write for a retry of con_a. */
-function retryOf(attempt: number, chainStart = 1): DeliveryMessage {
+/** When a retry scheduled now with this delay is due. */
+const due = (nowMs: number, delaySeconds: number) => new Date(nowMs + delaySeconds * 1000).toISOString();
+
+/** The delivery message the dispatcher would write for a retry of con_a (`dueAt`: scheduled with it). */
+function retryOf(attempt: number, chainStart = 1, dueAt?: string): DeliveryMessage {
   const body =
     '{"event":"user.identified","timestamp":"2026-11-21T14:53:00.123Z","user":{"id":"usr_7","email":"grace@example.com","name":"Grace Hopper","metadata":{}},"application":{"id":"app_1","name":"Acme"}}';
   return {
@@ -58,6 +61,7 @@ function retryOf(attempt: number, chainStart = 1): DeliveryMessage {
     chainStart,
     body,
     firstAttemptAt: '2026-11-21T15:00:00.000Z',
+    ...(dueAt ? { dueAt } : {}),
   };
 }
 
@@ -187,7 +191,7 @@ describe('retries', () => {
   it('schedules attempt 2 after 1 s when the first attempt gets a 503', async () => {
     const { dispatcher, state } = setup([connection('con_a')], () => ok(503, 'try later'));
     await dispatcher.processBatch([record(eventMessage())], plenty);
-    expect(state.scheduled).toEqual([{ delivery: retryOf(2), delaySeconds: 1 }]);
+    expect(state.scheduled).toEqual([{ delivery: retryOf(2, 1, due(state.now, 1)), delaySeconds: 1 }]);
     expect(state.records[0]).toMatchObject({
       outcome: 'http_error',
       statusCode: 503,
@@ -207,7 +211,9 @@ describe('retries', () => {
     async (attempt, delay) => {
       const { dispatcher, state } = setup([connection('con_a')], () => ok(500));
       await dispatcher.processBatch([record(retryOf(attempt))], plenty);
-      expect(state.scheduled).toEqual([{ delivery: retryOf(attempt + 1), delaySeconds: delay }]);
+      expect(state.scheduled).toEqual([
+        { delivery: retryOf(attempt + 1, 1, due(state.now, delay)), delaySeconds: delay },
+      ]);
       expect(state.sent[0]!.headers['X-Service-Attempt']).toBe(String(attempt));
     },
   );
@@ -240,7 +246,7 @@ describe('retries', () => {
   it('starts a fresh chain of 4 after a redrive, numbering on from the last attempt', async () => {
     const { dispatcher, state } = setup([connection('con_a')], () => ok(500));
     await dispatcher.processBatch([record(retryOf(5, 5))], plenty);
-    expect(state.scheduled).toEqual([{ delivery: retryOf(6, 5), delaySeconds: 1 }]);
+    expect(state.scheduled).toEqual([{ delivery: retryOf(6, 5, due(state.now, 1)), delaySeconds: 1 }]);
   });
 
   it('parks a refused destination at once, without sending', async () => {

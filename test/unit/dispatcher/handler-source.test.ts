@@ -53,3 +53,39 @@ describe('the handler tells the queues apart by eventSourceARN', () => {
     );
   });
 });
+
+describe("the handler reads the publisher's trace context of each record", () => {
+  const ARN = 'arn:aws:sqs:eu-west-1:123456789012:webhooks-Queue-xyz';
+  const traced = (messageId: string, extra: object) => ({ ...record(messageId, ARN), ...extra });
+
+  it('takes a valid traceparent attribute first, else converts the X-Ray AWSTraceHeader, else none', async () => {
+    const { handler, seen } = handlerSeeing();
+    const traceparent = '00-6925a3c00123456789abcdef01234567-53995c3f42cd8ad8-01';
+    const xray = 'Root=1-6925a3c0-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=0';
+    await handler(
+      {
+        Records: [
+          traced('w3c', {
+            messageAttributes: { traceparent: { stringValue: traceparent, dataType: 'String' } },
+            attributes: {
+              AWSTraceHeader: 'Root=1-00000001-000000000000000000000001;Parent=0000000000000001',
+            },
+          }),
+          traced('xray', { attributes: { AWSTraceHeader: xray } }),
+          traced('bad', {
+            messageAttributes: { traceparent: { stringValue: 'not-a-trace', dataType: 'String' } },
+            attributes: { AWSTraceHeader: 'Root=nonsense' },
+          }),
+          traced('none', {}),
+        ] as SQSEvent['Records'],
+      },
+      { getRemainingTimeInMillis: () => 60_000 },
+    );
+    expect(seen.map((r) => [r.messageId, r.traceparent])).toEqual([
+      ['w3c', traceparent],
+      ['xray', '00-6925a3c00123456789abcdef01234567-53995c3f42cd8ad8-00'],
+      ['bad', undefined],
+      ['none', undefined],
+    ]);
+  });
+});

@@ -42,10 +42,16 @@ const ingress = (messageId = 'm1') => ({
 
 /** A fake port: every span it opened, with what it was closed with. */
 function fakeTracing() {
-  const spans: Array<{ ids: SpanIds; ended: number; outcome?: Outcome; error?: unknown }> = [];
+  const spans: Array<{
+    ids: SpanIds;
+    publisher?: string;
+    ended: number;
+    outcome?: Outcome;
+    error?: unknown;
+  }> = [];
   const tracing: Tracing = {
-    attempt(ids): AttemptSpan {
-      const span: (typeof spans)[number] = { ids, ended: 0 };
+    attempt(ids, publisher): AttemptSpan {
+      const span: (typeof spans)[number] = { ids, ended: 0, ...(publisher ? { publisher } : {}) };
       spans.push(span);
       return {
         traceId: TRACE,
@@ -111,6 +117,20 @@ describe('the dispatcher with a tracing port', () => {
     expect(sentHeaders.filter((h) => /trace|traceparent|tracestate/.test(h))).toEqual([]);
   });
 
+  it("hands the publisher's trace to every attempt's span, retries included, and never to the receiver", async () => {
+    const traceparent = '00-6925a3c00123456789abcdef01234567-53995c3f42cd8ad8-01';
+    const { dispatcher, state, spans } = setup(() => ok(503), [connection('con_a')]);
+    await dispatcher.processBatch([{ ...ingress(), traceparent }], plenty);
+    const retry = state.scheduled[0]!.delivery;
+    expect(retry.traceparent).toBe(traceparent);
+    await dispatcher.processBatch([{ messageId: 'r', body: JSON.stringify(retry), source: 'retry' }], plenty);
+    expect(spans.map((s) => [s.ids.attempt, s.publisher])).toEqual([
+      [1, traceparent],
+      [2, traceparent],
+    ]);
+    for (const sent of state.sent) expect(JSON.stringify(sent.headers)).not.toMatch(/traceparent|6925a3c0/i);
+  });
+
   it('records no trace id without the port', async () => {
     const f = memoryPorts([connection('con_a')], { responder: () => ok(200) });
     await createDispatcher(f.deps, options).processBatch([ingress()], plenty);
@@ -119,10 +139,11 @@ describe('the dispatcher with a tracing port', () => {
 });
 
 /** A fake X-Ray tracer: the subsegments it opened, their annotations, flags and closes. */
-function fakeTracer(hasSegment = true, traceId: string | undefined = TRACE) {
+function fakeTracer(hasSegment = true, traceId: string | undefined = TRACE, sampled = true) {
   const subsegments: Array<{
     name: string;
     annotations: Record<string, unknown>;
+    metadata?: Record<string, unknown>;
     errorFlag: boolean;
     closed: number;
   }> = [];
@@ -133,6 +154,9 @@ function fakeTracer(hasSegment = true, traceId: string | undefined = TRACE) {
       return {
         addAnnotation: (key, value) => {
           sub.annotations[key] = value;
+        },
+        addMetadata: (key, value) => {
+          (sub as { metadata?: Record<string, unknown> }).metadata = { [key]: value };
         },
         addErrorFlag: () => {
           sub.errorFlag = true;
@@ -146,6 +170,7 @@ function fakeTracer(hasSegment = true, traceId: string | undefined = TRACE) {
   const tracer: TracerLike = {
     getSegment: () => (hasSegment ? segment : undefined),
     getRootXrayTraceId: () => traceId,
+    isTraceSampled: () => sampled,
   };
   return { tracer, subsegments };
 }
@@ -175,6 +200,24 @@ describe('the X-Ray tracing adapter', () => {
     expect(subsegments[0]).toMatchObject({ errorFlag: true, closed: 1, annotations: { error: 'TypeError' } });
     expect(JSON.stringify(subsegments)).not.toContain(SECRET);
     expect(JSON.stringify(subsegments)).not.toContain(HEADER_VALUE);
+  });
+
+  it('keeps no trace id for the record when the invocation is not sampled (Sampled=0): X-Ray keeps no such trace', () => {
+    const { tracer, subsegments } = fakeTracer(true, TRACE, false);
+    const span = xrayTracing(tracer).attempt(ids);
+    expect(span.traceId).toBeUndefined();
+    span.end('delivered');
+    expect(subsegments).toHaveLength(1);
+  });
+
+  it("records the publisher's trace on the span: its X-Ray id as a searchable annotation, the traceparent as metadata", () => {
+    const { tracer, subsegments } = fakeTracer();
+    const traceparent = '00-6925a3c00123456789abcdef01234567-53995c3f42cd8ad8-01';
+    xrayTracing(tracer).attempt(ids, traceparent).end('delivered');
+    expect(subsegments[0]).toMatchObject({
+      annotations: { publisherTraceId: '1-6925a3c0-0123456789abcdef01234567' },
+      metadata: { traceparent },
+    });
   });
 
   it('gives an inert span, and no trace id, outside an invocation segment', () => {

@@ -77,13 +77,84 @@ it('recovers parked deliveries onto the retry queue it is handed, and redrives i
   ]);
 
   deadLetters.add(JSON.stringify({ v: 1, type: 'dead-letter', reason: 'exhausted', error: 'x', delivery }));
-  deadLetters.add('not json', 'ingress');
+  deadLetters.add(JSON.stringify({ v: 1, type: 'event', eventId: 'evt_memory_2' }), 'ingress');
   expect((await management.deadLetters.list()).map((e) => e.kind)).toEqual(['dead-letter', 'original']);
   const redriven = await management.deadLetters.redrive({ all: true });
   expect(redriven.redriven).toHaveLength(2);
   expect(deadLetters.waiting).toEqual([]);
   expect(deadLetters.sent.map((s) => s.queue)).toEqual(['retry', 'ingress']);
   expect(JSON.parse(deadLetters.sent[0]!.body)).toMatchObject({ attempt: 5, chainStart: 5 });
+});
+
+describe('a redrive, message by message', () => {
+  const letter = (connectionId: string, attempt = 4) => {
+    const delivery: DeliveryMessage = {
+      v: 1,
+      type: 'delivery',
+      deliveryId: deliveryIdFor(`evt_${connectionId}`, connectionId, Date.parse('2026-11-21T14:53:00.123Z')),
+      eventId: `evt_${connectionId}`,
+      connectionId,
+      attempt,
+      chainStart: attempt - 3,
+      body: BODY,
+      firstAttemptAt: '2026-11-21T14:53:01.000Z',
+    };
+    return {
+      delivery,
+      text: JSON.stringify({ v: 1, type: 'dead-letter', reason: 'exhausted', error: 'x', delivery }),
+    };
+  };
+
+  it('says why each message it leaves cannot move: malformed body, poison, unknown connection, no attempt number left, a failed send', async () => {
+    const { management, deadLetters } = setup();
+    const { connectionId } = await management.connections.create({
+      applicationId: APP,
+      name: 'CRM',
+      url: 'https://crm.example.com/hooks',
+    });
+    deadLetters.add('not json', 'ingress');
+    deadLetters.add(
+      JSON.stringify({ v: 1, type: 'dead-letter', reason: 'invalid_payload', error: 'user.id: bad' }),
+    );
+    const gone = letter('con_deleted');
+    deadLetters.add(gone.text);
+    deadLetters.add(letter(connectionId, 1000).text);
+    const ok = letter(connectionId);
+    deadLetters.add(ok.text);
+    const result = await management.deadLetters.redrive({ all: true });
+    expect(result.redriven.map((e) => e.deliveryId)).toEqual([ok.delivery.deliveryId]);
+    expect(result.skipped.map((e) => e.why)).toEqual([
+      'malformed body (not JSON): it would only be dead-lettered again; delete it',
+      'malformed message (invalid_payload): it would only fail the same check again; delete it',
+      'unknown connection: con_deleted no longer exists, so it would only be dead-lettered again; delete it',
+      expect.stringMatching(/has used all 1000 attempt numbers$/),
+    ]);
+    expect(deadLetters.waiting).toHaveLength(4);
+
+    deadLetters.send = async () => {
+      throw new Error('SQS is down');
+    };
+    deadLetters.add(letter(connectionId).text);
+    const failed = await management.deadLetters.redrive({ all: true });
+    expect(failed.redriven).toEqual([]);
+    expect(failed.skipped.at(-1)?.why).toBe('could not be sent back to the retry queue: SQS is down');
+    expect(deadLetters.waiting).toHaveLength(5);
+  });
+
+  it('deletes messages for good by message id, delivery id or all, and names the ids it did not find', async () => {
+    const { management, deadLetters } = setup();
+    deadLetters.add('not json');
+    const one = letter('con_a');
+    deadLetters.add(one.text);
+    deadLetters.add(letter('con_b').text);
+    const some = await management.deadLetters.delete({ ids: ['m1', one.delivery.deliveryId, 'm9'] });
+    expect(some.deleted.map((e) => e.messageId)).toEqual(['m1', 'm2']);
+    expect(some.notFound).toEqual(['m9']);
+    expect(deadLetters.waiting.map((m) => m.id)).toEqual(['m3']);
+    expect((await management.deadLetters.delete({ all: true })).deleted).toHaveLength(1);
+    expect(deadLetters.waiting).toEqual([]);
+    expect(await management.deadLetters.list()).toEqual([]);
+  });
 });
 
 it('mints a console session with the key its backend reads', async () => {

@@ -75,16 +75,18 @@ describe('one invocation, one flush', () => {
           },
           {
             Namespace: 'Webhooks',
-            Dimensions: [['Stack']],
-            Metrics: [
-              { Name: 'AttemptDuration', Unit: 'Milliseconds' },
-              { Name: 'DeliveryLatency', Unit: 'Milliseconds' },
-            ],
+            Dimensions: [['Stack'], ['Stack', 'Outcome']],
+            Metrics: [{ Name: 'AttemptDuration', Unit: 'Milliseconds' }],
           },
           {
             Namespace: 'Webhooks',
             Dimensions: [['Stack'], ['Stack', 'Result']],
             Metrics: [{ Name: 'Deliveries', Unit: 'Count' }],
+          },
+          {
+            Namespace: 'Webhooks',
+            Dimensions: [['Stack']],
+            Metrics: [{ Name: 'DeliveryLatency', Unit: 'Milliseconds' }],
           },
         ],
       },
@@ -135,6 +137,9 @@ describe('one invocation, one flush', () => {
     expect(sum(cw['Attempts{Stack=prod-webhooks,StatusClass=5xx}'])).toBe(2);
     expect(sum(cw['Attempts{Stack=prod-webhooks,StatusClass=none}'])).toBe(2);
     expect(cw['AttemptDuration{Stack=prod-webhooks}']).toEqual([10, 20, 30, 40, 30_000]);
+    // By outcome too: a timeout's durations apart from the answers'.
+    expect(cw['AttemptDuration{Stack=prod-webhooks,Outcome=timeout}']).toEqual([30_000]);
+    expect(cw['AttemptDuration{Stack=prod-webhooks,Outcome=http_error}']).toEqual([20, 30, 40]);
     expect(sum(cw['Deliveries{Stack=prod-webhooks}'])).toBe(4);
     expect(sum(cw['Deliveries{Stack=prod-webhooks,Result=parked}'])).toBe(2);
     expect(sum(cw['Parked{Stack=prod-webhooks,Reason=exhausted}'])).toBe(1);
@@ -172,5 +177,43 @@ describe('one invocation, one flush', () => {
       }
     }
     expect(lines.join()).not.toMatch(/con_|app_|dlv_|evt_/);
+  });
+});
+
+describe('one meaning per measure', () => {
+  it('counts a recovered delivery as recovered, never a second delivered, and a re-park as a park only', () => {
+    const { metrics, docs } = emf();
+    metrics.record({ kind: 'final', result: 'parked', reason: 'exhausted' });
+    metrics.record({ kind: 'final', result: 'recovered' });
+    metrics.record({ kind: 'parkedAgain', reason: 'exhausted' });
+    metrics.flush();
+    const cw = extracted(docs);
+    expect(sum(cw['Deliveries{Stack=prod-webhooks}'])).toBe(2);
+    expect(sum(cw['Deliveries{Stack=prod-webhooks,Result=recovered}'])).toBe(1);
+    expect(cw['Deliveries{Stack=prod-webhooks,Result=delivered}']).toBeUndefined();
+    expect(sum(cw['Parked{Stack=prod-webhooks,Reason=exhausted}'])).toBe(2);
+  });
+
+  it('writes the deliveries in flight as the highest level of each invocation, carried into the next', () => {
+    const { metrics, docs } = emf();
+    for (const delta of [1, 1, 1, -1, 1, -1, -1] as const) metrics.record({ kind: 'inFlight', delta });
+    metrics.flush();
+    expect(extracted(docs)['DeliveriesInFlight{Stack=prod-webhooks}']).toEqual([3]);
+    // One still in flight when the invocation flushed: the next starts from it.
+    metrics.record({ kind: 'inFlight', delta: -1 });
+    metrics.flush();
+    expect(docs.at(-1)?.DeliveriesInFlight).toBe(0);
+    metrics.record({ kind: 'inFlight', delta: 1 });
+    metrics.record({ kind: 'inFlight', delta: -1 });
+    metrics.flush();
+    expect(docs.at(-1)?.DeliveriesInFlight).toBe(1);
+  });
+
+  it('writes each retry start lag as a value, like a duration', () => {
+    const { metrics, docs } = emf();
+    metrics.record({ kind: 'retryLag', ms: 250 });
+    metrics.record({ kind: 'retryLag', ms: 4_000 });
+    metrics.flush();
+    expect(extracted(docs)['RetryStartLag{Stack=prod-webhooks}']).toEqual([250, 4_000]);
   });
 });

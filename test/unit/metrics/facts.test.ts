@@ -6,6 +6,7 @@
 import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { createHealthTracker } from '../../../lambdas/core/health-tracker';
 import { dependencyOf, type MetricFact, statusClassOf } from '../../../lambdas/core/metrics';
+import { recoveryMessage } from '../../../lambdas/core/parking';
 import type { DispatcherOptions, InputRecord } from '../../../lambdas/core/ports';
 import type { DeliveryMessage } from '../../../lambdas/core/types';
 import { connection, ok } from '../../support/fixtures';
@@ -29,11 +30,15 @@ const event = {
   application: { id: 'app_1', name: 'Acme' },
 };
 
+/** The gauge and lag facts come with every attempt and retry: kept apart, tested on their own. */
+const LEVELS = new Set(['inFlight', 'retryLag']);
+
 function setup(responder?: Responder) {
   const f = memoryPorts([connection('con_a')], { responder });
   const facts: MetricFact[] = [];
-  f.deps.metrics = { record: (fact) => facts.push(fact) };
-  return { ...f, facts, dispatcher: createDispatcher(f.deps, options) };
+  const levels: MetricFact[] = [];
+  f.deps.metrics = { record: (fact) => (LEVELS.has(fact.kind) ? levels : facts).push(fact) };
+  return { ...f, facts, levels, dispatcher: createDispatcher(f.deps, options) };
 }
 
 const ingress = (sentAtMs?: number): InputRecord => ({
@@ -78,10 +83,66 @@ describe('one delivery that fails twice, then arrives', () => {
     ]);
   });
 
-  it('measures no latency for a message written before deliveries carried their publish time', async () => {
+  it('measures the latency from the first attempt for a message that carries no publish time (a Resend)', async () => {
     const f = setup();
     await f.dispatcher.processBatch([ingress()], plenty);
-    expect(f.facts.map((x) => x.kind)).toEqual(['attempt', 'final']);
+    expect(f.facts.map((x) => x.kind)).toEqual(['attempt', 'final', 'latency']);
+    expect(f.facts.at(-1)).toEqual({ kind: 'latency', ms: 0 });
+  });
+});
+
+describe('a delivery parked, then recovered', () => {
+  /** The exhausted delivery's recovery: a new chain after attempt 4, as core/parking.ts writes it. */
+  async function parkedThenRecovered(answer: number) {
+    const f = setup((req) => ok(Number(req.headers['X-Service-Attempt']) >= 5 ? answer : 503));
+    const publishedAt = f.state.now - 5_000;
+    await f.dispatcher.processBatch([ingress(publishedAt)], plenty);
+    const first = f.state.scheduled.shift()!.delivery;
+    await f.dispatcher.processBatch([retry({ ...first, attempt: 4 })], plenty);
+    const parked = f.state.parked.find((p) => p.deliveryId === first.deliveryId)!;
+    expect(parked.publishedAt).toBe(new Date(publishedAt).toISOString());
+    f.facts.length = 0;
+    f.state.now += 3_600_000;
+    await f.dispatcher.processBatch([retry(recoveryMessage(parked))], plenty);
+    return { f, publishedAt };
+  }
+
+  it('counts its 2xx as recovered, not a second delivered, with the latency from publish', async () => {
+    const { f, publishedAt } = await parkedThenRecovered(200);
+    expect(f.facts).toEqual([
+      { kind: 'attempt', outcome: 'delivered', statusClass: '2xx', durationMs: expect.any(Number) },
+      { kind: 'final', result: 'recovered' },
+      { kind: 'latency', ms: f.state.now - publishedAt },
+    ]);
+  });
+
+  it('counts a recovery that ends parked again as a park, not a second final result', async () => {
+    const { f } = await parkedThenRecovered(503);
+    const again = f.state.scheduled.at(-1)!.delivery;
+    f.facts.length = 0;
+    await f.dispatcher.processBatch([retry({ ...again, attempt: again.chainStart! + 3 })], plenty);
+    expect(f.facts).toEqual([
+      { kind: 'attempt', outcome: 'http_error', statusClass: '5xx', durationMs: expect.any(Number) },
+      { kind: 'parkedAgain', reason: 'exhausted' },
+    ]);
+  });
+});
+
+describe('deliveries in flight and retry start lag', () => {
+  it('takes a slot (+1) before the send and gives it back (-1) once settled, and measures a retry from when it was due', async () => {
+    const f = setup(() => ok(503));
+    await f.dispatcher.processBatch([ingress()], plenty);
+    expect(f.levels).toEqual([
+      { kind: 'inFlight', delta: 1 },
+      { kind: 'inFlight', delta: -1 },
+    ]);
+    const next = f.state.scheduled.shift()!.delivery;
+    expect(next.dueAt).toBe(new Date(f.state.now + 1_000).toISOString());
+    f.levels.length = 0;
+    // Taken up 2.5 s after it was scheduled: 1.5 s after it was due.
+    f.state.now += 2_500;
+    await f.dispatcher.processBatch([retry(next)], plenty);
+    expect(f.levels[0]).toEqual({ kind: 'retryLag', ms: 1_500 });
   });
 });
 
