@@ -25,6 +25,7 @@ import {
   type Scenario,
   SQS_EVENT_SOURCE_POLLERS,
   scenarioCost,
+  writeUnitPrice,
 } from './cost-model';
 import type { Prices } from './prices';
 
@@ -153,16 +154,13 @@ export function allInCost(scenario: Scenario, profile: CostProfile, x: AllInInpu
 
   // Bodies: the figures keep them for deliveries that failed a first attempt (as 'failures'
   // does); 'all' adds the body of each delivery delivered at once, kept for the successes' TTL.
-  const writePrice =
-    a.writeCapacity.mode === 'on-demand'
-      ? x.prices.dynamoDbPerMillionWriteUnits
-      : (x.prices.dynamoDbProvisionedWcuHour / 3600 / a.writeCapacity.utilisation) * MILLION;
   const keptAtOnce = profile.keepBodies === 'all' ? mix.healthy : 0;
-  const bodyGbMonths = (keptAtOnce * MILLION * x.body.bytes * (a.ttlDaysSuccess / DAYS_PER_MONTH)) / GIB;
+  const days = a.ttlDaysSuccess + a.ttlDeletionLagDays;
+  const bodyGbMonths = (keptAtOnce * MILLION * x.body.bytes * (days / DAYS_PER_MONTH)) / GIB;
   lines.push({
-    item: `Request bodies of deliveries delivered at their first attempt (keepBodies: '${profile.keepBodies}'; +${x.body.writeUnits} write unit and ${x.body.bytes} B each when kept, for ${a.ttlDaysSuccess} d)`,
+    item: `Request bodies of deliveries delivered at their first attempt (keepBodies: '${profile.keepBodies}'; +${x.body.writeUnits} write unit and ${x.body.bytes} B each when kept, for ${days} d until deleted)`,
     perMillion:
-      keptAtOnce * x.body.writeUnits * writePrice +
+      keptAtOnce * x.body.writeUnits * writeUnitPrice(x.prices, a.writeCapacity) +
       bodyGbMonths * (x.prices.dynamoDbStoragePerGbMonth + (a.pitr ? x.prices.dynamoDbPitrPerGbMonth : 0)),
     kind: 'variable',
   });
@@ -189,6 +187,7 @@ export function allInCost(scenario: Scenario, profile: CostProfile, x: AllInInpu
       connections: x.traffic.connections,
       eventsPerSecond: x.traffic.eventsPerSecond,
       warmContainers,
+      tablesPerContainer: mix.healthy < 1 ? 3 : 2,
       secretStore: profile.secretStore,
       observability: { ...x.observability, contributorInsightsEventsPerMonth: failedAttempts * monthly },
     },

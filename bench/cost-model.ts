@@ -163,10 +163,14 @@ export interface Assumptions {
   /** Days an attempt record lives (the stack's attemptTtlDays), for successes and for failures. */
   ttlDaysSuccess: number;
   ttlDaysFailure: number;
+  /** Days an expired item waits for DynamoDB's TTL deletion, billed as stored (typically within 2). */
+  ttlDeletionLagDays: number;
   /** Point-in-time recovery on the attempt log (the stack enables it today). */
   pitr: boolean;
-  /** On-demand writes, or provisioned capacity used at this share (0 < u ≤ 1). */
-  writeCapacity: { mode: 'on-demand' } | { mode: 'provisioned'; utilisation: number };
+  /** On-demand writes, or provisioned capacity used at this share (0 < u ≤ 1): {@link writeUnitPrice}. */
+  writeCapacity: WriteCapacity;
+  /** Active X-Ray tracing (the `tracing` prop): {@link xrayTracesPerSecond}. */
+  tracing: boolean;
   /** Connections the traffic is spread over evenly, and how long a container caches one, s. */
   connections: number;
   connectionCacheS: number;
@@ -187,6 +191,63 @@ export function connectionReadsPerDelivery(
   const x = ((eventsPerSecond / connections) * cacheS) / Math.max(1, containers);
   return x < 1e-9 ? 1 : (1 - Math.exp(-x)) / x;
 }
+
+export type WriteCapacity = { mode: 'on-demand' } | { mode: 'provisioned'; utilisation: number };
+
+/** Dollars per million write units: on demand, or the WCU-hour over the share of it used. */
+export const writeUnitPrice = (prices: Prices, c: WriteCapacity) =>
+  c.mode === 'on-demand'
+    ? prices.dynamoDbPerMillionWriteUnits
+    : ((prices.dynamoDbProvisionedWcuHour / 3600) * MILLION) / c.utilisation;
+
+/** The use of provisioned write capacity above which it costs less than on-demand. */
+export const breakEvenUtilisation = (prices: Prices) =>
+  writeUnitPrice(prices, { mode: 'provisioned', utilisation: 1 }) / prices.dynamoDbPerMillionWriteUnits;
+
+/**
+ * DynamoDB auto-scaling as modelled: it holds use at `target`. A throttled write consumes nothing,
+ * so a step out (`stepMin`: two 1-minute alarm points and the table update) adds at most 1/target
+ * of what is provisioned; a step in follows `inLagMin` minutes well below target.
+ */
+export const AUTO_SCALING = { target: 0.7, stepMin: 5, inLagMin: 15 };
+
+/** SQS requests of a write deferred to the retry queue (send, receive, delete): the record is written later. */
+export const DEFERRAL_SQS_REQUESTS = 3;
+
+/**
+ * A day at `ratio` times the mean for `hours` (the rest below the mean), minute by minute:
+ * the share of provisioned capacity used (every write, deferred ones written later in what is
+ * left), of writes deferred, and the minutes throttled. `'peak'`: the floor covers the peak all
+ * day. `'follow'`: it covers the rest of the day and auto-scaling follows the peak.
+ */
+export function provisionedDay(
+  peak: { ratio: number; hours: number },
+  floor: 'peak' | 'follow',
+  s = AUTO_SCALING,
+) {
+  if (floor === 'peak') return { utilisation: s.target / peak.ratio, deferredShare: 0, throttledMin: 0 };
+  const rest = (24 - peak.ratio * peak.hours) / (24 - peak.hours);
+  let capacity = rest / s.target;
+  let [provisioned, deferred, throttledMin, high, low] = [0, 0, 0, 0, 0];
+  for (let minute = 0; minute < 1440; minute++) {
+    const demand = minute < peak.hours * 60 ? peak.ratio : rest;
+    const used = Math.min(demand, capacity);
+    provisioned += capacity;
+    deferred += demand - used;
+    if (demand > used) throttledMin++;
+    high = used / capacity > s.target + 1e-9 ? high + 1 : 0;
+    low = used / capacity < s.target - 0.2 ? low + 1 : 0;
+    if (high >= s.stepMin || low >= s.inLagMin) [capacity, high, low] = [used / s.target, 0, 0];
+  }
+  return { utilisation: 1440 / provisioned, deferredShare: deferred / 1440, throttledMin };
+}
+
+/**
+ * Traces a second Lambda records with active tracing, by X-Ray's default rule (the construct sets
+ * no other): the first invocation each second and 5 % of the rest.
+ */
+export const xrayTracesPerSecond = (invocationsPerSecond: number) =>
+  Math.min(1, invocationsPerSecond) + 0.05 * Math.max(0, invocationsPerSecond - 1);
 
 /** Lambda's START (~72 B), END (~52 B) and REPORT (~140 B) lines of an invocation: an estimate. */
 export const PLATFORM_LOG_BYTES_PER_INVOCATION = 264;
@@ -210,8 +271,10 @@ export function defaultAssumptions(stack: {
     logLevel: 'INFO',
     ttlDaysSuccess: stack.attemptTtlDays,
     ttlDaysFailure: stack.attemptTtlDays,
+    ttlDeletionLagDays: 2,
     pitr: true,
     writeCapacity: { mode: 'on-demand' },
+    tracing: false,
     connections: 1_000,
     connectionCacheS: 30,
     readUnitsPerCacheMiss: 0.5,
@@ -435,10 +498,6 @@ export function scenarioCost(
     weighted(mix, (k) => sqsRequestsPerDelivery(k, figures, a, lambda.fill)[part]) * n;
   const perM = (q: number, pricePerMillion: number) => (q * pricePerMillion) / MILLION;
   const writeUnits = weighted(mix, (k) => figures.kinds[k].writeUnits) * n;
-  const writePrice =
-    a.writeCapacity.mode === 'on-demand'
-      ? prices.dynamoDbPerMillionWriteUnits
-      : (prices.dynamoDbProvisionedWcuHour / 3600 / a.writeCapacity.utilisation) * MILLION;
   const cacheReads = connectionReadsPerDelivery(
     a.eventsPerSecond,
     a.connections,
@@ -448,24 +507,18 @@ export function scenarioCost(
   const readUnits =
     (weighted(mix, (k) => figures.kinds[k].readUnits) + cacheReads * a.readUnitsPerCacheMiss) * n;
   const secretCalls = weighted(mix, (k) => figures.kinds[k].secretCalls) * n;
-  // Storage: bytes (with per-item overhead) kept for the TTL; index entries too; PITR on the table.
-  const ttlMonths = (k: DeliveryKind) =>
-    (k === 'healthy' ? a.ttlDaysSuccess : a.ttlDaysFailure) / DAYS_PER_MONTH;
-  const tableGbMonths =
-    weighted(
-      mix,
-      (k) =>
-        (figures.kinds[k].itemBytes + figures.kinds[k].items * DYNAMODB_ITEM_OVERHEAD_BYTES) * ttlMonths(k),
-    ) *
-    (n / GIB);
-  const indexGbMonths =
-    weighted(
-      mix,
-      (k) =>
-        (figures.kinds[k].indexBytes + figures.kinds[k].indexItems * DYNAMODB_ITEM_OVERHEAD_BYTES) *
-        ttlMonths(k),
-    ) *
-    (n / GIB);
+  // Storage: bytes (with per-item overhead) kept for the TTL and until deleted; index entries too.
+  const gbMonths = (bytes: (f: KindFigures) => number, days: (k: DeliveryKind) => number) =>
+    weighted(mix, (k) => (bytes(figures.kinds[k]) * days(k)) / DAYS_PER_MONTH) * (n / GIB);
+  const table = (f: KindFigures) => f.itemBytes + f.items * DYNAMODB_ITEM_OVERHEAD_BYTES;
+  const index = (f: KindFigures) => f.indexBytes + f.indexItems * DYNAMODB_ITEM_OVERHEAD_BYTES;
+  const ttl = (k: DeliveryKind) => (k === 'healthy' ? a.ttlDaysSuccess : a.ttlDaysFailure);
+  // PITR bills the table's size, which holds expired items until they are deleted.
+  const stored = (days: (k: DeliveryKind) => number) =>
+    (gbMonths(table, days) + gbMonths(index, days)) * prices.dynamoDbStoragePerGbMonth +
+    (a.pitr ? gbMonths(table, days) * prices.dynamoDbPitrPerGbMonth : 0);
+  const invocationsPerSecond = (a.eventsPerSecond * lambda.invocations) / n;
+  const traces = a.tracing ? (xrayTracesPerSecond(invocationsPerSecond) / a.eventsPerSecond) * n : 0;
   const logGb =
     (weighted(mix, (k) =>
       a.logLevel === 'INFO' ? figures.kinds[k].logBytes : figures.kinds[k].logBytesAtDebug,
@@ -496,7 +549,7 @@ export function scenarioCost(
       ],
       [
         `DynamoDB writes (${a.writeCapacity.mode === 'on-demand' ? 'on-demand' : `provisioned at ${Math.round(a.writeCapacity.utilisation * 100)}% use`})`,
-        perM(writeUnits, writePrice),
+        perM(writeUnits, writeUnitPrice(prices, a.writeCapacity)),
       ],
       [
         `DynamoDB connection reads (${a.connections} connections, ${a.connectionCacheS} s cache, ${lambda.containers.toFixed(1)} warm containers)`,
@@ -505,14 +558,22 @@ export function scenarioCost(
       ['Secrets Manager calls past the cache', (secretCalls / 10_000) * prices.secretsManagerPer10kCalls],
       [
         `DynamoDB storage of the attempt log and its index (TTL ${a.ttlDaysSuccess === a.ttlDaysFailure ? `${a.ttlDaysSuccess} d` : `${a.ttlDaysSuccess} d successes, ${a.ttlDaysFailure} d failures`})`,
-        (tableGbMonths + indexGbMonths) * prices.dynamoDbStoragePerGbMonth,
+        (gbMonths(table, ttl) + gbMonths(index, ttl)) * prices.dynamoDbStoragePerGbMonth,
       ],
       [
         'DynamoDB point-in-time recovery of the attempt log',
-        a.pitr ? tableGbMonths * prices.dynamoDbPitrPerGbMonth : 0,
+        a.pitr ? gbMonths(table, ttl) * prices.dynamoDbPitrPerGbMonth : 0,
+      ],
+      [
+        `DynamoDB storage past the TTL (expired items wait up to ${a.ttlDeletionLagDays} d for deletion${a.pitr ? ', PITR too' : ''})`,
+        stored(() => a.ttlDeletionLagDays),
       ],
       [`CloudWatch Logs ingestion (${a.logLevel})`, logGb * prices.logsPerGbIngested],
       ['Data transfer out to receivers', wireGb * prices.dataTransferOutPerGb],
+      [
+        `X-Ray traces (tracing ${a.tracing ? 'on' : 'off'}; 1 invocation a second and 5% of the rest, each retrieved once)`,
+        perM(traces, prices.xrayPerMillionTracesRecorded + prices.xrayPerMillionTracesRetrieved),
+      ],
     ] as const
   ).map(([item, perMillion]) => ({ item, perMillion }));
   const sqsRequests = sqs('publish') + sqs('receive') + sqs('delete') + sqs('sends');
@@ -551,7 +612,16 @@ export interface FixedInputs {
   kmsDecryptsPerSecretRead?: number;
   /** Pollers of the idle event sources (5 per source, each a 20 s long poll when nothing arrives). */
   idlePollers: number;
+  /** Tables a warm container uses (attempts, connections; parked on failures): {@link TABLE_KEY_CACHE_S}. @default 2 */
+  tablesPerContainer?: number;
 }
+
+/**
+ * The tables use the AWS managed key aws/dynamodb (KMS requests billed; an AWS owned key bills none).
+ * DynamoDB caches a table key per connection up to 5 min: one request per table and container each 5 min
+ * (one SDK connection per container; more connections, proportionally more).
+ */
+export const TABLE_KEY_CACHE_S = 300;
 
 /**
  * How long a busy Lambda container lives: 2 hours. Lambda replaces execution environments
@@ -629,10 +699,19 @@ export function fixedCost(f: FixedInputs, prices: Prices): FixedCost {
             perMonth: ((secretReads * (f.kmsDecryptsPerSecretRead ?? 1)) / 10_000) * prices.kmsPer10kRequests,
           },
         ];
-  lines.push(...observabilityLines(f.observability, prices), {
-    item: `Idle long polling of the ingress and retry queues (${f.idlePollers} pollers, 20 s polls)`,
-    perMonth: (idleReceives / MILLION) * prices.sqsPerMillionRequests,
-  });
+  const tables = f.tablesPerContainer ?? 2;
+  const keyRequests = (f.warmContainers * tables * MONTH_S) / TABLE_KEY_CACHE_S;
+  lines.push(
+    {
+      item: `DynamoDB table keys (aws/dynamodb), KMS requests: ${f.warmContainers.toFixed(1)} warm containers × ${tables} tables, one each ${TABLE_KEY_CACHE_S / 60} min (cached per connection; one connection a container)`,
+      perMonth: (keyRequests / 10_000) * prices.kmsPer10kRequests,
+    },
+    ...observabilityLines(f.observability, prices),
+    {
+      item: `Idle long polling of the ingress and retry queues (${f.idlePollers} pollers, 20 s polls)`,
+      perMonth: (idleReceives / MILLION) * prices.sqsPerMillionRequests,
+    },
+  );
   return { perMonth: lines.reduce((s, l) => s + l.perMonth, 0), lines };
 }
 
@@ -719,7 +798,6 @@ export interface Alternative {
   includes: string;
   /** Dollars per million deliveries of a mix, variable part only. */
   perMillion(mix: Mix): number;
-  formula: string;
 }
 
 /**
@@ -735,8 +813,6 @@ export function alternatives(prices: Prices, attemptsPerChain: number): Alternat
       name: 'EventBridge bus + API destination',
       includes:
         'delivery and retries (up to 24 h); auth by Basic/API key/OAuth, no per-request signature; no attempt log; SQS DLQ',
-      formula:
-        'PutEvents 1 event + 1 invocation per attempt (retry policy: 3 retries) + 1 SQS DLQ message per failed delivery',
       perMillion: (mix) =>
         perM(1, prices.eventBridgeCustomEventsPerMillion) +
         perM(attempts(mix), prices.apiDestinationPerMillionInvocations) +
@@ -745,8 +821,7 @@ export function alternatives(prices: Prices, attemptsPerChain: number): Alternat
     {
       name: 'EventBridge Pipes (SQS → API destination)',
       includes: "delivery; retries by SQS redrive; no signature, no attempt log; the source queue's DLQ",
-      formula:
-        'SQS publish + batched receive/delete per attempt, 1 pipe request + 1 invocation per attempt; retries by SQS redrive (4 receives)',
+      // SQS: the publish, then batches of 10 received once per attempt (retries by redrive) and deleted once delivered.
       perMillion: (mix) =>
         perM(1 + attempts(mix) * 0.1 + 0.1 * (1 - failed(mix)), prices.sqsPerMillionRequests) +
         perM(attempts(mix), prices.pipesPerMillionRequests) +
@@ -755,13 +830,11 @@ export function alternatives(prices: Prices, attemptsPerChain: number): Alternat
     {
       name: 'Hookdeck (list price per event)',
       includes: 'hosted: signing, retries, event log (7 days on Team), replay; plan fee apart',
-      formula: '1 event per delivery at the metered rate; the plan fee is in the fixed costs',
       perMillion: () => perM(1, prices.hookdeckPerMillionEvents),
     },
     {
       name: 'Svix Professional (list price per message)',
       includes: 'hosted: Standard Webhooks signing, retries, 90-day log, replay, portal; plan fee apart',
-      formula: '1 message per delivery (retries are not billed); the plan fee is in the fixed costs',
       perMillion: () => perM(1, prices.svixPerMillionMessages),
     },
   ];

@@ -13,7 +13,7 @@
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type AllInInputs, allInProfile, costProfile } from './all-in';
+import { allInProfile, costProfile } from './all-in';
 import { costDoc } from './cost-doc';
 import { money } from './cost-doc/format';
 import {
@@ -65,15 +65,14 @@ export interface CostReport {
   fixedPerThousandConnections: Monthly & { withKmsSecretStore: Monthly };
 }
 
-/** `npm run cost -- --json`. */
+/** `npm run cost -- --json`: the kms store's fixed cost and the all-in from the run's counted calls when given. */
 export function costReport(
   figures: Figures,
+  results?: BenchResults,
   a: Assumptions = ASSUMPTIONS,
   prices: Prices = PRICES,
-  /** The fixed cost with the kms secret store (counted calls: {@link fixedKmsCost}). */
-  kms: FixedCost = fixedKmsCost(undefined, prices),
-  allIn: AllInInputs = allInInputs(figures, undefined, prices),
 ): CostReport {
+  const allIn = allInInputs(figures, results, prices);
   const profile = (name: 'defaults' | 'lean') =>
     Object.fromEntries(
       Object.entries(allInProfile(costProfile(name, a), allIn)).map(([key, c]) => [key, rounded(c)]),
@@ -86,13 +85,12 @@ export function costReport(
     scenarios: Object.fromEntries(
       SCENARIOS.map((s) => [s.key, rounded(scenarioCost(s, figures, prices, a))]),
     ),
-    fixedPerThousandConnections: { ...monthly(fixedCost(FIXED, prices)), withKmsSecretStore: monthly(kms) },
+    fixedPerThousandConnections: {
+      ...monthly(fixedCost(FIXED, prices)),
+      withKmsSecretStore: monthly(fixedKmsCost(results, prices)),
+    },
   };
 }
-
-/** docs/cost.md for one bench run. */
-export const renderCostDoc = (results: BenchResults, baselineRun: string, prices: Prices = PRICES) =>
-  costDoc({ results, baselineRun, prices });
 
 function main(): void {
   const { values } = parseArgs({
@@ -111,19 +109,13 @@ function main(): void {
   }
   const { results, file } = loadResults();
   const figures = figuresFrom(results);
-  const report = costReport(
-    figures,
-    ASSUMPTIONS,
-    PRICES,
-    fixedKmsCost(results),
-    allInInputs(figures, results),
-  );
+  const report = costReport(figures, results);
   if (values.json) {
     console.log(JSON.stringify(report, null, 2));
     return;
   }
   const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as BenchResults;
-  const doc = renderCostDoc(results, baseline.startedAt);
+  const doc = costDoc({ results, baselineRun: baseline.startedAt, prices: PRICES });
   const where = relative(ROOT, file);
   if (values.check) {
     if ((existsSync(DOC) ? readFileSync(DOC, 'utf8') : '') !== doc) {
@@ -136,18 +128,15 @@ function main(): void {
     return;
   }
   writeFileSync(DOC, doc);
-  for (const [key, s] of Object.entries(report.scenarios))
-    console.log(`${key.padEnd(15)} ${money(s.perMillion)} per million deliveries`);
-  const { traffic, profiles } = report.allIn;
-  for (const [name, p] of Object.entries(profiles)) {
-    const each = Object.entries(p).map(([key, s]) => `${key} ${money(s.perMillion)}`);
+  const { allIn, fixedPerThousandConnections: fixed } = report;
+  for (const [name, p] of Object.entries(allIn.profiles))
     console.log(
-      `all-in, ${name.padEnd(8)} ${each.join(', ')} per million (${traffic.eventsPerSecond} events/s, ${traffic.connections} connections)`,
+      `all-in, ${name}: ${Object.entries(p)
+        .map(([key, s]) => `${key} ${money(s.perMillion)}`)
+        .join(', ')} per million`,
     );
-  }
-  const fixed = report.fixedPerThousandConnections;
   console.log(
-    `${'fixed'.padEnd(15)} ${money(fixed.perMonth)} a month per 1,000 connections (${money(fixed.withKmsSecretStore.perMonth)} with secretStore: 'kms')`,
+    `fixed: ${money(fixed.perMonth)} a month per 1,000 connections (${money(fixed.withKmsSecretStore.perMonth)} with secretStore: 'kms')`,
   );
   console.log(`Wrote docs/cost.md from ${where}.`);
 }
@@ -155,13 +144,4 @@ function main(): void {
 if (require.main === module) main();
 
 /** What the report's readers and tests need, from this one module (test/unit/bench-imports.test.ts). */
-export {
-  ASSUMPTIONS,
-  allInInputs,
-  FIXED,
-  figuresFrom,
-  fixedKmsCost,
-  loadResults,
-  OBSERVABILITY,
-} from './cost-inputs';
-export { PRICES } from './prices';
+export { FIXED, figuresFrom, loadResults, OBSERVABILITY } from './cost-inputs';

@@ -58,6 +58,6 @@ export type CostDoc = ReturnType<typeof costDocOf>;
 
 /** The lines of a fixed cost that keep connection secrets (Secrets Manager or KMS). */
 export const secretsOf = (f: FixedCost) =>
-  f.lines.filter((l) => /Secrets Manager|GetSecretValue|KMS/.test(l.item));
+  f.lines.filter((l) => /^(Secrets Manager|GetSecretValue|KMS)/.test(l.item));
 
 export const secretsCost = (f: FixedCost) => secretsOf(f).reduce((s, l) => s + l.perMonth, 0);

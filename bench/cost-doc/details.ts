@@ -2,17 +2,28 @@
 
 import { measureBodyStorage } from '../body-storage';
 import {
+  AUTO_SCALING,
+  breakEvenUtilisation,
+  DEFERRAL_SQS_REQUESTS,
   DYNAMODB_ITEM_OVERHEAD_BYTES,
   expectedSlowestMs,
   KINDS,
   MB_PER_VCPU,
+  MONTH_S,
+  provisionedDay,
   SCENARIOS,
   SERIAL_SHARE,
   sqsRequestsPerDelivery,
+  writeUnitPrice,
 } from '../cost-model';
 import { PRICE_SOURCES } from '../prices';
 import { type CostDoc, secretsCost, secretsOf } from './context';
 import { money, num, table } from './format';
+
+const TTL_NOTE = (ttl: number, lag: number) =>
+  `${ttl} days, then up to ${lag} days stored (and backed up) until DynamoDB deletes the item: it does so within a few days, typically 48 h`;
+const XRAY_NOTE =
+  "Lambda's default rule: the first invocation each second and 5 % of the rest; each trace retrieved once (an upper bound); the management API's few traces left out";
 
 export function inputs({ figures, results, a, costs }: CostDoc): string {
   const kf = figures.kinds;
@@ -75,7 +86,8 @@ ${table(
       'connection reads',
       `cache ${a.connectionCacheS} s, ${a.readUnitsPerCacheMiss} read unit a miss: (1 − e^−x)/x per delivery, x a connection's deliveries per container and period`,
     ],
-    ['attempt-log TTL', `${a.ttlDaysSuccess} days`],
+    ['attempt-log TTL', TTL_NOTE(a.ttlDaysSuccess, a.ttlDeletionLagDays)],
+    ['X-Ray (`tracing: true`; off by default)', XRAY_NOTE],
   ],
 )}
 
@@ -164,4 +176,45 @@ ${kms} Hookdeck's Team plan is ${money(prices.hookdeckTeamPlanPerMonth)} a month
 
 export function pricesAndSources(): string {
   return `## Prices and sources\n\n${PRICE_SOURCES}`;
+}
+
+/** On-demand or provisioned writes for the attempt log (`attemptLogCapacity`), steady and spiky (an hour a day at 10×). */
+export function provisionedWrites({ a, prices }: CostDoc): string {
+  const SPIKY = { ratio: 10, hours: 1 };
+  const pct = (x: number) => `${Math.round(x * 100)} %`;
+  const { target: t, stepMin, inLagMin } = AUTO_SCALING;
+  const [follow, breakEven] = [provisionedDay(SPIKY, 'follow'), breakEvenUtilisation(prices)];
+  const [fu, fd] = [follow.utilisation, follow.deferredShare];
+  const deferred = `${pct(fd)}, in the peak's first ${follow.throttledMin} min`;
+  const perM = (u?: number, d = 0) =>
+    writeUnitPrice(prices, u ? { mode: 'provisioned', utilisation: u } : { mode: 'on-demand' }) +
+    d * DEFERRAL_SQS_REQUESTS * prices.sqsPerMillionRequests;
+  const month = (u?: number, d = 0) => money((perM(u, d) * a.eventsPerSecond * MONTH_S) / 1e6);
+  const spiky = `${SPIKY.ratio}× the mean for ${SPIKY.hours} h a day`;
+  const peakFloor = provisionedDay(SPIKY, 'peak').utilisation;
+  const floors = 720 * (2 * prices.dynamoDbProvisionedRcuHour + prices.dynamoDbProvisionedWcuHour);
+  return `## Provisioned or on-demand writes
+
+\`attemptLogCapacity\` provisions the attempt log and its index, auto-scaled to a target use (${pct(t)}). A write unit
+costs ${money(perM())} a million on demand, ${money(prices.dynamoDbProvisionedWcuHour)} an hour provisioned: provisioned wins above **${pct(breakEven)} use**
+of what is provisioned over the day. A throttled write consumes nothing: each scaling step (about ${stepMin} min: two
+1-minute alarm points, then the update) adds at most 1/${t} of the capacity; it scales in ${inLagMin} min after a peak. Throttled
+records wait on the retry queue (${DEFERRAL_SQS_REQUESTS} SQS requests each, priced) and are written in the capacity left over.
+A month: ${num(a.eventsPerSecond)} events/s, one write unit each.
+
+${table(
+  ['attempt-log writes', 'traffic', 'use', 'records deferred', 'per million write units', 'a month'],
+  [
+    ['on-demand', 'any (double the previous peak at once)', '—', '0', money(perM()), month()],
+    [`provisioned, target ${pct(t)}`, 'steady', pct(t), '0', money(perM(t)), month(t)],
+    ['provisioned, floor at the peak', spiky, pct(peakFloor), '0', money(perM(peakFloor)), month(peakFloor)],
+    ['provisioned, floor off-peak', spiky, pct(fu), deferred, money(perM(fu, fd)), month(fu, fd)],
+  ],
+)}
+
+A floor at the peak uses ${pct(t)} ÷ (peak ÷ mean): it wins while the peak stays under ${num(t / breakEven, 2)}× the mean.
+Following the peak costs less but defers ${pct(fd)} of the day's records by minutes and sets off the
+attempt-log-deferred alarm daily. So \`lean\` keeps on-demand: it cannot know the traffic's shape. Choose
+\`attemptLogCapacity\` for traffic within about 2× of its mean all day, \`minWriteCapacity\` at the peak's write
+units a second ÷ ${t}. The floors besides (the index's write unit, a read unit each) cost ${money(floors)} a month.`;
 }

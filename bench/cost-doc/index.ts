@@ -1,7 +1,7 @@
 /** docs/cost.md, section by section, in the order the document reads (context.ts: what they share). */
 
 import { type CostDoc, type CostDocInputs, costDocOf } from './context';
-import { fixedCosts, inputs, keptBodies, pricesAndSources, rateLimits } from './details';
+import { fixedCosts, inputs, keptBodies, pricesAndSources, provisionedWrites, rateLimits } from './details';
 import { allInKeeps, allInLines, allInSummary, batchFill, intro, leversPriced, summary } from './overview';
 
 const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
@@ -11,6 +11,7 @@ const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
   allInKeeps,
   allInLines,
   leversPriced,
+  provisionedWrites,
   batchFill,
   inputs,
   rateLimits,

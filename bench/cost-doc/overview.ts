@@ -1,7 +1,7 @@
 /** The first half of docs/cost.md: what it costs, per scenario and per profile, and what changes it. */
 
 import { allInProfile, costProfile } from '../all-in';
-import { CONTAINER_LIFETIME_S, MB_PER_VCPU, SCENARIOS, scenarioCost } from '../cost-model';
+import { SCENARIOS, scenarioCost } from '../cost-model';
 import { PRICES_READ_ON } from '../prices';
 import { type CostDoc, secretsCost } from './context';
 import { money, num, table } from './format';
@@ -73,13 +73,8 @@ export function allInSummary(doc: CostDoc): string {
   const writes = lineOf(h.lines, 'DynamoDB writes');
   const publish = lineOf(h.lines, 'SQS publish');
   const batched = lineOf(allIn.lean.healthyBatched.lines, 'SQS publish');
-  const provisioned = allInProfile(
-    { ...lean, a: { ...lean.a, writeCapacity: { mode: 'provisioned', utilisation: 0.7 } } },
-    x,
-  );
-  const small = allInProfile({ ...lean, a: { ...lean.a, memoryMb: 128 } }, x);
-  const invocationS = (memoryMb: number) =>
-    scenarioCost(SCENARIOS[0]!, doc.figures, doc.prices, { ...lean.a, memoryMb }).lambda.durationMs / 1000;
+  const writeCapacity = { mode: 'provisioned' as const, utilisation: 0.7 };
+  const provisioned = allInProfile({ ...lean, a: { ...lean.a, writeCapacity } }, x);
   return `## All-in cost per profile
 
 Every line AWS bills at **${num(x.traffic.eventsPerSecond)} events/s over ${x.traffic.connections.toLocaleString('en-US')} connections**
@@ -98,15 +93,8 @@ ${table(['per million deliveries', ...HEAD], rows)}
   claimed and then settled: two on-demand writes, ${money(2 * doc.prices.dynamoDbPerMillionWriteUnits)} a million, not in the lines above
   (defaults all-in, healthy: ${money(allIn.defaults.healthy.perMillion + 2 * doc.prices.dynamoDbPerMillionWriteUnits)}). A republish costs one write per delivery and
   sends nothing; no read.
-- **Secret reads.** A container reads a connection's secret when it first delivers to it; Lambda replaces a busy
-  container about every ${CONTAINER_LIFETIME_S / 3600} h (https://xebia.com/blog/til-that-aws-lambda-terminates-instances-preemptively/),
-  so the model counts one read per connection per warm container per ${CONTAINER_LIFETIME_S / 3600} h.
-- **Bodies.** \`keepBodies: 'all'\` adds a body to every delivery's first record (bench/body-storage.ts); the
-  measured figures already hold those of deliveries whose first attempt failed.
 - **Metric documents** (one EMF document per invocation) are a floor for the failing scenarios; **custom metrics**
-  are counted as if every combination were emitted every month (an upper bound).
-- **Memory.** Both profiles run at ${lean.a.memoryMb} MB. At 128 MB lean would save ${money(h.perMillion - small.healthy.perMillion)} a million,
-  but an invocation takes ${num(invocationS(128), 2)} s instead of ${num(invocationS(lean.a.memoryMb), 2)} s at 128/${MB_PER_VCPU} of a vCPU.`;
+  are counted as if every combination were emitted every month (an upper bound).`;
 }
 
 export function allInKeeps(doc: CostDoc): string {
@@ -163,21 +151,12 @@ column. \`secretStore: 'kms'\` (design.md §5) takes the secrets from ${money(se
 }
 
 export function batchFill({ a, figures, prices }: CostDoc): string {
-  const rows = [1, 10, 50, 100, 500, 1_000].map((eps) => {
-    const c0 = scenarioCost(SCENARIOS[0]!, figures, prices, { ...a, eventsPerSecond: eps });
-    const c1 = scenarioCost(SCENARIOS[0]!, figures, prices, {
-      ...a,
-      eventsPerSecond: eps,
-      batchingWindowS: 1,
-    });
-    return [
-      num(eps),
-      num(c0.lambda.fill, 2),
-      money(c0.perMillion),
-      num(c1.lambda.fill, 2),
-      money(c1.perMillion),
-    ];
-  });
+  const cells = (eventsPerSecond: number, batchingWindowS: number) => {
+    const c = scenarioCost(SCENARIOS[0]!, figures, prices, { ...a, eventsPerSecond, batchingWindowS });
+    return [num(c.lambda.fill, 2), money(c.perMillion)];
+  };
+  const w0 = a.batchingWindowS;
+  const rows = [1, 10, 50, 100, 500, 1_000].map((n) => [num(n), ...cells(n, w0), ...cells(n, 1)]);
   return `## Batch fill as a function of traffic
 
 Each of the event source's 5 concurrent batches takes what arrived during its last cycle (the invocation plus the

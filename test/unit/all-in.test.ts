@@ -131,7 +131,8 @@ describe('all-in cost at a stated traffic', () => {
 
   it('adds the bodies kept and the metric documents written, and totals every line', () => {
     const wcu = 0.625;
-    const gbMonths = (1_000_000 * 200) / 1024 ** 3;
+    // Kept 30 days and up to 2 more until DynamoDB deletes the expired item.
+    const gbMonths = ((1_000_000 * 200) / 1024 ** 3) * (32 / 30);
     expect(find(c, 'Request bodies').perMillion).toBeCloseTo(wcu + gbMonths * (0.25 + 0.2), 9);
     const invocations = scenarioCost(healthy, figures, PRICES, {
       ...base,
@@ -156,6 +157,15 @@ describe('all-in cost at a stated traffic', () => {
       9,
     );
     expect(find(c, 'Contributor Insights: failed-attempt').perMillion).toBe(0);
+  });
+
+  it("asks KMS for the parked table's key too when deliveries fail", () => {
+    const f = allInCost(failing10, defaults, inputs);
+    const keys = (x: typeof f) => find(x, 'DynamoDB table keys');
+    expect(keys(c).item).toMatch(/× 2 tables/);
+    expect(keys(f).item).toMatch(/× 3 tables/);
+    const perContainer = (x: typeof f) => keys(x).perMillion / x.warmContainers;
+    expect(perContainer(f) / perContainer(c)).toBeCloseTo(3 / 2, 9);
   });
 
   it('costs receive and delete no less than 0.2 requests a message with batches of 100', () => {

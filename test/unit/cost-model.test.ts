@@ -1,9 +1,11 @@
 /** The cost model of docs/cost.md (bench/cost-model.ts): its arithmetic, on round numbers. */
 
 import {
+  AUTO_SCALING,
   alternatives,
   batchFill,
   batchHitProbability,
+  breakEvenUtilisation,
   CONTAINER_LIFETIME_S,
   catalogueMetricCount,
   connectionReadsPerDelivery,
@@ -19,11 +21,14 @@ import {
   latencyQuantile,
   observabilityLines,
   PRICES,
+  provisionedDay,
   SCENARIOS,
   SERIAL_SHARE,
   scenarioCost,
   secretReadsPerMonth,
   sqsRequestsPerDelivery,
+  writeUnitPrice,
+  xrayTracesPerSecond,
 } from '../../bench/cost-model';
 import { figuresWith, kindFigures } from '../support/cost-figures';
 
@@ -194,6 +199,62 @@ describe('scenario cost', () => {
     });
     expect(line(p, 'DynamoDB writes')).toBeCloseTo((0.00065 / 3600 / 0.5) * 1_000_000, 9);
   });
+
+  it('stores and backs up expired items until DynamoDB deletes them, 2 days past the TTL', () => {
+    // 412 B + 100 B of overhead per healthy item, 2 of 30 days, storage and PITR.
+    const lag = ((512 * 2) / 30) * (1_000_000 / GIB) * (0.25 + 0.2);
+    expect(line(c, 'DynamoDB storage past the TTL')).toBeCloseTo(lag, 12);
+    const noPitr = scenarioCost(healthy, figures, PRICES, { ...a, pitr: false, ttlDeletionLagDays: 1 });
+    expect(line(noPitr, 'DynamoDB storage past the TTL')).toBeCloseTo(((lag / 2) * 0.25) / 0.45, 12);
+  });
+
+  it('prices X-Ray traces only with tracing on: one invocation a second and 5 % of the rest', () => {
+    expect(line(c, 'X-Ray traces')).toBe(0);
+    expect(xrayTracesPerSecond(0.5)).toBe(0.5);
+    expect(xrayTracesPerSecond(21)).toBeCloseTo(2, 12);
+    const traced = scenarioCost(healthy, figures, PRICES, { ...a, tracing: true });
+    // 10,000 events/s in full batches of 10: 1,000 invocations a second, 1 + 0.05 × 999 traced.
+    const traces = ((1 + 0.05 * 999) / 10_000) * 1_000_000;
+    expect(line(traced, 'X-Ray traces')).toBeCloseTo((traces * (5 + 0.5)) / 1_000_000, 6);
+  });
+});
+
+describe('provisioned or on-demand writes', () => {
+  const t = AUTO_SCALING.target;
+
+  it('breaks even with on-demand at 29 % use of what is provisioned', () => {
+    expect(breakEvenUtilisation(PRICES)).toBeCloseTo(((0.00065 / 3600) * 1_000_000) / 0.625, 12);
+    const at = (u: number) => writeUnitPrice(PRICES, { mode: 'provisioned', utilisation: u });
+    expect(at(breakEvenUtilisation(PRICES))).toBeCloseTo(writeUnitPrice(PRICES, { mode: 'on-demand' }), 12);
+    expect(at(0.7)).toBeCloseTo(0.2579, 4);
+  });
+
+  it('uses the target when traffic is steady, and target ÷ peak ratio with the floor at the peak', () => {
+    expect(provisionedDay({ ratio: 1, hours: 1 }, 'follow')).toEqual({
+      utilisation: expect.closeTo(t, 9),
+      deferredShare: 0,
+      throttledMin: 0,
+    });
+    expect(provisionedDay({ ratio: 10, hours: 1 }, 'peak')).toEqual({
+      utilisation: expect.closeTo(t / 10, 12),
+      deferredShare: 0,
+      throttledMin: 0,
+    });
+  });
+
+  it('throttles the first minutes of a sudden peak while auto-scaling steps up by 1/target', () => {
+    const day = provisionedDay({ ratio: 10, hours: 1 }, 'follow');
+    // The other 23 hours carry 14 of the day's 24 mean-hours; capacity starts at that ÷ target
+    // and grows by 1/target every 5 minutes while throttled: 7 steps to pass the peak's 10.
+    const rest = 14 / 23;
+    const steps = [0, 1, 2, 3, 4, 5, 6].map((k) => rest / t ** (k + 1));
+    expect(day.throttledMin).toBe(35);
+    expect(day.deferredShare).toBeCloseTo(steps.reduce((s, c) => s + 5 * (10 - c), 0) / 1440, 12);
+    // Then 5 min at the 8th step, the peak's last 20 min and 15 min after it at 10 ÷ target, the rest at rest ÷ target.
+    const provisioned =
+      5 * steps.reduce((s, c) => s + c, 0) + 5 * (rest / t ** 8) + 35 * (10 / t) + 1365 * (rest / t);
+    expect(day.utilisation).toBeCloseTo(1440 / provisioned, 9);
+  });
 });
 
 describe('fixed costs and alternatives', () => {
@@ -252,6 +313,18 @@ describe('fixed costs and alternatives', () => {
     const sparse = { ...base, eventsPerSecond: 0.01, containerLifetimeS: 3_600, secretCacheS: 86_400 };
     const x = ((0.01 / 1_000) * 3_600) / 10;
     expect(secretReadsPerMonth(sparse)).toBeCloseTo(10 * 1_000 * (1 - Math.exp(-x)) * 24 * 30, 6);
+  });
+
+  it("prices the tables' KMS requests: each container asks for each table's key every 5 minutes", () => {
+    const keys = (f: ReturnType<typeof fixedCost>) =>
+      f.lines.find((l) => l.item.startsWith('DynamoDB table keys (aws/dynamodb)'))!.perMonth;
+    const requests = (10 * 2 * 30 * 86_400) / 300;
+    expect(keys(fixedCost({ ...base, secretStore: 'kms' }, PRICES))).toBeCloseTo(
+      (requests / 10_000) * 0.03,
+      9,
+    );
+    const parked = fixedCost({ ...base, secretStore: 'kms', tablesPerContainer: 3 }, PRICES);
+    expect(keys(parked)).toBeCloseTo((1.5 * requests * 0.03) / 10_000, 9);
   });
 
   it('prices each part of watching the stack as its own line', () => {

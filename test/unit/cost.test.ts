@@ -1,14 +1,6 @@
 /** `npm run cost` (bench/cost.ts): the model's inputs from a bench run, and the JSON report. */
 
-import {
-  ASSUMPTIONS,
-  allInInputs,
-  costReport,
-  figuresFrom,
-  fixedKmsCost,
-  loadResults,
-  PRICES,
-} from '../../bench/cost';
+import { costReport, figuresFrom, loadResults } from '../../bench/cost';
 
 describe('npm run cost -- --json', () => {
   it('reports the four scenarios and the fixed costs, each total the sum of its lines', () => {
@@ -32,13 +24,7 @@ describe('npm run cost -- --json', () => {
   it('reports "allIn" for the defaults and the lean profile at 100 events/s and 1,000 connections', () => {
     const { results } = loadResults();
     const figures = figuresFrom(results);
-    const { allIn } = costReport(
-      figures,
-      ASSUMPTIONS,
-      PRICES,
-      fixedKmsCost(results),
-      allInInputs(figures, results),
-    );
+    const { allIn } = costReport(figures, results);
     expect(allIn.traffic).toEqual({ eventsPerSecond: 100, connections: 1_000 });
     expect(Object.keys(allIn.profiles)).toEqual(['defaults', 'lean']);
     for (const profile of Object.values(allIn.profiles)) {
