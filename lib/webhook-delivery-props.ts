@@ -153,9 +153,13 @@ export interface WebhookDeliveryProps extends OperationsProps {
   readonly attemptLogPointInTimeRecovery?: boolean;
 
   /**
-   * Provisioned capacity with auto-scaling for the attempt log, for steady traffic (about
-   * 30 % cheaper per write than on-demand at 70 % use). Writes the table throttles are not
-   * lost: the dispatcher queues the record on the retry queue and writes it later.
+   * Provisioned capacity with auto-scaling for the attempt log and its index, instead of
+   * on-demand. Cheaper only above 29 % use of what is provisioned over the day: 59 % less per
+   * write at the 70 % target under steady traffic, but a sudden peak throttles for the minutes
+   * auto-scaling takes to follow, and a floor sized for the peak costs more than on-demand once
+   * the peak passes 2.4 times the mean (docs/cost.md "Provisioned or on-demand writes"). Writes
+   * the table throttles are not lost: the dispatcher queues the record on the retry queue and
+   * writes it later (the attempt-log-deferred alarm counts them).
    * @default - on-demand
    */
   readonly attemptLogCapacity?: AttemptLogCapacity;
@@ -384,11 +388,19 @@ export interface WebhookDeliveryProps extends OperationsProps {
 
 /** Provisioned write (and read) capacity of the attempt log, auto-scaled between bounds. */
 export interface AttemptLogCapacity {
-  /** Write units the table (and its sparse final-failures index) never scale below. At least 1. */
+  /**
+   * Write units a second the table never scales below (1 to 40 000): your peak's write units
+   * ÷ the target use, if the peak comes faster than auto-scaling follows (minutes per step).
+   */
   readonly minWriteCapacity: number;
-  /** Write units the table never scales above. At least `minWriteCapacity`, at most 40 000. */
+  /** Write units the table and its index never scale above: `minWriteCapacity` to 40 000. */
   readonly maxWriteCapacity: number;
-  /** Read units, auto-scaled from 1 to this. @default 100 */
+  /**
+   * Write units the sparse final-failures index never scales below (1 to `maxWriteCapacity`).
+   * A wave of final failures above it throttles their records until the index scales. @default 1
+   */
+  readonly minIndexWriteCapacity?: number;
+  /** Read units of the table and of its index, auto-scaled from 1 to this (1 to 40 000). @default 100 */
   readonly maxReadCapacity?: number;
   /** Use the auto-scaler aims at, percent (20 to 90). @default 70 */
   readonly targetUtilizationPercent?: number;
@@ -815,16 +827,47 @@ function checkBatching(props: WebhookDeliveryProps): { batchSize: number; maxBat
   return { batchSize, maxBatchingWindow: window };
 }
 
+/** DynamoDB's default per-table quota of read and write units. */
+const MAX_TABLE_UNITS = 40_000;
+
 function checkCapacity(capacity: AttemptLogCapacity | undefined): Required<AttemptLogCapacity> | undefined {
   if (capacity === undefined) return undefined;
-  const min = integerIn('attemptLogCapacity', capacity.minWriteCapacity, 1, 40_000);
-  const max = integerIn('attemptLogCapacity', capacity.maxWriteCapacity, min, 40_000);
-  return {
-    minWriteCapacity: min,
-    maxWriteCapacity: max,
-    maxReadCapacity: integerIn('attemptLogCapacity', capacity.maxReadCapacity ?? 100, 1, 40_000),
-    targetUtilizationPercent: integerIn(
+  if (typeof capacity !== 'object' || capacity === null) {
+    throw new WebhookDeliveryPropsError(
       'attemptLogCapacity',
+      `must be { minWriteCapacity, maxWriteCapacity, ... } (leave it out for on-demand), got ${String(capacity)}`,
+    );
+  }
+  const check = (name: keyof AttemptLogCapacity, value: number, min: number, max: number, range?: string) => {
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new WebhookDeliveryPropsError(
+        'attemptLogCapacity',
+        `${name} must be a whole number from ${range ?? `${min} to ${max}`}, got ${value}`,
+      );
+    }
+    return value;
+  };
+  const minWrite = check('minWriteCapacity', capacity.minWriteCapacity, 1, MAX_TABLE_UNITS);
+  const maxWrite = check(
+    'maxWriteCapacity',
+    capacity.maxWriteCapacity,
+    minWrite,
+    MAX_TABLE_UNITS,
+    `minWriteCapacity (${minWrite}) to ${MAX_TABLE_UNITS}`,
+  );
+  return {
+    minWriteCapacity: minWrite,
+    maxWriteCapacity: maxWrite,
+    minIndexWriteCapacity: check(
+      'minIndexWriteCapacity',
+      capacity.minIndexWriteCapacity ?? 1,
+      1,
+      maxWrite,
+      `1 to maxWriteCapacity (${maxWrite})`,
+    ),
+    maxReadCapacity: check('maxReadCapacity', capacity.maxReadCapacity ?? 100, 1, MAX_TABLE_UNITS),
+    targetUtilizationPercent: check(
+      'targetUtilizationPercent',
       capacity.targetUtilizationPercent ?? 70,
       20,
       90,

@@ -381,10 +381,11 @@ export class WebhookDelivery extends Construct {
       table
         .autoScaleReadCapacity({ minCapacity: 1, maxCapacity: capacity.maxReadCapacity })
         .scaleOnUtilization({ targetUtilizationPercent: target });
-      // Only final failures reach the sparse index: it scales from 1 within the table's bounds.
+      // Only final failures reach the sparse index: it scales from its own floor within the table's
+      // ceiling. Its writes must be provisioned too: a throttled index throttles the table's writes.
       table
         .autoScaleGlobalSecondaryIndexWriteCapacity(index, {
-          minCapacity: 1,
+          minCapacity: capacity.minIndexWriteCapacity,
           maxCapacity: capacity.maxWriteCapacity,
         })
         .scaleOnUtilization({ targetUtilizationPercent: target });
@@ -445,7 +446,7 @@ export class WebhookDelivery extends Construct {
       /** @default true */
       pointInTimeRecovery?: boolean;
       /** Provisioned (auto-scaled by the caller) instead of on-demand. */
-      capacity?: { minWriteCapacity: number };
+      capacity?: { minWriteCapacity: number; minIndexWriteCapacity: number };
     },
   ): dynamodb.Table {
     const key = (name: string) => ({ name, type: dynamodb.AttributeType.STRING });
@@ -468,7 +469,7 @@ export class WebhookDelivery extends Construct {
       indexName: keys.index.name,
       partitionKey: key(keys.index.partitionKey),
       sortKey: key(keys.index.sortKey),
-      ...(keys.capacity ? { readCapacity: 1, writeCapacity: 1 } : {}),
+      ...(keys.capacity ? { readCapacity: 1, writeCapacity: keys.capacity.minIndexWriteCapacity } : {}),
       ...(keys.index.nonKeyAttributes
         ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: keys.index.nonKeyAttributes }
         : { projectionType: dynamodb.ProjectionType.ALL }),

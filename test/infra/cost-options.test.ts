@@ -100,31 +100,103 @@ describe('cost options of the construct', () => {
     expect(report.violations.map((v) => v.ruleName)).toEqual([]);
   });
 
-  it('provisions the attempt log with auto-scaled writes and reads, the sparse index too', () => {
-    const template = templateWith({ attemptLogCapacity: { minWriteCapacity: 50, maxWriteCapacity: 2_000 } });
+  it('provisions the attempt log and its index with auto-scaled writes and reads, the other tables on demand', () => {
+    const template = templateWith({
+      attemptLogCapacity: { minWriteCapacity: 50, maxWriteCapacity: 2_000, minIndexWriteCapacity: 5 },
+    });
     const table = attemptsTable(template);
     expect(table.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
     expect(table.ProvisionedThroughput).toEqual({ WriteCapacityUnits: 50, ReadCapacityUnits: 1 });
-    const targets = Object.values(
-      template.findResources('AWS::ApplicationAutoScaling::ScalableTarget'),
-    ) as any[];
+    // The index's writes are provisioned too: an index short of capacity throttles the table's writes.
+    expect(table.GlobalSecondaryIndexes.map((i: any) => i.ProvisionedThroughput)).toEqual([
+      { WriteCapacityUnits: 5, ReadCapacityUnits: 1 },
+    ]);
+    const others = Object.entries(template.findResources('AWS::DynamoDB::Table')).filter(
+      ([id]) => !id.includes('AttemptsTable'),
+    );
+    for (const [, t] of others as any[]) expect(t.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+    const attemptsRef = Object.keys(template.findResources('AWS::DynamoDB::Table')).find((id) =>
+      id.includes('AttemptsTable'),
+    );
+    const targets = template.findResources('AWS::ApplicationAutoScaling::ScalableTarget');
     expect(
-      targets
-        .map((t) => [t.Properties.ScalableDimension, t.Properties.MinCapacity, t.Properties.MaxCapacity])
+      Object.values(targets)
+        .map((t: any) => {
+          const [, [prefix, ref, suffix]] = t.Properties.ResourceId['Fn::Join'];
+          expect(prefix).toBe('table/');
+          expect(ref).toEqual({ Ref: attemptsRef });
+          return [
+            t.Properties.ScalableDimension,
+            t.Properties.MinCapacity,
+            t.Properties.MaxCapacity,
+            suffix ?? '',
+          ];
+        })
         .sort(),
     ).toEqual(
       [
-        ['dynamodb:index:ReadCapacityUnits', 1, 100],
-        ['dynamodb:index:WriteCapacityUnits', 1, 2_000],
-        ['dynamodb:table:ReadCapacityUnits', 1, 100],
-        ['dynamodb:table:WriteCapacityUnits', 50, 2_000],
+        ['dynamodb:index:ReadCapacityUnits', 1, 100, '/index/finalFailures'],
+        ['dynamodb:index:WriteCapacityUnits', 5, 2_000, '/index/finalFailures'],
+        ['dynamodb:table:ReadCapacityUnits', 1, 100, ''],
+        ['dynamodb:table:WriteCapacityUnits', 50, 2_000, ''],
       ].sort(),
     );
-    template.allResourcesProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
-      TargetTrackingScalingPolicyConfiguration: Match.objectLike({ TargetValue: 70 }),
+    // One target-tracking policy per scalable target, each aiming at the default 70 %.
+    const policies = Object.values(
+      template.findResources('AWS::ApplicationAutoScaling::ScalingPolicy'),
+    ) as any[];
+    expect(policies.map((p) => p.Properties.ScalingTargetId.Ref).sort()).toEqual(Object.keys(targets).sort());
+    for (const p of policies)
+      expect(p.Properties.TargetTrackingScalingPolicyConfiguration.TargetValue).toBe(70);
+  });
+
+  it('aims auto-scaling at the target use given, with nothing for cdk-nag to report', () => {
+    const stack = stackWith({
+      attemptLogCapacity: { minWriteCapacity: 5, maxWriteCapacity: 50, targetUtilizationPercent: 50 },
     });
-    expect(() => stackWith({ attemptLogCapacity: { minWriteCapacity: 10, maxWriteCapacity: 5 } })).toThrow(
-      /attemptLogCapacity must be a whole number from 10 to 40000, got 5/,
+    const template = Template.fromStack(stack);
+    acknowledgeNagFindings(stack.delivery);
+    const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack);
+    expect(report.violations.map((v) => v.ruleName)).toEqual([]);
+    template.resourceCountIs('AWS::ApplicationAutoScaling::ScalingPolicy', 4);
+    template.allResourcesProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      TargetTrackingScalingPolicyConfiguration: Match.objectLike({ TargetValue: 50 }),
+    });
+  });
+
+  it.each([
+    [
+      { minWriteCapacity: 0, maxWriteCapacity: 5 },
+      'minWriteCapacity must be a whole number from 1 to 40000, got 0',
+    ],
+    [
+      { minWriteCapacity: 2.5, maxWriteCapacity: 5 },
+      'minWriteCapacity must be a whole number from 1 to 40000, got 2.5',
+    ],
+    [
+      { minWriteCapacity: 10, maxWriteCapacity: 5 },
+      'maxWriteCapacity must be a whole number from minWriteCapacity (10) to 40000, got 5',
+    ],
+    [
+      { minWriteCapacity: 10, maxWriteCapacity: 50_000 },
+      'maxWriteCapacity must be a whole number from minWriteCapacity (10) to 40000, got 50000',
+    ],
+    [
+      { minWriteCapacity: 10, maxWriteCapacity: 20, minIndexWriteCapacity: 30 },
+      'minIndexWriteCapacity must be a whole number from 1 to maxWriteCapacity (20), got 30',
+    ],
+    [
+      { minWriteCapacity: 10, maxWriteCapacity: 20, maxReadCapacity: 0 },
+      'maxReadCapacity must be a whole number from 1 to 40000, got 0',
+    ],
+    [
+      { minWriteCapacity: 10, maxWriteCapacity: 20, targetUtilizationPercent: 95 },
+      'targetUtilizationPercent must be a whole number from 20 to 90, got 95',
+    ],
+    [true, 'must be { minWriteCapacity, maxWriteCapacity, ... } (leave it out for on-demand), got true'],
+  ])('refuses attemptLogCapacity %j at synth, naming the field', (capacity, problem) => {
+    expect(() => stackWith({ attemptLogCapacity: capacity as never })).toThrow(
+      new WebhookDeliveryPropsError('attemptLogCapacity', problem),
     );
   });
 });
