@@ -665,7 +665,7 @@ export function fixedCost(f: FixedInputs, prices: Prices): FixedCost {
   const secretReads = secretReadsPerMonth(f);
   const idleReceives = f.idlePollers * (MONTH_S / 20);
   const period = `${Math.min(f.secretCacheS, f.containerLifetimeS) / 3600} h`;
-  const readers = `each of ${f.warmContainers.toFixed(1)} warm containers reads each secret it delivers to once per ${period} (a container lives ${f.containerLifetimeS / 3600} h; the cache keeps a secret ${f.secretCacheS / 3600} h)`;
+  const readers = `${f.warmContainers.toFixed(1)} warm containers each read a secret once per ${period} (a container lives ${f.containerLifetimeS / 3600} h, the cache keeps ${f.secretCacheS / 3600} h)`;
   const otherSecrets = {
     item: `Secrets Manager: the stack's other secrets (${f.otherSecrets}: the console's session key)`,
     perMonth: f.otherSecrets * prices.secretsManagerPerSecretMonth,
@@ -703,7 +703,7 @@ export function fixedCost(f: FixedInputs, prices: Prices): FixedCost {
   const keyRequests = (f.warmContainers * tables * MONTH_S) / TABLE_KEY_CACHE_S;
   lines.push(
     {
-      item: `DynamoDB table keys (aws/dynamodb), KMS requests: ${f.warmContainers.toFixed(1)} warm containers × ${tables} tables, one each ${TABLE_KEY_CACHE_S / 60} min (cached per connection; one connection a container)`,
+      item: `DynamoDB table keys (aws/dynamodb), KMS requests: ${f.warmContainers.toFixed(1)} warm containers × ${tables} tables, one every ${TABLE_KEY_CACHE_S / 60} min`,
       perMonth: (keyRequests / 10_000) * prices.kmsPer10kRequests,
     },
     ...observabilityLines(f.observability, prices),

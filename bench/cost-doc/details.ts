@@ -21,9 +21,9 @@ import { type CostDoc, secretsCost, secretsOf } from './context';
 import { money, num, table } from './format';
 
 const TTL_NOTE = (ttl: number, lag: number) =>
-  `${ttl} days, then up to ${lag} days stored (and backed up) until DynamoDB deletes the item: it does so within a few days, typically 48 h`;
+  `${ttl} days, then up to ${lag} more stored and backed up until DynamoDB deletes the item (typically within 48 h)`;
 const XRAY_NOTE =
-  "Lambda's default rule: the first invocation each second and 5 % of the rest; each trace retrieved once (an upper bound); the management API's few traces left out";
+  "Lambda's default rule: 1 invocation a second and 5 % of the rest; each trace retrieved once (an upper bound)";
 
 export function inputs({ figures, results, a, costs }: CostDoc): string {
   const kf = figures.kinds;
@@ -197,10 +197,9 @@ export function provisionedWrites({ a, prices }: CostDoc): string {
 
 \`attemptLogCapacity\` provisions the attempt log and its index, auto-scaled to a target use (${pct(t)}). A write unit
 costs ${money(perM())} a million on demand, ${money(prices.dynamoDbProvisionedWcuHour)} an hour provisioned: provisioned wins above **${pct(breakEven)} use**
-of what is provisioned over the day. A throttled write consumes nothing: each scaling step (about ${stepMin} min: two
-1-minute alarm points, then the update) adds at most 1/${t} of the capacity; it scales in ${inLagMin} min after a peak. Throttled
-records wait on the retry queue (${DEFERRAL_SQS_REQUESTS} SQS requests each, priced) and are written in the capacity left over.
-A month: ${num(a.eventsPerSecond)} events/s, one write unit each.
+of what is provisioned over the day. A throttled write consumes nothing, so each scaling step (about ${stepMin} min) adds at
+most 1/${t} of the capacity; it scales in ${inLagMin} min after a peak. Throttled records wait on the retry queue (${DEFERRAL_SQS_REQUESTS} SQS
+requests each, priced). A month: ${num(a.eventsPerSecond)} events/s, one write unit each; the peak comes at once.
 
 ${table(
   ['attempt-log writes', 'traffic', 'use', 'records deferred', 'per million write units', 'a month'],
@@ -213,8 +212,8 @@ ${table(
 )}
 
 A floor at the peak uses ${pct(t)} ÷ (peak ÷ mean): it wins while the peak stays under ${num(t / breakEven, 2)}× the mean.
-Following the peak costs less but defers ${pct(fd)} of the day's records by minutes and sets off the
-attempt-log-deferred alarm daily. So \`lean\` keeps on-demand: it cannot know the traffic's shape. Choose
-\`attemptLogCapacity\` for traffic within about 2× of its mean all day, \`minWriteCapacity\` at the peak's write
-units a second ÷ ${t}. The floors besides (the index's write unit, a read unit each) cost ${money(floors)} a month.`;
+Following the peak defers ${pct(fd)} of the day's records by minutes and sets off the attempt-log-deferred alarm daily.
+So \`lean\` keeps on-demand: it cannot know the traffic's shape. Choose \`attemptLogCapacity\` for traffic within
+about 2× of its mean, \`minWriteCapacity\` at the peak's write units a second ÷ ${t}. The other floors (the index's write
+unit, a read unit each) cost ${money(floors)} a month.`;
 }
