@@ -110,14 +110,8 @@ export function kmsCallsFrom(results: BenchResults): KmsCalls | undefined {
 /** The fixed cost with `secretStore: 'kms'`, from the counted KMS calls when the results have them. */
 export function fixedKmsCost(results: BenchResults | undefined, prices: Prices = PRICES): FixedCost {
   const calls = results && kmsCallsFrom(results);
-  return fixedCost(
-    {
-      ...FIXED,
-      secretStore: 'kms',
-      ...(calls ? { kmsDecryptsPerSecretRead: calls.decryptsPerSecretRead } : {}),
-    },
-    prices,
-  );
+  const decrypts = calls ? { kmsDecryptsPerSecretRead: calls.decryptsPerSecretRead } : {};
+  return fixedCost({ ...FIXED, secretStore: 'kms', ...decrypts }, prices);
 }
 
 /** The bench results the doc is made from, and which file they came from. */

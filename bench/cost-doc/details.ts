@@ -88,10 +88,7 @@ ${table(
     ],
     ['attempt-log TTL', TTL_NOTE(a.ttlDaysSuccess, a.ttlDeletionLagDays)],
     ['X-Ray (`tracing: true`; off by default)', XRAY_NOTE],
-    [
-      'table keys (aws/dynamodb)',
-      'DynamoDB caches each per connection up to 5 min; one SDK connection per container',
-    ],
+    ['table keys (aws/dynamodb)', 'cached per connection up to 5 min; one SDK connection per container'],
   ],
 )}
 
