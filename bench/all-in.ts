@@ -153,7 +153,7 @@ export function allInCost(scenario: Scenario, profile: CostProfile, x: AllInInpu
   }));
 
   // Bodies: the figures keep them for deliveries that failed a first attempt (as 'failures'
-  // does); 'all' adds the body of each delivery delivered at once, kept for the successes' TTL.
+  // does); 'all' adds the body of each delivery delivered at once, kept for the successes' TTL and until deleted.
   const keptAtOnce = profile.keepBodies === 'all' ? mix.healthy : 0;
   const days = a.ttlDaysSuccess + a.ttlDeletionLagDays;
   const bodyGbMonths = (keptAtOnce * MILLION * x.body.bytes * (days / DAYS_PER_MONTH)) / GIB;
