@@ -204,11 +204,8 @@ export const writeUnitPrice = (prices: Prices, c: WriteCapacity) =>
 export const breakEvenUtilisation = (prices: Prices) =>
   writeUnitPrice(prices, { mode: 'provisioned', utilisation: 1 }) / prices.dynamoDbPerMillionWriteUnits;
 
-/**
- * DynamoDB auto-scaling as modelled: it holds use at `target`. A throttled write consumes nothing,
- * so a step out (`stepMin`: two 1-minute alarm points and the table update) adds at most 1/target
- * of what is provisioned; a step in follows `inLagMin` minutes well below target.
- */
+/** DynamoDB auto-scaling as modelled: use held at `target`; a throttled write consumes nothing, so a step out
+ * (`stepMin`: two 1-minute alarm points, the update) adds at most 1/target; a step in follows `inLagMin` min low. */
 export const AUTO_SCALING = { target: 0.7, stepMin: 5, inLagMin: 15 };
 
 /** SQS requests of a write deferred to the retry queue (send, receive, delete): the record is written later. */
@@ -242,10 +239,7 @@ export function provisionedDay(
   return { utilisation: 1440 / provisioned, deferredShare: deferred / 1440, throttledMin };
 }
 
-/**
- * Traces a second Lambda records with active tracing, by X-Ray's default rule (the construct sets
- * no other): the first invocation each second and 5 % of the rest.
- */
+/** Traces a second under X-Ray's default rule (the construct sets no other): 1 a second, 5 % of the rest. */
 export const xrayTracesPerSecond = (invocationsPerSecond: number) =>
   Math.min(1, invocationsPerSecond) + 0.05 * Math.max(0, invocationsPerSecond - 1);
 
@@ -616,11 +610,8 @@ export interface FixedInputs {
   tablesPerContainer?: number;
 }
 
-/**
- * The tables use the AWS managed key aws/dynamodb (KMS requests billed; an AWS owned key bills none).
- * DynamoDB caches a table key per connection up to 5 min: one request per table and container each 5 min
- * (one SDK connection per container; more connections, proportionally more).
- */
+/** The tables use the AWS managed key aws/dynamodb (requests billed; an AWS owned key bills none). DynamoDB caches a
+ * table key per connection up to 5 min: one request per table and container each 5 min (one SDK connection each). */
 export const TABLE_KEY_CACHE_S = 300;
 
 /**

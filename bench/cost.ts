@@ -119,9 +119,7 @@ function main(): void {
   const where = relative(ROOT, file);
   if (values.check) {
     if ((existsSync(DOC) ? readFileSync(DOC, 'utf8') : '') !== doc) {
-      console.error(
-        `docs/cost.md is out of date with the figures in ${where}: run \`npm run cost\` and commit it.`,
-      );
+      console.error(`docs/cost.md is out of date with ${where}: run \`npm run cost\` and commit it.`);
       process.exit(1);
     }
     console.log(`docs/cost.md is up to date with ${where}.`);
