@@ -681,7 +681,7 @@ export function fixedCost(f: FixedInputs, prices: Prices): FixedCost {
       : [
           {
             // KMS bills each of the first two rotations of a key's material $1 a month more (none after).
-            item: `KMS: one customer managed key for the stack, rotated yearly ($${prices.kmsPerKeyMonth} a month, +$${prices.kmsPerKeyMonth} for each of its first two rotations: the most, from its third year)`,
+            item: `KMS: one customer managed key for the stack, rotated yearly ($${prices.kmsPerKeyMonth} a month, +$${prices.kmsPerKeyMonth} for each of its first two rotations)`,
             perMonth: KMS_KEY_MONTHS_WITH_ROTATION * prices.kmsPerKeyMonth,
           },
           otherSecrets,

@@ -103,10 +103,9 @@ export function rateLimits({ results, prices }: CostDoc): string {
   const perSecondWaited = 0.25 * prices.lambdaArmPerGbSecond * 1_000_000;
   const head = `## Rate limits
 
-A connection without a limit adds nothing. One with a limit adds a DynamoDB write per send
-(${money(prices.dynamoDbPerMillionWriteUnits)} a million), ${money(perDeferral)} a million deferrals (a write, a SendMessage, a receive and a delete), and
-${money(perSecondWaited)} a million deliveries for each second a batch waits for a slot at 256 MB. Deferrals grow with how far a
-burst exceeds the limit.`;
+An unlimited connection adds nothing. A limited one adds a write per send (${money(prices.dynamoDbPerMillionWriteUnits)} a million),
+${money(perDeferral)} a million deferrals (a write, a send, a receive, a delete) and ${money(perSecondWaited)} a million deliveries per second a
+batch waits for a slot at 256 MB; deferrals grow with how far a burst exceeds the limit.`;
   if (!rl) return `${head}\n\nNot measured in the figures this document was made from.`;
   return `${head} Measured (\`npm run bench -- --only rateLimit\`: ${num(rl.events)} events at once to one connection
 limited to ${num(rl.limit)}/s, ${num(rl.pollers)} pollers a queue): per delivery ${num(rl.counterWritesPerDelivery)} counter writes,
@@ -143,10 +142,9 @@ Queries of every connection's partitions.
 
 ## Keeping request bodies
 
-A delivery's body is kept once, raw-deflated on its first attempt's record (design.md §5), for ${a.ttlDaysSuccess} days. Measured by
-\`npm run bench -- --only bodyStorage\` for the payload with the fixtures' small metadata, a typical profile and the
-100 keys a payload may carry. \`'failures'\` is counted at the "10% failing" scenario's ${num(share * 100)}% failed first attempts,
-whose record (a 503 page's snippet) already takes two write units.
+A body is kept once, raw-deflated on a delivery's first record (design.md §5), for ${a.ttlDaysSuccess} days; measured by
+\`npm run bench -- --only bodyStorage\` with small, typical and 100-key metadata. \`'failures'\` is counted at the "10% failing"
+scenario's ${num(share * 100)}% failed first attempts, whose record already takes two write units.
 
 ${table(['metadata', 'body bytes, raw → stored', 'delivered first attempt WCU', "keepBodies: 'all'", "keepBodies: 'failures'"], rows)}`;
 }
@@ -197,10 +195,10 @@ export function provisionedWrites({ a, prices }: CostDoc): string {
   return `## Provisioned or on-demand writes
 
 \`attemptLogCapacity\` provisions the attempt log and its index, auto-scaled to a target use (${pct(t)}). A write unit
-costs ${money(perM())} a million on demand, ${money(prices.dynamoDbProvisionedWcuHour)} an hour provisioned: provisioned wins above **${pct(breakEven)} use**
-of what is provisioned over the day. A throttled write consumes nothing, so each scaling step (about ${stepMin} min) adds at
-most 1/${t} of the capacity; it scales in ${inLagMin} min after a peak. Throttled records wait on the retry queue (${DEFERRAL_SQS_REQUESTS} SQS
-requests each, priced). A month: ${num(a.eventsPerSecond)} events/s, one write unit each; the peak comes at once.
+costs ${money(perM())} a million on demand and ${money(prices.dynamoDbProvisionedWcuHour)} an hour provisioned: provisioned wins above **${pct(breakEven)} use**
+over the day. Auto-scaling steps every ~${stepMin} min by at most 1/${t} (a throttled write consumes nothing) and scales in
+${inLagMin} min after a peak; throttled records wait on the retry queue (${DEFERRAL_SQS_REQUESTS} SQS requests each, priced). A month:
+${num(a.eventsPerSecond)} events/s, one write unit each; the peak comes at once.
 
 ${table(
   ['attempt-log writes', 'traffic', 'use', 'records deferred', 'per million write units', 'a month'],
@@ -212,9 +210,8 @@ ${table(
   ],
 )}
 
-A floor at the peak uses ${pct(t)} ÷ (peak ÷ mean): it wins while the peak stays under ${num(t / breakEven, 2)}× the mean.
-Following the peak defers ${pct(fd)} of the day's records by minutes and sets off the attempt-log-deferred alarm daily.
-So \`lean\` keeps on-demand: it cannot know the traffic's shape. Choose \`attemptLogCapacity\` for traffic within
-about 2× of its mean, \`minWriteCapacity\` at the peak's write units a second ÷ ${t}. The other floors (the index's write
-unit, a read unit each) cost ${money(floors)} a month.`;
+A floor at the peak wins only while the peak stays under ${num(t / breakEven, 2)}× the mean; following the peak defers
+${pct(fd)} of the day's records and sets off the attempt-log-deferred alarm daily. So \`lean\` keeps on-demand. Choose
+\`attemptLogCapacity\` for traffic within about 2× of its mean, \`minWriteCapacity\` at the peak's write units a second
+÷ ${t}; the other floors cost ${money(floors)} a month.`;
 }

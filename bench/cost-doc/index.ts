@@ -2,7 +2,7 @@
 
 import { type CostDoc, type CostDocInputs, costDocOf } from './context';
 import { fixedCosts, inputs, keptBodies, pricesAndSources, provisionedWrites, rateLimits } from './details';
-import { allInKeeps, allInLines, allInSummary, batchFill, intro, leversPriced, summary } from './overview';
+import { allInKeeps, allInLines, allInSummary, intro, leversPriced, summary } from './overview';
 
 const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
   intro,
@@ -12,7 +12,6 @@ const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
   allInLines,
   leversPriced,
   provisionedWrites,
-  batchFill,
   inputs,
   rateLimits,
   keptBodies,

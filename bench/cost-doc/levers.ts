@@ -25,7 +25,7 @@ export function levers(a: Assumptions): Lever[] {
     ],
     [
       'memory 128 MB',
-      `${prop('memorySize: 128')} (half the CPU share: a batch of 100 is CPU-bound, docs/performance.md §11)`,
+      `${prop('memorySize: 128')} (half the CPU share: docs/performance.md §11)`,
       { memoryMb: 128 },
     ],
     [
@@ -39,7 +39,7 @@ export function levers(a: Assumptions): Lever[] {
       `${prop('attemptLogCapacity')} (auto-scaled, 70 % target)`,
       { writeCapacity: provisioned },
     ],
-    ['X-Ray tracing on', `${prop('tracing: true')} (adds cost)`, { tracing: true }],
+    ['X-Ray tracing on', prop('tracing: true'), { tracing: true }],
     [
       'every construct prop above but tracing',
       'window 1 s, batch 100, 128 MB, 3-day successes, no PITR, provisioned',

@@ -136,7 +136,11 @@ export function allInLines({ allIn }: CostDoc): string {
   return `### All-in lines per profile\n\n${table(['line', ...head], rows)}`;
 }
 
-export function leversPriced({ levers, fixed, fixedKms }: CostDoc): string {
+export function leversPriced({ a, figures, prices, levers, fixed, fixedKms }: CostDoc): string {
+  const at = (eventsPerSecond: number, batchingWindowS = a.batchingWindowS) =>
+    money(
+      scenarioCost(SCENARIOS[0]!, figures, prices, { ...a, eventsPerSecond, batchingWindowS }).perMillion,
+    );
   return `## Levers, priced by the model
 
 Each row changes one assumption of the model at the defaults (the last, all of them), marginal per million:
@@ -147,20 +151,7 @@ ${table(
 )}
 
 \`BufferedPublisher\` (serverless-webhooks/publisher) publishes in batches of 10: the "healthy, batched publish"
-column. \`secretStore: 'kms'\` (design.md §5) takes the secrets from ${money(secretsCost(fixed))} to ${money(secretsCost(fixedKms))} a month per 1,000 connections.`;
-}
-
-export function batchFill({ a, figures, prices }: CostDoc): string {
-  const cells = (eventsPerSecond: number, batchingWindowS: number) => {
-    const c = scenarioCost(SCENARIOS[0]!, figures, prices, { ...a, eventsPerSecond, batchingWindowS });
-    return [num(c.lambda.fill, 2), money(c.perMillion)];
-  };
-  const w0 = a.batchingWindowS;
-  const rows = [1, 10, 50, 100, 500, 1_000].map((n) => [num(n), ...cells(n, w0), ...cells(n, 1)]);
-  return `## Batch fill as a function of traffic
-
-Each of the event source's 5 concurrent batches takes what arrived during its last cycle (the invocation plus the
-batching window), at least one message, at most the batch size. Healthy deliveries, one event per SendMessage:
-
-${table(['events/s', 'messages per batch', 'per million', 'with a 1 s window', 'per million'], rows)}`;
+column. \`secretStore: 'kms'\` (design.md §5) takes the secrets from ${money(secretsCost(fixed))} to ${money(secretsCost(fixedKms))} a month per 1,000 connections.
+Batches fill with traffic (each of the event source's 5 pollers takes what arrived in its last cycle): healthy costs
+${at(10)} a million at 10 events/s (${at(10, 1)} with a 1 s window), ${at(50)} at 50 and ${at(100)} from 100.`;
 }
