@@ -9,7 +9,7 @@
  */
 import { type Stack, startStack } from '../support/stack';
 import { sleep } from '../support/wait';
-import { describeFaults, expectNoLoss, report, servicesInfo, size, until } from './helpers';
+import { describeFaults, expectNoLoss, killAndRestart, report, servicesInfo, size, until } from './helpers';
 
 const EVENTS = size(10, 40);
 /** Attempts 1-3 of a chain take 1 + 2 s; the 4th is sent about 7 s after the first. */
@@ -111,14 +111,11 @@ it(
       () => s.fleet.counters.verified - before >= EVENTS / 2,
       60_000,
     );
-    const at = Date.now();
-    await s.killDispatcher();
-    s.windows.push({
-      label: 'in flight when the dispatcher was SIGKILLed during the recovery (redelivered)',
-      from: at - FUNCTION_TIMEOUT_MS - 1_000,
-      to: at + 500,
-    });
-    await s.startDispatcher();
+    await killAndRestart(
+      s,
+      'in flight when the dispatcher was SIGKILLed during the recovery (redelivered)',
+      FUNCTION_TIMEOUT_MS,
+    );
     const drainedAt = await s.waitForDrain({ timeoutMs: 90_000, quietMs: 2_000 });
     const ledger = await s.ledger(drainedAt);
     report(

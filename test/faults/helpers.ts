@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { SERVICES_ENV, type ServicesInfo } from '../support/emulators';
 import type { FaultRecord } from '../support/fault-proxy';
 import { formatLedger, type Ledger, ledgerLine } from '../support/ledger';
-import type { Stack } from '../support/stack';
+import { type Stack, type StackOptions, startStack } from '../support/stack';
 import { sleep, waitFor } from '../support/wait';
 
 /** FAULTS=full: the larger variant of every scenario. */
@@ -100,4 +100,44 @@ export async function publishSteadily(
     });
     await sleep(options.overMs / chunks);
   }
+}
+
+/**
+ * The timings of runs that SIGKILL the dispatcher: a short function timeout, and a visibility
+ * timeout as short as Lambda allows for it, so what a killed process had in flight comes back soon.
+ */
+export const KILLED_RUN = {
+  attemptTimeoutMs: 2_000,
+  functionTimeoutMs: 8_000,
+  runnerConcurrency: 2,
+} as const;
+
+/** A stack whose dispatcher runs as a child process (so it can be SIGKILLed), with KILLED_RUN timings. */
+export function startKillableStack(label: string, extra: Partial<StackOptions> = {}): Promise<Stack> {
+  return startStack({
+    services: servicesInfo(),
+    label,
+    visibilityTimeoutSeconds: KILLED_RUN.functionTimeoutMs / 1000,
+    ...KILLED_RUN,
+    childProcess: true,
+    ...extra,
+  });
+}
+
+/**
+ * SIGKILLs the dispatcher and starts it again. What the killed process had in flight (received
+ * up to one function timeout before) goes in the ledger's windows under `label`: its resends are
+ * duplicates the spec allows. Returns how many requests had been verified when it died.
+ */
+export async function killAndRestart(
+  stack: Stack,
+  label: string,
+  functionTimeoutMs: number,
+): Promise<number> {
+  const at = Date.now();
+  await stack.killDispatcher();
+  const verified = stack.fleet.counters.verified;
+  stack.windows.push({ label, from: at - functionTimeoutMs - 1_000, to: at + 500 });
+  await stack.startDispatcher();
+  return verified;
 }

@@ -4,14 +4,11 @@
  * hands them out again after the visibility timeout: nothing is lost, and the attempts
  * that were in flight are sent again (duplicates the spec allows, counted and explained).
  */
-import { type Stack, startStack } from '../support/stack';
-import { expectNoLoss, report, servicesInfo, size, until } from './helpers';
+import type { Stack } from '../support/stack';
+import { expectNoLoss, KILLED_RUN, killAndRestart, report, size, startKillableStack, until } from './helpers';
 
 const KILLS = size(1, 4);
 const EVENTS = size(150, 500);
-const ATTEMPT_TIMEOUT_MS = 2_000;
-const FUNCTION_TIMEOUT_MS = 8_000;
-const RUNNER_CONCURRENCY = 2;
 
 let stack: Stack;
 
@@ -22,16 +19,7 @@ afterAll(async () => {
 it(
   `loses nothing when the dispatcher is SIGKILLed mid-batch ${KILLS}× and restarted`,
   async () => {
-    stack = await startStack({
-      services: servicesInfo(),
-      label: 'kill',
-      // As short as Lambda allows for this function timeout, so redelivery comes quickly.
-      visibilityTimeoutSeconds: FUNCTION_TIMEOUT_MS / 1000,
-      attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
-      functionTimeoutMs: FUNCTION_TIMEOUT_MS,
-      runnerConcurrency: RUNNER_CONCURRENCY,
-      childProcess: true,
-    });
+    stack = await startKillableStack('kill');
     const app = 'app_kill';
     const targets = [];
     for (const behaviour of ['ok', 'ok', 'flaky'] as const) {
@@ -54,16 +42,12 @@ it(
         () => stack.fleet.counters.verified >= threshold,
         60_000,
       );
-      const at = Date.now();
-      await stack.killDispatcher();
-      killPoints.push(`after ${stack.fleet.counters.verified} requests`);
-      // Anything the killed process had in flight: received up to one function timeout before.
-      stack.windows.push({
-        label: 'in flight when the dispatcher was SIGKILLed (redelivered after the visibility timeout)',
-        from: at - FUNCTION_TIMEOUT_MS - 1_000,
-        to: at + 500,
-      });
-      await stack.startDispatcher();
+      const verified = await killAndRestart(
+        stack,
+        'in flight when the dispatcher was SIGKILLed (redelivered after the visibility timeout)',
+        KILLED_RUN.functionTimeoutMs,
+      );
+      killPoints.push(`after ${verified} requests`);
     }
     const drainedAt = await stack.waitForDrain({ timeoutMs: 120_000, quietMs: 2_000 });
     const ledger = await stack.ledger(drainedAt);
@@ -74,7 +58,7 @@ it(
     expect(ledger.delivered).toBe(EVENTS * 3);
     // Rare: at most what was in flight at each kill (batches × 10 records × 3 connections),
     // plus the retry each of those may have queued before dying.
-    expect(ledger.duplicateSends).toBeLessThanOrEqual(KILLS * RUNNER_CONCURRENCY * 10 * 3 * 2);
+    expect(ledger.duplicateSends).toBeLessThanOrEqual(KILLS * KILLED_RUN.runnerConcurrency * 10 * 3 * 2);
   },
   size(150_000, 400_000),
 );

@@ -7,13 +7,10 @@
  * no send: every request is an expected delivery's, every duplicate one the kill explains.
  */
 import { dispatcherSettings } from '../support/dispatcher';
-import { buildEvent, type Stack, startStack } from '../support/stack';
-import { expectNoLoss, report, servicesInfo, size, until } from './helpers';
+import { buildEvent, type Stack } from '../support/stack';
+import { expectNoLoss, KILLED_RUN, killAndRestart, report, size, startKillableStack, until } from './helpers';
 
 const EVENTS = size(60, 300);
-const ATTEMPT_TIMEOUT_MS = 2_000;
-const FUNCTION_TIMEOUT_MS = 8_000;
-const RUNNER_CONCURRENCY = 2;
 
 let stack: Stack;
 
@@ -29,14 +26,7 @@ async function publish(messages: ReadonlyArray<{ text: string; event?: ReturnTyp
 it(
   'loses nothing and sends nothing twice when every event is republished, across a dispatcher SIGKILL',
   async () => {
-    stack = await startStack({
-      services: servicesInfo(),
-      label: 'republish',
-      visibilityTimeoutSeconds: FUNCTION_TIMEOUT_MS / 1000,
-      attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
-      functionTimeoutMs: FUNCTION_TIMEOUT_MS,
-      runnerConcurrency: RUNNER_CONCURRENCY,
-      childProcess: true,
+    stack = await startKillableStack('republish', {
       // WEBHOOKS_DEDUPE_EVENTS=false in the environment runs it without de-duplication (it fails).
       settings: dispatcherSettings(process.env),
     });
@@ -62,14 +52,11 @@ it(
       () => stack.fleet.counters.verified >= requestsExpected / 3,
       60_000,
     );
-    const at = Date.now();
-    await stack.killDispatcher();
-    stack.windows.push({
-      label: 'in flight when the dispatcher was SIGKILLed (its claims expire with the invocation)',
-      from: at - FUNCTION_TIMEOUT_MS - 1_000,
-      to: at + 500,
-    });
-    await stack.startDispatcher();
+    await killAndRestart(
+      stack,
+      'in flight when the dispatcher was SIGKILLed (its claims expire with the invocation)',
+      KILLED_RUN.functionTimeoutMs,
+    );
     // Once every delivery has been seen, the upstream publishes everything again, 5 s later by its clock.
     const ids = built.flatMap((b) => b.expected.deliveries.map((d) => d.deliveryId));
     await until(
@@ -96,7 +83,7 @@ it(
     expect(ledger.checks.unexpectedReceipts).toBe(0);
     // Only what the kill had in flight is sent twice: at most its batches × 10 records × 3 connections,
     // plus the retry each of those may have queued before dying.
-    expect(ledger.duplicateSends).toBeLessThanOrEqual(RUNNER_CONCURRENCY * 10 * 3 * 2);
+    expect(ledger.duplicateSends).toBeLessThanOrEqual(KILLED_RUN.runnerConcurrency * 10 * 3 * 2);
     // No request beyond those (a flaky receiver's copy can even end its chain an attempt early).
     expect(ledger.requestsReceived).toBeLessThanOrEqual(requestsExpected + ledger.duplicateSends);
   },

@@ -59,6 +59,21 @@ async function webhooks(args: string[]): Promise<string> {
 }
 
 /** Every sample of the text format by its series (`name{label="v",…}`), summed if repeated. */
+/** Creates a connection of APP to the demo receiver's `path`; `extra` are more flags (`--json`). */
+function createConnection(name: string, path: string, ...extra: string[]): Promise<string> {
+  return webhooks([
+    'connections',
+    'create',
+    '--application',
+    APP,
+    '--name',
+    name,
+    '--url',
+    `${receiverOrigin}${path}`,
+    ...extra,
+  ]);
+}
+
 async function scrape(): Promise<{ contentType: string; series: Map<string, number>; text: string }> {
   const res = await fetch(`${apiUrl}/metrics`);
   expect(res.status).toBe(200);
@@ -92,16 +107,7 @@ afterAll(async () => {
 });
 
 it('after one event that fails twice and then arrives, shows 2 http_error and 1 delivered attempt, 3 durations, 2 retries and 1 delivery', async () => {
-  const created = await webhooks([
-    'connections',
-    'create',
-    '--application',
-    APP,
-    '--name',
-    'Flaky',
-    '--url',
-    `${receiverOrigin}/flaky`,
-  ]);
+  const created = await createConnection('Flaky', '/flaky');
   expect(created).toMatch(/Created connection con_/);
   const before = await scrape();
   const at = (s: typeof before, series: string) => s.series.get(series) ?? 0;
@@ -152,17 +158,7 @@ it('after one event that fails twice and then arrives, shows 2 http_error and 1 
 });
 
 it('counts a delivery parked and then recovered once as parked and once as recovered, never a second delivered', async () => {
-  const created = await webhooks([
-    'connections',
-    'create',
-    '--application',
-    APP,
-    '--name',
-    'Parked then recovered',
-    '--url',
-    `${receiverOrigin}/hooks`,
-    '--json',
-  ]);
+  const created = await createConnection('Parked then recovered', '/hooks', '--json');
   const { connectionId } = JSON.parse(created) as { connectionId: string };
   await webhooks(['connections', 'disable', connectionId]);
   // The dispatcher's cached copy of the connection expires within LOCAL_CONNECTION_CACHE_TTL_MS.

@@ -10,8 +10,14 @@ import { buildEventMessage } from '../../lambdas/core/envelope';
 import { deliveryIdFor, ulid } from '../../lambdas/core/ids';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import { buildPayload, serialiseBody } from '../../lambdas/core/payload';
-import type { InputRecord } from '../../lambdas/core/ports';
-import type { AttemptRecord, AttemptResult, Connection, EventMessage } from '../../lambdas/core/types';
+import type { DispatcherOptions, InputRecord } from '../../lambdas/core/ports';
+import type {
+  AttemptRecord,
+  AttemptResult,
+  Connection,
+  DeliveryMessage,
+  EventMessage,
+} from '../../lambdas/core/types';
 import type { PublishInput } from '../../lambdas/publisher';
 import type { LocalState } from '../../local/state';
 
@@ -67,6 +73,33 @@ export function connection(id: string, overrides: Partial<Connection> = {}): Con
     secretVersion: 'v1',
     createdAt: '2026-11-01T00:00:00.000Z',
     updatedAt: '2026-11-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+/** The dispatcher's options of in-memory tests: the spec's header prefix, port 443 only. */
+export const DISPATCHER_OPTIONS: DispatcherOptions = {
+  headerPrefix: HEADER_PREFIX,
+  attemptTtlDays: 30,
+  concurrency: 10,
+  egress: { allowedPorts: [443], allowLoopback: false },
+};
+
+/** An invocation with far more time left than any in-memory test needs. */
+export const PLENTY = { remainingMs: () => 90_000 };
+
+/** A delivery message to `con_a` (attempt 1 of its chain); `overrides` set the body, attempt, times. */
+export function deliveryMessage(overrides: Partial<DeliveryMessage> = {}): DeliveryMessage {
+  return {
+    v: 1,
+    type: 'delivery',
+    deliveryId: 'dlv_01JD3XQ4Z8K2M5N7P9R1S3T5V7_con_a',
+    eventId: 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
+    connectionId: 'con_a',
+    attempt: 1,
+    chainStart: 1,
+    body: '{}',
+    firstAttemptAt: '2026-11-21T14:59:00.000Z',
     ...overrides,
   };
 }

@@ -161,6 +161,35 @@ export function pageConditions(
   return { ...(below === undefined ? {} : { below }), filters, names, values };
 }
 
+/** A page's conditions (pageConditions), with any filters the caller adds. */
+export type PageConditions = ReturnType<typeof pageConditions>;
+
+/**
+ * Each partition's part of one newest-first page under the same conditions: every partition is
+ * read below the same sort key, so mergePages can join the parts and one cursor resumes them all.
+ */
+export function partitionParts(
+  reads: PartitionReads,
+  partitions: readonly string[],
+  { below, filters, names, values }: PageConditions,
+  limit: number,
+): Promise<PartialPage[]> {
+  return Promise.all(
+    partitions.map((partition) =>
+      reads.filteredPage(
+        {
+          KeyConditionExpression: below === undefined ? '#c = :c' : '#c = :c AND #sk < :below',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ':c': partition },
+          ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+          ScanIndexForward: false,
+        },
+        limit,
+      ),
+    ),
+  );
+}
+
 /**
  * A chart's read (AttemptTable.inRange): the attempts of these partitions requested in
  * [since, until), reading the deliveries created from RANGE_LOOKBACK_MS before `since`, up to

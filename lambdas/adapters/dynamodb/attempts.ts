@@ -21,7 +21,7 @@
  * index with `finalFailuresShards` partitions per UTC day, merged the same way.
  */
 
-import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { shardCountOf } from '../../core/attempt-shards';
 import { MAX_ATTEMPT } from '../../core/constants';
 import { decodeCursor, encodeCursor } from '../../core/cursor';
@@ -53,6 +53,7 @@ import {
   mergePages,
   PartitionReads,
   pageConditions,
+  partitionParts,
   rangeRead,
 } from './attempt-reads';
 import { documentClient, isConditionFailed } from './client';
@@ -283,22 +284,9 @@ export class DynamoAttempts implements AttemptTable {
 
   async page(query: AttemptPageQuery): Promise<Page<AttemptRecord>> {
     const after = decodeCursor(query.cursor, LISTING, query.connectionId, 1);
-    const { below, filters, names, values } = pageConditions(query, after?.[0]);
+    const conditions = pageConditions(query, after?.[0]);
     const partitions = await this.partitionsOf(query.connectionId);
-    const parts = await Promise.all(
-      partitions.map((partition) =>
-        this.reads.filteredPage(
-          {
-            KeyConditionExpression: below === undefined ? '#c = :c' : '#c = :c AND #sk < :below',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...values, ':c': partition },
-            ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-            ScanIndexForward: false,
-          },
-          query.limit,
-        ),
-      ),
-    );
+    const parts = await partitionParts(this.reads, partitions, conditions, query.limit);
     const page = mergePages(parts, query.limit);
     return {
       items: page.items.map(recordOf),

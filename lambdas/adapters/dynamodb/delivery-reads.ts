@@ -12,11 +12,10 @@
 
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeCursor, encodeCursor } from '../../core/cursor';
-import { deliveryIdTimePrefix } from '../../core/ids';
 import type { DeliveryPageQuery, DeliveryRef, Page } from '../../core/stores';
 import type { AttemptRecord } from '../../core/types';
 import { recordOf } from './attempt-item';
-import { type Item, type Key, mergePages, type PartitionReads, pageConditions } from './attempt-reads';
+import { type Item, mergePages, type PartitionReads, pageConditions, partitionParts } from './attempt-reads';
 import { ATTEMPTS_TABLE } from './tables';
 
 const PK = ATTEMPTS_TABLE.partitionKey;
@@ -74,25 +73,12 @@ export class DeliveryReads {
 
   private async logs(query: DeliveryPageQuery): Promise<Page<DeliveryRef>> {
     const after = decodeCursor(query.cursor, LISTING.logs, query.applicationId, 1);
-    const { below, filters, names, values } = pageConditions(query, after?.[0]);
-    filters.push('#a = :first');
-    names['#a'] = 'attempt';
-    values[':first'] = 1;
+    const conditions = pageConditions(query, after?.[0]);
+    conditions.filters.push('#a = :first');
+    conditions.names['#a'] = 'attempt';
+    conditions.values[':first'] = 1;
     const partitions = (await Promise.all(query.connectionIds.map(this.partitionsOf))).flat();
-    const parts = await Promise.all(
-      partitions.map((partition) =>
-        this.reads.filteredPage(
-          {
-            KeyConditionExpression: below === undefined ? '#c = :c' : '#c = :c AND #sk < :below',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...values, ':c': partition },
-            FilterExpression: filters.join(' AND '),
-            ScanIndexForward: false,
-          },
-          query.limit,
-        ),
-      ),
-    );
+    const parts = await partitionParts(this.reads, partitions, conditions, query.limit);
     const page = mergePages(parts, query.limit);
     return {
       items: page.items.map((item) => refOf(recordOf(item))),
@@ -102,40 +88,16 @@ export class DeliveryReads {
 
   private async lookup(query: DeliveryPageQuery, partition: string): Promise<Page<DeliveryRef>> {
     const after = decodeCursor(query.cursor, LISTING.lookup, partition, 1)?.[0];
-    const names: Key = { '#c': PK };
-    const values: Item = { ':c': partition };
-    const filters: string[] = [];
-    let below = after;
-    if (query.until) {
-      const hi = `${deliveryIdTimePrefix(query.until.getTime())}~`;
-      if (below === undefined || hi < below) below = hi;
-      filters.push('requestedAt < :until');
-      values[':until'] = query.until.toISOString();
-    }
-    if (below !== undefined) {
-      names['#sk'] = SK;
-      values[':below'] = below;
-    }
-    if (query.since) {
-      filters.push('requestedAt >= :since');
-      values[':since'] = query.since.toISOString();
-    }
+    // The same key bound and time filters as a connection's page (pageConditions): lookup items
+    // carry the delivery id as sort key and the first attempt's requestedAt.
+    const conditions = pageConditions(query, after);
     if (query.connectionId) {
-      filters.push('#oc = :oc');
-      names['#oc'] = OF_CONNECTION;
-      values[':oc'] = query.connectionId;
+      conditions.filters.push('#oc = :oc');
+      conditions.names['#oc'] = OF_CONNECTION;
+      conditions.values[':oc'] = query.connectionId;
     }
-    const part = await this.reads.filteredPage(
-      {
-        KeyConditionExpression: below === undefined ? '#c = :c' : '#c = :c AND #sk < :below',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-        ScanIndexForward: false,
-      },
-      query.limit,
-    );
-    const page = mergePages([part], query.limit);
+    const parts = await partitionParts(this.reads, [partition], conditions, query.limit);
+    const page = mergePages(parts, query.limit);
     return {
       items: page.items.map((item) => ({
         deliveryId: item[SK] as string,

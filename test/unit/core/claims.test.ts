@@ -7,18 +7,11 @@
 import { CLAIM_WINDOW_S } from '../../../lambdas/core/claims';
 import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { deliveryIdFor } from '../../../lambdas/core/ids';
-import type { DispatcherOptions, InputRecord } from '../../../lambdas/core/ports';
+import type { InputRecord } from '../../../lambdas/core/ports';
 import type { AttemptResult, DeliveryMessage } from '../../../lambdas/core/types';
-import { connection, ok } from '../../support/fixtures';
+import { connection, ok, DISPATCHER_OPTIONS as options, PLENTY as plenty } from '../../support/fixtures';
 import { memoryPorts, type Responder } from '../../support/memory';
 
-const options: DispatcherOptions = {
-  headerPrefix: 'X-Service',
-  attemptTtlDays: 30,
-  concurrency: 10,
-  egress: { allowedPorts: [443], allowLoopback: false },
-};
-const plenty = { remainingMs: () => 90_000 };
 const EVENT_ID = 'evt_signup-42';
 const FIRST_AT = '2026-11-21T14:53:00.123Z';
 const LATER_AT = '2026-11-21T14:58:30.000Z';

@@ -4,7 +4,6 @@ import { DEADLINE_MARGIN_MS } from '../../../lambdas/core/constants';
 import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { ValidationError } from '../../../lambdas/core/errors';
 import { deliveryIdFor } from '../../../lambdas/core/ids';
-import type { DispatcherOptions } from '../../../lambdas/core/ports';
 import {
   ACTIVITY_SECONDS,
   activityOf,
@@ -23,7 +22,7 @@ import {
   WAITING_WITHIN_SECONDS,
 } from '../../../lambdas/core/rate-limit';
 import type { DeliveryMessage } from '../../../lambdas/core/types';
-import { connection, ok } from '../../support/fixtures';
+import { connection, ok, DISPATCHER_OPTIONS as options, PLENTY as plenty } from '../../support/fixtures';
 import { MemoryRateWindows, memoryPorts } from '../../support/memory';
 
 describe('the rateLimit field', () => {
@@ -167,13 +166,6 @@ describe('the limiter on an injectable clock', () => {
   });
 });
 
-const options: DispatcherOptions = {
-  headerPrefix: 'X-Service',
-  attemptTtlDays: 30,
-  concurrency: 10,
-  egress: { allowedPorts: [443], allowLoopback: false },
-};
-const plenty = { remainingMs: () => 90_000 };
 const BODY =
   '{"event":"user.identified","timestamp":"2026-11-21T14:53:00.123Z","user":{"id":"usr_7","metadata":{}},"application":{"id":"app_1","name":"Acme"}}';
 

@@ -9,7 +9,7 @@ import { pendingAsCurrent, switchedAt } from '../../../lambdas/core/secret-switc
 import type { Settlement, Settler } from '../../../lambdas/core/settle';
 import type { AttemptRecord, Connection, DeliveryMessage } from '../../../lambdas/core/types';
 import { verifyWebhook } from '../../../lambdas/core/verify';
-import { connection, ok } from '../../support/fixtures';
+import { connection, deliveryMessage, ok } from '../../support/fixtures';
 import { memoryPorts } from '../../support/memory';
 
 const OLD = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
@@ -28,17 +28,7 @@ function rotating(overrides: Partial<Connection> = {}): Connection {
 }
 
 function delivery(attempt = 1): DeliveryMessage {
-  return {
-    v: 1,
-    type: 'delivery',
-    deliveryId: 'dlv_01JD3XQ4Z8K2M5N7P9R1S3T5V7_con_a',
-    eventId: 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
-    connectionId: 'con_a',
-    attempt,
-    chainStart: 1,
-    body: BODY,
-    firstAttemptAt: '2026-11-21T15:00:00.000Z',
-  };
+  return deliveryMessage({ attempt, body: BODY, firstAttemptAt: '2026-11-21T15:00:00.000Z' });
 }
 
 function setup(echo?: string) {

@@ -4,24 +4,13 @@ import { InfrastructureError } from '../../../lambdas/core/errors';
 import type { HealthTracker } from '../../../lambdas/core/ports';
 import { createSettler, type Settlement } from '../../../lambdas/core/settle';
 import type { AttemptResult, DeliveryMessage, RefusalReason } from '../../../lambdas/core/types';
-import { connection, ok, SECRET } from '../../support/fixtures';
+import { connection, deliveryMessage, ok, SECRET } from '../../support/fixtures';
 import { memoryPorts } from '../../support/memory';
 
 const BODY = '{"event":"user.identified","application":{"id":"app_1","name":"Acme"}}';
 
 function delivery(attempt: number, extra: Partial<DeliveryMessage> = {}): DeliveryMessage {
-  return {
-    v: 1,
-    type: 'delivery',
-    deliveryId: 'dlv_01JD3XQ4Z8K2M5N7P9R1S3T5V7_con_a',
-    eventId: 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V7',
-    connectionId: 'con_a',
-    attempt,
-    chainStart: 1,
-    body: BODY,
-    firstAttemptAt: '2026-11-21T14:59:00.000Z',
-    ...extra,
-  };
+  return deliveryMessage({ attempt, body: BODY, firstAttemptAt: '2026-11-21T14:59:00.000Z', ...extra });
 }
 
 const http503: AttemptResult = { kind: 'response', status: 503, snippet: 'busy', durationMs: 40 };

@@ -3,16 +3,16 @@ import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { deliveryIdFor } from '../../../lambdas/core/ids';
 import type { DispatcherOptions } from '../../../lambdas/core/ports';
 import type { AttemptResult, DeliveryMessage } from '../../../lambdas/core/types';
-import { connection, HEADER_VALUE, ok, SECRET } from '../../support/fixtures';
+import {
+  connection,
+  HEADER_VALUE,
+  ok,
+  DISPATCHER_OPTIONS as options,
+  PLENTY as plenty,
+  SECRET,
+} from '../../support/fixtures';
 import { memoryPorts, type Responder } from '../../support/memory';
 
-const options: DispatcherOptions = {
-  headerPrefix: 'X-Service',
-  attemptTtlDays: 30,
-  concurrency: 10,
-  egress: { allowedPorts: [443], allowLoopback: false },
-};
-const plenty = { remainingMs: () => 90_000 };
 const occurredAt = '2026-11-21T14:53:00.123Z';
 
 function eventMessage(extra: Record<string, unknown> = {}) {

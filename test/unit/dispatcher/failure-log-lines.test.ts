@@ -7,19 +7,11 @@
  */
 
 import { createDispatcher } from '../../../lambdas/core/dispatch';
-import type { DispatcherOptions } from '../../../lambdas/core/ports';
 import { CONNECTION_ID_FIELD, OUTCOME_FIELD } from '../../../lib/failing-connections';
 import { FAILED_OUTCOMES } from '../../../lib/metrics';
 import { capturedPowertoolsLog } from '../../support/captured-log';
-import { connection, ok } from '../../support/fixtures';
+import { connection, ok, DISPATCHER_OPTIONS as options } from '../../support/fixtures';
 import { memoryPorts } from '../../support/memory';
-
-const options: DispatcherOptions = {
-  headerPrefix: 'X-Service',
-  attemptTtlDays: 30,
-  concurrency: 10,
-  egress: { allowedPorts: [443], allowLoopback: false },
-};
 
 const event = {
   v: 1,

@@ -11,18 +11,18 @@ import {
   xrayTracing,
 } from '../../../lambdas/adapters/tracing/xray';
 import { createDispatcher } from '../../../lambdas/core/dispatch';
-import type { AttemptSpan, DispatcherOptions, SpanIds, Tracing } from '../../../lambdas/core/ports';
+import type { AttemptSpan, SpanIds, Tracing } from '../../../lambdas/core/ports';
 import type { Outcome } from '../../../lambdas/core/types';
-import { connection, HEADER_VALUE, ok, SECRET } from '../../support/fixtures';
+import {
+  connection,
+  HEADER_VALUE,
+  ok,
+  DISPATCHER_OPTIONS as options,
+  PLENTY as plenty,
+  SECRET,
+} from '../../support/fixtures';
 import { memoryPorts, type Responder } from '../../support/memory';
 
-const options: DispatcherOptions = {
-  headerPrefix: 'X-Service',
-  attemptTtlDays: 30,
-  concurrency: 10,
-  egress: { allowedPorts: [443], allowLoopback: false },
-};
-const plenty = { remainingMs: () => 90_000 };
 const TRACE = '1-6925a3c0-0123456789abcdef01234567';
 
 const event = {

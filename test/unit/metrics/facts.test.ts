@@ -7,18 +7,10 @@ import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { createHealthTracker } from '../../../lambdas/core/health-tracker';
 import { dependencyOf, type MetricFact, statusClassOf } from '../../../lambdas/core/metrics';
 import { recoveryMessage } from '../../../lambdas/core/parking';
-import type { DispatcherOptions, InputRecord } from '../../../lambdas/core/ports';
+import type { InputRecord } from '../../../lambdas/core/ports';
 import type { DeliveryMessage } from '../../../lambdas/core/types';
-import { connection, ok } from '../../support/fixtures';
+import { connection, ok, DISPATCHER_OPTIONS as options, PLENTY as plenty } from '../../support/fixtures';
 import { memoryPorts, type Responder } from '../../support/memory';
-
-const options: DispatcherOptions = {
-  headerPrefix: 'X-Service',
-  attemptTtlDays: 30,
-  concurrency: 10,
-  egress: { allowedPorts: [443], allowLoopback: false },
-};
-const plenty = { remainingMs: () => 90_000 };
 
 const event = {
   v: 1,

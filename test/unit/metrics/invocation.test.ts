@@ -6,19 +6,12 @@
 import type { SQSEvent } from 'aws-lambda';
 import { invocationLog } from '../../../lambdas/adapters/logger';
 import { createDispatcher } from '../../../lambdas/core/dispatch';
-import type { DispatcherOptions } from '../../../lambdas/core/ports';
 import { createHandler } from '../../../lambdas/dispatcher/handler';
-import { connection, ok } from '../../support/fixtures';
+import { connection, ok, DISPATCHER_OPTIONS as options } from '../../support/fixtures';
 import { memoryPorts } from '../../support/memory';
 
 const RETRY_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhooks-RetryQueue-abc';
 const INGRESS_ARN = 'arn:aws:sqs:eu-west-1:123456789012:webhooks-Queue-xyz';
-const options: DispatcherOptions = {
-  headerPrefix: 'X-Service',
-  attemptTtlDays: 30,
-  concurrency: 10,
-  egress: { allowedPorts: [443], allowLoopback: false },
-};
 
 const eventBody = (n: number) =>
   JSON.stringify({
