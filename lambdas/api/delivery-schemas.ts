@@ -46,6 +46,10 @@ export const AttemptSchema = z
     resentAs: z.number().int().optional().openapi({
       description: 'a Resend queued the delivery again after this attempt, as this attempt number',
     }),
+    trigger: z.enum(['probe']).optional().openapi({
+      description:
+        'probe: an automatic recovery check sent this attempt while the endpoint was down (docs/operations.md)',
+    }),
   })
   .openapi('Attempt');
 

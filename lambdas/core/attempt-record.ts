@@ -87,6 +87,7 @@ export function attemptRecordOf(input: AttemptRecordInput): BuiltRecord {
   const lastError = error ?? (statusCode !== undefined ? `receiver answered HTTP ${statusCode}` : undefined);
   if (decision.action !== 'done' && lastError) record.error = lastError;
   if (delivery.test) record.test = true;
+  if (delivery.probe) record.trigger = 'probe';
   if (request.traceId) record.traceId = request.traceId;
   if (decision.action === 'retry') record.nextAttemptAt = isoTime(input.nowMs + decision.delaySeconds * 1000);
   if (request.headers) record.requestHeaders = requestHeadersOf(request.headers, request.customNames ?? []);

@@ -14,6 +14,7 @@ import type { FanOut } from './fan-out';
 import { countFailure } from './metrics';
 import { deadLetterSource, errorText } from './poison';
 import type { BatchResult, DispatcherDeps, InputRecord } from './ports';
+import type { Prober } from './prober';
 import { truncateUtf8 } from './redact';
 import type { Settler } from './settle';
 import { judgeTarget, type Target } from './targets';
@@ -23,7 +24,7 @@ import type { AttemptRecord, DeadLetter } from './types';
 export type ProcessBatch = (records: readonly InputRecord[], run: Run) => Promise<BatchResult>;
 
 type Deps = Pick<DispatcherDeps, 'connections' | 'deadLetters' | 'attemptLog' | 'clock' | 'log' | 'metrics'>;
-type Parts = { fanOut: FanOut; attempter: Attempter; settler: Settler };
+type Parts = { fanOut: FanOut; attempter: Attempter; settler: Settler; prober?: Prober };
 interface Context extends Parts {
   deps: Deps;
 }
@@ -45,7 +46,8 @@ export function createBatch(deps: Deps, parts: Parts): ProcessBatch {
  * on its first receipt), then by type: an event fans out to one delivery per target connection
  * (core/fan-out.ts), a delivery message is judged against its connection as it is now, and
  * each delivery goes through its own stages (core/attempt.ts `deliver`: judge, secret, rate
- * limit, sign, send, settle and record); a queued attempt record is written.
+ * limit, sign, send, settle and record); a queued attempt record is written; a recovery check
+ * is made (core/prober.ts).
  */
 async function processRecord(ctx: Context, record: InputRecord, run: Run): Promise<void> {
   const read = await receive(ctx, record);
@@ -60,6 +62,9 @@ async function processRecord(ctx: Context, record: InputRecord, run: Run): Promi
       return;
     case 'attempt-log':
       await appendQueued(ctx, read.message.record);
+      return;
+    case 'probe':
+      await ctx.prober?.(read.message, run);
       return;
   }
 }

@@ -17,6 +17,7 @@ import { ATTEMPT_TIMEOUT_MS } from './constants';
 import { factsOfBody } from './envelope';
 import { createFanOut } from './fan-out';
 import type { Dispatcher, DispatcherDeps, DispatcherOptions, Invocation } from './ports';
+import { createProber } from './prober';
 import { createSettler } from './settle';
 import { otherApplication } from './targets';
 
@@ -34,7 +35,16 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
     defaultRateLimit: options.defaultRateLimit,
     rateLimitCeiling: options.rateLimitCeiling,
   });
-  const processBatch = createBatch(deps, { fanOut: createFanOut(deps, attempter), attempter, settler });
+  const prober = createProber(deps, attempter, {
+    defaultRateLimit: options.defaultRateLimit,
+    rateLimitCeiling: options.rateLimitCeiling,
+  });
+  const processBatch = createBatch(deps, {
+    fanOut: createFanOut(deps, attempter),
+    attempter,
+    settler,
+    prober,
+  });
   /**
    * Success lines are DEBUG only: asking first spares building them, and the logger's own
    * per-call work, at INFO (docs/performance.md). Asked once per invocation: the level

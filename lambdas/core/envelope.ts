@@ -10,22 +10,30 @@ import { PoisonMessageError, ValidationError } from './errors';
 import { connectionIdOf, isConnectionId, isDeliveryId, isEventId } from './ids';
 import { ATTEMPT_RULE, attemptNumber, fail, OCCURRED_AT_RULE } from './message-rules';
 import { checkBody, isIsoUtc, payloadAndBody } from './payload';
+import { parseProbe } from './probes';
 import { isTraceparent } from './trace-context';
-import type { AttemptLogMessage, DeliveryMessage, EventFacts, EventMessage, QueueMessage } from './types';
+import type {
+  AttemptLogMessage,
+  DeliveryMessage,
+  EventFacts,
+  EventMessage,
+  ProbeMessage,
+  QueueMessage,
+} from './types';
 
 import { describe, MAX_JSON_DEPTH, nestsDeeperThan } from './untrusted';
 
 /**
  * The queue a message arrived on (docs/design.md §3). Publishers can write the ingress queue, so
  * it carries `event` messages only; the retry queue is written by the dispatcher and the
- * operator tools alone and carries `delivery` and `attempt-log` messages.
+ * operator tools alone and carries `delivery`, `attempt-log` and `probe` messages.
  */
 export type QueueSource = 'ingress' | 'retry';
 
 /** The message types each queue carries; any other type arriving there is poison. */
 export const TYPES_BY_SOURCE: Readonly<Record<QueueSource, readonly QueueMessage['type'][]>> = {
   ingress: ['event'],
-  retry: ['delivery', 'attempt-log'],
+  retry: ['delivery', 'attempt-log', 'probe'],
 };
 
 /** Upper bound on explicitly targeted connections in one event. */
@@ -137,7 +145,8 @@ export function factsOfBody(body: string): EventFacts {
 export type ReadMessage =
   | { type: 'event'; message: EventMessage; body: string; facts: EventFacts }
   | { type: 'delivery'; message: DeliveryMessage; facts: EventFacts }
-  | { type: 'attempt-log'; message: AttemptLogMessage };
+  | { type: 'attempt-log'; message: AttemptLogMessage }
+  | { type: 'probe'; message: ProbeMessage };
 
 /**
  * Parses the text of a queue message.
@@ -185,9 +194,11 @@ export function readMessage(text: string, source?: QueueSource): ReadMessage {
         return parseDelivery(m);
       case 'attempt-log':
         return { type: 'attempt-log', message: parseAttemptLog(m) };
+      case 'probe':
+        return { type: 'probe', message: parseProbe(m) };
       default:
         throw new PoisonMessageError(
-          `unknown message type ${describe(m.type)} (expected "event", "delivery" or "attempt-log")`,
+          `unknown message type ${describe(m.type)} (expected "event", "delivery", "attempt-log" or "probe")`,
         );
     }
   } catch (error) {

@@ -18,9 +18,11 @@ import {
   type HealthThresholds,
   type HealthTransition,
   nextHealth,
+  type ProbeCheck,
 } from './health';
 import { operationalEvent } from './parking';
 import type { HealthStore, HealthTracker, HealthTrackerDeps } from './ports';
+import { notProbed, probedStep, probeMessage, probeStep, withProbe } from './probes';
 import { isoTime } from './time';
 import type { Connection } from './types';
 
@@ -51,19 +53,28 @@ export class HealthContentionError extends InfrastructureError {
  * lost (every winner saw the count before it) and a transition is returned only to the one
  * writer that made it, so it is announced once.
  */
-export async function applyHealthEvent(
+export function applyHealthEvent(
   store: HealthStore,
   connectionId: string,
   event: HealthEvent,
   thresholds: HealthThresholds,
 ): Promise<HealthStep> {
+  return applyHealthStep(store, connectionId, (current) => nextHealth(current, event, thresholds));
+}
+
+/** {@link applyHealthEvent} for any decision over the health read (probe steps included). */
+export async function applyHealthStep(
+  store: HealthStore,
+  connectionId: string,
+  decide: (current: ConnectionHealth | undefined) => HealthStep,
+): Promise<HealthStep> {
   for (let tries = 0; tries < HEALTH_WRITE_TRIES; tries++) {
     const current = await store.read(connectionId);
-    const step = nextHealth(current, event, thresholds);
+    const step = decide(current);
     if (!step.write) return step;
     const version = current?.version ?? 0;
     const next = { ...step.health, version: version + 1 };
-    const written = await store.write(connectionId, next, version);
+    const written = await store.write(connectionId, next, version, step.enable);
     if (written === 'written') return { ...step, health: next };
     // A deleted connection has no health to keep, and nothing to announce.
     if (written === 'missing') return { health: next, write: false, transitions: [] };
@@ -86,8 +97,18 @@ const STATE_ENTERED: Readonly<Record<HealthTransition, HealthState>> = {
 /** Connections remembered as "recorded a failure here"; beyond it the memory starts afresh. */
 const MAX_REMEMBERED = 10_000;
 
-export function createHealthTracker(deps: HealthTrackerDeps, thresholds: HealthThresholds): HealthTracker {
+/** The stack's recovery-probe schedule beside the thresholds; absent or false: no probes. */
+export interface TrackerSettings extends HealthThresholds {
+  recoveryProbes?: readonly number[] | false;
+}
+
+export function createHealthTracker(deps: HealthTrackerDeps, settings: TrackerSettings): HealthTracker {
   const { log } = deps;
+  const thresholds: HealthThresholds = {
+    failingAfter: settings.failingAfter,
+    disableAfter: settings.disableAfter,
+  };
+  const waits = settings.recoveryProbes || undefined;
   /** Connections this process recorded a failure for and has not seen delivered since. */
   const failedHere = new Set<string>();
   /** One update at a time per connection within this process: no self-contention. */
@@ -103,37 +124,20 @@ export function createHealthTracker(deps: HealthTrackerDeps, thresholds: HealthT
     return next;
   }
 
-  async function apply(connection: Connection, kind: HealthEvent['kind']): Promise<void> {
+  async function apply(connection: Connection, kind: string, decide: Decide): Promise<void> {
     const id = connection.connectionId;
-    const at = isoTime(deps.clock.now());
+    const nowMs = deps.clock.now();
+    const at = isoTime(nowMs);
     try {
-      const step = await applyHealthEvent(deps.health, id, { kind, at } as HealthEvent, thresholds);
+      const step = await applyHealthStep(deps.health, id, (current) => decide(current, at, nowMs));
       if (kind === 'exhausted') {
         if (failedHere.size >= MAX_REMEMBERED) failedHere.clear();
         failedHere.add(id);
-      } else {
+      } else if (kind === 'delivered') {
         failedHere.delete(id);
       }
-      for (const transition of step.transitions) {
-        deps.metrics?.record({ kind: 'health', state: STATE_ENTERED[transition] });
-        const event = operationalEvent(transition, connection, step.health, at);
-        log.warn(healthLogMessage(transition), {
-          connectionId: id,
-          applicationId: connection.applicationId,
-          state: step.health.state,
-          consecutiveFailures: step.health.consecutiveFailures,
-        });
-        try {
-          await deps.events.publish(event);
-        } catch (error) {
-          deps.metrics?.record({ kind: 'infrastructure', dependency: 'sns' });
-          log.error('operational event not published', {
-            connectionId: id,
-            event: transition,
-            error: describe(error),
-          });
-        }
-      }
+      for (const transition of step.transitions) await announce(connection, transition, step, at);
+      if (step.check) await queueCheck(connection, step.check, nowMs);
     } catch (error) {
       // Contention is many writers at once, not a failing table.
       if (!(error instanceof HealthContentionError)) {
@@ -147,18 +151,85 @@ export function createHealthTracker(deps: HealthTrackerDeps, thresholds: HealthT
     }
   }
 
+  async function announce(
+    connection: Connection,
+    transition: HealthTransition,
+    step: HealthStep,
+    at: string,
+  ) {
+    const id = connection.connectionId;
+    deps.metrics?.record({ kind: 'health', state: STATE_ENTERED[transition] });
+    const event = operationalEvent(transition, connection, step.health, at);
+    log.warn(healthLogMessage(transition), {
+      connectionId: id,
+      applicationId: connection.applicationId,
+      state: step.health.state,
+      consecutiveFailures: step.health.consecutiveFailures,
+    });
+    try {
+      await deps.events.publish(event);
+    } catch (error) {
+      deps.metrics?.record({ kind: 'infrastructure', dependency: 'sns' });
+      log.error('operational event not published', {
+        connectionId: id,
+        event: transition,
+        error: describe(error),
+      });
+    }
+  }
+
+  /**
+   * Queues the check this writer decided. A send that fails leaves the chain waiting on a
+   * message that never comes: the next exhausted delivery restarts it (core/probes.ts PROBE_STALE_MS).
+   */
+  async function queueCheck(connection: Connection, check: ProbeCheck, nowMs: number): Promise<void> {
+    if (!deps.probes) return;
+    const delaySeconds = Math.max(0, Math.ceil((check.dueAtMs - nowMs) / 1000));
+    try {
+      await deps.probes.queue(probeMessage(connection.connectionId, check), delaySeconds);
+    } catch (error) {
+      deps.metrics?.record({ kind: 'infrastructure', dependency: 'sqs' });
+      log.error('recovery check not queued; the next exhausted delivery starts the checks again', {
+        connectionId: connection.connectionId,
+        error: describe(error),
+      });
+    }
+  }
+
+  /** A health event, with the probe step it brings when this connection is probed. */
+  const onEvent =
+    (connection: Connection, kind: 'exhausted' | 'delivered'): Decide =>
+    (current, at, nowMs) => {
+      const step = nextHealth(current, { kind, at }, thresholds);
+      if (!waits || (kind === 'exhausted' && notProbed(connection))) return step;
+      return withProbe(step, probeStep(current, { kind }, waits, nowMs));
+    };
+
   return {
     exhausted(connection) {
-      return serially(connection.connectionId, () => apply(connection, 'exhausted'));
+      return serially(connection.connectionId, () =>
+        apply(connection, 'exhausted', onEvent(connection, 'exhausted')),
+      );
     },
     delivered(connection) {
       if (!failedHere.has(connection.connectionId) && !needsHealthWrite(connection.health)) {
         return Promise.resolve();
       }
-      return serially(connection.connectionId, () => apply(connection, 'delivered'));
+      return serially(connection.connectionId, () =>
+        apply(connection, 'delivered', onEvent(connection, 'delivered')),
+      );
+    },
+    probed(connection, event) {
+      return serially(connection.connectionId, () =>
+        apply(connection, `probe ${event.kind}`, (current, at, nowMs) =>
+          probedStep(current, event, thresholds, waits ?? [], at, nowMs),
+        ),
+      );
     },
   };
 }
+
+type Decide = (current: ConnectionHealth | undefined, at: string, nowMs: number) => HealthStep;
 
 function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -169,5 +240,9 @@ function describe(error: unknown): string {
  * tracker's own question (when to write), asked here so a healthy delivery never leaves it.
  */
 export function needsHealthWrite(health: ConnectionHealth | undefined): boolean {
-  return health !== undefined && (health.state !== 'healthy' || health.consecutiveFailures > 0);
+  // A waiting recovery check is brought forward by a delivery (core/probes.ts).
+  return (
+    health !== undefined &&
+    (health.state !== 'healthy' || health.consecutiveFailures > 0 || health.nextCheckAt !== undefined)
+  );
 }

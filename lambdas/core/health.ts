@@ -10,6 +10,12 @@
 
 import { ConfigurationError } from './errors';
 
+/** A recovery check to queue (core/probes.ts): the chain step it is for and when it is due. */
+export interface ProbeCheck {
+  seq: number;
+  dueAtMs: number;
+}
+
 /** A connection's health states (docs/design.md §9), in order of decline. */
 export const HEALTH_STATES = ['healthy', 'failing', 'disabled'] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
@@ -22,6 +28,15 @@ export interface ConnectionHealth {
   failingSince?: string;
   lastSuccessAt?: string;
   lastFailureAt?: string;
+  /**
+   * Recovery probes (core/probes.ts): when the endpoint went down (the first exhausted delivery
+   * since its last success), when the next check is due (absent: none waits), the checks made
+   * in this chain, and the chain's step (a probe message of another step is stale).
+   */
+  downSince?: string;
+  nextCheckAt?: string;
+  checksMade?: number;
+  checkSeq?: number;
   /** Bumped by every write: the condition of the next one (optimistic concurrency). */
   version: number;
 }
@@ -105,6 +120,10 @@ export interface HealthStep {
   write: boolean;
   /** Transitions to announce, in order, once the write has succeeded. */
   transitions: HealthTransition[];
+  /** A recovery check to queue once the write has succeeded (core/probes.ts). */
+  check?: ProbeCheck;
+  /** The write enables the connection again (a probe delivered to one health disabled). */
+  enable?: boolean;
 }
 
 /** The state machine: pure, total, and the only place the health rules live. */

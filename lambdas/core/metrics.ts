@@ -58,7 +58,10 @@ export type MetricFact =
   | { kind: 'senderResend' }
   /** One deferral: a delivery put back to wait for its connection's rate limit (one delivery may defer many times). */
   | { kind: 'rateLimitDeferral' }
-  | { kind: 'blocked' };
+  | { kind: 'blocked' }
+  /** A recovery check sent (core/prober.ts), and one that delivered: its connection recovered by itself. */
+  | { kind: 'recoveryCheck' }
+  | { kind: 'recovery' };
 
 /** The status class of a response status; `none` without a response (or outside 200-599). */
 export function statusClassOf(status: number | undefined): StatusClass {
@@ -75,6 +78,7 @@ const DEPENDENCY_OF_PORT: Readonly<Record<string, Dependency>> = {
   scheduler: 'sqs',
   deadLetters: 'sqs',
   attemptLogFallback: 'sqs',
+  probes: 'sqs',
   secrets: 'secrets',
   events: 'sns',
 };

@@ -6,6 +6,7 @@
 
 import { attemptRecordOf, type SentRequest } from './attempt-record';
 import { attemptShardSteps } from './attempt-shards';
+import { ATTEMPTS_PER_CHAIN } from './constants';
 import { infra } from './errors';
 import { attemptIdsOf } from './ids';
 import { decide } from './outcome';
@@ -99,7 +100,9 @@ export function createSettler(deps: Deps, options: SettleOptions): Settler {
  */
 async function settle(ctx: Context, s: Settlement): Promise<AttemptRecord> {
   const { delivery } = s;
-  const decision = decide(s.result, delivery.attempt - (delivery.chainStart ?? 1), !delivery.test);
+  // A recovery check is one attempt, the last of its own chain: a failure parks it again at once.
+  const position = delivery.probe ? ATTEMPTS_PER_CHAIN - 1 : delivery.attempt - (delivery.chainStart ?? 1);
+  const decision = decide(s.result, position, !delivery.test);
   const built = attemptRecordOf({
     delivery,
     facts: s.facts,
@@ -252,7 +255,8 @@ async function park(
  * delivery. Returns the port's promise, or nothing when there is nothing to count.
  */
 function countHealth(ctx: Context, s: Settlement, decision: Decision): Promise<void> | undefined {
-  if (!s.connection || s.delivery.test) return undefined;
+  // A recovery check's result is the prober's to count (core/prober.ts): never as a new failure.
+  if (!s.connection || s.delivery.test || s.delivery.probe) return undefined;
   if (decision.action === 'done') return ctx.deps.health.delivered(s.connection);
   if (decision.action === 'dead-letter' && decision.reason === 'exhausted') {
     return ctx.deps.health.exhausted(s.connection);

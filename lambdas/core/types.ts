@@ -85,6 +85,11 @@ export interface DeliveryMessage {
   traceparent?: string;
   /** Set on dashboard test sends: logged with `test: true`, never retried. */
   test?: boolean;
+  /**
+   * Set on a recovery check (core/prober.ts): one attempt, its own chain's last, logged with
+   * `trigger: 'probe'`; never a retry queue message (the check runs where its probe message is read).
+   */
+  probe?: true;
 }
 
 /**
@@ -98,7 +103,18 @@ export interface AttemptLogMessage {
   record: AttemptRecord;
 }
 
-export type QueueMessage = EventMessage | DeliveryMessage | AttemptLogMessage;
+/** A recovery check of one connection (core/probes.ts), queued on the retry queue with a delay (re-delayed past 15 min). */
+export interface ProbeMessage {
+  v: 1;
+  type: 'probe';
+  connectionId: string;
+  /** The chain step it is for: a message whose step the health no longer holds is stale. */
+  seq: number;
+  /** When the check is due (ISO time). */
+  dueAt: string;
+}
+
+export type QueueMessage = EventMessage | DeliveryMessage | AttemptLogMessage | ProbeMessage;
 
 /**
  * A webhook connection as stored (docs/design.md §5): the fields the API shows, declared once in
@@ -240,6 +256,7 @@ export const ATTEMPT_RECORD_FIELDS = [
   'requestHeaders',
   'body',
   'resentAs',
+  'trigger',
 ] as const satisfies readonly (keyof AttemptRecord)[];
 
 /** A request ready to send. */

@@ -12,6 +12,7 @@ import type { EgressPolicy } from '../core/egress';
 import { ValidationError } from '../core/errors';
 import { validateCustomHeaders } from '../core/headers';
 import { type ConnectionHealth, type HealthTransition, INITIAL_HEALTH, nextHealth } from '../core/health';
+import { probeStep, withProbeFields } from '../core/probes';
 import { isApplicationId, isConnectionId, newId } from '../core/ids';
 import { operationalEvent } from '../core/parking';
 import type { OperationalEvents } from '../core/ports';
@@ -101,6 +102,7 @@ export class Connections {
     }
     const fields = this.validate(input);
     const rateLimit = validateRateLimit(input.rateLimit, this.options.resources.rateLimitCeiling);
+    const recoveryProbes = recoveryProbesOf(input.recoveryProbes);
     const connectionId = newConnectionId();
     const secret = await this.secrets.create(
       { connectionId, applicationId: input.applicationId, name: fields.name },
@@ -114,6 +116,7 @@ export class Connections {
       ...fields,
       enabled: input.enabled ?? true,
       ...(rateLimit !== undefined ? { rateLimit } : {}),
+      ...(recoveryProbes !== undefined && recoveryProbes !== null ? { recoveryProbes } : {}),
       ...secret,
       createdAt: now,
       updatedAt: now,
@@ -193,19 +196,28 @@ export class Connections {
     if (patch.enabled !== undefined) set.enabled = patch.enabled;
     if (patch.rateLimit !== undefined)
       set.rateLimit = validateRateLimit(patch.rateLimit, this.options.resources.rateLimitCeiling) ?? null;
+    if (patch.recoveryProbes !== undefined) set.recoveryProbes = recoveryProbesOf(patch.recoveryProbes);
     // Enabling (from disabled, or a connection health disabled) starts its health afresh.
     const enabling =
       patch.enabled === true && (current.enabled !== true || current.health?.state === 'disabled');
     const step = enabling
       ? nextHealth(current.health, { kind: 'enabled', at: now }, { failingAfter: 1 })
       : undefined;
+    // Disabling ends any recovery checks (never probed while its owner keeps it off), and with
+    // them the chance of a check enabling it again (core/probes.ts).
+    const stopping = patch.enabled === false && current.health?.nextCheckAt !== undefined;
+    const stopped = stopping ? probeStep(current.health, { kind: 'stop' }, [], Date.parse(now)) : undefined;
     if (step?.write) set.health = { ...step.health, version: (current.health?.version ?? 0) + 1 };
+    else if (stopped && current.health) {
+      set.health = { ...withProbeFields(current.health, stopped.fields), version: current.health.version + 1 };
+    }
     // Refuse to overwrite a concurrent change (or resurrect a deleted connection).
     if ((await this.table.update(connectionId, set, current.updatedAt)) === 'conflict') {
       throw new ConflictError(`connection ${connectionId} changed meanwhile; try again`);
     }
     const next = { ...current, ...set } as Connection;
     if (set.rateLimit === null) delete next.rateLimit;
+    if (set.recoveryProbes === null) delete next.recoveryProbes;
     if (step?.transitions.includes('connection.recovered'))
       await this.announce(next, 'connection.recovered', now);
     return withHealth(next);
@@ -273,4 +285,10 @@ export class Connections {
     const stored = await this.stored(connectionId);
     return rotateSecret({ table: this.table, keeper: this.secrets }, stored, switchMs, now);
   }
+}
+
+/** A connection's own recovery-probe switch: true, false, or null (cleared: the stack's setting applies). */
+function recoveryProbesOf(value: unknown): boolean | null | undefined {
+  if (value === undefined || value === null || typeof value === 'boolean') return value;
+  throw new ValidationError('recoveryProbes', 'must be true or false');
 }

@@ -22,10 +22,13 @@ export type ConnectionView = {
     failingSince?: string | undefined;
     lastSuccessAt?: string | undefined;
     lastFailureAt?: string | undefined;
+    downSince?: string | undefined;
+    nextCheckAt?: string | undefined;
   };
   createdAt: string;
   updatedAt: string;
   rateLimit?: number | undefined;
+  recoveryProbes?: boolean | undefined;
   secretVersion?: string | undefined;
   nextSecretVersion?: string | undefined;
   secretSwitchAt?: string | undefined;
@@ -38,6 +41,8 @@ export type HealthView = {
   failingSince?: string | undefined;
   lastSuccessAt?: string | undefined;
   lastFailureAt?: string | undefined;
+  downSince?: string | undefined;
+  nextCheckAt?: string | undefined;
 };
 
 /** What a connection's owner sets on it, as stored and shown (name, url, method, headers, …). */
@@ -48,6 +53,7 @@ export type ConnectionSettings = {
   headers: Record<string, string>;
   enabled: boolean;
   rateLimit?: number | undefined;
+  recoveryProbes?: boolean | undefined;
 };
 
 /** A change of settings: any subset; null clears an optional one (a connection's own rate limit). */
@@ -58,6 +64,7 @@ export type SettingsChange = {
   headers?: Record<string, string> | undefined;
   enabled?: boolean | undefined;
   rateLimit?: number | null | undefined;
+  recoveryProbes?: boolean | null | undefined;
 };
 
 /** The body of `POST …/connections`, as validated. */
@@ -65,6 +72,7 @@ export type CreateConnectionRequest = {
   name: string;
   url: string;
   enabled?: boolean | undefined;
+  recoveryProbes?: boolean | undefined;
   method?: 'POST' | 'PUT' | 'PATCH' | undefined;
   headers?: Record<string, string> | undefined;
   rateLimit?: number | null | undefined;
@@ -77,6 +85,7 @@ export type UpdateConnectionRequest = {
   url?: string | undefined;
   method?: 'POST' | 'PUT' | 'PATCH' | undefined;
   enabled?: boolean | undefined;
+  recoveryProbes?: boolean | undefined;
   headers?: Record<string, string | null> | undefined;
   rateLimit?: number | null | undefined;
 };

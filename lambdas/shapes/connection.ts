@@ -29,6 +29,13 @@ export const HealthSchema = z
     failingSince: z.string().optional(),
     lastSuccessAt: z.string().optional(),
     lastFailureAt: z.string().optional(),
+    downSince: z.string().optional().openapi({
+      description: 'when the endpoint went down: the first exhausted delivery since its last success',
+    }),
+    nextCheckAt: z.string().optional().openapi({
+      description:
+        'when the next recovery check sends the oldest parked delivery again; absent: none is scheduled',
+    }),
   })
   .openapi('Health');
 
@@ -49,6 +56,10 @@ const connection = z.object({
   enabled: z.boolean(),
   rateLimit: z.number().int().optional().openapi({
     description: 'deliveries per second at most; absent: the stack default applies, if set',
+  }),
+  recoveryProbes: z.boolean().optional().openapi({
+    description:
+      'false: never check the endpoint automatically while deliveries are parked (press Recover instead); absent or true: checked when the stack probes (docs/operations.md)',
   }),
   health: HealthSchema,
   secretVersion: z.string().optional().openapi({ description: 'the secret that signs deliveries now' }),

@@ -50,7 +50,8 @@ export class DynamoConnections implements ConnectionTable {
     this.tableName = options.tableName;
     this.health = {
       read: (connectionId) => this.readHealth(connectionId),
-      write: (connectionId, next, expectedVersion) => this.writeHealth(connectionId, next, expectedVersion),
+      write: (connectionId, next, expectedVersion, enable) =>
+        this.writeHealth(connectionId, next, expectedVersion, enable),
     };
   }
 
@@ -224,14 +225,17 @@ export class DynamoConnections implements ConnectionTable {
     connectionId: string,
     next: ConnectionHealth,
     expectedVersion: number,
+    enable?: boolean,
   ): Promise<HealthWrite> {
     const disabling = next.state === 'disabled';
+    // Disabling turns delivery off, and a delivered recovery check (enable) turns it back on.
+    const switching = disabling || enable === true;
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.key(connectionId),
-          UpdateExpression: disabling ? 'SET #h = :h, enabled = :off, updatedAt = :now' : 'SET #h = :h',
+          UpdateExpression: switching ? 'SET #h = :h, enabled = :on, updatedAt = :now' : 'SET #h = :h',
           ConditionExpression:
             expectedVersion === 0
               ? 'attribute_exists(#id) AND attribute_not_exists(#h)'
@@ -244,7 +248,7 @@ export class DynamoConnections implements ConnectionTable {
           ExpressionAttributeValues: {
             ':h': next,
             ...(expectedVersion === 0 ? {} : { ':seen': expectedVersion }),
-            ...(disabling ? { ':off': false, ':now': new Date().toISOString() } : {}),
+            ...(switching ? { ':on': !disabling, ':now': new Date().toISOString() } : {}),
           },
         }),
       );

@@ -170,6 +170,20 @@ export const CLOUDWATCH_METRICS = {
     prometheus: 'webhooks_rate_limit_deferrals_total',
     help: 'Deferrals, not deliveries: each time a delivery was put back to wait for its connection rate limit (no attempt made)',
   },
+  recoveryChecks: {
+    name: 'RecoveryChecks',
+    unit: 'Count',
+    by: [],
+    prometheus: 'webhooks_recovery_checks_total',
+    help: 'Recovery checks sent: the oldest parked delivery of a down endpoint, sent again on the probe schedule',
+  },
+  recoveries: {
+    name: 'Recoveries',
+    unit: 'Count',
+    by: [],
+    prometheus: 'webhooks_recoveries_total',
+    help: 'Recovery checks that delivered: the connection recovered its parked deliveries with no command',
+  },
 } as const satisfies Record<string, CloudWatchMetric>;
 
 export type MetricKey = keyof typeof CLOUDWATCH_METRICS;

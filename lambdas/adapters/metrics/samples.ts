@@ -56,5 +56,9 @@ export function samplesOf(fact: MetricFact): Sample[] {
       return one('blockedDestinations');
     case 'rateLimitDeferral':
       return one('rateLimitDeferrals');
+    case 'recoveryCheck':
+      return one('recoveryChecks');
+    case 'recovery':
+      return one('recoveries');
   }
 }

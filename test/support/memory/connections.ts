@@ -40,8 +40,8 @@ export class MemoryConnections implements ConnectionTable {
         this.check('health.read');
         return this.items.get(connectionId)?.health;
       },
-      write: async (connectionId, next, expectedVersion) =>
-        this.writeHealth(connectionId, next, expectedVersion),
+      write: async (connectionId, next, expectedVersion, enable) =>
+        this.writeHealth(connectionId, next, expectedVersion, enable),
     };
   }
 
@@ -140,6 +140,7 @@ export class MemoryConnections implements ConnectionTable {
     connectionId: string,
     next: ConnectionHealth,
     expectedVersion: number,
+    enable?: boolean,
   ): Promise<HealthWrite> {
     this.check('health.write');
     const current = this.items.get(connectionId);
@@ -151,7 +152,7 @@ export class MemoryConnections implements ConnectionTable {
     this.items.set(connectionId, {
       ...current,
       health: next,
-      ...(disabling ? { enabled: false, updatedAt: new Date().toISOString() } : {}),
+      ...(disabling || enable ? { enabled: !disabling, updatedAt: new Date().toISOString() } : {}),
     });
     return 'written';
   }
