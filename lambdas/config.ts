@@ -10,6 +10,7 @@
 import { ConfigError, type Env, flag, flagOn, integer, ports, required, whole } from './config-values';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from './core/constants';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from './core/health';
+import { DEFAULT_RECOVERY_PROBES_MS, parseProbeSchedule } from './core/probes';
 import { DEFAULT_RATE_LIMIT_CEILING, MAX_RATE_LIMIT, MIN_RATE_LIMIT } from './core/rate-limit';
 import { KEEP_BODIES, type KeepBodies } from './core/types';
 
@@ -37,6 +38,8 @@ export const ENV = {
   failingAfter: 'WEBHOOKS_FAILING_AFTER',
   /** Absent or empty: connections are never disabled automatically (opt-in). */
   disableAfter: 'WEBHOOKS_DISABLE_AFTER',
+  /** Recovery checks' waits (`1m,5m,15m,1h,3h`) or `off`; absent: core/probes.ts's default. */
+  recoveryProbes: 'WEBHOOKS_RECOVERY_PROBES',
   secretPrefix: 'WEBHOOKS_SECRET_PREFIX',
   /**
    * Where connection secrets are kept: `secrets-manager` (absent) or `kms` (docs/design.md §5 "The
@@ -103,6 +106,8 @@ export interface DispatcherConfig {
   readonly eventsTopicArn?: string;
   /** Exhausted deliveries in a row that make a connection failing, and (opt-in) disabled. */
   readonly health: HealthThresholds;
+  /** Waits between recovery checks, ms (docs/design.md §9 "Recovery probes"); false: none. */
+  readonly recoveryProbes: readonly number[] | false;
   /** Name prefix of the stack's connection secrets (`<prefix><connectionId>`). */
   readonly secretPrefix: string;
   /** @default { kind: 'secrets-manager' } */
@@ -183,6 +188,19 @@ function keepBodies(env: Env): KeepBodies {
   return raw as KeepBodies;
 }
 
+/** The recovery checks' schedule from the environment, by the construct prop's rules. */
+export function recoveryProbes(env: Env): readonly number[] | false {
+  const raw = env[ENV.recoveryProbes]?.trim();
+  if (!raw) return DEFAULT_RECOVERY_PROBES_MS;
+  try {
+    const waits = parseProbeSchedule(raw);
+    return waits && Object.freeze(waits);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ConfigError(ENV.recoveryProbes, `${error.problem} (e.g. 1m,5m,15m,1h,3h or off)`);
+  }
+}
+
 /** Health thresholds from the environment, checked by the same rules as the construct props. */
 function healthThresholds(env: Env): HealthThresholds {
   try {
@@ -248,6 +266,7 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     ...rateLimits(env),
     ...(env[ENV.eventsTopicArn]?.trim() ? { eventsTopicArn: env[ENV.eventsTopicArn]!.trim() } : {}),
     health: Object.freeze(healthThresholds(env)),
+    recoveryProbes: recoveryProbes(env),
     secretPrefix: required(env, ENV.secretPrefix),
     secretStore: secretStore(env),
     headerPrefix,

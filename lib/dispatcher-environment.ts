@@ -28,6 +28,7 @@ const PROP_OF_SETTING: Partial<Record<DeployedSetting, keyof WebhookDeliveryProp
   failingAfter: 'failingAfter',
   disableAfter: 'disableAfter',
   dedupeEvents: 'dedupeEvents',
+  recoveryProbes: 'recoveryProbes',
 };
 
 /**

@@ -3,8 +3,9 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { CONFIG_DEFAULTS, CONFIG_LIMITS, SECRET_STORES } from '../lambdas/config';
 import { DEFAULT_SECRET_OVERLAP_SECONDS, MAX_SECRET_OVERLAP_SECONDS } from '../lambdas/core/constants';
-import { ConfigurationError, type WebhookErrorOptions } from '../lambdas/core/errors';
+import { ConfigurationError, ValidationError, type WebhookErrorOptions } from '../lambdas/core/errors';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from '../lambdas/core/health';
+import { checkProbeSchedule, DEFAULT_RECOVERY_PROBES_MS } from '../lambdas/core/probes';
 import { DEFAULT_RATE_LIMIT_CEILING, MAX_RATE_LIMIT, MIN_RATE_LIMIT } from '../lambdas/core/rate-limit';
 import { KEEP_BODIES, type KeepBodies } from '../lambdas/core/types';
 import type { ManagementApiOptions } from './management-api';
@@ -373,6 +374,14 @@ export interface WebhookDeliveryProps extends OperationsProps {
    */
   readonly disableAfter?: number;
   /**
+   * Recovery checks (docs/design.md §9 "Recovery probes"): while a connection has deliveries
+   * parked because its endpoint failed, its oldest is sent again after each of these waits, and
+   * a 2xx recovers the rest. `false`: never (Recover by hand). A connection opts out with its
+   * own `recoveryProbes: false`.
+   * @default - 1 min, 5 min, 15 min, 1 h, then 3 h eight times (about 25 h)
+   */
+  readonly recoveryProbes?: false | readonly Duration[];
+  /**
    * SNS topic the operational events (`connection.failing`, `connection.disabled`,
    * `connection.recovered`) are published to.
    * @default - a topic the construct creates (stack output `EventsTopicArn`)
@@ -484,6 +493,8 @@ export interface ResolvedWebhookDeliveryProps {
   readonly alarmThresholds: ResolvedAlarmThresholds;
   readonly dashboard: boolean;
   readonly health: HealthThresholds;
+  /** Waits between recovery checks, ms; false: off. */
+  readonly recoveryProbes: readonly number[] | false;
   readonly eventsTopic: ITopic | undefined;
   readonly operations: ResolvedOperationsProps;
 }
@@ -752,6 +763,7 @@ export function resolveProps(given: WebhookDeliveryProps, stackName: string): Re
     alarmThresholds: checkAlarmThresholds(props.alarmThresholds ?? {}),
     dashboard: props.dashboard ?? true,
     health: checkHealth(props),
+    recoveryProbes: checkRecoveryProbes(props.recoveryProbes),
     eventsTopic: props.eventsTopic,
     operations: checkOperations(props),
   };
@@ -796,6 +808,17 @@ function checkAlarmThresholds(given: AlarmThresholds): ResolvedAlarmThresholds {
     fleetFailureConnections: count('fleetFailureConnections', 2),
     managementApi5xx: count('managementApi5xx'),
   };
+}
+
+function checkRecoveryProbes(waits: WebhookDeliveryProps['recoveryProbes']): readonly number[] | false {
+  if (waits === false) return false;
+  if (waits === undefined) return DEFAULT_RECOVERY_PROBES_MS;
+  try {
+    return checkProbeSchedule(waits.map((wait) => wait.toMilliseconds()));
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new WebhookDeliveryPropsError('recoveryProbes', error.problem);
+  }
 }
 
 function checkHealth(props: WebhookDeliveryProps): HealthThresholds {

@@ -16,6 +16,7 @@ import {
   RATE_WINDOWS_TABLE,
 } from '../lambdas/adapters/dynamodb/tables';
 import { ENV } from '../lambdas/config';
+import { formatProbeSchedule } from '../lambdas/core/probes';
 import { AlarmRouting } from './alarm-routing';
 import { createAlarms } from './alarms';
 import { WebhookDashboard } from './dashboard';
@@ -216,7 +217,7 @@ export class WebhookDelivery extends Construct {
     this.dispatcherRole = this.createDispatcherRole();
     this.logGroup = this.createLogGroup(p);
     this.dispatcher = this.createDispatcher(p);
-    this.grantDispatcher(this.dispatcherRole);
+    this.grantDispatcher(this.dispatcherRole, p);
     this.closeRetryQueue();
     this.eventSource = this.createEventSource(p);
     this.retryEventSource = this.createRetryEventSource(p);
@@ -516,6 +517,7 @@ export class WebhookDelivery extends Construct {
       eventsTopicArn: this.eventsTopic.topicArn,
       failingAfter: String(p.health.failingAfter),
       disableAfter: p.health.disableAfter === undefined ? '' : String(p.health.disableAfter),
+      recoveryProbes: p.recoveryProbes === false ? 'off' : formatProbeSchedule(p.recoveryProbes),
       secretPrefix: p.secretPrefix,
       ...this.secrets.settings(),
       headerPrefix: p.headerPrefix,
@@ -554,12 +556,21 @@ export class WebhookDelivery extends Construct {
   }
 
   /** Least privilege: each action on the one resource that needs it (docs/design.md §4). */
-  private grantDispatcher(role: iam.IGrantable): void {
+  private grantDispatcher(role: iam.IGrantable, p: ResolvedWebhookDeliveryProps): void {
     grantOn(role, CONNECTION_READ_ACTIONS, this.connectionsTableArns());
     grantOn(role, ['dynamodb:PutItem'], [this.attemptsTable.tableArn]);
     // Health: a conditional UpdateItem of the connection item, on failures and state changes only.
     grantOn(role, ['dynamodb:UpdateItem'], [this.connectionsTable.tableArn]);
     grantOn(role, ['dynamodb:PutItem'], [this.parkedTable.tableArn]);
+    // Recovery checks: a connection's oldest parked delivery (Query), claimed (UpdateItem) and
+    // removed once delivered (DeleteItem), as the console's Recover does; base table only.
+    if (p.recoveryProbes !== false) {
+      grantOn(
+        role,
+        ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        [this.parkedTable.tableArn],
+      );
+    }
     // Rate limits: one atomic ADD per send of a rate-limited connection, nothing else.
     grantOn(role, ['dynamodb:UpdateItem'], [this.rateWindowsTable.tableArn]);
     // kms: Decrypt on the stack's key with a connection's context; no Secrets Manager at all.

@@ -18,6 +18,7 @@ import type { Connection } from '../core/types';
 import type { TestSends } from '../management/ports';
 import { type DeploymentAdapters, deploymentAdapters } from './adapters';
 import { type AwsClients, awsClients } from './clients';
+import { recoveryPorts } from './recovery';
 
 export type { AwsClients } from './clients';
 
@@ -107,22 +108,18 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     : loggedEvents(log);
   const connections = adapters.connections(config.connectionsTable);
   const cached = cachedConnections(connections, config.connectionCacheTtlMs, clock);
+  const parked = adapters.parked(config.parkedTable);
+  const probing = config.recoveryProbes !== false;
   const deps: DispatcherDeps = {
     connections: cached,
     secrets,
     sender,
     scheduler: queues,
     deadLetters: queues,
-    parked: adapters.parked(config.parkedTable),
+    parked,
     health: createHealthTracker(
-      {
-        health: connections.health,
-        events,
-        clock,
-        log,
-        metrics,
-      },
-      config.health,
+      { health: connections.health, events, clock, log, metrics, ...(probing ? { probes: queues } : {}) },
+      { ...config.health, recoveryProbes: config.recoveryProbes },
     ),
     // An attempt's record is placed by the connection it was judged with (core/settle.ts); this
     // lookup serves a record written without one (a record queued on the retry queue).
@@ -131,6 +128,16 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
       (connectionId) => cached.get(connectionId),
       config.deliverySearch,
     ),
+    ...(probing
+      ? {
+          recovery: recoveryPorts({
+            parked,
+            queues,
+            connections: cached,
+            clock,
+          }),
+        }
+      : {}),
     attemptLogFallback: queues,
     clock,
     metrics,

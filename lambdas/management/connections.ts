@@ -12,10 +12,10 @@ import type { EgressPolicy } from '../core/egress';
 import { ValidationError } from '../core/errors';
 import { validateCustomHeaders } from '../core/headers';
 import { type ConnectionHealth, type HealthTransition, INITIAL_HEALTH, nextHealth } from '../core/health';
-import { probeStep, withProbeFields } from '../core/probes';
 import { isApplicationId, isConnectionId, newId } from '../core/ids';
 import { operationalEvent } from '../core/parking';
 import type { OperationalEvents } from '../core/ports';
+import { probeStep, withProbeFields } from '../core/probes';
 import { validateRateLimit } from '../core/rate-limit';
 import { switchedAt } from '../core/secret-switch';
 import type { ConnectionChanges, ConnectionTable, Page } from '../core/stores';
@@ -209,7 +209,10 @@ export class Connections {
     const stopped = stopping ? probeStep(current.health, { kind: 'stop' }, [], Date.parse(now)) : undefined;
     if (step?.write) set.health = { ...step.health, version: (current.health?.version ?? 0) + 1 };
     else if (stopped && current.health) {
-      set.health = { ...withProbeFields(current.health, stopped.fields), version: current.health.version + 1 };
+      set.health = {
+        ...withProbeFields(current.health, stopped.fields),
+        version: current.health.version + 1,
+      };
     }
     // Refuse to overwrite a concurrent change (or resurrect a deleted connection).
     if ((await this.table.update(connectionId, set, current.updatedAt)) === 'conflict') {

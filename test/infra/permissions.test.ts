@@ -80,8 +80,13 @@ describe('dispatcher permissions', () => {
     expect(actionsOn(granted, indexArn(ids.connections, 'byApplication'))).toEqual(read);
   });
 
-  it('parks deliveries with PutItem only and reads nothing of the parked table', () => {
-    expect(actionsOn(granted, getAtt(ids.parked))).toEqual(['dynamodb:PutItem']);
+  it('parks deliveries with PutItem, and claims and removes the oldest for recovery checks (base table only)', () => {
+    expect(actionsOn(granted, getAtt(ids.parked))).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
   });
 
   it('counts rate-limit windows with UpdateItem only, and reads nothing of them', () => {

@@ -8,8 +8,8 @@
  */
 
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { AttemptLogFallback, DeadLetters, RetryScheduler } from '../../core/ports';
-import type { AttemptRecord, DeadLetter, DeliveryMessage } from '../../core/types';
+import type { AttemptLogFallback, DeadLetters, ProbeQueue, RetryScheduler } from '../../core/ports';
+import type { AttemptRecord, DeadLetter, DeliveryMessage, ProbeMessage } from '../../core/types';
 import { queueJson } from '../../core/untrusted';
 
 /** SQS refuses DelaySeconds above 15 minutes. */
@@ -24,7 +24,7 @@ export interface SqsQueuesOptions {
   client?: SQSClient;
 }
 
-export class SqsQueues implements RetryScheduler, DeadLetters, AttemptLogFallback {
+export class SqsQueues implements RetryScheduler, DeadLetters, AttemptLogFallback, ProbeQueue {
   private readonly client: SQSClient;
 
   constructor(private readonly options: SqsQueuesOptions) {
@@ -32,10 +32,19 @@ export class SqsQueues implements RetryScheduler, DeadLetters, AttemptLogFallbac
   }
 
   async schedule(delivery: DeliveryMessage, delaySeconds: number): Promise<void> {
+    await this.delayed(delivery, delaySeconds);
+  }
+
+  /** A recovery check, on the retry queue; one due past 15 minutes is re-delayed when it arrives. */
+  async queue(message: ProbeMessage, delaySeconds: number): Promise<void> {
+    await this.delayed(message, delaySeconds);
+  }
+
+  private async delayed(message: DeliveryMessage | ProbeMessage, delaySeconds: number): Promise<void> {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.options.retryQueueUrl,
-        MessageBody: queueJson(delivery),
+        MessageBody: queueJson(message),
         DelaySeconds: Math.min(Math.max(0, Math.round(delaySeconds)), MAX_DELAY_SECONDS),
       }),
     );
