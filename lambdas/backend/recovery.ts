@@ -5,15 +5,15 @@
  * queues the rest exactly as the console's button does; and the retry queue for the next check.
  */
 
-import type { DynamoParked } from '../adapters/dynamodb/parked';
-import type { SqsQueues } from '../adapters/sqs/queues';
-import type { Clock, ConnectionStore, RecoveryPorts } from '../core/ports';
+import type { Clock, ConnectionStore, ProbeQueue, RecoveryPorts } from '../core/ports';
+import type { ParkedTable } from '../core/stores';
 import { NotFoundError } from '../management/errors';
 import { ParkedDeliveriesAdmin } from '../management/parked';
+import type { DeliveryQueue } from '../management/ports';
 
 export function recoveryPorts(input: {
-  parked: DynamoParked;
-  queues: SqsQueues;
+  parked: ParkedTable;
+  queues: DeliveryQueue & ProbeQueue;
   connections: ConnectionStore;
   clock: Clock;
 }): RecoveryPorts {

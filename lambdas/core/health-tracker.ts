@@ -104,11 +104,8 @@ export interface TrackerSettings extends HealthThresholds {
 
 export function createHealthTracker(deps: HealthTrackerDeps, settings: TrackerSettings): HealthTracker {
   const { log } = deps;
-  const thresholds: HealthThresholds = {
-    failingAfter: settings.failingAfter,
-    disableAfter: settings.disableAfter,
-  };
-  const waits = settings.recoveryProbes || undefined;
+  const { recoveryProbes, ...thresholds } = settings;
+  const waits = recoveryProbes || undefined;
   /** Connections this process recorded a failure for and has not seen delivered since. */
   const failedHere = new Set<string>();
   /** One update at a time per connection within this process: no self-contention. */
@@ -136,8 +133,8 @@ export function createHealthTracker(deps: HealthTrackerDeps, settings: TrackerSe
       } else if (kind === 'delivered') {
         failedHere.delete(id);
       }
-      for (const transition of step.transitions) await announce(connection, transition, step, at);
-      if (step.check) await queueCheck(connection, step.check, nowMs);
+      for (const transition of step.transitions) await announce(deps, connection, transition, step, at);
+      if (step.check) await queueCheck(deps, connection, step.check, nowMs);
     } catch (error) {
       // Contention is many writers at once, not a failing table.
       if (!(error instanceof HealthContentionError)) {
@@ -146,51 +143,6 @@ export function createHealthTracker(deps: HealthTrackerDeps, settings: TrackerSe
       log.warn('connection health not recorded; the delivery is not affected', {
         connectionId: id,
         health: kind,
-        error: describe(error),
-      });
-    }
-  }
-
-  async function announce(
-    connection: Connection,
-    transition: HealthTransition,
-    step: HealthStep,
-    at: string,
-  ) {
-    const id = connection.connectionId;
-    deps.metrics?.record({ kind: 'health', state: STATE_ENTERED[transition] });
-    const event = operationalEvent(transition, connection, step.health, at);
-    log.warn(healthLogMessage(transition), {
-      connectionId: id,
-      applicationId: connection.applicationId,
-      state: step.health.state,
-      consecutiveFailures: step.health.consecutiveFailures,
-    });
-    try {
-      await deps.events.publish(event);
-    } catch (error) {
-      deps.metrics?.record({ kind: 'infrastructure', dependency: 'sns' });
-      log.error('operational event not published', {
-        connectionId: id,
-        event: transition,
-        error: describe(error),
-      });
-    }
-  }
-
-  /**
-   * Queues the check this writer decided. A send that fails leaves the chain waiting on a
-   * message that never comes: the next exhausted delivery restarts it (core/probes.ts PROBE_STALE_MS).
-   */
-  async function queueCheck(connection: Connection, check: ProbeCheck, nowMs: number): Promise<void> {
-    if (!deps.probes) return;
-    const delaySeconds = Math.max(0, Math.ceil((check.dueAtMs - nowMs) / 1000));
-    try {
-      await deps.probes.queue(probeMessage(connection.connectionId, check), delaySeconds);
-    } catch (error) {
-      deps.metrics?.record({ kind: 'infrastructure', dependency: 'sqs' });
-      log.error('recovery check not queued; the next exhausted delivery starts the checks again', {
-        connectionId: connection.connectionId,
         error: describe(error),
       });
     }
@@ -230,6 +182,57 @@ export function createHealthTracker(deps: HealthTrackerDeps, settings: TrackerSe
 }
 
 type Decide = (current: ConnectionHealth | undefined, at: string, nowMs: number) => HealthStep;
+
+async function announce(
+  deps: HealthTrackerDeps,
+  connection: Connection,
+  transition: HealthTransition,
+  step: HealthStep,
+  at: string,
+) {
+  const id = connection.connectionId;
+  deps.metrics?.record({ kind: 'health', state: STATE_ENTERED[transition] });
+  const event = operationalEvent(transition, connection, step.health, at);
+  deps.log.warn(healthLogMessage(transition), {
+    connectionId: id,
+    applicationId: connection.applicationId,
+    state: step.health.state,
+    consecutiveFailures: step.health.consecutiveFailures,
+  });
+  try {
+    await deps.events.publish(event);
+  } catch (error) {
+    deps.metrics?.record({ kind: 'infrastructure', dependency: 'sns' });
+    deps.log.error('operational event not published', {
+      connectionId: id,
+      event: transition,
+      error: describe(error),
+    });
+  }
+}
+
+/**
+ * Queues the check this writer decided. A send that fails leaves the chain waiting on a
+ * message that never comes: the next exhausted delivery restarts it (core/probes.ts PROBE_STALE_MS).
+ */
+async function queueCheck(
+  deps: HealthTrackerDeps,
+  connection: Connection,
+  check: ProbeCheck,
+  nowMs: number,
+): Promise<void> {
+  if (!deps.probes) return;
+  const delaySeconds = Math.max(0, Math.ceil((check.dueAtMs - nowMs) / 1000));
+  try {
+    await deps.probes.queue(probeMessage(connection.connectionId, check), delaySeconds);
+  } catch (error) {
+    deps.metrics?.record({ kind: 'infrastructure', dependency: 'sqs' });
+    deps.log.error('recovery check not queued; the next exhausted delivery starts the checks again', {
+      connectionId: connection.connectionId,
+      error: describe(error),
+    });
+  }
+}
 
 function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);

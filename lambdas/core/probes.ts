@@ -150,7 +150,7 @@ export function probeStep(
 ): { fields: ProbeFields; check?: ProbeCheck } | undefined {
   const seq = health?.checkSeq ?? 0;
   const pending = health?.nextCheckAt !== undefined;
-  const schedule = (made: number, dueAtMs: number, downSince = health?.downSince) => ({
+  const schedule = (made: number, dueAtMs: number, downSince: string | undefined) => ({
     fields: { downSince, nextCheckAt: isoTime(dueAtMs), checksMade: made, checkSeq: seq + 1 },
     check: { seq: seq + 1, dueAtMs },
   });
@@ -167,7 +167,7 @@ export function probeStep(
       const made = (health?.checksMade ?? 0) + 1;
       const wait = waits[made];
       if (wait === undefined) return { fields: { ...ended(health), checksMade: made } };
-      return schedule(made, nowMs + wait);
+      return schedule(made, nowMs + wait, health?.downSince);
     }
     case 'recovered':
       return pending || health?.downSince !== undefined ? { fields: { checkSeq: seq } } : undefined;

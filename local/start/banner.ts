@@ -1,6 +1,7 @@
 /** What `npm start` prints once the pipeline is ready, and when it stops. */
 
 import { join } from 'node:path';
+import { formatProbeSchedule } from '../../lambdas/core/probes';
 import { LOCAL_DIR } from '../state';
 import type { StartArgs } from './args';
 import { DEMO_APPLICATION, DEMO_CONSOLE_TTL_SECONDS, type LocalStack } from './stack';
@@ -70,6 +71,7 @@ function pipelineLines(stack: LocalStack, storage: StackStorage, args: StartArgs
   dead-letter queue        ${resources.dlqUrl}
   parked deliveries        table ${resources.parkedTable}
   health                   failing after ${config.health.failingAfter} failed ${config.health.failingAfter === 1 ? 'delivery' : 'deliveries in a row'}; ${config.health.disableAfter ? `disabled after ${config.health.disableAfter}` : 'never disabled (--disable-after N)'}
+  recovery checks          ${config.recoveryProbes ? `${formatProbeSchedule(config.recoveryProbes)} after a delivery parks (WEBHOOKS_RECOVERY_PROBES; off to stop)` : 'off (WEBHOOKS_RECOVERY_PROBES=off): Recover by hand'}
   events (SNS, local)      ${resources.eventsTopicArn}, printed here and kept in ${stack.eventsFile}
   state file               ${storage.statePath}
   state                    ${stateNote(storage, args)}

@@ -1,5 +1,6 @@
 import { API_ENV, secretRotationOverlap } from '../../lambdas/api-config';
 import { ConfigError, ENV, loadConfig } from '../../lambdas/config';
+import { DEFAULT_RECOVERY_PROBES_MS } from '../../lambdas/core/probes';
 import { MINIMAL_DISPATCHER_ENV } from '../support/fixtures';
 
 const minimal = MINIMAL_DISPATCHER_ENV;
@@ -35,6 +36,7 @@ describe('loadConfig', () => {
       parkedTable: 'parked',
       rateLimitCeiling: 1_000,
       rateWindowsTable: 'rate-windows',
+      recoveryProbes: DEFAULT_RECOVERY_PROBES_MS,
       health: { failingAfter: 3 },
       secretPrefix: 'webhooks/prod/',
       secretStore: { kind: 'secrets-manager' },
@@ -183,5 +185,16 @@ describe('secretRotationOverlap as the management API and local mode read it', (
       /WEBHOOKS_SECRET_ROTATION_OVERLAP_SECONDS: must be between 0 and 2592000 seconds/,
     );
     expect(() => secretRotationOverlap({ [API_ENV.secretRotationOverlap]: '1h' })).toThrow(ConfigError);
+  });
+});
+
+describe('WEBHOOKS_RECOVERY_PROBES', () => {
+  const env = (value: string) => loadConfig({ ...MINIMAL_DISPATCHER_ENV, WEBHOOKS_RECOVERY_PROBES: value });
+  it("sets the recovery checks' waits, or turns them off", () => {
+    expect(env('3s,3s,3s').recoveryProbes).toEqual([3_000, 3_000, 3_000]);
+    expect(env('off').recoveryProbes).toBe(false);
+  });
+  it('refuses a malformed schedule by its variable', () => {
+    expect(() => env('3 seconds')).toThrow(/WEBHOOKS_RECOVERY_PROBES: "3 seconds" is not a duration/);
   });
 });

@@ -5,15 +5,22 @@
  * contract suite (test/contract/queues.test.ts) holds both to the same behaviour.
  */
 
-import type { AttemptLogFallback, DeadLetters, RetryScheduler } from '../../../lambdas/core/ports';
-import type { AttemptRecord, DeadLetter, DeliveryMessage } from '../../../lambdas/core/types';
+import type {
+  AttemptLogFallback,
+  DeadLetters,
+  ProbeQueue,
+  RetryScheduler,
+} from '../../../lambdas/core/ports';
+import type { AttemptRecord, DeadLetter, DeliveryMessage, ProbeMessage } from '../../../lambdas/core/types';
 import { checkOutage, noOutage, type Outage } from './outage';
 
 /** SendMessageBatch's limit, which the SQS adapter keeps too. */
 const BATCH_LIMIT = 10;
 
-export class MemoryQueues implements RetryScheduler, DeadLetters, AttemptLogFallback {
+export class MemoryQueues implements RetryScheduler, DeadLetters, AttemptLogFallback, ProbeQueue {
   readonly scheduled: Array<{ delivery: DeliveryMessage; delaySeconds: number }> = [];
+  /** Recovery checks queued (core/prober.ts), in order. */
+  readonly probes: Array<{ message: ProbeMessage; delaySeconds: number }> = [];
   readonly deadLetters: DeadLetter[] = [];
   readonly deferred: AttemptRecord[] = [];
 
@@ -29,6 +36,7 @@ export class MemoryQueues implements RetryScheduler, DeadLetters, AttemptLogFall
   /** Forgets what was sent (between benchmark rounds). */
   clear(): void {
     this.scheduled.length = 0;
+    this.probes.length = 0;
     this.deadLetters.length = 0;
     this.deferred.length = 0;
   }
@@ -36,6 +44,11 @@ export class MemoryQueues implements RetryScheduler, DeadLetters, AttemptLogFall
   async schedule(delivery: DeliveryMessage, delaySeconds: number): Promise<void> {
     this.check('schedule');
     this.scheduled.push({ delivery, delaySeconds });
+  }
+
+  async queue(message: ProbeMessage, delaySeconds: number): Promise<void> {
+    this.check('schedule');
+    this.probes.push({ message, delaySeconds });
   }
 
   async scheduleBatch(
