@@ -5,6 +5,7 @@
 
 import { currentAttemptShards } from '../lambdas/core/attempt-shards';
 import { deliveryTimeOf } from '../lambdas/core/ids';
+import { recoveryStatus } from '../lambdas/core/recovery-status';
 import type { AttemptRecord, Connection } from '../lambdas/core/types';
 import type { DeadLetterEntry } from '../lambdas/management';
 import { healthView } from '../lambdas/management/connections';
@@ -93,8 +94,10 @@ export function connectionBlock(
     ['method', c.method],
     ['headers', headerNames(c)],
     ['rate limit', rateLimitLine(c, target)],
+    ['recovery checks', c.recoveryProbes === false ? 'off for this connection (recover by hand)' : undefined],
     ['enabled', enabledLine(c)],
     ['health', healthLine(c.health, now)],
+    ['recovery', recoveryStatus(c.health, (iso) => when(iso, now) ?? iso)],
     // Shown once raised (`connections shards`): listings read one Query per shard.
     ['attempt shards', c.attemptShards ? currentAttemptShards(c) : undefined],
     // A rotation's new secret waiting for its switch time (show-secret prints both).

@@ -1,13 +1,14 @@
 /** `webhooks connections …`: the "CRM Connections" actions of docs/protocol.md §1, and rotation. */
 
 import { type Command, Option } from 'commander';
+import { recoveryStatus } from '../../lambdas/core/recovery-status';
 import type { Connection } from '../../lambdas/core/types';
 import type { WebhookManagement } from '../../lambdas/management';
 import { DEFAULT_RECOVERY_RATE_PER_SECOND } from '../../lambdas/management/parked';
 import { confirm } from '../confirm';
 import type { Context } from '../context';
 import { CliError, UsageError } from '../errors';
-import { keyValues, plural, relativeTime, table, truncate, visible } from '../format';
+import { keyValues, plural, relativeTime, table, truncate, visible, when } from '../format';
 import { group, handle, leaf, repeatableOption } from '../program';
 import { collectHeaders, parseRateLimit, parseSince, parseWholeNumber } from '../values';
 import {
@@ -51,6 +52,10 @@ function urlOptions(): Option[] {
       '--rate-limit <N|none>',
       'deliveries per second this receiver gets at most (1 to 10000), across every dispatcher; none: no limit of its own (the stack default, if any)',
     ),
+    new Option(
+      '--recovery-probes <on|off>',
+      'off: never check the endpoint automatically while deliveries are parked (recover by hand); on (default): checked on the stack schedule',
+    ).choices(['on', 'off']),
   ];
 }
 
@@ -90,6 +95,7 @@ function create(): Command {
       method: flags.string('method')?.toUpperCase(),
       headers: collectHeaders(flags.strings('header'), flags.string('headers-json')),
       ...(flags.has('rate-limit') ? { rateLimit: parseRateLimit(flags.string('rate-limit') ?? '') } : {}),
+      ...(flags.has('recovery-probes') ? { recoveryProbes: flags.string('recovery-probes') === 'on' } : {}),
     });
     printConnection(ctx, webhooks, `Created connection ${connection.connectionId}.`, connection);
     ctx.print(`
@@ -163,10 +169,11 @@ function update(): Command {
       ...(flags.has('method') ? { method: flags.string('method')?.toUpperCase() } : {}),
       ...(headers ? { headers } : {}),
       ...(flags.has('rate-limit') ? { rateLimit: parseRateLimit(flags.string('rate-limit') ?? '') } : {}),
+      ...(flags.has('recovery-probes') ? { recoveryProbes: flags.string('recovery-probes') === 'on' } : {}),
     };
     if (Object.keys(patch).length === 0) {
       throw new UsageError(
-        'nothing to change: give --name, --url, --method, --header, --headers-json or --rate-limit',
+        'nothing to change: give --name, --url, --method, --header, --headers-json, --rate-limit or --recovery-probes',
       );
     }
     const webhooks = await ctx.management();
@@ -236,8 +243,11 @@ function parked(): Command {
     const limit = flags.has('limit')
       ? parseWholeNumber(flags.string('limit')!, '--limit', 1, MAX_PARKED_LIMIT)
       : 50;
-    const page = await (await ctx.management()).listParked(connectionId, { since, limit });
+    const webhooks = await ctx.management();
+    const page = await webhooks.listParked(connectionId, { since, limit });
     ctx.printJson(page);
+    const connection = await webhooks.connections.get(connectionId);
+    const status = recoveryStatus(connection.health, (iso) => when(iso, ctx.now()) ?? iso);
     if (page.data.length === 0) {
       ctx.print(`No parked deliveries for ${connectionId}${since ? ` since ${since}` : ''}.`);
       return;
@@ -256,7 +266,7 @@ function parked(): Command {
     ctx.print(`
 ${plural(page.data.length, 'parked delivery', 'parked deliveries')}${page.nextCursor ? ' (more: --limit)' : ''}, newest events first (EVENT TIME; PARKED is when each was parked).
 Send them again: ${ctx.suggest(`connections recover ${connectionId}${since ? ` --since ${flags.string('since')}` : ''}`)}
-One of them:     ${ctx.suggest(`attempts retry ${page.data[0]!.deliveryId}`)}`);
+One of them:     ${ctx.suggest(`attempts retry ${page.data[0]!.deliveryId}`)}${status ? `\n\n${status}` : ''}`);
   });
 }
 

@@ -6,11 +6,12 @@
  */
 
 import { useState } from 'preact/hooks';
+import { recoveryStatus } from '../../lambdas/core/recovery-status';
 import type { ApiClient } from '../api';
 import { deliveryCreatedAt, formatTime, PARK_REASON_LABELS } from '../format';
 import { Pager } from '../pages/connections';
 import { href } from '../router';
-import type { ParkedDelivery, RecoverResult } from '../types';
+import type { Health, ParkedDelivery, RecoverResult } from '../types';
 import { useResource } from '../use-resource';
 import { Empty, Failed, Loading } from './states';
 
@@ -29,6 +30,8 @@ export function ParkedPanel(props: {
   connectionId: string;
   /** The connection is enabled: recovering a disabled one would only park them again. */
   enabled: boolean;
+  /** Its health: when the endpoint went down and when the next recovery check is. */
+  health?: Health;
   refresh: number;
   onRequeued: () => void;
 }) {
@@ -66,6 +69,7 @@ export function ParkedPanel(props: {
   };
 
   const empty = page.state === 'ready' && page.data.data.length === 0 && cursors.length === 1;
+  const status = recoveryStatus(props.health, formatTime);
   return (
     <section class="card" aria-labelledby="parked-title">
       <div class="card-head">
@@ -79,6 +83,11 @@ export function ParkedPanel(props: {
         kept here with their exact body. Fix the endpoint, then send them again: Retry and Recover send to the
         connection's current URL, method, headers and secret, and wait for its rate limit like any delivery.
       </p>
+      {status && (
+        <p class="note" data-recovery-status>
+          {status}
+        </p>
+      )}
       {!empty && page.state === 'ready' && (
         <RecoverControl
           id="parked-recover-since"

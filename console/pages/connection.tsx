@@ -62,6 +62,7 @@ export function ConnectionPage({ api, connectionId }: { api: ApiClient; connecti
         api={api}
         connectionId={connectionId}
         enabled={resource.data.enabled}
+        health={resource.data.health}
         refresh={refresh}
         onRequeued={() => setRefresh((r) => r + 1)}
       />

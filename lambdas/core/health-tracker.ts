@@ -246,6 +246,9 @@ export function needsHealthWrite(health: ConnectionHealth | undefined): boolean 
   // A waiting recovery check is brought forward by a delivery (core/probes.ts).
   return (
     health !== undefined &&
-    (health.state !== 'healthy' || health.consecutiveFailures > 0 || health.nextCheckAt !== undefined)
+    (health.state !== 'healthy' ||
+      health.consecutiveFailures > 0 ||
+      health.nextCheckAt !== undefined ||
+      health.downSince !== undefined)
   );
 }

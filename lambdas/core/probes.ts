@@ -161,7 +161,9 @@ export function probeStep(
       return schedule(0, nowMs + waits[0]!, health?.downSince ?? isoTime(nowMs));
     }
     case 'delivered':
-      return pending ? schedule(health?.checksMade ?? 0, nowMs, undefined) : undefined;
+      if (pending) return schedule(health?.checksMade ?? 0, nowMs, undefined);
+      // The endpoint answers: it is no longer down, though no check was waiting.
+      return health?.downSince ? { fields: { checksMade: health.checksMade, checkSeq: seq } } : undefined;
     case 'failed': {
       if (event.seq !== seq || !pending) return undefined;
       const made = (health?.checksMade ?? 0) + 1;
