@@ -20,7 +20,7 @@ import {
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
 import type { Wired } from '../../lambdas/backend';
-import { CONFIG_DEFAULTS } from '../../lambdas/config';
+import { CONFIG_DEFAULTS, ENV } from '../../lambdas/config';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { Log } from '../../lambdas/core/ports';
 import type { AttemptRecord, Connection, DeadLetter } from '../../lambdas/core/types';
@@ -40,6 +40,8 @@ export interface HarnessOptions {
   log?: Log;
   failingAfter?: number;
   disableAfter?: number;
+  /** WEBHOOKS_RECOVERY_PROBES for this dispatcher (`3s,3s`, `off`). @default the environment's, else the production schedule */
+  recoveryProbes?: string;
 }
 
 export interface Harness {
@@ -83,7 +85,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       // The SDK's own default: these tests inject no faults.
       sdkMaxAttempts: 3,
       // What else the test set in the environment (e.g. the secret store), as the construct would.
-      settings: dispatcherSettings(process.env),
+      settings: {
+        ...dispatcherSettings(process.env),
+        ...(options.recoveryProbes ? { [ENV.recoveryProbes]: options.recoveryProbes } : {}),
+      },
     },
     // The production log (Powertools, JSON on stdout) unless the test brings its own.
     { log: options.log ?? powertoolsLog() },
