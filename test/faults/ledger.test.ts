@@ -65,6 +65,53 @@ it('counts a parked delivery with its whole chain as parked, not lost', () => {
   expect(l).toMatchObject({ lost: 0, parked: 1, parkedByReason: { exhausted: 1 }, inDlq: 0, problems: [] });
 });
 
+it('counts a delivery a recovery check got through after its chain as delivered, its checks among its attempts', () => {
+  const sends: Array<[number, number, string]> = [
+    [1, 2_000, '500'],
+    [2, 3_000, '500'],
+    [3, 5_000, '500'],
+    [4, 9_000, '500'],
+    [5, 69_000, '500'],
+    [6, 369_000, '200'],
+  ];
+  const check = (a: number, outcome: 'http_error' | 'delivered') => ({
+    ...attempt(1, a, outcome),
+    trigger: 'probe' as const,
+  });
+  const l = ledger({
+    fleet: fleetWith('ok', { dlv_1_con_a: sends }),
+    attempts: [
+      ...[1, 2, 3, 4].map((a) => attempt(1, a, 'http_error')),
+      check(5, 'http_error'),
+      check(6, 'delivered'),
+    ],
+  });
+  expect(l).toMatchObject({
+    lost: 0,
+    delivered: 1,
+    parked: 0,
+    attemptsLogged: 6,
+    attemptsReceived: 6,
+    checksLogged: 2,
+    problems: [],
+  });
+});
+
+it('counts a parked delivery whose checks failed as parked with its whole history', () => {
+  const l = ledger({
+    fleet: fleetWith('fail', {
+      dlv_1_con_a: [1, 2, 3, 4, 5].map((a): [number, number, string] => [a, a * 1_000, '500']),
+    }),
+    parked: [{ deliveryId: 'dlv_1_con_a', reason: 'exhausted' }],
+    attempts: [
+      ...[1, 2, 3, 4].map((a) => attempt(1, a, 'http_error')),
+      { ...attempt(1, 5, 'http_error'), trigger: 'probe' as const },
+    ],
+  });
+  expect(l).toMatchObject({ lost: 0, parked: 1, checksLogged: 1, problems: [] });
+  expect(l.checks.dlqWithoutHistory).toBe(0);
+});
+
 it('flags a parked exhausted delivery whose chain is incomplete in the attempt log', () => {
   const l = ledger({
     fleet: fleetWith('fail', { dlv_1_con_a: [[1, 2_000, '500']] }),

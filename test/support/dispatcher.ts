@@ -48,6 +48,12 @@ export interface DispatcherSpec {
   readonly connectionCacheTtlMs?: number;
   readonly failingAfter?: number;
   readonly disableAfter?: number;
+  /**
+   * WEBHOOKS_RECOVERY_PROBES (`3s,3s`, `off`). @default off: a chain of checks keeps a delayed
+   * message on the retry queue for hours, and runs that wait for their queues to drain would wait
+   * that long; a test of the checks turns them on with seconds-long waits.
+   */
+  readonly recoveryProbes?: string;
   /** Attempts per SDK call, the SDK's own retries included. @default 2 */
   readonly sdkMaxAttempts?: number;
   /** @default 1 */
@@ -170,6 +176,7 @@ export function startDispatcher<L extends Log = CountingLog>(
     ...setting(ENV.connectionCacheTtlMs, spec.connectionCacheTtlMs),
     ...(spec.failingAfter ? setting(ENV.failingAfter, spec.failingAfter) : {}),
     ...(spec.disableAfter ? setting(ENV.disableAfter, spec.disableAfter) : {}),
+    [ENV.recoveryProbes]: spec.recoveryProbes ?? spec.settings?.[ENV.recoveryProbes] ?? 'off',
   });
   const log = hooks.log ?? (new CountingLog() as Log as L);
   const metrics = new MetricTotals();

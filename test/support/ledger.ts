@@ -122,6 +122,8 @@ export interface Ledger {
   readonly attemptMismatchSample: readonly string[];
   /** Attempt-log items of attempts never sent (blocked destination, deleted connection…). */
   readonly refusalsLogged: number;
+  /** Logged attempts a recovery check made (`trigger: 'probe'`): counted among attempts like any other. */
+  readonly checksLogged: number;
   readonly latencyMs: { readonly p50: number; readonly p99: number; readonly max: number };
   /** First publish to the last request any receiver saw. */
   readonly durationMs: number;
@@ -386,6 +388,7 @@ export function computeLedger(input: LedgerInput): Ledger {
   const deliveredLogged = new Set<string>();
   const attemptsOf = new Map<string, Set<number>>();
   let refusalsLogged = 0;
+  let checksLogged = 0;
   for (const a of input.attempts) {
     if (a.test || !expected.has(a.deliveryId)) continue;
     if (NOT_SENT.has(a.outcome)) {
@@ -395,6 +398,7 @@ export function computeLedger(input: LedgerInput): Ledger {
     const key = `${a.deliveryId}#${a.attempt}`;
     if (logged.has(key)) continue;
     logged.add(key);
+    if (a.trigger === 'probe') checksLogged++;
     if (!attemptsOf.has(a.deliveryId)) attemptsOf.set(a.deliveryId, new Set());
     attemptsOf.get(a.deliveryId)!.add(a.attempt);
     if (a.outcome === 'delivered') deliveredLogged.add(a.deliveryId);
@@ -522,6 +526,7 @@ export function computeLedger(input: LedgerInput): Ledger {
     loggedNotReceived,
     attemptMismatchSample,
     refusalsLogged,
+    checksLogged,
     latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? 0 },
     durationMs,
     drainedAfterMs: Math.max(0, input.drainedAt - input.startedAt),
@@ -575,7 +580,7 @@ export function formatLedger(l: Ledger, title?: string): string {
     ],
     [
       'attempts logged vs received',
-      `${int(l.attemptsLogged)} vs ${int(l.attemptsReceived)}${exceptions ? ` (exceptions: ${exceptions})` : ''}`,
+      `${int(l.attemptsLogged)} vs ${int(l.attemptsReceived)}${l.checksLogged ? ` (${int(l.checksLogged)} recovery checks)` : ''}${exceptions ? ` (exceptions: ${exceptions})` : ''}`,
     ],
     ['p50/p99 publish→first-receipt', `${int(l.latencyMs.p50)} ms / ${int(l.latencyMs.p99)} ms`],
     [

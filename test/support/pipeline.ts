@@ -20,7 +20,7 @@ import {
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { powertoolsLog } from '../../lambdas/adapters/logger';
 import type { Wired } from '../../lambdas/backend';
-import { CONFIG_DEFAULTS, ENV } from '../../lambdas/config';
+import { CONFIG_DEFAULTS } from '../../lambdas/config';
 import type { ParkedItem } from '../../lambdas/core/parking';
 import type { Log } from '../../lambdas/core/ports';
 import type { AttemptRecord, Connection, DeadLetter } from '../../lambdas/core/types';
@@ -40,7 +40,7 @@ export interface HarnessOptions {
   log?: Log;
   failingAfter?: number;
   disableAfter?: number;
-  /** WEBHOOKS_RECOVERY_PROBES for this dispatcher (`3s,3s`, `off`). @default the environment's, else the production schedule */
+  /** WEBHOOKS_RECOVERY_PROBES for this dispatcher (`3s,3s`). @default off (test/support/dispatcher.ts) */
   recoveryProbes?: string;
 }
 
@@ -85,10 +85,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       // The SDK's own default: these tests inject no faults.
       sdkMaxAttempts: 3,
       // What else the test set in the environment (e.g. the secret store), as the construct would.
-      settings: {
-        ...dispatcherSettings(process.env),
-        ...(options.recoveryProbes ? { [ENV.recoveryProbes]: options.recoveryProbes } : {}),
-      },
+      settings: dispatcherSettings(process.env),
+      recoveryProbes: options.recoveryProbes,
     },
     // The production log (Powertools, JSON on stdout) unless the test brings its own.
     { log: options.log ?? powertoolsLog() },

@@ -57,6 +57,8 @@ export interface StackOptions {
   /** Health thresholds of the dispatcher (docs/design.md §9). @default 3 and never */
   readonly failingAfter?: number;
   readonly disableAfter?: number;
+  /** WEBHOOKS_RECOVERY_PROBES, seconds-long. @default off (test/support/dispatcher.ts) */
+  readonly recoveryProbes?: string;
   /** @default 2 */
   readonly sdkMaxAttempts?: number;
   /** Further dispatcher settings by their environment names (test/support/dispatcher.ts). */
@@ -225,6 +227,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     connectionCacheTtlMs: options.connectionCacheTtlMs ?? 0,
     failingAfter: options.failingAfter,
     disableAfter: options.disableAfter,
+    recoveryProbes: options.recoveryProbes,
     sdkMaxAttempts: options.sdkMaxAttempts ?? 2,
     ...(options.settings ? { settings: options.settings } : {}),
   });
