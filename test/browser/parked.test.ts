@@ -23,6 +23,7 @@ import { type ConsoleHarness, startConsoleHarness } from './support/console-harn
 
 const applicationId = `app_parked_${randomBytes(6).toString('hex')}`;
 const HOSTILE_ERROR = '<img src=x onerror="window.__pwned=1">gateway down';
+const NEXT_CHECK_AT = new Date(Date.now() + 60 * 60_000).toISOString();
 
 let harness: ConsoleHarness;
 let management: WebhookManagement;
@@ -79,6 +80,8 @@ beforeAll(async () => {
             consecutiveFailures: count,
             failingSince: since,
             lastFailureAt: since,
+            // A recovery check waits (core/probes.ts): the panel says when.
+            ...(id === failing ? { downSince: since, nextCheckAt: NEXT_CHECK_AT, checkSeq: 2 } : {}),
             version: 1,
           },
           0,
@@ -135,6 +138,22 @@ describe('endpoint health and parked deliveries in the console', () => {
     expect(text).toContain('3 deliveries in a row failed on every attempt');
     expect(text).toContain('Every attempt failed');
     expect(text).toContain(`HTTP 503: ${HOSTILE_ERROR}`);
+    const status = await page.$eval('[data-recovery-status]', (p) => p.textContent ?? '');
+    const shown = await page.evaluate(
+      (iso) =>
+        new Date(iso).toLocaleString(undefined, {
+          year: 'numeric',
+          month: 'short',
+          day: 'numeric',
+          hour: '2-digit',
+          minute: '2-digit',
+          second: '2-digit',
+          timeZoneName: 'short',
+        }),
+      NEXT_CHECK_AT,
+    );
+    expect(status).toMatch(/^Endpoint down since .+, next check at /);
+    expect(status).toContain(`next check at ${shown}`);
     const rows = await page.$$eval('table[aria-label="Parked deliveries"] tbody tr', (trs) => trs.length);
     expect(rows).toBe(3);
     expect(

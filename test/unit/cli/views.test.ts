@@ -85,6 +85,27 @@ describe('what a connection block says about delivery', () => {
     expect(connectionBlock(c as Connection, now)).toContain('new events are parked, not sent');
   });
 
+  it('says when the endpoint went down and when the next recovery check is', () => {
+    const health = {
+      state: 'failing',
+      consecutiveFailures: 3,
+      version: 4,
+      downSince: '2026-11-22T10:00:00.000Z',
+      nextCheckAt: '2026-11-22T10:20:00.000Z',
+    };
+    const block = connectionBlock({ ...base, enabled: true, health } as Connection, now);
+    expect(block).toContain(
+      'Endpoint down since 2026-11-22T10:00:00.000Z (5m ago), next check at 2026-11-22T10:20:00.000Z (in 15m)',
+    );
+    const ended = { ...health, nextCheckAt: undefined };
+    expect(connectionBlock({ ...base, enabled: true, health: ended } as Connection, now)).toContain(
+      'no automatic check is scheduled',
+    );
+    const optedOut = { ...base, enabled: true, recoveryProbes: false } as Connection;
+    expect(connectionBlock(optedOut, now)).toMatch(/recovery checks\s+off for this connection/);
+    expect(connectionBlock({ ...base, enabled: true }, now)).not.toMatch(/recovery|next check/);
+  });
+
   it('shows the attempt shards of a raised connection only', () => {
     const raised = {
       ...base,
