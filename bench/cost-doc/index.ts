@@ -3,6 +3,7 @@
 import { type CostDoc, type CostDocInputs, costDocOf } from './context';
 import { fixedCosts, inputs, keptBodies, pricesAndSources, provisionedWrites, rateLimits } from './details';
 import { allInKeeps, allInLines, allInSummary, intro, leversPriced, summary } from './overview';
+import { recoveryProbes } from './probes';
 
 const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
   intro,
@@ -14,6 +15,7 @@ const SECTIONS: ReadonlyArray<(doc: CostDoc) => string> = [
   provisionedWrites,
   inputs,
   rateLimits,
+  recoveryProbes,
   keptBodies,
   fixedCosts,
   pricesAndSources,
