@@ -115,6 +115,7 @@ export type AttemptView = {
   sendId?: string | undefined;
   requestHeaders?: { name: string; value: string }[] | undefined;
   resentAs?: number | undefined;
+  trigger?: 'probe' | undefined;
 };
 
 /** Every attempt of one delivery, with its body when kept. */
@@ -145,6 +146,7 @@ export type DeliveryView = {
     sendId?: string | undefined;
     requestHeaders?: { name: string; value: string }[] | undefined;
     resentAs?: number | undefined;
+    trigger?: 'probe' | undefined;
   }[];
   body?: string | undefined;
   bodyUnavailable?: { reason: 'not_kept' | 'aged_out'; message: string } | undefined;

@@ -106,6 +106,7 @@ const ATTEMPT: Presence<Attempt> = {
   expiresAt: 'required',
   requestHeaders: 'optional',
   resentAs: 'optional',
+  trigger: 'optional',
 };
 const ROTATED: Presence<RotatedSecret> = {
   secret: 'required',
