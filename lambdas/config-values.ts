@@ -3,7 +3,8 @@
  * each returns the value checked, or throws a ConfigError naming the key and what is wrong.
  */
 
-import { ConfigurationError } from './core/errors';
+import { ConfigurationError, ValidationError } from './core/errors';
+import { DEFAULT_RECOVERY_PROBES_MS, parseProbeSchedule } from './core/probes';
 
 /** Thrown when the environment is missing a key or holds a malformed value. */
 export class ConfigError extends ConfigurationError {
@@ -69,4 +70,17 @@ export function flag(env: Env, key: string): boolean {
 /** A switch that is on unless set: `true` or `false` when given, else true. */
 export function flagOn(env: Env, key: string): boolean {
   return env[key]?.trim() ? flag(env, key) : true;
+}
+
+/** A recovery-probe schedule (`1m,5m,15m,1h,3h` or `off`: false), by the construct prop's rules; absent: the default. */
+export function probeSchedule(env: Env, key: string): readonly number[] | false {
+  const raw = env[key]?.trim();
+  if (!raw) return DEFAULT_RECOVERY_PROBES_MS;
+  try {
+    const waits = parseProbeSchedule(raw);
+    return waits && Object.freeze(waits);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ConfigError(key, `${error.problem} (e.g. 1m,5m,15m,1h,3h or off)`);
+  }
 }

@@ -7,10 +7,9 @@
  * which is how local mode points the unchanged adapters at the emulators.
  */
 
-import { ConfigError, type Env, flag, flagOn, integer, ports, required, whole } from './config-values';
+import { ConfigError, type Env, flag, flagOn, integer, ports, probeSchedule, required, whole } from './config-values';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from './core/constants';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from './core/health';
-import { DEFAULT_RECOVERY_PROBES_MS, parseProbeSchedule } from './core/probes';
 import { DEFAULT_RATE_LIMIT_CEILING, MAX_RATE_LIMIT, MIN_RATE_LIMIT } from './core/rate-limit';
 import { KEEP_BODIES, type KeepBodies } from './core/types';
 
@@ -188,19 +187,6 @@ function keepBodies(env: Env): KeepBodies {
   return raw as KeepBodies;
 }
 
-/** The recovery checks' schedule from the environment, by the construct prop's rules. */
-export function recoveryProbes(env: Env): readonly number[] | false {
-  const raw = env[ENV.recoveryProbes]?.trim();
-  if (!raw) return DEFAULT_RECOVERY_PROBES_MS;
-  try {
-    const waits = parseProbeSchedule(raw);
-    return waits && Object.freeze(waits);
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    throw new ConfigError(ENV.recoveryProbes, `${error.problem} (e.g. 1m,5m,15m,1h,3h or off)`);
-  }
-}
-
 /** Health thresholds from the environment, checked by the same rules as the construct props. */
 function healthThresholds(env: Env): HealthThresholds {
   try {
@@ -266,7 +252,7 @@ export function loadConfig(env: Env = process.env): DispatcherConfig {
     ...rateLimits(env),
     ...(env[ENV.eventsTopicArn]?.trim() ? { eventsTopicArn: env[ENV.eventsTopicArn]!.trim() } : {}),
     health: Object.freeze(healthThresholds(env)),
-    recoveryProbes: recoveryProbes(env),
+    recoveryProbes: probeSchedule(env, ENV.recoveryProbes),
     secretPrefix: required(env, ENV.secretPrefix),
     secretStore: secretStore(env),
     headerPrefix,
