@@ -1,6 +1,6 @@
 /** What recovery probes cost (docs/design.md §9 "Recovery probes"): arithmetic on the default schedule and the prices. */
 
-import { DEFAULT_RECOVERY_PROBES_MS } from '../../lambdas/core/probes';
+import { DEFAULT_RECOVERY_PROBES_MS, PROBE_HORIZON_MS } from '../../lambdas/core/probes';
 import type { CostDoc } from './context';
 import { money, num } from './format';
 
@@ -12,7 +12,14 @@ const WRITES_PER_CHECK = 5;
 const INVOCATION_MS = 50;
 
 export function recoveryProbes({ prices }: CostDoc): string {
-  const waits = DEFAULT_RECOVERY_PROBES_MS;
+  // The chain's waits: the schedule, its last wait repeated up to the horizon.
+  const waits: number[] = [];
+  for (let at = 0, i = 0; ; i++) {
+    const wait = DEFAULT_RECOVERY_PROBES_MS[Math.min(i, DEFAULT_RECOVERY_PROBES_MS.length - 1)]!;
+    if (at + wait > PROBE_HORIZON_MS) break;
+    at += wait;
+    waits.push(wait);
+  }
   const hours = waits.reduce((a, b) => a + b, 0) / 3_600_000;
   const messages = waits.reduce((n, wait) => n + Math.ceil(wait / HOP_MS), 0);
   const perConnection =

@@ -153,8 +153,11 @@ export function createHealthTracker(deps: HealthTrackerDeps, settings: TrackerSe
     (connection: Connection, kind: 'exhausted' | 'delivered'): Decide =>
     (current, at, nowMs) => {
       const step = nextHealth(current, { kind, at }, thresholds);
-      if (!waits || (kind === 'exhausted' && notProbed(connection))) return step;
-      return withProbe(step, probeStep(current, { kind }, waits, nowMs));
+      if (!waits) return step;
+      const probed = !notProbed(connection);
+      if (kind === 'exhausted')
+        return probed ? withProbe(step, probeStep(current, { kind }, waits, nowMs)) : step;
+      return withProbe(step, probeStep(current, { kind, check: probed }, waits, nowMs));
     };
 
   return {

@@ -25,16 +25,19 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 /**
- * The checks' spacing: 1 min, 5 min, 15 min, 1 h, then every 3 h; the last check is about 25 h
- * after the first delivery parked, 27 h after its event (close to what Svix keeps retrying for).
+ * The checks' spacing: 1 min, 5 min, 15 min, 1 h, then every 3 h (the last wait repeats) until
+ * {@link PROBE_HORIZON_MS}: the last check about 25 h after the endpoint went down.
  */
 export const DEFAULT_RECOVERY_PROBES_MS: readonly number[] = Object.freeze([
   MINUTE,
   5 * MINUTE,
   15 * MINUTE,
   HOUR,
-  ...Array<number>(8).fill(3 * HOUR),
+  3 * HOUR,
 ]);
+
+/** No check is due later than this after the endpoint went down: about what Svix keeps retrying for. */
+export const PROBE_HORIZON_MS = 27 * HOUR;
 
 /** At most this many checks in a schedule, each 1 s to 7 days after the one before. */
 export const MAX_PROBES = 100;
@@ -52,7 +55,7 @@ const UNIT_MS = { s: 1_000, m: MINUTE, h: HOUR, d: 24 * HOUR } as const;
 /**
  * A schedule as written in a setting: `off`, or comma-separated durations (`3s,3s,3s`,
  * `1m,5m,15m,1h,3h`), each the wait after the check before (the first: after the delivery that
- * started the chain parked). False: off.
+ * started the chain parked; the last repeats until {@link PROBE_HORIZON_MS}). False: off.
  * @throws ValidationError naming `field` and what is wrong.
  */
 export function parseProbeSchedule(text: string, field = 'recoveryProbes'): number[] | false {
@@ -125,8 +128,11 @@ export function probeMessage(connectionId: string, check: ProbeCheck): ProbeMess
 export type ProbeEvent =
   /** A delivery exhausted its chain: start checking, unless a chain runs. */
   | { kind: 'exhausted' }
-  /** A delivery got through while a chain waits: check now (the parked ones are recovered). */
-  | { kind: 'delivered' }
+  /**
+   * A delivery got through: if the endpoint was down (a chain waits, or ran out), check now, so
+   * the parked ones are recovered; `check` false (not probed) only clears the down time.
+   */
+  | { kind: 'delivered'; check?: boolean }
   /** Check `seq` failed (or could not be made): the next one, or the chain ends. */
   | { kind: 'failed'; seq: number }
   /** A check delivered: the endpoint is back (the chain ends; a disabled connection is enabled). */
@@ -158,17 +164,26 @@ export function probeStep(
     case 'exhausted': {
       const stale = pending && Date.parse(health!.nextCheckAt!) + PROBE_STALE_MS < nowMs;
       if (pending && !stale) return undefined;
-      return schedule(0, nowMs + waits[0]!, health?.downSince ?? isoTime(nowMs));
+      const downSince = health?.downSince ?? isoTime(nowMs);
+      // Down past the horizon: no new chain (new deliveries still get their own 4 attempts).
+      if (nowMs + waits[0]! - Date.parse(downSince) > PROBE_HORIZON_MS) return undefined;
+      return schedule(0, nowMs + waits[0]!, downSince);
     }
     case 'delivered':
-      if (pending) return schedule(health?.checksMade ?? 0, nowMs, undefined);
-      // The endpoint answers: it is no longer down, though no check was waiting.
+      if (event.check !== false && (pending || health?.downSince)) {
+        // Already due: the check is on its way; another delivery queues no second one.
+        if (pending && Date.parse(health!.nextCheckAt!) <= nowMs) return undefined;
+        return schedule(health?.checksMade ?? 0, nowMs, undefined);
+      }
+      // The endpoint answers: it is no longer down.
       return health?.downSince ? { fields: { checksMade: health.checksMade, checkSeq: seq } } : undefined;
     case 'failed': {
       if (event.seq !== seq || !pending) return undefined;
       const made = (health?.checksMade ?? 0) + 1;
-      const wait = waits[made];
-      if (wait === undefined) return { fields: { ...ended(health), checksMade: made } };
+      // The last wait repeats until the horizon.
+      const wait = waits[Math.min(made, waits.length - 1)]!;
+      const since = Date.parse(health?.downSince ?? isoTime(nowMs));
+      if (nowMs + wait - since > PROBE_HORIZON_MS) return { fields: { ...ended(health), checksMade: made } };
       return schedule(made, nowMs + wait, health?.downSince);
     }
     case 'recovered':

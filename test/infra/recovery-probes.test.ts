@@ -15,9 +15,9 @@ const parkedActions = (stack: WebhookStack) =>
   });
 
 describe('recoveryProbes prop', () => {
-  it('sets the default schedule (about 25 h of checks) and lets the dispatcher claim parked deliveries', () => {
+  it('sets the default schedule (its last wait repeating for about 25 h) and lets the dispatcher claim parked deliveries', () => {
     const stack = new WebhookStack(testApp(), 'Webhooks');
-    expect(dispatcherEnv(stack)[ENV.recoveryProbes]).toBe('1m,5m,15m,1h,3h,3h,3h,3h,3h,3h,3h,3h');
+    expect(dispatcherEnv(stack)[ENV.recoveryProbes]).toBe('1m,5m,15m,1h,3h');
     expect(parkedActions(stack)).toContain('dynamodb:UpdateItem');
   });
 

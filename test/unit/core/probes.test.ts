@@ -7,6 +7,7 @@ import { deliveryIdFor } from '../../../lambdas/core/ids';
 import {
   DEFAULT_RECOVERY_PROBES_MS,
   formatProbeSchedule,
+  PROBE_HORIZON_MS,
   PROBE_STALE_MS,
   parseProbeSchedule,
   probeStep,
@@ -84,38 +85,58 @@ describe('recovery probe schedule', () => {
     expect(() => parseProbeSchedule('0s')).toThrow(/from 1s to 7d/);
   });
 
-  it('by default checks for at least 24 hours, spaced further and further apart', () => {
-    const total = DEFAULT_RECOVERY_PROBES_MS.reduce((a, b) => a + b, 0);
-    expect(total).toBeGreaterThanOrEqual(24 * 3_600_000);
-    expect(formatProbeSchedule(DEFAULT_RECOVERY_PROBES_MS)).toBe('1m,5m,15m,1h,3h,3h,3h,3h,3h,3h,3h,3h');
+  it('by default checks for at least 24 hours, spaced further and further apart, the last wait repeating', () => {
+    expect(formatProbeSchedule(DEFAULT_RECOVERY_PROBES_MS)).toBe('1m,5m,15m,1h,3h');
+    const dues = chain(DEFAULT_RECOVERY_PROBES_MS);
+    expect(dues.at(-1)!).toBeGreaterThanOrEqual(24 * 3_600_000);
+    expect(dues.at(-1)!).toBeLessThanOrEqual(PROBE_HORIZON_MS);
+    expect(dues.slice(0, 6)).toEqual([60_000, 360_000, 1_260_000, 4_860_000, 15_660_000, 26_460_000]);
   });
 
-  it('backs off along the schedule, ends after its last wait, and restarts a chain whose message was lost', () => {
+  it('backs off along the schedule, repeats its last wait until the horizon, and restarts a lost chain', () => {
     const now = Date.parse('2026-11-21T15:00:00Z');
     const start = probeStep(undefined, { kind: 'exhausted' }, WAITS, now)!;
     expect(start.check).toEqual({ seq: 1, dueAtMs: now + 60_000 });
-    let health: ConnectionHealth = { state: 'healthy', consecutiveFailures: 1, version: 1, ...start.fields };
+    const health: ConnectionHealth = {
+      state: 'healthy',
+      consecutiveFailures: 1,
+      version: 1,
+      ...start.fields,
+    };
     expect(health.downSince).toBe('2026-11-21T15:00:00.000Z');
     // A chain already waits: another exhausted delivery changes nothing.
     expect(probeStep(health, { kind: 'exhausted' }, WAITS, now + 1_000)).toBeUndefined();
-    const dues: number[] = [];
-    let t = now + 60_000;
-    for (let seq = 1; ; seq++) {
-      const step = probeStep(health, { kind: 'failed', seq }, WAITS, t)!;
-      health = { ...health, nextCheckAt: undefined, ...step.fields };
-      if (!step.check) break;
-      dues.push(step.check.dueAtMs - t);
-      t = step.check.dueAtMs;
-    }
-    expect(dues).toEqual([300_000, 900_000]);
-    expect(health.nextCheckAt).toBeUndefined();
-    expect(health.downSince).toBe('2026-11-21T15:00:00.000Z');
-    // Ended: the next exhausted delivery starts a new chain, and a lost one is restarted too.
-    expect(probeStep(health, { kind: 'exhausted' }, WAITS, t)?.check?.seq).toBe(4);
-    const waiting = { ...health, nextCheckAt: new Date(t).toISOString(), checkSeq: 9 };
-    expect(probeStep(waiting, { kind: 'exhausted' }, WAITS, t + PROBE_STALE_MS + 1)?.check?.seq).toBe(10);
+    const dues = chain(WAITS);
+    expect(dues.slice(0, 4)).toEqual([60_000, 360_000, 1_260_000, 2_160_000]);
+    expect(dues.at(-1)! + 900_000).toBeGreaterThan(PROBE_HORIZON_MS);
+    // Ended at the horizon: no new chain while the endpoint stays down...
+    const ended = { ...health, nextCheckAt: undefined, checkSeq: dues.length };
+    expect(probeStep(ended, { kind: 'exhausted' }, WAITS, now + PROBE_HORIZON_MS)).toBeUndefined();
+    // ...but a delivery that gets through checks at once, to recover what is parked.
+    expect(probeStep(ended, { kind: 'delivered' }, WAITS, now + PROBE_HORIZON_MS)?.check?.dueAtMs).toBe(
+      now + PROBE_HORIZON_MS,
+    );
+    // A chain whose message was lost is restarted by the next exhausted delivery.
+    const waiting = { ...health, nextCheckAt: new Date(now).toISOString(), checkSeq: 9 };
+    expect(probeStep(waiting, { kind: 'exhausted' }, WAITS, now + PROBE_STALE_MS + 1)?.check?.seq).toBe(10);
   });
 });
+
+/** When each check of a chain is due, ms after the endpoint went down, every check failing. */
+function chain(waits: readonly number[]): number[] {
+  const t0 = Date.parse('2026-11-21T15:00:00Z');
+  const start = probeStep(undefined, { kind: 'exhausted' }, waits, t0)!;
+  let health: ConnectionHealth = { state: 'healthy', consecutiveFailures: 1, version: 1, ...start.fields };
+  const dues: number[] = [];
+  let check = start.check;
+  while (check) {
+    dues.push(check.dueAtMs - t0);
+    const step = probeStep(health, { kind: 'failed', seq: check.seq }, waits, check.dueAtMs)!;
+    health = { ...health, nextCheckAt: undefined, ...step.fields };
+    check = step.check;
+  }
+  return dues;
+}
 
 describe('recovery checks (core/prober.ts)', () => {
   it('sends the oldest parked delivery as its next attempt, marked probe, and parks it again on failure', async () => {
@@ -146,9 +167,9 @@ describe('recovery checks (core/prober.ts)', () => {
 
     await t.nextCheck();
     await t.nextCheck();
-    expect(t.ports.state.sent).toHaveLength(3);
-    expect(t.ports.queues.probes).toHaveLength(0);
-    expect(t.stored().health?.nextCheckAt).toBeUndefined();
+    expect(t.ports.state.sent.map((r) => r.headers['X-Service-Attempt'])).toEqual(['5', '6', '7']);
+    // The last wait repeats (until the horizon), and the endpoint is still down since the first park.
+    expect(t.ports.queues.probes.map((p) => p.delaySeconds)).toEqual([900]);
     expect(t.stored().health?.downSince).toBe(new Date(now).toISOString());
   });
 
