@@ -22,7 +22,7 @@ import {
 } from './health';
 import { operationalEvent } from './parking';
 import type { HealthStore, HealthTracker, HealthTrackerDeps } from './ports';
-import { notProbed, probedStep, probeMessage, probeStep, withProbe } from './probes';
+import { eventStep, probedStep, probeMessage } from './probes';
 import { isoTime } from './time';
 import type { Connection } from './types';
 
@@ -151,14 +151,8 @@ export function createHealthTracker(deps: HealthTrackerDeps, settings: TrackerSe
   /** A health event, with the probe step it brings when this connection is probed. */
   const onEvent =
     (connection: Connection, kind: 'exhausted' | 'delivered'): Decide =>
-    (current, at, nowMs) => {
-      const step = nextHealth(current, { kind, at }, thresholds);
-      if (!waits) return step;
-      const probed = !notProbed(connection);
-      if (kind === 'exhausted')
-        return probed ? withProbe(step, probeStep(current, { kind }, waits, nowMs)) : step;
-      return withProbe(step, probeStep(current, { kind, check: probed }, waits, nowMs));
-    };
+    (current, at, nowMs) =>
+      eventStep(current, nextHealth(current, { kind, at }, thresholds), kind, connection, waits, nowMs);
 
   return {
     exhausted(connection) {

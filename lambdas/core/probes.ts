@@ -250,3 +250,19 @@ export function probedStep(
   }
   return withProbe(step, probeStep(current, event, waits, nowMs));
 }
+
+/** A delivery's health step with the probe step it brings (`waits` absent: probes off). */
+export function eventStep(
+  current: ConnectionHealth | undefined,
+  step: HealthStep,
+  kind: 'exhausted' | 'delivered',
+  connection: Pick<Connection, 'enabled' | 'recoveryProbes' | 'health'>,
+  waits: readonly number[] | undefined,
+  nowMs: number,
+): HealthStep {
+  if (!waits) return step;
+  const probed = !notProbed(connection);
+  if (kind === 'exhausted')
+    return probed ? withProbe(step, probeStep(current, { kind }, waits, nowMs)) : step;
+  return withProbe(step, probeStep(current, { kind, check: probed }, waits, nowMs));
+}
