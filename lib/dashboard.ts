@@ -140,11 +140,13 @@ export class WebhookDashboard extends Construct {
     this.dashboard.addWidgets(
       graph('Dead letters by reason', m.metricBy('deadLetters', 'Reason')),
       graph('Parked by reason', m.metricBy('parked', 'Reason', PARK_REASONS)),
-      graph('Deferred, blocked, resent, rate-limited', [
+      graph('Deferred, blocked, resent, rate-limited, recovery checks', [
         m.metric('attemptLogDeferred', { label: 'attempt-log writes deferred' }),
         m.metric('blockedDestinations', { label: 'blocked destinations' }),
         m.metric('senderResends', { label: 'sender resends' }),
         m.metric('rateLimitDeferrals', { label: 'rate-limit deferrals' }),
+        m.metric('recoveryChecks', { label: 'recovery checks sent' }),
+        m.metric('recoveries', { label: 'endpoints recovered by a check' }),
       ]),
     );
     this.addFailingConnections(s);
