@@ -7,7 +7,17 @@
  * which is how local mode points the unchanged adapters at the emulators.
  */
 
-import { ConfigError, type Env, flag, flagOn, integer, ports, probeSchedule, required, whole } from './config-values';
+import {
+  ConfigError,
+  type Env,
+  flag,
+  flagOn,
+  integer,
+  ports,
+  probeSchedule,
+  required,
+  whole,
+} from './config-values';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_HEADER_PREFIX } from './core/constants';
 import { HealthSettingsError, type HealthThresholds, validateThresholds } from './core/health';
 import { DEFAULT_RATE_LIMIT_CEILING, MAX_RATE_LIMIT, MIN_RATE_LIMIT } from './core/rate-limit';

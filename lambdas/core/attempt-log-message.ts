@@ -72,7 +72,8 @@ export function parseAttemptLog(m: Record<string, unknown>): AttemptLogMessage {
     fail('record.body', `must be a string of at most ${MAX_BODY_BYTES} bytes`);
   }
   if (record.resentAs !== undefined) fail('record.resentAs', 'is set by a Resend, never queued');
-  if (record.trigger !== undefined && record.trigger !== 'probe') fail('record.trigger', 'must be probe when present');
+  if (record.trigger !== undefined && record.trigger !== 'probe')
+    fail('record.trigger', 'must be probe when present');
   if (
     record.traceId !== undefined &&
     !(typeof record.traceId === 'string' && TRACE_ID.test(record.traceId))
