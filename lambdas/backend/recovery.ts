@@ -5,7 +5,8 @@
  * queues the rest exactly as the console's button does; and the retry queue for the next check.
  */
 
-import type { Clock, ConnectionStore, ProbeQueue, RecoveryPorts } from '../core/ports';
+import type { Clock, ConnectionStore } from '../core/ports';
+import type { ProbeQueue, RecoveryPorts } from '../core/probe-ports';
 import type { ParkedTable } from '../core/stores';
 import { NotFoundError } from '../management/errors';
 import { ParkedDeliveriesAdmin } from '../management/parked';

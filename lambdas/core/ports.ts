@@ -11,6 +11,7 @@ import type { QueueSource } from './envelope';
 import type { ConnectionHealth } from './health';
 import type { MetricFact } from './metrics';
 import type { OperationalEvent, ParkedItem } from './parking';
+import type { ProbeQueue, RecoveryPorts } from './probe-ports';
 import type { ProbeEvent } from './probes';
 import type {
   AttemptRecord,
@@ -22,7 +23,6 @@ import type {
   KeepBodies,
   OutboundRequest,
   Outcome,
-  ProbeMessage,
 } from './types';
 
 // ---- What the core offers ------------------------------------------------------
@@ -161,27 +161,6 @@ export interface DeliveryClaims {
   ): Promise<Claim>;
   /** The claimed delivery was attempted or handed on: republishing its event never sends it again. */
   settle(key: ClaimKey): Promise<void>;
-}
-
-/** A parked delivery claimed by a recovery check until `claimedUntil` (epoch ms). */
-export type ClaimedParked = ParkedItem & { claimedUntil: number };
-
-/** What a recovery check needs besides the dispatcher's own ports (docs/design.md §9 "Recovery probes"). */
-export interface RecoveryPorts {
-  /**
-   * Claims a connection's oldest parked delivery (by its event's time) until `untilMs`.
-   * `parked: false` when it has none; `item` absent when a recovery holds the oldest.
-   */
-  claimOldest(
-    connectionId: string,
-    nowMs: number,
-    untilMs: number,
-  ): Promise<{ parked: boolean; item?: ClaimedParked }>;
-  /** Removes a delivered check's parked item, unless it was parked again since the claim. */
-  release(connectionId: string, deliveryId: string, claimedUntil: number): Promise<void>;
-  /** The Recover of the console and CLI (management/parked.ts): the rest, oldest first, at `ratePerSecond`. */
-  recover(connectionId: string, ratePerSecond: number): Promise<{ requeued: number; remaining: number }>;
-  queue: ProbeQueue;
 }
 
 /** Shared per-second send counts of rate-limited connections (docs/design.md §4 "Rate limits"). */
@@ -336,10 +315,7 @@ export type HealthWrite = 'written' | 'conflict' | 'missing';
 /** Where health is kept. `write` is conditional on the version read. */
 export interface HealthStore {
   read(connectionId: string): Promise<ConnectionHealth | undefined>;
-  /**
-   * Writes `next` if the stored version is still `expectedVersion` (0: none stored yet).
-   * `enable`: the connection is enabled with it (a recovery check delivered to one health disabled).
-   */
+  /** Writes `next` if the version is still `expectedVersion` (0: none yet); `enable`: enables it too (core/probes.ts). */
   write(
     connectionId: string,
     next: ConnectionHealth,
@@ -358,12 +334,6 @@ export interface HealthTracker {
     connection: Connection,
     event: Exclude<ProbeEvent, { kind: 'exhausted' | 'delivered' }>,
   ): Promise<void>;
-}
-
-/** Where recovery checks wait until due: the retry queue, with a delay (docs/design.md §9). */
-export interface ProbeQueue {
-  /** Queues the check, delayed up to 15 minutes (a later one is re-delayed when it arrives). */
-  queue(message: ProbeMessage, delaySeconds: number): Promise<void>;
 }
 
 export interface HealthTrackerDeps {

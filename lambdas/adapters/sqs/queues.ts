@@ -8,7 +8,8 @@
  */
 
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { AttemptLogFallback, DeadLetters, ProbeQueue, RetryScheduler } from '../../core/ports';
+import type { AttemptLogFallback, DeadLetters, RetryScheduler } from '../../core/ports';
+import type { ProbeQueue } from '../../core/probe-ports';
 import type { AttemptRecord, DeadLetter, DeliveryMessage, ProbeMessage } from '../../core/types';
 import { queueJson } from '../../core/untrusted';
 

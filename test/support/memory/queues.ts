@@ -5,12 +5,8 @@
  * contract suite (test/contract/queues.test.ts) holds both to the same behaviour.
  */
 
-import type {
-  AttemptLogFallback,
-  DeadLetters,
-  ProbeQueue,
-  RetryScheduler,
-} from '../../../lambdas/core/ports';
+import type { AttemptLogFallback, DeadLetters, RetryScheduler } from '../../../lambdas/core/ports';
+import type { ProbeQueue } from '../../../lambdas/core/probe-ports';
 import type { AttemptRecord, DeadLetter, DeliveryMessage, ProbeMessage } from '../../../lambdas/core/types';
 import { checkOutage, noOutage, type Outage } from './outage';
 
