@@ -29,9 +29,7 @@ export function recoveryProbes({ prices }: CostDoc): string {
     (waits.length * WRITES_PER_CHECK * prices.dynamoDbPerMillionWriteUnits) / 1e6;
   return `## Recovery probes
 
-A connection whose endpoint is down gets ${waits.length} checks over about ${num(Math.round(hours))} h (the default
-\`recoveryProbes\`): ${num(messages)} SQS messages (each wait in hops of at most 15 minutes; a send, a receive and a
-delete each), as many short invocations, and about ${WRITES_PER_CHECK} DynamoDB writes per check. About
-**${money(perConnection)} per down connection per chain**: ${money(perConnection * 1_000)} for 1,000 connections down
-a whole day. A healthy connection costs nothing; what a check recovers costs as a Recover does.`;
+A down endpoint gets ${waits.length} checks over about ${num(Math.round(hours))} h (default \`recoveryProbes\`): ${num(messages)} SQS messages
+(hops of at most 15 minutes), as many short invocations, ${WRITES_PER_CHECK} DynamoDB writes per check:
+**${money(perConnection)} per down connection**, ${money(perConnection * 1_000)} for 1,000. Healthy connections cost nothing.`;
 }
