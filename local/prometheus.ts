@@ -93,8 +93,8 @@ export class PrometheusMetrics implements Metrics {
     if (options.queues) this.queueGauges(options.queues);
   }
 
-  record(fact: MetricFact): void {
-    for (const sample of samplesOf(fact)) {
+  record(...facts: MetricFact[]): void {
+    for (const sample of samplesOf(facts)) {
       const labels = Object.fromEntries(Object.entries(sample.dims).map(([k, v]) => [labelOf(k), v]));
       const metric = this.counters.get(sample.metric)!;
       if (metric instanceof Histogram) metric.observe(labels, sample.value / 1000);

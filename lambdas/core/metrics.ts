@@ -92,7 +92,10 @@ export function dependencyOf(operation: string): Dependency | undefined {
  * error names its operation, and so its dependency; anything else (the deadline, a bug) is not
  * a dependency's failure and counts nothing here.
  */
-export function countFailure(metrics: { record(fact: MetricFact): void } | undefined, error: unknown): void {
+export function countFailure(
+  metrics: { record(...facts: MetricFact[]): void } | undefined,
+  error: unknown,
+): void {
   if (!metrics || !(error instanceof InfrastructureError)) return;
   const dependency = dependencyOf(error.operation);
   if (dependency) metrics.record({ kind: 'infrastructure', dependency });
@@ -103,7 +106,7 @@ export function countFailure(metrics: { record(fact: MetricFact): void } | undef
  * RetryStartLag. A message without one (an event's delivery, a recovery) counts nothing.
  */
 export function countRetryLag(
-  deps: { metrics?: { record(fact: MetricFact): void }; clock: { now(): number } },
+  deps: { metrics?: { record(...facts: MetricFact[]): void }; clock: { now(): number } },
   delivery: Pick<DeliveryMessage, 'dueAt'>,
 ): void {
   const due = delivery.dueAt === undefined ? Number.NaN : Date.parse(delivery.dueAt);

@@ -265,7 +265,8 @@ export interface Log {
  * Prometheus counters in local mode). Recording never throws and never waits.
  */
 export interface Metrics {
-  record(fact: MetricFact): void;
+  /** The facts of one moment, together (a settled attempt's attempt, result and latency). */
+  record(...facts: MetricFact[]): void;
 }
 
 /** Which attempt a span is of: ids only, never a URL, a header, a body or a secret. */

@@ -75,8 +75,8 @@ export class EmfMetrics implements Metrics {
     this.write = options.write ?? ((line) => process.stdout.write(`${line}\n`));
   }
 
-  record(fact: MetricFact): void {
-    for (const sample of samplesOf(fact)) {
+  record(...facts: MetricFact[]): void {
+    for (const sample of samplesOf(facts)) {
       const key = `${sample.metric}|${Object.entries(sample.dims).join('|')}`;
       const group = this.groups.get(key);
       const spec: { unit: string; gauge?: true } = CLOUDWATCH_METRICS[sample.metric];

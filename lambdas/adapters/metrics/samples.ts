@@ -17,7 +17,12 @@ export interface Sample {
 
 const one = (metric: MetricKey, dims: Sample['dims'] = {}): Sample[] => [{ metric, dims, value: 1 }];
 
-export function samplesOf(fact: MetricFact): Sample[] {
+/** The samples of facts recorded together, in order. */
+export function samplesOf(facts: readonly MetricFact[]): Sample[] {
+  return facts.flatMap(samplesOfFact);
+}
+
+function samplesOfFact(fact: MetricFact): Sample[] {
   switch (fact.kind) {
     case 'attempt': {
       const counted = one('attempts', { Outcome: fact.outcome, StatusClass: fact.statusClass });

@@ -29,7 +29,11 @@ function setup(responder?: Responder) {
   const f = memoryPorts([connection('con_a')], { responder });
   const facts: MetricFact[] = [];
   const levels: MetricFact[] = [];
-  f.deps.metrics = { record: (fact) => (LEVELS.has(fact.kind) ? levels : facts).push(fact) };
+  f.deps.metrics = {
+    record: (...recorded) => {
+      for (const fact of recorded) (LEVELS.has(fact.kind) ? levels : facts).push(fact);
+    },
+  };
   return { ...f, facts, levels, dispatcher: createDispatcher(f.deps, options) };
 }
 
@@ -80,6 +84,17 @@ describe('one delivery that fails twice, then arrives', () => {
     await f.dispatcher.processBatch([ingress()], plenty);
     expect(f.facts.map((x) => x.kind)).toEqual(['attempt', 'final', 'latency']);
     expect(f.facts.at(-1)).toEqual({ kind: 'latency', ms: 0 });
+  });
+});
+
+describe('the facts of one moment', () => {
+  it('records a settled attempt with its final result and latency in one call', async () => {
+    const f = memoryPorts([connection('con_a')]);
+    const calls: MetricFact[][] = [];
+    // The gauge's own facts apart.
+    f.deps.metrics = { record: (...facts) => facts[0]?.kind !== 'inFlight' && calls.push(facts) };
+    await createDispatcher(f.deps, options).processBatch([ingress(f.state.now)], plenty);
+    expect(calls.map((facts) => facts.map((x) => x.kind))).toEqual([['attempt', 'final', 'latency']]);
   });
 });
 
@@ -243,7 +258,7 @@ describe('health transitions', () => {
         events: f.events,
         clock: f.deps.clock,
         log: f.deps.log,
-        metrics: { record: (fact) => facts.push(fact) },
+        metrics: { record: (...recorded) => facts.push(...recorded) },
       },
       { failingAfter: 1, disableAfter: 2 },
     );
