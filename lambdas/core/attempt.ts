@@ -13,7 +13,6 @@ import { DeadlineError, infra } from './errors';
 import { buildHeaders } from './headers';
 import { attemptIdsOf } from './ids';
 import { createLimiter, type Limiter } from './limiter';
-import { countRetryLag } from './metrics';
 import type { DispatcherDeps } from './ports';
 import { createRateLimiter, effectiveRateLimit, type RateLimiter } from './rate-limit';
 import { type SigningChoice, signingSecrets } from './secret-switch';
@@ -132,7 +131,6 @@ async function deliver(
   facts: EventFacts,
   run: Run,
 ): Promise<AttemptRecord | Deferral> {
-  countRetryLag(ctx.deps, delivery);
   // 1. Judge the connection: the target (missing, disabled, foreign), then its destination.
   if (target.refusal) return refuse(ctx, delivery, facts, target.connection, target.refusal, target.foreign);
   const connection = target.connection!;

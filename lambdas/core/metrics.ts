@@ -11,7 +11,7 @@
 import { InfrastructureError } from './errors';
 import type { HealthState } from './health';
 import type { ParkReason } from './parking';
-import type { DeadLetterReason, DeliveryMessage, Outcome } from './types';
+import type { DeadLetterReason, Outcome } from './types';
 
 /** The AWS dependencies whose failures are counted, each by name. */
 export const DEPENDENCIES = ['dynamodb', 'sqs', 'secrets', 'sns'] as const;
@@ -46,7 +46,7 @@ export type MetricFact =
   /** Publish (or, without a publish time, the first attempt) to the 2xx. */
   | { kind: 'latency'; ms: number }
   | { kind: 'retry' }
-  /** A delivery taken from the retry queue started this long after it was due (never negative). */
+  /** An attempt of a message that was due (a retry, a deferred delivery) started this long after (never negative). */
   | { kind: 'retryLag'; ms: number }
   /** A delivery took (+1) or left (-1) its slot among the attempts in flight. */
   | { kind: 'inFlight'; delta: 1 | -1 }
@@ -99,17 +99,4 @@ export function countFailure(
   if (!metrics || !(error instanceof InfrastructureError)) return;
   const dependency = dependencyOf(error.operation);
   if (dependency) metrics.record({ kind: 'infrastructure', dependency });
-}
-
-/**
- * How late a retry or rate-limit deferral is taken up against the time it was due (its `dueAt`):
- * RetryStartLag. A message without one (an event's delivery, a recovery) counts nothing.
- */
-export function countRetryLag(
-  deps: { metrics?: { record(...facts: MetricFact[]): void }; clock: { now(): number } },
-  delivery: Pick<DeliveryMessage, 'dueAt'>,
-): void {
-  const due = delivery.dueAt === undefined ? Number.NaN : Date.parse(delivery.dueAt);
-  if (!deps.metrics || !Number.isFinite(due)) return;
-  deps.metrics.record({ kind: 'retryLag', ms: Math.max(0, deps.clock.now() - due) });
 }

@@ -13,6 +13,7 @@ import type { AttemptRecord, AttemptResult, Decision, DeliveryMessage, EventFact
 interface Settlement {
   delivery: DeliveryMessage;
   facts: EventFacts;
+  request: { requestedAtMs: number };
   result: AttemptResult;
   debugLines?: boolean;
   foreign?: boolean;
@@ -118,6 +119,10 @@ function count(
       ...(sent ? { durationMs: rec.durationMs } : {}),
     },
   ];
+  // RetryStartLag: a message that was due at a time (a retry, a deferred delivery) against when
+  // its attempt started; the attempt's own time, so waiting for a slot or the rate limit counts.
+  const due = s.delivery.dueAt === undefined ? Number.NaN : Date.parse(s.delivery.dueAt);
+  if (Number.isFinite(due)) facts.push({ kind: 'retryLag', ms: Math.max(0, s.request.requestedAtMs - due) });
   if (rec.outcome === 'blocked') facts.push({ kind: 'blocked' });
   // A test send is one attempt and no delivery: it has no final result.
   if (!s.delivery.test) facts.push(...finalFacts(clock, s, decision, went));

@@ -111,7 +111,7 @@ export const CLOUDWATCH_METRICS = {
     unit: 'Milliseconds',
     by: [],
     prometheus: 'webhooks_retry_start_lag_seconds',
-    help: 'How late a retry or rate-limit deferral started: from the time it was due to when the dispatcher took it up',
+    help: 'How late a retry or rate-limit deferral started: from the time it was due to when its attempt started',
   },
   deliveriesInFlight: {
     name: 'DeliveriesInFlight',

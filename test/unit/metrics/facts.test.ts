@@ -5,6 +5,7 @@
 
 import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { createHealthTracker } from '../../../lambdas/core/health-tracker';
+import { deliveryIdFor } from '../../../lambdas/core/ids';
 import { dependencyOf, type MetricFact, statusClassOf } from '../../../lambdas/core/metrics';
 import { recoveryMessage } from '../../../lambdas/core/parking';
 import type { InputRecord } from '../../../lambdas/core/ports';
@@ -149,7 +150,38 @@ describe('deliveries in flight and retry start lag', () => {
     // Taken up 2.5 s after it was scheduled: 1.5 s after it was due.
     f.state.now += 2_500;
     await f.dispatcher.processBatch([retry(next)], plenty);
-    expect(f.levels[0]).toEqual({ kind: 'retryLag', ms: 1_500 });
+    expect(f.levels).toContainEqual({ kind: 'retryLag', ms: 1_500 });
+  });
+});
+
+describe('retry start lag, measured when its attempt starts', () => {
+  it('counts one lag per attempt: none for a delivery deferred by the rate limit or handed back', async () => {
+    const f = memoryPorts([connection('con_a', { rateLimit: 1 })]);
+    const lags: MetricFact[] = [];
+    f.deps.metrics = { record: (...facts) => lags.push(...facts.filter((x) => x.kind === 'retryLag')) };
+    const dispatcher = createDispatcher(f.deps, options);
+    const due = (n: number): DeliveryMessage => ({
+      v: 1,
+      type: 'delivery',
+      deliveryId: deliveryIdFor(`evt_01JD3XQ4Z8K2M5N7P9R1S3T5V${n}`, 'con_a', Date.parse(event.occurredAt)),
+      eventId: `evt_01JD3XQ4Z8K2M5N7P9R1S3T5V${n}`,
+      connectionId: 'con_a',
+      attempt: 2,
+      chainStart: 1,
+      body: '{"event":"user.identified","timestamp":"2026-11-21T14:53:00.123Z","user":{"id":"usr_7","metadata":{}},"application":{"id":"app_1","name":"Acme"}}',
+      firstAttemptAt: new Date(f.state.now - 2_000).toISOString(),
+      dueAt: new Date(f.state.now - 500).toISOString(),
+    });
+    await dispatcher.processBatch([retry(due(1)), { ...retry(due(2)), messageId: 'm3' }], plenty);
+    // One sent, one over the limit of 1 a second and put back: one lag, of the one attempt.
+    expect(f.state.records).toHaveLength(1);
+    expect(f.state.scheduled).toHaveLength(1);
+    expect(lags).toEqual([{ kind: 'retryLag', ms: 500 }]);
+    lags.length = 0;
+    f.state.fail.add('secrets');
+    f.state.now += 5_000;
+    await dispatcher.processBatch([retry(due(3))], plenty);
+    expect(lags).toEqual([]);
   });
 });
 
