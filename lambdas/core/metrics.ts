@@ -1,9 +1,9 @@
 /**
  * What the dispatcher counts, as facts: an attempt with its outcome, status class and duration,
- * a delivery's final result and latency, a retry scheduled and how late it started, the
- * deliveries in flight, a dead letter with its reason, a health transition, a failed
- * dependency, an attempt record deferred, a sender resend, a blocked destination, a rate-limit
- * deferral. The core records them through the Metrics port (ports.ts); the adapters own the
+ * a delivery's final result and latency, a retry scheduled and how late it started, a dead
+ * letter with its reason, a health transition, a failed dependency, an attempt record deferred,
+ * a sender resend, a blocked destination, a rate-limit deferral. The core records them through the Metrics port (ports.ts); the deliveries in flight
+ * are a gauge the adapters sample from the dispatcher instead (limiter.ts). The adapters own the
  * wire format (adapters/metrics: CloudWatch EMF in Lambda, Prometheus text in local mode) and
  * the names (adapters/metrics/catalogue.ts). docs/operations.md "Metrics" says what each means.
  */
@@ -48,8 +48,6 @@ export type MetricFact =
   | { kind: 'retry' }
   /** An attempt of a message that was due (a retry, a deferred delivery) started this long after (never negative). */
   | { kind: 'retryLag'; ms: number }
-  /** A delivery took (+1) or left (-1) its slot among the attempts in flight. */
-  | { kind: 'inFlight'; delta: 1 | -1 }
   /** A message or delivery written to the dead-letter queue. */
   | { kind: 'deadLetter'; reason: DeadLetterReason }
   | { kind: 'health'; state: HealthState }

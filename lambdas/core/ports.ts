@@ -9,6 +9,7 @@
 import type { EgressPolicy } from './egress';
 import type { QueueSource } from './envelope';
 import type { ConnectionHealth } from './health';
+import type { InFlight } from './limiter';
 import type { MetricFact } from './metrics';
 import type { OperationalEvent, ParkedItem } from './parking';
 import type {
@@ -65,6 +66,11 @@ export interface Dispatcher {
     connection: Connection,
     invocation: Invocation,
   ): Promise<AttemptRecord>;
+  /**
+   * Its attempts in flight, for the metrics adapters to sample (lambdas/backend/dispatcher.ts):
+   * held now, and the most at once since the previous reading.
+   */
+  inFlight(): InFlight;
 }
 
 export interface DispatcherOptions {

@@ -11,11 +11,12 @@
  * each metric is emitted with the sets `[Stack]` and `[Stack, X]` of the catalogue. Counts are
  * summed; durations and latencies are arrays of up to 100 values (EMF's limit), so CloudWatch
  * keeps every value for percentiles; a gauge (deliveries in flight) is the highest level it
- * reached during the invocation. No connection or application id is ever a dimension. Nothing
+ * reached during the invocation, read from the dispatcher's limiter at the flush. No connection or application id is ever a dimension. Nothing
  * is written for what was not counted: a series exists in CloudWatch from its first value, and
  * an alarm reads a period without one as missing data (docs/operations.md "Metrics").
  */
 
+import type { InFlight } from '../../core/limiter';
 import type { MetricFact } from '../../core/metrics';
 import type { Clock, Metrics } from '../../core/ports';
 import {
@@ -65,8 +66,8 @@ const ORDER = Object.keys(CLOUDWATCH_METRICS) as MetricKey[];
 
 export class EmfMetrics implements Metrics {
   private readonly groups = new Map<string, Group>();
-  /** A gauge's current level, kept across invocations (its group holds the invocation's peak). */
-  private readonly levels = new Map<MetricKey, number>();
+  /** The dispatchers' attempts in flight (in Lambda one per container). */
+  private readonly inFlight: Array<() => InFlight> = [];
   private readonly clock: Clock;
   private readonly write: (line: string) => void;
 
@@ -79,15 +80,7 @@ export class EmfMetrics implements Metrics {
     for (const sample of samplesOf(facts)) {
       const key = `${sample.metric}|${Object.entries(sample.dims).join('|')}`;
       const group = this.groups.get(key);
-      const spec: { unit: string; gauge?: true } = CLOUDWATCH_METRICS[sample.metric];
-      if (spec.gauge) {
-        const level = (this.levels.get(sample.metric) ?? 0) + sample.value;
-        this.levels.set(sample.metric, level);
-        if (!group) this.groups.set(key, { metric: sample.metric, dims: sample.dims, values: [level] });
-        else group.values[0] = Math.max(group.values[0]!, level);
-        continue;
-      }
-      const summed = spec.unit === 'Count';
+      const summed = CLOUDWATCH_METRICS[sample.metric].unit === 'Count';
       if (!group) this.groups.set(key, { metric: sample.metric, dims: sample.dims, values: [sample.value] });
       else if (summed) group.values[0]! += sample.value;
       else group.values.push(sample.value);
@@ -119,8 +112,17 @@ export class EmfMetrics implements Metrics {
     return packed.map((doc) => this.render(doc, timestamp));
   }
 
-  /** Writes what was recorded since the last flush, and forgets it. */
+  /** Samples a dispatcher's attempts in flight at each flush (the wiring hands it over). */
+  readInFlight(reader: () => InFlight): void {
+    this.inFlight.push(reader);
+  }
+
+  /** Writes what was recorded since the last flush, with the peak in flight, and forgets it. */
   flush(): void {
+    const peak = this.inFlight.reduce((sum, read) => sum + read().peak, 0);
+    // No slot held since the last flush: not written, like any metric without a value.
+    if (peak > 0)
+      this.groups.set('deliveriesInFlight', { metric: 'deliveriesInFlight', dims: {}, values: [peak] });
     if (this.groups.size === 0) return;
     const documents = this.documents();
     this.groups.clear();

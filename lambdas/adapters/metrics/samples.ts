@@ -11,7 +11,7 @@ export interface Sample {
   metric: MetricKey;
   /** The second dimensions of the catalogue, with this fact's values (none for an undimensioned metric). */
   dims: Partial<Record<MetricDimension, string>>;
-  /** 1 for a count; milliseconds for a duration or latency; +1 or -1 for a gauge's level. */
+  /** 1 for a count; milliseconds for a duration or latency. */
   value: number;
 }
 
@@ -41,8 +41,6 @@ function samplesOfFact(fact: MetricFact): Sample[] {
       return one('parked', { Reason: fact.reason });
     case 'retryLag':
       return [{ metric: 'retryStartLag', dims: {}, value: fact.ms }];
-    case 'inFlight':
-      return [{ metric: 'deliveriesInFlight', dims: {}, value: fact.delta }];
     case 'latency':
       return [{ metric: 'deliveryLatency', dims: {}, value: fact.ms }];
     case 'retry':

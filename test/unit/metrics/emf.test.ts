@@ -6,6 +6,7 @@
 
 import { CLOUDWATCH_METRICS } from '../../../lambdas/adapters/metrics/catalogue';
 import { type EmfDocument, EmfMetrics, MAX_VALUES_PER_METRIC } from '../../../lambdas/adapters/metrics/emf';
+import { createLimiter } from '../../../lambdas/core/limiter';
 import type { MetricFact } from '../../../lambdas/core/metrics';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
@@ -194,19 +195,26 @@ describe('one meaning per measure', () => {
     expect(sum(cw['Parked{Stack=prod-webhooks,Reason=exhausted}'])).toBe(2);
   });
 
-  it('writes the deliveries in flight as the highest level of each invocation, carried into the next', () => {
+  it('writes the deliveries in flight as the most slots held at once in each invocation, read at its flush', () => {
     const { metrics, docs } = emf();
-    for (const delta of [1, 1, 1, -1, 1, -1, -1] as const) metrics.record({ kind: 'inFlight', delta });
+    const limiter = createLimiter(10);
+    metrics.readInFlight(limiter.inFlight);
+    for (const step of ['take', 'take', 'take', 'give', 'take', 'give', 'give'] as const)
+      step === 'take' ? limiter.acquire() : limiter.release();
     metrics.flush();
     expect(extracted(docs)['DeliveriesInFlight{Stack=prod-webhooks}']).toEqual([3]);
-    // One still in flight when the invocation flushed: the next starts from it.
-    metrics.record({ kind: 'inFlight', delta: -1 });
-    metrics.flush();
-    expect(docs.at(-1)?.DeliveriesInFlight).toBe(0);
-    metrics.record({ kind: 'inFlight', delta: 1 });
-    metrics.record({ kind: 'inFlight', delta: -1 });
+    // One still held when the invocation flushed: the next starts from it.
+    limiter.release();
     metrics.flush();
     expect(docs.at(-1)?.DeliveriesInFlight).toBe(1);
+    limiter.acquire();
+    limiter.release();
+    metrics.flush();
+    expect(docs.at(-1)?.DeliveriesInFlight).toBe(1);
+    // No slot held since: nothing written.
+    const written = docs.length;
+    metrics.flush();
+    expect(docs).toHaveLength(written);
   });
 
   it('writes each retry start lag as a value, like a duration', () => {

@@ -6,6 +6,7 @@
 import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { createHealthTracker } from '../../../lambdas/core/health-tracker';
 import { deliveryIdFor } from '../../../lambdas/core/ids';
+import type { InFlight } from '../../../lambdas/core/limiter';
 import { dependencyOf, type MetricFact, statusClassOf } from '../../../lambdas/core/metrics';
 import { recoveryMessage } from '../../../lambdas/core/parking';
 import type { InputRecord } from '../../../lambdas/core/ports';
@@ -23,8 +24,8 @@ const event = {
   application: { id: 'app_1', name: 'Acme' },
 };
 
-/** The gauge and lag facts come with every attempt and retry: kept apart, tested on their own. */
-const LEVELS = new Set(['inFlight', 'retryLag']);
+/** The lag comes with every attempt of a retry: kept apart, tested on its own. */
+const LEVELS = new Set(['retryLag']);
 
 function setup(responder?: Responder) {
   const f = memoryPorts([connection('con_a')], { responder });
@@ -92,8 +93,7 @@ describe('the facts of one moment', () => {
   it('records a settled attempt with its final result and latency in one call', async () => {
     const f = memoryPorts([connection('con_a')]);
     const calls: MetricFact[][] = [];
-    // The gauge's own facts apart.
-    f.deps.metrics = { record: (...facts) => facts[0]?.kind !== 'inFlight' && calls.push(facts) };
+    f.deps.metrics = { record: (...facts) => calls.push(facts) };
     await createDispatcher(f.deps, options).processBatch([ingress(f.state.now)], plenty);
     expect(calls.map((facts) => facts.map((x) => x.kind))).toEqual([['attempt', 'final', 'latency']]);
   });
@@ -137,20 +137,23 @@ describe('a delivery parked, then recovered', () => {
 });
 
 describe('deliveries in flight and retry start lag', () => {
-  it('takes a slot (+1) before the send and gives it back (-1) once settled, and measures a retry from when it was due', async () => {
-    const f = setup(() => ok(503));
+  it('holds a slot while the attempt is sent and settled, gives it back, and measures a retry from when it was due', async () => {
+    const during: InFlight[] = [];
+    const f = setup(() => {
+      during.push(f.dispatcher.inFlight());
+      return ok(503);
+    });
     await f.dispatcher.processBatch([ingress()], plenty);
-    expect(f.levels).toEqual([
-      { kind: 'inFlight', delta: 1 },
-      { kind: 'inFlight', delta: -1 },
-    ]);
+    expect(during).toEqual([{ now: 1, peak: 1 }]);
+    // Given back; held at the last reading, so the peak since is 1, then none.
+    expect(f.dispatcher.inFlight()).toEqual({ now: 0, peak: 1 });
+    expect(f.dispatcher.inFlight()).toEqual({ now: 0, peak: 0 });
     const next = f.state.scheduled.shift()!.delivery;
     expect(next.dueAt).toBe(new Date(f.state.now + 1_000).toISOString());
-    f.levels.length = 0;
     // Taken up 2.5 s after it was scheduled: 1.5 s after it was due.
     f.state.now += 2_500;
     await f.dispatcher.processBatch([retry(next)], plenty);
-    expect(f.levels).toContainEqual({ kind: 'retryLag', ms: 1_500 });
+    expect(f.levels).toEqual([{ kind: 'retryLag', ms: 1_500 }]);
   });
 });
 
