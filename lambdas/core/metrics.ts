@@ -18,13 +18,6 @@ export const DEPENDENCIES = ['dynamodb', 'sqs', 'secrets', 'sns'] as const;
 export type Dependency = (typeof DEPENDENCIES)[number];
 
 /**
- * A response's status class: `other` for a status outside 200-599 that a receiver answered with
- * (an interim 1xx as final, or 600-999: an `http_error` all the same), `none` for no response.
- */
-export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'other', 'none'] as const;
-export type StatusClass = (typeof STATUS_CLASSES)[number];
-
-/**
  * Where a delivery ended. Each delivery counts one of `delivered`, `parked`, `dead_lettered`
  * once, when its first chain of attempts ends (a test send none). A later chain an operator
  * starts (recover, redrive, resend: `chainStart` above 1) counts `recovered` when it reaches a
@@ -37,8 +30,8 @@ export type FinalResult = (typeof FINAL_RESULTS)[number];
 export const SENT_OUTCOMES = ['delivered', 'http_error', 'timeout', 'network_error'] as const;
 
 export type MetricFact =
-  /** One attempt record settled: a request sent, or a refusal (no request, no duration). */
-  | { kind: 'attempt'; outcome: Outcome; statusClass: StatusClass; durationMs?: number }
+  /** One attempt record settled: a request sent (its response's status, if any), or a refusal (no request, no duration). */
+  | { kind: 'attempt'; outcome: Outcome; statusCode?: number; durationMs?: number }
   | { kind: 'final'; result: 'delivered' | 'dead_lettered' | 'recovered' }
   | { kind: 'final'; result: 'parked'; reason: ParkReason }
   /** A later chain parked again: a park (Parked), not a second final result. */
@@ -57,13 +50,6 @@ export type MetricFact =
   /** One deferral: a delivery put back to wait for its connection's rate limit (one delivery may defer many times). */
   | { kind: 'rateLimitDeferral' }
   | { kind: 'blocked' };
-
-/** The status class of a response status; `none` without a response (or outside 200-599). */
-export function statusClassOf(status: number | undefined): StatusClass {
-  if (status === undefined) return 'none';
-  if (status < 200 || status > 599) return 'other';
-  return `${Math.floor(status / 100)}xx` as StatusClass;
-}
 
 const DEPENDENCY_OF_PORT: Readonly<Record<string, Dependency>> = {
   connections: 'dynamodb',

@@ -4,7 +4,7 @@
  */
 
 import { attemptIdsOf } from './ids';
-import { type MetricFact, statusClassOf } from './metrics';
+import type { MetricFact } from './metrics';
 import { isParkReason } from './parking';
 import type { Clock, Log, Metrics } from './ports';
 import type { AttemptRecord, AttemptResult, Decision, DeliveryMessage, EventFacts } from './types';
@@ -115,7 +115,7 @@ function count(
     {
       kind: 'attempt',
       outcome: rec.outcome,
-      statusClass: statusClassOf(rec.statusCode),
+      ...(rec.statusCode === undefined ? {} : { statusCode: rec.statusCode }),
       ...(sent ? { durationMs: rec.durationMs } : {}),
     },
   ];

@@ -5,7 +5,7 @@
  */
 
 import type { MetricFact } from '../../core/metrics';
-import type { MetricDimension, MetricKey } from './catalogue';
+import type { MetricDimension, MetricKey, StatusClass } from './catalogue';
 
 export interface Sample {
   metric: MetricKey;
@@ -17,6 +17,13 @@ export interface Sample {
 
 const one = (metric: MetricKey, dims: Sample['dims'] = {}): Sample[] => [{ metric, dims, value: 1 }];
 
+/** The status class of a response status; `none` without a response (or outside 200-599). */
+export function statusClassOf(status: number | undefined): StatusClass {
+  if (status === undefined) return 'none';
+  if (status < 200 || status > 599) return 'other';
+  return `${Math.floor(status / 100)}xx` as StatusClass;
+}
+
 /** The samples of facts recorded together, in order. */
 export function samplesOf(facts: readonly MetricFact[]): Sample[] {
   return facts.flatMap(samplesOfFact);
@@ -25,7 +32,7 @@ export function samplesOf(facts: readonly MetricFact[]): Sample[] {
 function samplesOfFact(fact: MetricFact): Sample[] {
   switch (fact.kind) {
     case 'attempt': {
-      const counted = one('attempts', { Outcome: fact.outcome, StatusClass: fact.statusClass });
+      const counted = one('attempts', { Outcome: fact.outcome, StatusClass: statusClassOf(fact.statusCode) });
       return fact.durationMs === undefined
         ? counted
         : [

@@ -25,8 +25,8 @@ function emf() {
   return { metrics, docs, lines };
 }
 
-const attempt = (outcome: string, statusClass: string, durationMs?: number): MetricFact =>
-  ({ kind: 'attempt', outcome, statusClass, durationMs }) as MetricFact;
+const attempt = (outcome: string, statusCode: number | undefined, durationMs?: number): MetricFact =>
+  ({ kind: 'attempt', outcome, statusCode, durationMs }) as MetricFact;
 
 /**
  * What CloudWatch makes of the documents: each (metric, dimension set with its values) and
@@ -58,7 +58,7 @@ describe('one invocation, one flush', () => {
   it('writes a healthy batch as one document: counts summed, every duration in one array', () => {
     const { metrics, docs } = emf();
     for (const ms of [120, 80, 95]) {
-      metrics.record(attempt('delivered', '2xx', ms));
+      metrics.record(attempt('delivered', 200, ms));
       metrics.record({ kind: 'final', result: 'delivered' });
       metrics.record({ kind: 'latency', ms: ms + 1_000 });
     }
@@ -108,12 +108,12 @@ describe('one invocation, one flush', () => {
   it('writes as few documents as the dimension values need, and CloudWatch gets every count right', () => {
     const { metrics, docs } = emf();
     const facts: MetricFact[] = [
-      attempt('delivered', '2xx', 10),
-      attempt('http_error', '5xx', 20),
-      attempt('http_error', '4xx', 30),
-      attempt('http_error', '5xx', 40),
-      attempt('timeout', 'none', 30_000),
-      attempt('blocked', 'none'),
+      attempt('delivered', 200, 10),
+      attempt('http_error', 500, 20),
+      attempt('http_error', 404, 30),
+      attempt('http_error', 503, 40),
+      attempt('timeout', undefined, 30_000),
+      attempt('blocked', undefined),
       { kind: 'blocked' },
       { kind: 'retry' },
       { kind: 'retry' },
@@ -157,7 +157,7 @@ describe('one invocation, one flush', () => {
 
   it('splits more than 100 values of a metric over documents, losing none', () => {
     const { metrics, docs } = emf();
-    for (let i = 0; i < 250; i++) metrics.record(attempt('delivered', '2xx', i));
+    for (let i = 0; i < 250; i++) metrics.record(attempt('delivered', 200, i));
     metrics.flush();
     expect(docs.map((d) => (d.AttemptDuration as number[]).length)).toEqual([100, 100, 50]);
     expect(docs.every((d) => (d.AttemptDuration as number[]).length <= MAX_VALUES_PER_METRIC)).toBe(true);
@@ -167,7 +167,7 @@ describe('one invocation, one flush', () => {
 
   it('emits only catalogue names and dimensions, with bounded values: never an id', () => {
     const { metrics, docs, lines } = emf();
-    metrics.record(attempt('http_error', '5xx', 5));
+    metrics.record(attempt('http_error', 500, 5));
     metrics.record({ kind: 'final', result: 'parked', reason: 'connection_disabled' });
     metrics.flush();
     const names = new Set<string>(Object.values(CLOUDWATCH_METRICS).map((m) => m.name));

@@ -3,11 +3,12 @@
  * delivery can go: a fact missing here is a metric that silently disappeared.
  */
 
+import { statusClassOf } from '../../../lambdas/adapters/metrics/samples';
 import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { createHealthTracker } from '../../../lambdas/core/health-tracker';
 import { deliveryIdFor } from '../../../lambdas/core/ids';
 import type { InFlight } from '../../../lambdas/core/limiter';
-import { dependencyOf, type MetricFact, statusClassOf } from '../../../lambdas/core/metrics';
+import { dependencyOf, type MetricFact } from '../../../lambdas/core/metrics';
 import { recoveryMessage } from '../../../lambdas/core/parking';
 import type { InputRecord } from '../../../lambdas/core/ports';
 import type { DeliveryMessage } from '../../../lambdas/core/types';
@@ -64,18 +65,18 @@ describe('one delivery that fails twice, then arrives', () => {
       f.state.now += 60_000;
       await f.dispatcher.processBatch([retry(next)], plenty);
     }
-    const attempt = (outcome: string, statusClass: string) => ({
+    const attempt = (outcome: string, statusCode: number) => ({
       kind: 'attempt',
       outcome,
-      statusClass,
+      statusCode,
       durationMs: expect.any(Number),
     });
     expect(f.facts).toEqual([
       { kind: 'retry' },
-      attempt('http_error', '5xx'),
+      attempt('http_error', 500),
       { kind: 'retry' },
-      attempt('http_error', '5xx'),
-      attempt('delivered', '2xx'),
+      attempt('http_error', 500),
+      attempt('delivered', 200),
       { kind: 'final', result: 'delivered' },
       { kind: 'latency', ms: 125_000 },
     ]);
@@ -118,7 +119,7 @@ describe('a delivery parked, then recovered', () => {
   it('counts its 2xx as recovered, not a second delivered, with the latency from publish', async () => {
     const { f, publishedAt } = await parkedThenRecovered(200);
     expect(f.facts).toEqual([
-      { kind: 'attempt', outcome: 'delivered', statusClass: '2xx', durationMs: expect.any(Number) },
+      { kind: 'attempt', outcome: 'delivered', statusCode: 200, durationMs: expect.any(Number) },
       { kind: 'final', result: 'recovered' },
       { kind: 'latency', ms: f.state.now - publishedAt },
     ]);
@@ -130,7 +131,7 @@ describe('a delivery parked, then recovered', () => {
     f.facts.length = 0;
     await f.dispatcher.processBatch([retry({ ...again, attempt: again.chainStart! + 3 })], plenty);
     expect(f.facts).toEqual([
-      { kind: 'attempt', outcome: 'http_error', statusClass: '5xx', durationMs: expect.any(Number) },
+      { kind: 'attempt', outcome: 'http_error', statusCode: 503, durationMs: expect.any(Number) },
       { kind: 'parkedAgain', reason: 'exhausted' },
     ]);
   });
@@ -197,7 +198,7 @@ describe('final results and dead letters', () => {
     f.facts.length = 0;
     await f.dispatcher.processBatch([retry(last)], plenty);
     expect(f.facts).toEqual([
-      { kind: 'attempt', outcome: 'http_error', statusClass: '5xx', durationMs: expect.any(Number) },
+      { kind: 'attempt', outcome: 'http_error', statusCode: 503, durationMs: expect.any(Number) },
       { kind: 'final', result: 'parked', reason: 'exhausted' },
     ]);
   });
@@ -212,7 +213,7 @@ describe('final results and dead letters', () => {
     expect(f.facts).toEqual([
       { kind: 'infrastructure', dependency: 'dynamodb' },
       { kind: 'deadLetter', reason: 'connection_disabled' },
-      { kind: 'attempt', outcome: 'rejected', statusClass: 'none' },
+      { kind: 'attempt', outcome: 'rejected' },
       { kind: 'final', result: 'dead_lettered' },
     ]);
   });
@@ -228,7 +229,7 @@ describe('final results and dead letters', () => {
     f.state.connections.set('con_a', connection('con_a', { url: 'https://10.0.0.5/hooks' }));
     await f.dispatcher.processBatch([ingress()], plenty);
     expect(f.facts).toEqual([
-      { kind: 'attempt', outcome: 'blocked', statusClass: 'none' },
+      { kind: 'attempt', outcome: 'blocked' },
       { kind: 'blocked' },
       { kind: 'final', result: 'parked', reason: 'blocked' },
     ]);
