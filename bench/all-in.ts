@@ -92,9 +92,11 @@ export function emfBytesPerInvocation(n: number): number {
     },
   });
   for (let i = 0; i < n; i++) {
-    metrics.record({ kind: 'attempt', outcome: 'delivered', statusClass: '2xx', durationMs: 100 + i });
-    metrics.record({ kind: 'final', result: 'delivered' });
-    metrics.record({ kind: 'latency', ms: 150 + i });
+    metrics.record(
+      { kind: 'attempt', outcome: 'delivered', statusCode: 200, durationMs: 100 + i },
+      { kind: 'final', result: 'delivered' },
+      { kind: 'latency', ms: 150 + i },
+    );
   }
   metrics.flush();
   return bytes;

@@ -4,7 +4,7 @@
  * under the catalogue's Prometheus names: counters with the second dimensions as labels
  * (`webhooks_attempts_total{outcome,status_class}`), every labelled series there from the start
  * at zero, durations and latencies as histograms in seconds, the deliveries in flight as a
- * gauge, and gauges of each queue's depth and oldest message, read from the SQS emulator at
+ * gauge read from the dispatchers at scrape time, and gauges of each queue's depth and oldest message, read from the SQS emulator at
  * scrape time. prom-client keeps the registry and writes the text format (docs/design.md §10 "Metrics").
  */
 
@@ -18,6 +18,7 @@ import {
   PROMETHEUS_GAUGES,
 } from '../lambdas/adapters/metrics/catalogue';
 import { samplesOf } from '../lambdas/adapters/metrics/samples';
+import type { InFlight } from '../lambdas/core/limiter';
 import type { MetricFact } from '../lambdas/core/metrics';
 import type { Metrics } from '../lambdas/core/ports';
 import { OUTCOMES } from '../lambdas/core/types';
@@ -71,6 +72,8 @@ type Instrument = Counter<string> | Histogram<string> | Gauge<string>;
 export class PrometheusMetrics implements Metrics {
   readonly registry = new Registry();
   private readonly counters = new Map<MetricKey, Instrument>();
+  /** Each dispatcher instance's attempts in flight (local mode runs several), summed at scrape time. */
+  private readonly inFlight: Array<() => InFlight> = [];
 
   constructor(options: { queues?: () => Promise<QueueReading[]> } = {}) {
     for (const [key, metric] of Object.entries(CLOUDWATCH_METRICS) as [MetricKey, CloudWatchMetric][]) {
@@ -81,8 +84,15 @@ export class PrometheusMetrics implements Metrics {
         registers: [this.registry],
       };
       let instrument: Instrument;
-      if (metric.gauge) instrument = new Gauge(common);
-      else if (metric.unit === 'Count') instrument = new Counter(common);
+      const readers = this.inFlight;
+      if (metric.gauge) {
+        instrument = new Gauge({
+          ...common,
+          collect() {
+            this.set(readers.reduce((sum, read) => sum + read().now, 0));
+          },
+        });
+      } else if (metric.unit === 'Count') instrument = new Counter(common);
       else instrument = new Histogram({ ...common, buckets: BUCKETS[key] ?? LATENCY_BUCKETS });
       for (const labels of seriesOf(key, metric)) {
         if (instrument instanceof Histogram) instrument.zero(labels);
@@ -93,13 +103,18 @@ export class PrometheusMetrics implements Metrics {
     if (options.queues) this.queueGauges(options.queues);
   }
 
-  record(fact: MetricFact): void {
-    for (const sample of samplesOf(fact)) {
+  record(...facts: MetricFact[]): void {
+    for (const sample of samplesOf(facts)) {
       const labels = Object.fromEntries(Object.entries(sample.dims).map(([k, v]) => [labelOf(k), v]));
       const metric = this.counters.get(sample.metric)!;
       if (metric instanceof Histogram) metric.observe(labels, sample.value / 1000);
       else metric.inc(labels, sample.value);
     }
+  }
+
+  /** Samples a dispatcher's attempts in flight at each scrape (the wiring hands it over). */
+  readInFlight(reader: () => InFlight): void {
+    this.inFlight.push(reader);
   }
 
   /** The text format a Prometheus server scrapes. */

@@ -13,6 +13,7 @@ import type { DispatcherConfig } from '../config';
 import { cachedConnections } from '../core/cached-connections';
 import { createDispatcher } from '../core/dispatch';
 import { createHealthTracker } from '../core/health-tracker';
+import type { InFlight } from '../core/limiter';
 import type { Clock, Dispatcher, DispatcherDeps, Log, Metrics, OperationalEvents } from '../core/ports';
 import type { Connection } from '../core/types';
 import type { TestSends } from '../management/ports';
@@ -37,7 +38,7 @@ export interface WiringOptions {
    * What the dispatcher counts with: local mode's Prometheus registry, a test's capture.
    * @default EMF documents on stdout, flushed at the end of each invocation
    */
-  metrics?: Metrics & { flush?(): void };
+  metrics?: Metrics & { flush?(): void; readInFlight?(reader: () => InFlight): void };
 }
 
 /** What the wiring does around each invocation (`Wired.invocation`), as the handler (dispatcher/handler.ts) calls it. */
@@ -157,6 +158,8 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     defaultRateLimit: config.defaultRateLimit,
     rateLimitCeiling: config.rateLimitCeiling,
   });
+  // A gauge is sampled: the adapter reads the dispatcher's attempts in flight when it writes.
+  metrics.readInFlight?.(dispatcher.inFlight);
   return {
     dispatcher,
     deps,

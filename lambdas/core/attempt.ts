@@ -12,8 +12,7 @@ import type { EgressPolicy } from './egress';
 import { DeadlineError, infra } from './errors';
 import { buildHeaders } from './headers';
 import { attemptIdsOf } from './ids';
-import { createLimiter, type Limiter } from './limiter';
-import { countRetryLag } from './metrics';
+import { createLimiter, type InFlight, type Limiter } from './limiter';
 import type { DispatcherDeps } from './ports';
 import { createRateLimiter, effectiveRateLimit, type RateLimiter } from './rate-limit';
 import { type SigningChoice, signingSecrets } from './secret-switch';
@@ -82,6 +81,8 @@ export interface Attempter {
     /** The delivery names another application's connection ({@link Target.foreign}). */
     foreign?: boolean,
   ): Promise<AttemptRecord>;
+  /** The batch's attempts in flight (its limiter's slots held). */
+  inFlight(): InFlight;
 }
 
 type Deps = Pick<
@@ -117,6 +118,7 @@ export function createAttempter(deps: Deps, settler: Settler, options: AttemptOp
     deliverTo: (delivery, target, facts, run) => deliver(ctx, delivery, target, facts, run),
     refuse: (delivery, facts, connection, reason, error, foreign) =>
       refuse(ctx, delivery, facts, connection, [reason, error], foreign),
+    inFlight: () => ctx.limiter.inFlight(),
   };
 }
 
@@ -132,7 +134,6 @@ async function deliver(
   facts: EventFacts,
   run: Run,
 ): Promise<AttemptRecord | Deferral> {
-  countRetryLag(ctx.deps, delivery);
   // 1. Judge the connection: the target (missing, disabled, foreign), then its destination.
   if (target.refusal) return refuse(ctx, delivery, facts, target.connection, target.refusal, target.foreign);
   const connection = target.connection!;
@@ -145,7 +146,6 @@ async function deliver(
   // 3. A slot among the batch's attempts; the deadline; the rate limit.
   const slot = ctx.limiter.acquire();
   if (slot) await slot;
-  ctx.deps.metrics?.record({ kind: 'inFlight', delta: 1 });
   try {
     // Checked once the attempt may start: waiting for a slot also spends the invocation's time.
     const remaining = run.remainingMs();
@@ -175,7 +175,6 @@ async function deliver(
       );
     });
   } finally {
-    ctx.deps.metrics?.record({ kind: 'inFlight', delta: -1 });
     ctx.limiter.release();
   }
 }

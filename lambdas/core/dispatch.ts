@@ -58,6 +58,7 @@ export function createDispatcher(deps: DispatcherDeps, options: DispatcherOption
 
   return {
     processBatch: (records, invocation) => processBatch(records, runOf(invocation)),
+    inFlight: () => attempter.inFlight(),
     async attemptOnce(delivery, connection, invocation) {
       const facts = factsOfBody(delivery.body);
       if (connection.applicationId !== facts.applicationId) {

@@ -1,9 +1,9 @@
 /**
  * What the dispatcher counts, as facts: an attempt with its outcome, status class and duration,
- * a delivery's final result and latency, a retry scheduled and how late it started, the
- * deliveries in flight, a dead letter with its reason, a health transition, a failed
- * dependency, an attempt record deferred, a sender resend, a blocked destination, a rate-limit
- * deferral. The core records them through the Metrics port (ports.ts); the adapters own the
+ * a delivery's final result and latency, a retry scheduled and how late it started, a dead
+ * letter with its reason, a health transition, a failed dependency, an attempt record deferred,
+ * a sender resend, a blocked destination, a rate-limit deferral. The core records them through the Metrics port (ports.ts); the deliveries in flight
+ * are a gauge the adapters sample from the dispatcher instead (limiter.ts). The adapters own the
  * wire format (adapters/metrics: CloudWatch EMF in Lambda, Prometheus text in local mode) and
  * the names (adapters/metrics/catalogue.ts). docs/operations.md "Metrics" says what each means.
  */
@@ -11,18 +11,11 @@
 import { InfrastructureError } from './errors';
 import type { HealthState } from './health';
 import type { ParkReason } from './parking';
-import type { DeadLetterReason, DeliveryMessage, Outcome } from './types';
+import type { DeadLetterReason, Outcome } from './types';
 
 /** The AWS dependencies whose failures are counted, each by name. */
 export const DEPENDENCIES = ['dynamodb', 'sqs', 'secrets', 'sns'] as const;
 export type Dependency = (typeof DEPENDENCIES)[number];
-
-/**
- * A response's status class: `other` for a status outside 200-599 that a receiver answered with
- * (an interim 1xx as final, or 600-999: an `http_error` all the same), `none` for no response.
- */
-export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'other', 'none'] as const;
-export type StatusClass = (typeof STATUS_CLASSES)[number];
 
 /**
  * Where a delivery ended. Each delivery counts one of `delivered`, `parked`, `dead_lettered`
@@ -37,8 +30,8 @@ export type FinalResult = (typeof FINAL_RESULTS)[number];
 export const SENT_OUTCOMES = ['delivered', 'http_error', 'timeout', 'network_error'] as const;
 
 export type MetricFact =
-  /** One attempt record settled: a request sent, or a refusal (no request, no duration). */
-  | { kind: 'attempt'; outcome: Outcome; statusClass: StatusClass; durationMs?: number }
+  /** One attempt record settled: a request sent (its response's status, if any), or a refusal (no request, no duration). */
+  | { kind: 'attempt'; outcome: Outcome; statusCode?: number; durationMs?: number }
   | { kind: 'final'; result: 'delivered' | 'dead_lettered' | 'recovered' }
   | { kind: 'final'; result: 'parked'; reason: ParkReason }
   /** A later chain parked again: a park (Parked), not a second final result. */
@@ -46,10 +39,8 @@ export type MetricFact =
   /** Publish (or, without a publish time, the first attempt) to the 2xx. */
   | { kind: 'latency'; ms: number }
   | { kind: 'retry' }
-  /** A delivery taken from the retry queue started this long after it was due (never negative). */
+  /** An attempt of a message that was due (a retry, a deferred delivery) started this long after (never negative). */
   | { kind: 'retryLag'; ms: number }
-  /** A delivery took (+1) or left (-1) its slot among the attempts in flight. */
-  | { kind: 'inFlight'; delta: 1 | -1 }
   /** A message or delivery written to the dead-letter queue. */
   | { kind: 'deadLetter'; reason: DeadLetterReason }
   | { kind: 'health'; state: HealthState }
@@ -62,13 +53,6 @@ export type MetricFact =
   /** A recovery check sent (core/prober.ts), and one that delivered: its connection recovered by itself. */
   | { kind: 'recoveryCheck' }
   | { kind: 'recovery' };
-
-/** The status class of a response status; `none` without a response (or outside 200-599). */
-export function statusClassOf(status: number | undefined): StatusClass {
-  if (status === undefined) return 'none';
-  if (status < 200 || status > 599) return 'other';
-  return `${Math.floor(status / 100)}xx` as StatusClass;
-}
 
 const DEPENDENCY_OF_PORT: Readonly<Record<string, Dependency>> = {
   connections: 'dynamodb',
@@ -96,21 +80,11 @@ export function dependencyOf(operation: string): Dependency | undefined {
  * error names its operation, and so its dependency; anything else (the deadline, a bug) is not
  * a dependency's failure and counts nothing here.
  */
-export function countFailure(metrics: { record(fact: MetricFact): void } | undefined, error: unknown): void {
+export function countFailure(
+  metrics: { record(...facts: MetricFact[]): void } | undefined,
+  error: unknown,
+): void {
   if (!metrics || !(error instanceof InfrastructureError)) return;
   const dependency = dependencyOf(error.operation);
   if (dependency) metrics.record({ kind: 'infrastructure', dependency });
-}
-
-/**
- * How late a retry or rate-limit deferral is taken up against the time it was due (its `dueAt`):
- * RetryStartLag. A message without one (an event's delivery, a recovery) counts nothing.
- */
-export function countRetryLag(
-  deps: { metrics?: { record(fact: MetricFact): void }; clock: { now(): number } },
-  delivery: Pick<DeliveryMessage, 'dueAt'>,
-): void {
-  const due = delivery.dueAt === undefined ? Number.NaN : Date.parse(delivery.dueAt);
-  if (!deps.metrics || !Number.isFinite(due)) return;
-  deps.metrics.record({ kind: 'retryLag', ms: Math.max(0, deps.clock.now() - due) });
 }

@@ -9,6 +9,7 @@
 import type { EgressPolicy } from './egress';
 import type { QueueSource } from './envelope';
 import type { ConnectionHealth } from './health';
+import type { InFlight } from './limiter';
 import type { MetricFact } from './metrics';
 import type { OperationalEvent, ParkedItem } from './parking';
 import type { ProbeQueue, RecoveryPorts } from './probe-ports';
@@ -67,6 +68,11 @@ export interface Dispatcher {
     connection: Connection,
     invocation: Invocation,
   ): Promise<AttemptRecord>;
+  /**
+   * Its attempts in flight, for the metrics adapters to sample (lambdas/backend/dispatcher.ts):
+   * held now, and the most at once since the previous reading.
+   */
+  inFlight(): InFlight;
 }
 
 export interface DispatcherOptions {
@@ -269,7 +275,8 @@ export interface Log {
  * Prometheus counters in local mode). Recording never throws and never waits.
  */
 export interface Metrics {
-  record(fact: MetricFact): void;
+  /** The facts of one moment, together (a settled attempt's attempt, result and latency). */
+  record(...facts: MetricFact[]): void;
 }
 
 /** Which attempt a span is of: ids only, never a URL, a header, a body or a secret. */

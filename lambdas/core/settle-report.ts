@@ -4,7 +4,7 @@
  */
 
 import { attemptIdsOf } from './ids';
-import { statusClassOf } from './metrics';
+import type { MetricFact } from './metrics';
 import { isParkReason } from './parking';
 import type { Clock, Log, Metrics } from './ports';
 import type { AttemptRecord, AttemptResult, Decision, DeliveryMessage, EventFacts } from './types';
@@ -13,6 +13,7 @@ import type { AttemptRecord, AttemptResult, Decision, DeliveryMessage, EventFact
 interface Settlement {
   delivery: DeliveryMessage;
   facts: EventFacts;
+  request: { requestedAtMs: number };
   result: AttemptResult;
   debugLines?: boolean;
   foreign?: boolean;
@@ -97,7 +98,10 @@ function logForeign(
   });
 }
 
-/** The facts of a settled attempt, once its record is written (a retry and a dead letter count as they happen). */
+/**
+ * The facts of a settled attempt, once its record is written, recorded together (a retry and a
+ * dead letter count as they happen).
+ */
 function count(
   metrics: Metrics,
   clock: Clock,
@@ -107,29 +111,47 @@ function count(
   went: 'parked' | 'dead-lettered' | undefined,
 ): void {
   const sent = s.result.kind !== 'refused';
-  metrics.record({
-    kind: 'attempt',
-    outcome: rec.outcome,
-    statusClass: statusClassOf(rec.statusCode),
-    ...(sent ? { durationMs: rec.durationMs } : {}),
-  });
-  if (rec.outcome === 'blocked') metrics.record({ kind: 'blocked' });
+  const facts: MetricFact[] = [
+    {
+      kind: 'attempt',
+      outcome: rec.outcome,
+      ...(rec.statusCode === undefined ? {} : { statusCode: rec.statusCode }),
+      ...(sent ? { durationMs: rec.durationMs } : {}),
+    },
+  ];
+  // RetryStartLag: a message that was due at a time (a retry, a deferred delivery) against when
+  // its attempt started; the attempt's own time, so waiting for a slot or the rate limit counts.
+  const due = s.delivery.dueAt === undefined ? Number.NaN : Date.parse(s.delivery.dueAt);
+  if (Number.isFinite(due)) facts.push({ kind: 'retryLag', ms: Math.max(0, s.request.requestedAtMs - due) });
+  if (rec.outcome === 'blocked') facts.push({ kind: 'blocked' });
   // A test send is one attempt and no delivery: it has no final result.
-  if (s.delivery.test) return;
+  if (!s.delivery.test) facts.push(...finalFacts(clock, s, decision, went));
+  metrics.record(...facts);
+}
+
+/** Where the delivery ended, if this attempt ended its chain: its final result (and latency). */
+function finalFacts(
+  clock: Clock,
+  s: Settlement,
+  decision: Decision,
+  went: 'parked' | 'dead-lettered' | undefined,
+): MetricFact[] {
   // A chain an operator started (recover, redrive, resend): the delivery has its final result.
   const later = (s.delivery.chainStart ?? 1) > 1;
   if (decision.action === 'done') {
-    metrics.record({ kind: 'final', result: later ? 'recovered' : 'delivered' });
     // From publish; a Resend's message (built from the attempt log) knows its first attempt only.
     const from = Date.parse(s.delivery.publishedAt ?? s.delivery.firstAttemptAt);
-    if (Number.isFinite(from)) metrics.record({ kind: 'latency', ms: Math.max(0, clock.now() - from) });
-  } else if (went === 'parked' && decision.action === 'dead-letter' && isParkReason(decision.reason)) {
-    metrics.record(
+    return [
+      { kind: 'final', result: later ? 'recovered' : 'delivered' },
+      ...(Number.isFinite(from) ? [{ kind: 'latency', ms: Math.max(0, clock.now() - from) } as const] : []),
+    ];
+  }
+  if (went === 'parked' && decision.action === 'dead-letter' && isParkReason(decision.reason)) {
+    return [
       later
         ? { kind: 'parkedAgain', reason: decision.reason }
         : { kind: 'final', result: 'parked', reason: decision.reason },
-    );
-  } else if (went === 'dead-lettered' && !later) {
-    metrics.record({ kind: 'final', result: 'dead_lettered' });
+    ];
   }
+  return went === 'dead-lettered' && !later ? [{ kind: 'final', result: 'dead_lettered' }] : [];
 }

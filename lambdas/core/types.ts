@@ -78,7 +78,7 @@ export interface DeliveryMessage {
   publishedAt?: string;
   /**
    * When a retry or a rate-limit deferral was due to start (set as it is put on the retry
-   * queue): how late the dispatcher took it up is RetryStartLag. Absent on every other message.
+   * queue): how late its attempt started is RetryStartLag. Absent on every other message.
    */
   dueAt?: string;
   /** The publisher's trace context (W3C `traceparent`), carried from the event to every attempt's span. */

@@ -10,7 +10,7 @@
  */
 
 import { HEALTH_STATES } from '../../core/health';
-import { DEPENDENCIES, FINAL_RESULTS, SENT_OUTCOMES, STATUS_CLASSES } from '../../core/metrics';
+import { DEPENDENCIES, FINAL_RESULTS, SENT_OUTCOMES } from '../../core/metrics';
 import { PARK_REASONS } from '../../core/parking';
 import { DEAD_LETTER_REASONS, OUTCOMES } from '../../core/types';
 
@@ -19,6 +19,13 @@ export const METRICS_NAMESPACE = 'Webhooks';
 
 /** The dimension every custom metric carries: the stack's name, so two stacks in one account stay apart. */
 export const STACK_DIMENSION = 'Stack';
+
+/**
+ * A response's status class: `other` for a status outside 200-599 that a receiver answered with
+ * (an interim 1xx as final, or 600-999: an `http_error` all the same), `none` for no response.
+ */
+export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'other', 'none'] as const;
+export type StatusClass = (typeof STATUS_CLASSES)[number];
 
 /** The one further dimension a metric may carry, with its bounded values. */
 export const METRIC_DIMENSIONS = {
@@ -111,7 +118,7 @@ export const CLOUDWATCH_METRICS = {
     unit: 'Milliseconds',
     by: [],
     prometheus: 'webhooks_retry_start_lag_seconds',
-    help: 'How late a retry or rate-limit deferral started: from the time it was due to when the dispatcher took it up',
+    help: 'How late a retry or rate-limit deferral started: from the time it was due to when its attempt started',
   },
   deliveriesInFlight: {
     name: 'DeliveriesInFlight',

@@ -4,18 +4,21 @@
  * records failed), as JSON lines on stdout that CloudWatch Logs turns into metrics with no
  * PutMetricData call. Never a line per success.
  *
- * One document holds one value per dimension, so an invocation whose attempts had two outcomes
- * needs two documents. The fewest are written: every metric's values for one set of dimension
- * values go into the first document whose dimensions agree (a healthy batch is one document:
- * Outcome=delivered, StatusClass=2xx, Result=delivered, with every duration as one array), and
- * each metric is emitted with the sets `[Stack]` and `[Stack, X]` of the catalogue. Counts are
- * summed; durations and latencies are arrays of up to 100 values (EMF's limit), so CloudWatch
- * keeps every value for percentiles; a gauge (deliveries in flight) is the highest level it
- * reached during the invocation. No connection or application id is ever a dimension. Nothing
- * is written for what was not counted: a series exists in CloudWatch from its first value, and
- * an alarm reads a period without one as missing data (docs/operations.md "Metrics").
+ * The core's facts are kept as recorded and turned into samples (samples.ts) at the flush, once
+ * for the whole invocation. One document holds one value per dimension, so an invocation whose
+ * attempts had two outcomes needs two documents. The fewest are written: every metric's values
+ * for one set of dimension values go into the first document whose dimensions agree (a healthy
+ * batch is one document: Outcome=delivered, StatusClass=2xx, Result=delivered, with every
+ * duration as one array), and each metric is emitted with the sets `[Stack]` and `[Stack, X]` of
+ * the catalogue. Counts are summed; durations and latencies are arrays of up to 100 values (EMF's
+ * limit), so CloudWatch keeps every value for percentiles; a gauge (deliveries in flight) is the
+ * highest level it reached during the invocation, read from the dispatcher's limiter at the
+ * flush. No connection or application id is ever a dimension. Nothing is written for what was
+ * not counted: a series exists in CloudWatch from its first value, and an alarm reads a period
+ * without one as missing data (docs/operations.md "Metrics").
  */
 
+import type { InFlight } from '../../core/limiter';
 import type { MetricFact } from '../../core/metrics';
 import type { Clock, Metrics } from '../../core/ports';
 import {
@@ -64,9 +67,10 @@ interface Packed {
 const ORDER = Object.keys(CLOUDWATCH_METRICS) as MetricKey[];
 
 export class EmfMetrics implements Metrics {
-  private readonly groups = new Map<string, Group>();
-  /** A gauge's current level, kept across invocations (its group holds the invocation's peak). */
-  private readonly levels = new Map<MetricKey, number>();
+  /** What was recorded since the last flush. */
+  private readonly facts: MetricFact[] = [];
+  /** The dispatchers' attempts in flight (in Lambda one per container). */
+  private readonly inFlight: Array<() => InFlight> = [];
   private readonly clock: Clock;
   private readonly write: (line: string) => void;
 
@@ -75,31 +79,44 @@ export class EmfMetrics implements Metrics {
     this.write = options.write ?? ((line) => process.stdout.write(`${line}\n`));
   }
 
-  record(fact: MetricFact): void {
-    for (const sample of samplesOf(fact)) {
+  /** Kept as they are: turned into samples and grouped once per invocation, at the flush. */
+  record(...facts: MetricFact[]): void {
+    this.facts.push(...facts);
+  }
+
+  /** Samples a dispatcher's attempts in flight at each flush (the wiring hands it over). */
+  readInFlight(reader: () => InFlight): void {
+    this.inFlight.push(reader);
+  }
+
+  /** Writes what was recorded since the last flush, with the peak in flight, and forgets it. */
+  flush(): void {
+    const peak = this.inFlight.reduce((sum, read) => sum + read().peak, 0);
+    const groups = this.grouped();
+    this.facts.length = 0;
+    // No slot held since the last flush: not written, like any metric without a value.
+    if (peak > 0) groups.push({ metric: 'deliveriesInFlight', dims: {}, values: [peak] });
+    for (const document of this.documents(groups)) this.write(JSON.stringify(document));
+  }
+
+  /** The facts' samples, one group per metric and dimension values: counts summed, durations listed. */
+  private grouped(): Group[] {
+    const groups = new Map<string, Group>();
+    for (const sample of samplesOf(this.facts)) {
       const key = `${sample.metric}|${Object.entries(sample.dims).join('|')}`;
-      const group = this.groups.get(key);
-      const spec: { unit: string; gauge?: true } = CLOUDWATCH_METRICS[sample.metric];
-      if (spec.gauge) {
-        const level = (this.levels.get(sample.metric) ?? 0) + sample.value;
-        this.levels.set(sample.metric, level);
-        if (!group) this.groups.set(key, { metric: sample.metric, dims: sample.dims, values: [level] });
-        else group.values[0] = Math.max(group.values[0]!, level);
-        continue;
-      }
-      const summed = spec.unit === 'Count';
-      if (!group) this.groups.set(key, { metric: sample.metric, dims: sample.dims, values: [sample.value] });
+      const group = groups.get(key);
+      const summed = CLOUDWATCH_METRICS[sample.metric].unit === 'Count';
+      if (!group) groups.set(key, { metric: sample.metric, dims: sample.dims, values: [sample.value] });
       else if (summed) group.values[0]! += sample.value;
       else group.values.push(sample.value);
     }
+    return [...groups.values()];
   }
 
-  /** The documents of what was recorded since the last flush (nothing: none). */
-  documents(): EmfDocument[] {
+  /** The fewest documents holding the groups (none: none). */
+  private documents(groups: Group[]): EmfDocument[] {
     const packed: Packed[] = [];
-    const groups = [...this.groups.values()].sort(
-      (a, b) => ORDER.indexOf(a.metric) - ORDER.indexOf(b.metric),
-    );
+    groups.sort((a, b) => ORDER.indexOf(a.metric) - ORDER.indexOf(b.metric));
     for (const group of groups) {
       for (let i = 0; i < group.values.length; i += MAX_VALUES_PER_METRIC) {
         const chunk = { ...group, values: group.values.slice(i, i + MAX_VALUES_PER_METRIC) };
@@ -117,14 +134,6 @@ export class EmfMetrics implements Metrics {
     }
     const timestamp = this.clock.now();
     return packed.map((doc) => this.render(doc, timestamp));
-  }
-
-  /** Writes what was recorded since the last flush, and forgets it. */
-  flush(): void {
-    if (this.groups.size === 0) return;
-    const documents = this.documents();
-    this.groups.clear();
-    for (const document of documents) this.write(JSON.stringify(document));
   }
 
   private render(doc: Packed, timestamp: number): EmfDocument {

@@ -5,22 +5,34 @@
  */
 
 import type { MetricFact } from '../../core/metrics';
-import type { MetricDimension, MetricKey } from './catalogue';
+import type { MetricDimension, MetricKey, StatusClass } from './catalogue';
 
 export interface Sample {
   metric: MetricKey;
   /** The second dimensions of the catalogue, with this fact's values (none for an undimensioned metric). */
   dims: Partial<Record<MetricDimension, string>>;
-  /** 1 for a count; milliseconds for a duration or latency; +1 or -1 for a gauge's level. */
+  /** 1 for a count; milliseconds for a duration or latency. */
   value: number;
 }
 
 const one = (metric: MetricKey, dims: Sample['dims'] = {}): Sample[] => [{ metric, dims, value: 1 }];
 
-export function samplesOf(fact: MetricFact): Sample[] {
+/** The status class of a response status; `none` without a response (or outside 200-599). */
+export function statusClassOf(status: number | undefined): StatusClass {
+  if (status === undefined) return 'none';
+  if (status < 200 || status > 599) return 'other';
+  return `${Math.floor(status / 100)}xx` as StatusClass;
+}
+
+/** The samples of facts recorded together, in order. */
+export function samplesOf(facts: readonly MetricFact[]): Sample[] {
+  return facts.flatMap(samplesOfFact);
+}
+
+function samplesOfFact(fact: MetricFact): Sample[] {
   switch (fact.kind) {
     case 'attempt': {
-      const counted = one('attempts', { Outcome: fact.outcome, StatusClass: fact.statusClass });
+      const counted = one('attempts', { Outcome: fact.outcome, StatusClass: statusClassOf(fact.statusCode) });
       return fact.durationMs === undefined
         ? counted
         : [
@@ -36,8 +48,6 @@ export function samplesOf(fact: MetricFact): Sample[] {
       return one('parked', { Reason: fact.reason });
     case 'retryLag':
       return [{ metric: 'retryStartLag', dims: {}, value: fact.ms }];
-    case 'inFlight':
-      return [{ metric: 'deliveriesInFlight', dims: {}, value: fact.delta }];
     case 'latency':
       return [{ metric: 'deliveryLatency', dims: {}, value: fact.ms }];
     case 'retry':

@@ -90,6 +90,7 @@ function setup(throwFor: Record<string, Error> = {}, options: { cacheMs?: number
     async refuse() {
       throw new Error('the batch refuses through deliverTo, never refuse()');
     },
+    inFlight: () => ({ now: 0, peak: 0 }),
   };
   const settler: Settler = {
     async settle() {

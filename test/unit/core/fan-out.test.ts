@@ -48,6 +48,7 @@ function recordingAttempter(failFor: string[] = []) {
     async refuse() {
       throw new Error('fan-out refuses through deliverTo, never refuse()');
     },
+    inFlight: () => ({ now: 0, peak: 0 }),
   };
   return { attempter, calls };
 }

@@ -6,6 +6,7 @@
 
 import { CLOUDWATCH_METRICS } from '../../../lambdas/adapters/metrics/catalogue';
 import { type EmfDocument, EmfMetrics, MAX_VALUES_PER_METRIC } from '../../../lambdas/adapters/metrics/emf';
+import { createLimiter } from '../../../lambdas/core/limiter';
 import type { MetricFact } from '../../../lambdas/core/metrics';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
@@ -24,8 +25,8 @@ function emf() {
   return { metrics, docs, lines };
 }
 
-const attempt = (outcome: string, statusClass: string, durationMs?: number): MetricFact =>
-  ({ kind: 'attempt', outcome, statusClass, durationMs }) as MetricFact;
+const attempt = (outcome: string, statusCode: number | undefined, durationMs?: number): MetricFact =>
+  ({ kind: 'attempt', outcome, statusCode, durationMs }) as MetricFact;
 
 /**
  * What CloudWatch makes of the documents: each (metric, dimension set with its values) and
@@ -57,7 +58,7 @@ describe('one invocation, one flush', () => {
   it('writes a healthy batch as one document: counts summed, every duration in one array', () => {
     const { metrics, docs } = emf();
     for (const ms of [120, 80, 95]) {
-      metrics.record(attempt('delivered', '2xx', ms));
+      metrics.record(attempt('delivered', 200, ms));
       metrics.record({ kind: 'final', result: 'delivered' });
       metrics.record({ kind: 'latency', ms: ms + 1_000 });
     }
@@ -107,12 +108,12 @@ describe('one invocation, one flush', () => {
   it('writes as few documents as the dimension values need, and CloudWatch gets every count right', () => {
     const { metrics, docs } = emf();
     const facts: MetricFact[] = [
-      attempt('delivered', '2xx', 10),
-      attempt('http_error', '5xx', 20),
-      attempt('http_error', '4xx', 30),
-      attempt('http_error', '5xx', 40),
-      attempt('timeout', 'none', 30_000),
-      attempt('blocked', 'none'),
+      attempt('delivered', 200, 10),
+      attempt('http_error', 500, 20),
+      attempt('http_error', 404, 30),
+      attempt('http_error', 503, 40),
+      attempt('timeout', undefined, 30_000),
+      attempt('blocked', undefined),
       { kind: 'blocked' },
       { kind: 'retry' },
       { kind: 'retry' },
@@ -156,7 +157,7 @@ describe('one invocation, one flush', () => {
 
   it('splits more than 100 values of a metric over documents, losing none', () => {
     const { metrics, docs } = emf();
-    for (let i = 0; i < 250; i++) metrics.record(attempt('delivered', '2xx', i));
+    for (let i = 0; i < 250; i++) metrics.record(attempt('delivered', 200, i));
     metrics.flush();
     expect(docs.map((d) => (d.AttemptDuration as number[]).length)).toEqual([100, 100, 50]);
     expect(docs.every((d) => (d.AttemptDuration as number[]).length <= MAX_VALUES_PER_METRIC)).toBe(true);
@@ -166,7 +167,7 @@ describe('one invocation, one flush', () => {
 
   it('emits only catalogue names and dimensions, with bounded values: never an id', () => {
     const { metrics, docs, lines } = emf();
-    metrics.record(attempt('http_error', '5xx', 5));
+    metrics.record(attempt('http_error', 500, 5));
     metrics.record({ kind: 'final', result: 'parked', reason: 'connection_disabled' });
     metrics.flush();
     const names = new Set<string>(Object.values(CLOUDWATCH_METRICS).map((m) => m.name));
@@ -194,19 +195,26 @@ describe('one meaning per measure', () => {
     expect(sum(cw['Parked{Stack=prod-webhooks,Reason=exhausted}'])).toBe(2);
   });
 
-  it('writes the deliveries in flight as the highest level of each invocation, carried into the next', () => {
+  it('writes the deliveries in flight as the most slots held at once in each invocation, read at its flush', () => {
     const { metrics, docs } = emf();
-    for (const delta of [1, 1, 1, -1, 1, -1, -1] as const) metrics.record({ kind: 'inFlight', delta });
+    const limiter = createLimiter(10);
+    metrics.readInFlight(limiter.inFlight);
+    for (const step of ['take', 'take', 'take', 'give', 'take', 'give', 'give'] as const)
+      step === 'take' ? limiter.acquire() : limiter.release();
     metrics.flush();
     expect(extracted(docs)['DeliveriesInFlight{Stack=prod-webhooks}']).toEqual([3]);
-    // One still in flight when the invocation flushed: the next starts from it.
-    metrics.record({ kind: 'inFlight', delta: -1 });
-    metrics.flush();
-    expect(docs.at(-1)?.DeliveriesInFlight).toBe(0);
-    metrics.record({ kind: 'inFlight', delta: 1 });
-    metrics.record({ kind: 'inFlight', delta: -1 });
+    // One still held when the invocation flushed: the next starts from it.
+    limiter.release();
     metrics.flush();
     expect(docs.at(-1)?.DeliveriesInFlight).toBe(1);
+    limiter.acquire();
+    limiter.release();
+    metrics.flush();
+    expect(docs.at(-1)?.DeliveriesInFlight).toBe(1);
+    // No slot held since: nothing written.
+    const written = docs.length;
+    metrics.flush();
+    expect(docs).toHaveLength(written);
   });
 
   it('writes each retry start lag as a value, like a duration', () => {

@@ -3,9 +3,12 @@
  * delivery can go: a fact missing here is a metric that silently disappeared.
  */
 
+import { statusClassOf } from '../../../lambdas/adapters/metrics/samples';
 import { createDispatcher } from '../../../lambdas/core/dispatch';
 import { createHealthTracker } from '../../../lambdas/core/health-tracker';
-import { dependencyOf, type MetricFact, statusClassOf } from '../../../lambdas/core/metrics';
+import { deliveryIdFor } from '../../../lambdas/core/ids';
+import type { InFlight } from '../../../lambdas/core/limiter';
+import { dependencyOf, type MetricFact } from '../../../lambdas/core/metrics';
 import { recoveryMessage } from '../../../lambdas/core/parking';
 import type { InputRecord } from '../../../lambdas/core/ports';
 import type { DeliveryMessage } from '../../../lambdas/core/types';
@@ -22,14 +25,18 @@ const event = {
   application: { id: 'app_1', name: 'Acme' },
 };
 
-/** The gauge and lag facts come with every attempt and retry: kept apart, tested on their own. */
-const LEVELS = new Set(['inFlight', 'retryLag']);
+/** The lag comes with every attempt of a retry: kept apart, tested on its own. */
+const LEVELS = new Set(['retryLag']);
 
 function setup(responder?: Responder) {
   const f = memoryPorts([connection('con_a')], { responder });
   const facts: MetricFact[] = [];
   const levels: MetricFact[] = [];
-  f.deps.metrics = { record: (fact) => (LEVELS.has(fact.kind) ? levels : facts).push(fact) };
+  f.deps.metrics = {
+    record: (...recorded) => {
+      for (const fact of recorded) (LEVELS.has(fact.kind) ? levels : facts).push(fact);
+    },
+  };
   return { ...f, facts, levels, dispatcher: createDispatcher(f.deps, options) };
 }
 
@@ -58,18 +65,18 @@ describe('one delivery that fails twice, then arrives', () => {
       f.state.now += 60_000;
       await f.dispatcher.processBatch([retry(next)], plenty);
     }
-    const attempt = (outcome: string, statusClass: string) => ({
+    const attempt = (outcome: string, statusCode: number) => ({
       kind: 'attempt',
       outcome,
-      statusClass,
+      statusCode,
       durationMs: expect.any(Number),
     });
     expect(f.facts).toEqual([
       { kind: 'retry' },
-      attempt('http_error', '5xx'),
+      attempt('http_error', 500),
       { kind: 'retry' },
-      attempt('http_error', '5xx'),
-      attempt('delivered', '2xx'),
+      attempt('http_error', 500),
+      attempt('delivered', 200),
       { kind: 'final', result: 'delivered' },
       { kind: 'latency', ms: 125_000 },
     ]);
@@ -80,6 +87,16 @@ describe('one delivery that fails twice, then arrives', () => {
     await f.dispatcher.processBatch([ingress()], plenty);
     expect(f.facts.map((x) => x.kind)).toEqual(['attempt', 'final', 'latency']);
     expect(f.facts.at(-1)).toEqual({ kind: 'latency', ms: 0 });
+  });
+});
+
+describe('the facts of one moment', () => {
+  it('records a settled attempt with its final result and latency in one call', async () => {
+    const f = memoryPorts([connection('con_a')]);
+    const calls: MetricFact[][] = [];
+    f.deps.metrics = { record: (...facts) => calls.push(facts) };
+    await createDispatcher(f.deps, options).processBatch([ingress(f.state.now)], plenty);
+    expect(calls.map((facts) => facts.map((x) => x.kind))).toEqual([['attempt', 'final', 'latency']]);
   });
 });
 
@@ -102,7 +119,7 @@ describe('a delivery parked, then recovered', () => {
   it('counts its 2xx as recovered, not a second delivered, with the latency from publish', async () => {
     const { f, publishedAt } = await parkedThenRecovered(200);
     expect(f.facts).toEqual([
-      { kind: 'attempt', outcome: 'delivered', statusClass: '2xx', durationMs: expect.any(Number) },
+      { kind: 'attempt', outcome: 'delivered', statusCode: 200, durationMs: expect.any(Number) },
       { kind: 'final', result: 'recovered' },
       { kind: 'latency', ms: f.state.now - publishedAt },
     ]);
@@ -114,27 +131,61 @@ describe('a delivery parked, then recovered', () => {
     f.facts.length = 0;
     await f.dispatcher.processBatch([retry({ ...again, attempt: again.chainStart! + 3 })], plenty);
     expect(f.facts).toEqual([
-      { kind: 'attempt', outcome: 'http_error', statusClass: '5xx', durationMs: expect.any(Number) },
+      { kind: 'attempt', outcome: 'http_error', statusCode: 503, durationMs: expect.any(Number) },
       { kind: 'parkedAgain', reason: 'exhausted' },
     ]);
   });
 });
 
 describe('deliveries in flight and retry start lag', () => {
-  it('takes a slot (+1) before the send and gives it back (-1) once settled, and measures a retry from when it was due', async () => {
-    const f = setup(() => ok(503));
+  it('holds a slot while the attempt is sent and settled, gives it back, and measures a retry from when it was due', async () => {
+    const during: InFlight[] = [];
+    const f = setup(() => {
+      during.push(f.dispatcher.inFlight());
+      return ok(503);
+    });
     await f.dispatcher.processBatch([ingress()], plenty);
-    expect(f.levels).toEqual([
-      { kind: 'inFlight', delta: 1 },
-      { kind: 'inFlight', delta: -1 },
-    ]);
+    expect(during).toEqual([{ now: 1, peak: 1 }]);
+    // Given back; held at the last reading, so the peak since is 1, then none.
+    expect(f.dispatcher.inFlight()).toEqual({ now: 0, peak: 1 });
+    expect(f.dispatcher.inFlight()).toEqual({ now: 0, peak: 0 });
     const next = f.state.scheduled.shift()!.delivery;
     expect(next.dueAt).toBe(new Date(f.state.now + 1_000).toISOString());
-    f.levels.length = 0;
     // Taken up 2.5 s after it was scheduled: 1.5 s after it was due.
     f.state.now += 2_500;
     await f.dispatcher.processBatch([retry(next)], plenty);
-    expect(f.levels[0]).toEqual({ kind: 'retryLag', ms: 1_500 });
+    expect(f.levels).toEqual([{ kind: 'retryLag', ms: 1_500 }]);
+  });
+});
+
+describe('retry start lag, measured when its attempt starts', () => {
+  it('counts one lag per attempt: none for a delivery deferred by the rate limit or handed back', async () => {
+    const f = memoryPorts([connection('con_a', { rateLimit: 1 })]);
+    const lags: MetricFact[] = [];
+    f.deps.metrics = { record: (...facts) => lags.push(...facts.filter((x) => x.kind === 'retryLag')) };
+    const dispatcher = createDispatcher(f.deps, options);
+    const due = (n: number): DeliveryMessage => ({
+      v: 1,
+      type: 'delivery',
+      deliveryId: deliveryIdFor(`evt_01JD3XQ4Z8K2M5N7P9R1S3T5V${n}`, 'con_a', Date.parse(event.occurredAt)),
+      eventId: `evt_01JD3XQ4Z8K2M5N7P9R1S3T5V${n}`,
+      connectionId: 'con_a',
+      attempt: 2,
+      chainStart: 1,
+      body: '{"event":"user.identified","timestamp":"2026-11-21T14:53:00.123Z","user":{"id":"usr_7","metadata":{}},"application":{"id":"app_1","name":"Acme"}}',
+      firstAttemptAt: new Date(f.state.now - 2_000).toISOString(),
+      dueAt: new Date(f.state.now - 500).toISOString(),
+    });
+    await dispatcher.processBatch([retry(due(1)), { ...retry(due(2)), messageId: 'm3' }], plenty);
+    // One sent, one over the limit of 1 a second and put back: one lag, of the one attempt.
+    expect(f.state.records).toHaveLength(1);
+    expect(f.state.scheduled).toHaveLength(1);
+    expect(lags).toEqual([{ kind: 'retryLag', ms: 500 }]);
+    lags.length = 0;
+    f.state.fail.add('secrets');
+    f.state.now += 5_000;
+    await dispatcher.processBatch([retry(due(3))], plenty);
+    expect(lags).toEqual([]);
   });
 });
 
@@ -147,7 +198,7 @@ describe('final results and dead letters', () => {
     f.facts.length = 0;
     await f.dispatcher.processBatch([retry(last)], plenty);
     expect(f.facts).toEqual([
-      { kind: 'attempt', outcome: 'http_error', statusClass: '5xx', durationMs: expect.any(Number) },
+      { kind: 'attempt', outcome: 'http_error', statusCode: 503, durationMs: expect.any(Number) },
       { kind: 'final', result: 'parked', reason: 'exhausted' },
     ]);
   });
@@ -162,7 +213,7 @@ describe('final results and dead letters', () => {
     expect(f.facts).toEqual([
       { kind: 'infrastructure', dependency: 'dynamodb' },
       { kind: 'deadLetter', reason: 'connection_disabled' },
-      { kind: 'attempt', outcome: 'rejected', statusClass: 'none' },
+      { kind: 'attempt', outcome: 'rejected' },
       { kind: 'final', result: 'dead_lettered' },
     ]);
   });
@@ -178,7 +229,7 @@ describe('final results and dead letters', () => {
     f.state.connections.set('con_a', connection('con_a', { url: 'https://10.0.0.5/hooks' }));
     await f.dispatcher.processBatch([ingress()], plenty);
     expect(f.facts).toEqual([
-      { kind: 'attempt', outcome: 'blocked', statusClass: 'none' },
+      { kind: 'attempt', outcome: 'blocked' },
       { kind: 'blocked' },
       { kind: 'final', result: 'parked', reason: 'blocked' },
     ]);
@@ -243,7 +294,7 @@ describe('health transitions', () => {
         events: f.events,
         clock: f.deps.clock,
         log: f.deps.log,
-        metrics: { record: (fact) => facts.push(fact) },
+        metrics: { record: (...recorded) => facts.push(...recorded) },
       },
       { failingAfter: 1, disableAfter: 2 },
     );

@@ -4,6 +4,7 @@
  * with buckets past the 30 s deadline, the deliveries in flight as a gauge, and retry start lag.
  */
 
+import { createLimiter } from '../../../lambdas/core/limiter';
 import { PrometheusMetrics } from '../../../local/prometheus';
 
 /** Every sample of the text by its series (`name{label="v",…}`). */
@@ -35,8 +36,8 @@ it('shows every labelled series at zero before anything is counted, so increase(
 
 it('puts a send that overran the 30 s deadline in a bucket of its own, labelled by outcome', async () => {
   const metrics = new PrometheusMetrics();
-  metrics.record({ kind: 'attempt', outcome: 'timeout', statusClass: 'none', durationMs: 31_500 });
-  metrics.record({ kind: 'attempt', outcome: 'delivered', statusClass: '2xx', durationMs: 40 });
+  metrics.record({ kind: 'attempt', outcome: 'timeout', durationMs: 31_500 });
+  metrics.record({ kind: 'attempt', outcome: 'delivered', statusCode: 200, durationMs: 40 });
   const s = await series(metrics);
   expect(s.get('webhooks_attempt_duration_seconds_bucket{le="30",outcome="timeout"}')).toBe(0);
   expect(s.get('webhooks_attempt_duration_seconds_bucket{le="35",outcome="timeout"}')).toBe(1);
@@ -44,14 +45,18 @@ it('puts a send that overran the 30 s deadline in a bucket of its own, labelled 
   expect(s.get('webhooks_attempt_duration_seconds_count{outcome="delivered"}')).toBe(1);
 });
 
-it('shows the deliveries in flight now, and how late retries started', async () => {
+it('shows the deliveries in flight now across the dispatcher instances, and how late retries started', async () => {
   const metrics = new PrometheusMetrics();
-  metrics.record({ kind: 'inFlight', delta: 1 });
-  metrics.record({ kind: 'inFlight', delta: 1 });
-  metrics.record({ kind: 'inFlight', delta: -1 });
+  const [one, two] = [createLimiter(10), createLimiter(10)];
+  metrics.readInFlight(one.inFlight);
+  metrics.readInFlight(two.inFlight);
+  one.acquire();
+  one.acquire();
+  one.release();
+  two.acquire();
   metrics.record({ kind: 'retryLag', ms: 1_500 });
   const s = await series(metrics);
-  expect(s.get('webhooks_deliveries_in_flight')).toBe(1);
+  expect(s.get('webhooks_deliveries_in_flight')).toBe(2);
   expect(s.get('webhooks_retry_start_lag_seconds_count')).toBe(1);
   expect(s.get('webhooks_retry_start_lag_seconds_sum')).toBe(1.5);
   expect(s.get('webhooks_retry_start_lag_seconds_bucket{le="1"}')).toBe(0);
