@@ -615,20 +615,16 @@ export interface FixedInputs {
 export const TABLE_KEY_CACHE_S = 300;
 
 /**
- * How long a busy Lambda container lives: 2 hours. Lambda replaces execution environments
- * even while they are invoked without pause; observed every two hours
- * (https://xebia.com/blog/til-that-aws-lambda-terminates-instances-preemptively/), and the AWS
- * Lambda developer guide says environments are terminated periodically for runtime updates and
- * maintenance even under continuous invocation. A new container reads every secret again.
+ * How long a busy Lambda container lives: 2 hours, as observed
+ * (https://xebia.com/blog/til-that-aws-lambda-terminates-instances-preemptively/); Lambda replaces
+ * environments periodically even under continuous invocation. A new one reads every secret again.
  */
 export const CONTAINER_LIFETIME_S = 2 * 3600;
 
 /**
- * Secret reads a month (each a GetSecretValue with its KMS decrypt, or a KMS Decrypt with the
- * kms store): each container reads a connection's secret the first time it delivers to it, and
- * again when its cache expires or the container is replaced, whichever comes first. With `x`
- * deliveries of a connection per container in that period (traffic spread evenly), a container
- * reads 1 − e^−x of the connections in each period.
+ * Secret reads a month: a container reads a connection's secret when it first delivers to it,
+ * and again when its cache expires or the container is replaced; with `x` deliveries of a
+ * connection per container in that period, it reads 1 − e^−x of the connections each period.
  */
 export function secretReadsPerMonth(
   f: Pick<
@@ -832,13 +828,10 @@ export function alternatives(prices: Prices, attemptsPerChain: number): Alternat
 }
 
 /**
- * The keep-alive model: the share of attempts that open a new TLS connection. A container
- * keeps an idle connection to an origin for `idleS` (per receiver class, with its share);
- * attempts to one origin reach one container as a Poisson stream of
- * eventsPerSecond ÷ (connections × containers), so an attempt finds the connection still open
- * only if the same container sent to that origin within the last `idleS`: P(new) = Σ share ×
- * e^(−rate × idleS). With 100 events/s over 1,000 connections, 10 s and about 6.6 containers:
- * 86 %. bench/billed/ measures it against a population of receivers (docs/performance.md §11).
+ * The share of attempts that open a new TLS connection: attempts to one origin reach one
+ * container as a Poisson stream (eventsPerSecond ÷ (connections × containers)), so one finds the
+ * connection open only if that container sent there within the receiver's idle time `idleS`:
+ * P(new) = Σ share × e^(−rate × idleS). bench/billed/ measures it (docs/performance.md §11).
  */
 export function newConnectionShare(
   eventsPerSecond: number,

@@ -5,9 +5,7 @@
  *   npm run cost -- --json          # the scenarios and fixed costs as JSON on stdout (writes nothing)
  *   npm run cost -- --check         # exit 1 if docs/cost.md is not what the figures give
  *   npm run cost -- --save-baseline # copy bench-results/latest.json to bench/baseline-figures.json first
- *
- * A quick (`--quick`) or partial bench run is never used: the committed baseline is.
- * The document is written by bench/cost-doc/ from the same model and inputs.
+ * A quick or partial bench run is never used (the committed baseline is); bench/cost-doc/ writes the document.
  */
 
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';

@@ -22,8 +22,6 @@ export const PARTITION_WCU_PER_S = 1_000;
 export const ACCOUNT_CONCURRENCY = 1_000;
 /** Lambda SQS event source: up to 1,000 batches processed at once per mapping (standard mode). */
 export const EVENT_SOURCE_MAX_BATCHES = 1_000;
-/** DynamoDB on-demand table default quota: 40,000 write request units per second. */
-export const TABLE_WRU_PER_S = 40_000;
 
 export interface ConnectionLoad {
   /** Deliveries per second to this connection. */

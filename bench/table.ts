@@ -118,9 +118,9 @@ export function tableRows(r: BenchResults): Row[] {
   if (h) {
     const full = h.fullHandshake.cpuMicrosPerRequest;
     row(
-      '11. TLS CPU µs: full handshake; resumed / shared context / kept alive',
+      '11. TLS CPU µs: full handshake; resumed; kept alive',
       full,
-      pair(h.resumed.cpuMicrosPerRequest, h.sharedContext.cpuMicrosPerRequest),
+      h.resumed.cpuMicrosPerRequest,
       h.reused.cpuMicrosPerRequest,
     );
   }

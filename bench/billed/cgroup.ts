@@ -1,13 +1,9 @@
 /**
- * Lambda's CPU share for a function's memory, held on a child process with a cgroup CPU quota
- * (docs/performance.md §11). A function of `memoryMb` gets memoryMb ÷ 1,769 of a vCPU
- * (bench/cost-model.ts MB_PER_VCPU): the quota is that share of every 100 ms period.
- *
- * cgroup v1 (`<root>/cpu/<name>/cpu.cfs_quota_us`, what this machine and CI have) and v2
- * (`<root>/<name>/cpu.max`) are both supported. When the cap cannot be set (not root, no
- * cgroup file system, the controller missing), {@link createCpuCap} throws a
- * {@link CpuCapError} whose message says why in one line: the caller prints no figure then.
- * The root is injectable so that the tests run on a plain directory.
+ * Lambda's CPU share for a function's memory (memoryMb ÷ 1,769 of a vCPU, docs/performance.md
+ * §11), held on a child process by a cgroup CPU quota of that share of every 100 ms period, in
+ * cgroup v1 (`<root>/cpu/<name>/cpu.cfs_quota_us`) or v2 (`<root>/<name>/cpu.max`). When the cap
+ * cannot be set, {@link createCpuCap} throws a {@link CpuCapError} saying why in one line (no
+ * figure is printed then). The root is injectable so the tests run on a plain directory.
  */
 
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';

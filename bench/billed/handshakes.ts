@@ -7,7 +7,6 @@
  */
 
 import { Agent, request } from 'node:https';
-import { createSecureContext } from 'node:tls';
 
 export interface HandshakeOptions {
   ports: number[];
@@ -27,8 +26,6 @@ export interface HandshakeFigures {
   fullHandshake: HandshakeCase;
   /** New connection resuming the origin's cached TLS session (maxCachedSessions ≥ origins). */
   resumed: HandshakeCase;
-  /** New connection, full handshake, on one TLS context for every connection (Node builds one per connection). */
-  sharedContext: HandshakeCase;
   /** The request on a kept-alive connection. */
   reused: HandshakeCase;
 }
@@ -101,16 +98,10 @@ const TLS = { rejectUnauthorized: true, minVersion: 'TLSv1.2' as const };
 
 export async function measureHandshakes(options: HandshakeOptions): Promise<HandshakeFigures> {
   const n = options.ports.length;
-  const [fullHandshake, resumed, sharedContext, reused] = await measureInterleaved(
+  const [fullHandshake, resumed, reused] = await measureInterleaved(
     [
       new Agent({ ...TLS, keepAlive: false, maxCachedSessions: 0 }),
       new Agent({ ...TLS, keepAlive: false, maxCachedSessions: n }),
-      new Agent({
-        ...TLS,
-        keepAlive: false,
-        maxCachedSessions: 0,
-        secureContext: createSecureContext({ minVersion: TLS.minVersion }),
-      }),
       new Agent({ ...TLS, keepAlive: true, maxSockets: options.concurrency, maxFreeSockets: n }),
     ],
     options,
@@ -119,7 +110,6 @@ export async function measureHandshakes(options: HandshakeOptions): Promise<Hand
     origins: n,
     fullHandshake: fullHandshake!,
     resumed: resumed!,
-    sharedContext: sharedContext!,
     reused: reused!,
   };
 }

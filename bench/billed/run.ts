@@ -67,14 +67,9 @@ const DELAY = /usr_b_\d+_(\d+)/;
 const FUNCTION_TIMEOUT_MS = ATTEMPT_TIMEOUT_MS + 10_000;
 
 /**
- * Each container delivers one event to every connection before the warm-up (in batches of the
- * profile's size), so that it holds each signing secret, as a container does after its first
- * minutes: the model reads a secret once per container lifetime (2 h), a cost of its own line,
- * not of each delivery. Without it the measured 30 s carried first reads (GetSecretValue, or a
- * KMS Decrypt for `lean`) on the way to a receiver: 1.2 and 6 per batch in a run of
- * 2026-11-26T03:18Z. Each container also holds a TLS session for every origin from then on (the
- * sender keeps 1,000): the share of new connections that resume rose from about 0.8 to 0.9. The
- * receivers answer these at once (no latency in the user id), and they are not counted.
+ * Each container first delivers one event to every connection (uncounted; the receivers answer
+ * at once), so it holds each signing secret and a TLS session per origin, as a container does
+ * after its first minutes: the model prices secret reads per container lifetime, not per delivery.
  */
 async function primeSecretCaches(
   pool: ContainerPool,
