@@ -19,7 +19,8 @@
 
 import { InfrastructureError } from './errors';
 import { errorText } from './poison';
-import type { Claim, ClaimKey, DispatcherDeps } from './ports';
+import type { DispatcherDeps } from './ports';
+import type { Claim, ClaimKey } from './types';
 
 /** How long a republished event is recognised: 24 hours after its first sight. */
 export const CLAIM_WINDOW_S = 86_400;

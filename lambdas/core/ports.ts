@@ -18,6 +18,8 @@ import type {
   AttemptRecord,
   AttemptResult,
   AttemptShardStep,
+  Claim,
+  ClaimKey,
   Connection,
   DeadLetter,
   DeliveryMessage,
@@ -134,24 +136,6 @@ export interface DispatcherDeps {
   claims?: DeliveryClaims;
   /** What recovery checks use (core/prober.ts). Absent: recovery probes are off, a check is dropped. */
   recovery?: RecoveryPorts;
-}
-
-/** Whose delivery a claim is: one event of one application, to one connection. */
-export interface ClaimKey {
-  applicationId: string;
-  eventId: string;
-  connectionId: string;
-}
-
-/**
- * What claiming a delivery found. `timeMs` is the delivery id's time, fixed when the event was
- * first seen. `claimed`: send it (first sight, or an earlier send's lease ran out: it crashed);
- * `settled`: an earlier publish's delivery was attempted or handed on, never sent again;
- * `busy`: another send holds it until its lease ends.
- */
-export interface Claim {
-  kind: 'claimed' | 'settled' | 'busy';
-  timeMs: number;
 }
 
 /** Port: the claims of events' deliveries (docs/reliability.md "Republished events"). */

@@ -271,3 +271,21 @@ export interface OutboundRequest {
   body: string;
   timeoutMs: number;
 }
+
+/** Whose delivery a claim is: one event of one application, to one connection. */
+export interface ClaimKey {
+  applicationId: string;
+  eventId: string;
+  connectionId: string;
+}
+
+/**
+ * What claiming a delivery found. `timeMs` is the delivery id's time, fixed when the event was
+ * first seen. `claimed`: send it (first sight, or an earlier send's lease ran out: it crashed);
+ * `settled`: an earlier publish's delivery was attempted or handed on, never sent again;
+ * `busy`: another send holds it until its lease ends.
+ */
+export interface Claim {
+  kind: 'claimed' | 'settled' | 'busy';
+  timeMs: number;
+}

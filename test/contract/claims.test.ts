@@ -6,7 +6,8 @@
 
 import { DynamoClaims } from '../../lambdas/adapters/dynamodb/claims';
 import { ENV } from '../../lambdas/config';
-import type { ClaimKey, DeliveryClaims } from '../../lambdas/core/ports';
+import type { DeliveryClaims } from '../../lambdas/core/ports';
+import type { ClaimKey } from '../../lambdas/core/types';
 import { id } from '../support/fixtures';
 import { MemoryClaims } from '../support/memory';
 import { contract } from './contract';

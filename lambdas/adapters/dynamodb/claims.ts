@@ -8,7 +8,8 @@
  */
 
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Claim, ClaimKey, DeliveryClaims } from '../../core/ports';
+import type { DeliveryClaims } from '../../core/ports';
+import type { Claim, ClaimKey } from '../../core/types';
 import type { StoredValue } from './attempt-item';
 import { documentClient, isConditionFailed } from './client';
 import { DELIVERY_CLAIMS, RATE_WINDOWS_TABLE } from './tables';

@@ -6,7 +6,8 @@
  * holds both to the same behaviour).
  */
 
-import type { Claim, ClaimKey, DeliveryClaims } from '../../../lambdas/core/ports';
+import type { DeliveryClaims } from '../../../lambdas/core/ports';
+import type { Claim, ClaimKey } from '../../../lambdas/core/types';
 import { checkOutage, noOutage, type Outage } from './outage';
 
 interface Held {
