@@ -92,22 +92,36 @@ it(
     const attempts = await Promise.all(
       [...byConnection.keys()].map((id) => stack.management.attempts.list({ connectionId: id })),
     );
+    /**
+     * A timeout the loaded machine caused, not a misclassification: the receivers share this
+     * process's event loop, and a starved loop can keep one from reading a request until the
+     * attempt's deadline has passed. Only an attempt no receiver read before its deadline counts:
+     * an answer given in time must be the attempt's result (lambdas/adapters/http/exchange.ts).
+     */
+    const late = (r: AttemptRecord) =>
+      r.outcome === 'timeout' &&
+      !stack.fleet.deliveries
+        .get(r.deliveryId)
+        ?.sends.some((s) => s.attempt === r.attempt && s.at < Date.parse(r.requestedAt) + ATTEMPT_TIMEOUT_MS);
     for (const records of attempts) {
       const [behaviour, outcome, status] = byConnection.get(records[0]!.connectionId)!;
       const label = `${behaviour}: ${records.map((r) => `${r.attempt}:${r.outcome}`).join(' ')}`;
+      const judged = outcome === 'timeout' ? records : records.filter((r) => !late(r));
       // Every attempt classified the same way; a failure is retried to 4 attempts, then final.
-      expect({ label, outcomes: [...new Set(records.map((r) => r.outcome))] }).toEqual({
+      expect({ label, outcomes: [...new Set(judged.map((r) => r.outcome))] }).toEqual({
         label,
         outcomes: [outcome],
       });
-      if (status !== undefined) expect(records.every((r) => r.statusCode === status)).toBe(true);
+      if (status !== undefined) expect(judged.every((r) => r.statusCode === status)).toBe(true);
       const perDelivery = new Map<string, AttemptRecord[]>();
       for (const r of records) perDelivery.set(r.deliveryId, [...(perDelivery.get(r.deliveryId) ?? []), r]);
       expect(perDelivery.size).toBe(EVENTS);
       for (const chain of perDelivery.values()) {
         chain.sort((a, b) => a.attempt - b.attempt);
         if (outcome === 'delivered') {
-          expect(chain.map((r) => r.attempt)).toEqual([1]);
+          // Delivered at the first attempt the receiver could answer in time.
+          expect(chain.map((r) => r.attempt)).toEqual(chain.map((_, i) => i + 1));
+          expect(chain.slice(0, -1).every(late)).toBe(true);
           continue;
         }
         expect(chain.map((r) => [r.attempt, r.final])).toEqual([
@@ -127,7 +141,7 @@ it(
           expect(gaps[i]).toBeGreaterThanOrEqual(delay - 50);
         }
       }
-      if (behaviour === 'tls-untrusted') expect(records[0]!.error).toMatch(/certificate|self.signed|verify/i);
+      if (behaviour === 'tls-untrusted') expect(judged[0]!.error).toMatch(/certificate|self.signed|verify/i);
       if (behaviour === 'hang' || behaviour === 'drip') {
         // Ended by the attempt deadline, neither before it nor open-ended (both receivers go on
         // forever; a deadline restarted by each dripped byte would never fire): within 500 ms of
