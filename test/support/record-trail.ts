@@ -17,13 +17,18 @@
  */
 import type { SQSHandler, SQSRecord } from 'aws-lambda';
 import type { BatchReport } from '../../local/runner';
-import type { LoggedLine } from './dispatcher';
 import type { RedeliveredRecord } from './ledger';
 
 /** The dispatcher's log line for a record it left to SQS because of an error (lambdas/core/batch.ts). */
 const RECORD_FAILED = 'record failed; SQS will redeliver it';
 /** Errors of the infrastructure stage (lambdas/core/errors.ts) whose records may have sent already. */
 const INFRASTRUCTURE = new Set(['InfrastructureError', 'HealthContentionError']);
+
+/** A line of the dispatcher's log as CountingLog hands it over (dispatcher.ts). */
+interface LogLine {
+  readonly message: string;
+  readonly fields: Record<string, unknown>;
+}
 
 interface Receipt {
   readonly carries: Omit<RedeliveredRecord, 'label'> | undefined;
@@ -64,7 +69,7 @@ export class RecordTrail {
   }
 
   /** The dispatcher's log: why it left a record (only an infrastructure error counts). */
-  noteLog(line: LoggedLine): void {
+  noteLog(line: LogLine): void {
     const { messageId, errorName, error } = line.fields;
     if (line.message !== RECORD_FAILED || typeof messageId !== 'string') return;
     if (!INFRASTRUCTURE.has(String(errorName))) return;
