@@ -142,6 +142,40 @@ it('explains a second copy of an attempt by the fault window of its first copy, 
   expect(unexplained.problems.join()).toContain('unexplained duplicate');
 });
 
+it('explains a second copy of an attempt by its record received again, whatever the time, and only by that record', () => {
+  const fleet = fleetWith('flaky', {
+    dlv_1_con_a: [
+      [1, 2_000, '503'],
+      [2, 30_000, '503'],
+      [2, 40_000, '200'],
+      [1, 50_000, '200'],
+    ],
+  });
+  const attempts = [attempt(1, 1, 'http_error'), attempt(1, 2, 'delivered')];
+  const label = 'its record was redelivered (x): attempt sent again';
+  // Attempt 2's retry record and the event (attempt 1 of each of its deliveries) came back.
+  const explained = ledger({
+    fleet,
+    attempts,
+    redelivered: [
+      { label, deliveryId: 'dlv_1_con_a', attempt: 2 },
+      { label, eventId: 'evt_1', attempt: 1 },
+    ],
+  });
+  expect(explained).toMatchObject({ duplicateSends: 2, duplicatesByCause: { [label]: 2 }, problems: [] });
+  // Another delivery's record, or another attempt's, explains nothing.
+  const unexplained = ledger({
+    fleet,
+    attempts,
+    redelivered: [
+      { label, deliveryId: 'dlv_2_con_a', attempt: 2 },
+      { label, deliveryId: 'dlv_1_con_a', attempt: 3 },
+      { label, eventId: 'evt_2', attempt: 1 },
+    ],
+  });
+  expect(unexplained.unexplainedDuplicates).toBe(2);
+});
+
 it('reports an attempt the receiver saw but the attempt log does not hold', () => {
   const l = ledger({
     fleet: fleetWith('flaky', {

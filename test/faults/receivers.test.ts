@@ -6,6 +6,7 @@
  * after the 4th attempt with its last error, and none of them grows the dispatcher's memory.
  */
 
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DEADLINE_MARGIN_MS } from '../../lambdas/core/constants';
 import type { AttemptRecord } from '../../lambdas/core/types';
 import type { FleetBehaviour } from '../support/receivers';
@@ -61,16 +62,23 @@ it(
       byConnection.set(connection.connectionId, c);
     }
     const memory = watchMemory();
+    // How late this process's timers ran (the dispatcher's deadline timer among them): on a
+    // loaded machine the event loop can be starved for seconds.
+    const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+    loopDelay.enable();
     await stack.startDispatcher();
     await stack.publishEvents(EVENTS, { applicationId: app, connections: [...byConnection.keys()] });
     const drainedAt = await stack.waitForDrain({ timeoutMs: 60_000, quietMs: 2_000 });
     const growth = memory.stop();
+    loopDelay.disable();
+    const timerLateMs = Math.ceil(loopDelay.max / 1e6);
     const ledger = await stack.ledger(drainedAt);
     report(
       'misbehaving receivers',
       ledger,
       `${CASES.map(([b]) => b).join(', ')}; memory growth ${(growth / MiB).toFixed(1)} MiB, ` +
-        `largest response body a receiver got out ${(stack.fleet.counters.largestResponseWritten / MiB).toFixed(1)} MiB of 256 MiB`,
+        `largest response body a receiver got out ${(stack.fleet.counters.largestResponseWritten / MiB).toFixed(1)} MiB of 256 MiB; ` +
+        `timers ran up to ${timerLateMs} ms late`,
       stack,
     );
 
@@ -84,22 +92,36 @@ it(
     const attempts = await Promise.all(
       [...byConnection.keys()].map((id) => stack.management.attempts.list({ connectionId: id })),
     );
+    /**
+     * A timeout the loaded machine caused, not a misclassification: the receivers share this
+     * process's event loop, and a starved loop can keep one from reading a request until the
+     * attempt's deadline has passed. Only an attempt no receiver read before its deadline counts:
+     * an answer given in time must be the attempt's result (lambdas/adapters/http/exchange.ts).
+     */
+    const late = (r: AttemptRecord) =>
+      r.outcome === 'timeout' &&
+      !stack.fleet.deliveries
+        .get(r.deliveryId)
+        ?.sends.some((s) => s.attempt === r.attempt && s.at < Date.parse(r.requestedAt) + ATTEMPT_TIMEOUT_MS);
     for (const records of attempts) {
       const [behaviour, outcome, status] = byConnection.get(records[0]!.connectionId)!;
       const label = `${behaviour}: ${records.map((r) => `${r.attempt}:${r.outcome}`).join(' ')}`;
+      const judged = outcome === 'timeout' ? records : records.filter((r) => !late(r));
       // Every attempt classified the same way; a failure is retried to 4 attempts, then final.
-      expect({ label, outcomes: [...new Set(records.map((r) => r.outcome))] }).toEqual({
+      expect({ label, outcomes: [...new Set(judged.map((r) => r.outcome))] }).toEqual({
         label,
         outcomes: [outcome],
       });
-      if (status !== undefined) expect(records.every((r) => r.statusCode === status)).toBe(true);
+      if (status !== undefined) expect(judged.every((r) => r.statusCode === status)).toBe(true);
       const perDelivery = new Map<string, AttemptRecord[]>();
       for (const r of records) perDelivery.set(r.deliveryId, [...(perDelivery.get(r.deliveryId) ?? []), r]);
       expect(perDelivery.size).toBe(EVENTS);
       for (const chain of perDelivery.values()) {
         chain.sort((a, b) => a.attempt - b.attempt);
         if (outcome === 'delivered') {
-          expect(chain.map((r) => r.attempt)).toEqual([1]);
+          // Delivered at the first attempt the receiver could answer in time.
+          expect(chain.map((r) => r.attempt)).toEqual(chain.map((_, i) => i + 1));
+          expect(chain.slice(0, -1).every(late)).toBe(true);
           continue;
         }
         expect(chain.map((r) => [r.attempt, r.final])).toEqual([
@@ -119,9 +141,26 @@ it(
           expect(gaps[i]).toBeGreaterThanOrEqual(delay - 50);
         }
       }
-      if (behaviour === 'tls-untrusted') expect(records[0]!.error).toMatch(/certificate|self.signed|verify/i);
+      if (behaviour === 'tls-untrusted') expect(judged[0]!.error).toMatch(/certificate|self.signed|verify/i);
       if (behaviour === 'hang' || behaviour === 'drip') {
-        expect(records.every((r) => r.durationMs < ATTEMPT_TIMEOUT_MS + 500)).toBe(true);
+        // Ended by the attempt deadline, neither before it nor open-ended (both receivers go on
+        // forever; a deadline restarted by each dripped byte would never fire): within 500 ms of
+        // it, plus how late a timer of this process ever ran. A starved loop runs the deadline's
+        // timer late, so the logged duration is the deadline plus that lag, not a missed deadline.
+        // Timers count whole milliseconds of the loop's cached clock: one may fire a hair early.
+        const bound = ATTEMPT_TIMEOUT_MS + 500 + timerLateMs;
+        const earliest = ATTEMPT_TIMEOUT_MS - 10;
+        for (const r of records) {
+          expect({ label, error: r.error }).toEqual({
+            label,
+            error: `no complete response within ${ATTEMPT_TIMEOUT_MS} ms`,
+          });
+          expect({
+            label,
+            durationMs: r.durationMs,
+            ok: r.durationMs >= earliest && r.durationMs < bound,
+          }).toEqual({ label, durationMs: r.durationMs, ok: true });
+        }
       }
       if (behaviour === 'huge-error') {
         expect(records.every((r) => Buffer.byteLength(r.responseSnippet ?? '') <= 1024)).toBe(true);

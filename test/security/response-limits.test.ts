@@ -181,3 +181,27 @@ describe('an endless header section', () => {
     expect(growth).toBeLessThan(MEMORY_BOUND);
   });
 });
+
+describe('a stalled event loop', () => {
+  it('reads an answer that reached the socket before the deadline, though the loop ran the deadline late', async () => {
+    // The receiver answers at once; then this process stalls past the deadline (a long GC, a
+    // starved CPU), so the deadline's timer and the answer are both due when the loop wakes.
+    // Timers run first in a turn of the loop: the answer, there before the deadline, must win.
+    let answered = 0;
+    receiver.behave((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('no such hook');
+      answered = Date.now();
+      setImmediate(() => {
+        while (Date.now() < answered + 600) {
+          /* stall the loop past the deadline */
+        }
+      });
+    });
+    const started = Date.now();
+    const result = await sender.send(outbound(receiver.url, { timeoutMs: 300 }));
+    // The stall must have covered the deadline, or the test proves nothing.
+    expect(answered - started).toBeLessThan(300);
+    expect(Date.now() - started).toBeGreaterThan(600);
+    expect(result).toMatchObject({ kind: 'response', status: 404, snippet: 'no such hook' });
+  });
+});

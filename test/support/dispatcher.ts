@@ -11,6 +11,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSHandler } from 'aws-lambda';
 import { type EmfDocument, EmfMetrics } from '../../lambdas/adapters/metrics/emf';
 import { type Wired, wireDispatcher } from '../../lambdas/backend';
 import { ENV, loadConfig } from '../../lambdas/config';
@@ -20,6 +21,7 @@ import { type LocalResources, localClientConfig, localQueueUrl } from '../../loc
 import type { LocalEndpoints } from '../../local/emulators';
 import { type BatchReport, type Runner, startEventSources } from '../../local/runner';
 import { MetricTotals } from './metric-totals';
+import type { RecordTrail } from './record-trail';
 
 export interface DispatcherSpec {
   readonly region: string;
@@ -145,7 +147,7 @@ export interface RunningDispatcher<L extends Log = CountingLog> {
 
 export function startDispatcher<L extends Log = CountingLog>(
   spec: DispatcherSpec,
-  hooks: { onBatch?: (report: BatchReport) => void; log?: L; clock?: Clock } = {},
+  hooks: { onBatch?: (report: BatchReport) => void; log?: L; clock?: Clock; trail?: RecordTrail } = {},
 ): RunningDispatcher<L> {
   const maxAttempts = spec.sdkMaxAttempts ?? 2;
   const client = (endpoint: string) => ({ ...localClientConfig(endpoint, spec.region), maxAttempts });
@@ -195,10 +197,11 @@ export function startDispatcher<L extends Log = CountingLog>(
     ...(hooks.clock ? { clock: hooks.clock } : {}),
   });
   const batches: BatchStats = { batches: 0, ok: 0, partial: 0, error: 0, timeout: 0, recordsLeft: 0 };
+  const trail = (handler: SQSHandler) => hooks.trail?.wrap(handler) ?? handler;
   const runner: Runner = startEventSources(
     {
       sqs: runnerSqs,
-      handler: createHandler(wired.dispatcher, config.retryQueueUrl, wired.invocation),
+      handler: trail(createHandler(wired.dispatcher, config.retryQueueUrl, wired.invocation)),
       functionTimeoutMs: spec.functionTimeoutMs,
       waitTimeSeconds: spec.waitTimeSeconds ?? 1,
       concurrency: spec.runnerConcurrency,
@@ -208,6 +211,7 @@ export function startDispatcher<L extends Log = CountingLog>(
         batches.batches++;
         batches[report.outcome]++;
         batches.recordsLeft += report.failed.length;
+        hooks.trail?.noteBatch(report);
         hooks.onBatch?.(report);
       },
     },

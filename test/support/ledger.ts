@@ -11,7 +11,9 @@
  *   messages not in the DLQ. It must be 0.
  * - A duplicate send is a request the pipeline did not need to make: a second copy of an
  *   attempt the receiver already got, or an attempt after the receiver had answered 2xx.
- *   Each is explained by a fault the scenario injected (its time window), by a 2xx the
+ *   Each is explained by the record that carried it, received again after a receipt that
+ *   did not end it for a fault of the product's (record-trail.ts), by a fault the scenario
+ *   injected (its time window), by a 2xx the
  *   dispatcher did not see complete (the attempt log holds the accepted attempt as a
  *   timeout or a network error, so a retry followed), by an event a fault made the
  *   dispatcher fan out twice (a sibling delivery's first copy is in the fault's window), or
@@ -63,6 +65,20 @@ export interface DlqMessage {
   readonly body: string;
 }
 
+/**
+ * A queue record SQS handed the dispatcher again after a receipt that ended for a reason not
+ * the product's fault (test/support/record-trail.ts): the attempt it carries may go out twice.
+ */
+export interface RedeliveredRecord {
+  /** The cause, as the ledger prints it. */
+  readonly label: string;
+  /** An event record: attempt 1 of each of its deliveries. */
+  readonly eventId?: string;
+  /** A delivery record: this attempt of this delivery. */
+  readonly deliveryId?: string;
+  readonly attempt: number;
+}
+
 /** A period in which an injected fault may cause duplicate sends. */
 export interface FaultWindow {
   readonly label: string;
@@ -79,6 +95,8 @@ export interface LedgerInput {
   readonly parked?: readonly ParkedEntry[];
   readonly attempts: readonly AttemptRecord[];
   readonly windows?: readonly FaultWindow[];
+  /** Records received again, and why (an in-process dispatcher's trail): explain copies by record, not by time. */
+  readonly redelivered?: readonly RedeliveredRecord[];
   /** First publish, Unix ms. */
   readonly startedAt: number;
   /** When the queue was seen drained, Unix ms. */
@@ -336,6 +354,13 @@ export function computeLedger(input: LedgerInput): Ledger {
   let duplicateSends = 0;
   let unexplainedDuplicates = 0;
   const windowOf = (at: number) => windows.find((w) => at >= w.from && at <= w.to);
+  const redelivered = new Map<string, string>();
+  for (const r of input.redelivered ?? [])
+    redelivered.set(`${r.deliveryId ?? r.eventId}#${r.attempt}`, r.label);
+  /** A second copy of an attempt whose record (the delivery's, or its event's for attempt 1) SQS handed over again. */
+  const carriedAgain = (deliveryId: string, eventId: string, attempt: number) =>
+    redelivered.get(`${deliveryId}#${attempt}`) ??
+    (attempt === 1 ? redelivered.get(`${eventId}#1`) : undefined);
   // Events a fault made the dispatcher fan out twice: one of their deliveries got attempt 1
   // twice, the first copy in a fault window. A delivery of the same event that the first fan-out
   // handed to the retry queue (its attempt could not start in time) is then sent by that message
@@ -365,7 +390,9 @@ export function computeLedger(input: LedgerInput): Ledger {
       } else {
         const w = windowOf(first ?? acceptedSendAt(r));
         const again = fannedOutAgain.get(eventId);
-        if (w) cause = w.label;
+        const record = first === undefined ? undefined : carriedAgain(deliveryId, eventId, s.attempt);
+        if (record) cause = record;
+        else if (w) cause = w.label;
         else if (knockOn) cause = `knock-on of an earlier duplicate (${knockOn})`;
         else if (again) cause = `handed to the retry queue, then its event fanned out again: ${again}`;
       }

@@ -38,6 +38,7 @@ import { MetricTotals, metricProblems, resentCopies } from './metric-totals';
 import { testPki } from './pki';
 import { attemptsOf, messagesLeft } from './queries';
 import { type FleetBehaviour, type FleetReceiver, ReceiverFleet, type ReceiverOptions } from './receivers';
+import { RecordTrail } from './record-trail';
 
 export interface StackOptions {
   readonly services: ServicesInfo;
@@ -190,7 +191,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const events: PublishedEvent[] = [];
   const poison: PublishedPoison[] = [];
   const windows: FaultWindow[] = [];
-  const log = new CountingLog();
+  // What the in-process dispatcher's event sources handed it, and why a record came back: the
+  // ledger explains a second copy of an attempt by its record (record-trail.ts).
+  const trail = new RecordTrail();
+  const log = new CountingLog(500, (line) => trail.noteLog(line));
   const childStats = new Map<number, BatchStats>();
   let inProcess: ReturnType<typeof startDispatcher> | undefined;
   let child: ReadyChild<{ ready: true; pid: number }> | undefined;
@@ -358,7 +362,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     async startDispatcher() {
       if (inProcess || child) throw new Error('the dispatcher is already running');
       if (!options.childProcess) {
-        inProcess = startDispatcher(spec(), { log });
+        inProcess = startDispatcher(spec(), { log, trail });
         return;
       }
       child = await spawnReady<{ ready: true; pid: number }>('test/support/dispatcher-process.ts', [], {
@@ -431,6 +435,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         parked,
         attempts,
         windows,
+        redelivered: trail.redelivered(),
         startedAt: firstPublish ?? Date.now(),
         drainedAt,
       });

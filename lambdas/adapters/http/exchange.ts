@@ -46,7 +46,10 @@ export class Exchange {
     private readonly body: string,
     private readonly resends: DeadSocketResends,
   ) {
-    this.timer = setTimeout(() => this.onDeadline(), timeoutMs);
+    // Decided after the loop's I/O phase, not in its timer phase: after a stall (a long GC, a
+    // starved CPU) the deadline and an answer that reached the socket before it are due together,
+    // and timers run first. The answer wins; a retry would deliver it twice.
+    this.timer = setTimeout(() => setImmediate(() => this.onDeadline()), timeoutMs);
   }
 
   /** Sends the request, on a pooled socket or a new one. */
