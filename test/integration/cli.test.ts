@@ -307,11 +307,11 @@ describe('webhooks CLI against local mode', () => {
     const table = await ok(['attempts', 'list', '--connection', connectionId, '--since', '10m']);
     const lines = table.split('\n');
     expect(lines[0]).toMatch(
-      /^REQUESTED\s+DELIVERY\s+#\s+OUTCOME\s+STATUS\s+LATENCY\s+NEXT\s+RESPONSE \/ ERROR$/,
+      /^REQUESTED\s+DELIVERY\s+USER\s+EVENT\s+#\s+OUTCOME\s+STATUS\s+LATENCY\s+NEXT\s+RESPONSE \/ ERROR$/,
     );
     expect(table).toMatch(
       new RegExp(
-        `\\((just now|\\d+s ago)\\)\\s+${publishedDelivery}\\s+1\\s+delivered\\s+200\\s+\\d+ ms\\s+done`,
+        `\\((just now|\\d+s ago)\\)\\s+${publishedDelivery}\\s+usr_\\S+\\s+evt_\\S+\\s+1\\s+delivered\\s+200\\s+\\d+ ms\\s+done`,
       ),
     );
     expect(table).toMatch(/http_error\s+503\s+\d+ ms\s+test, not retried\s+maintenance/);
