@@ -1,8 +1,6 @@
 /**
- * The two profiles the billed benchmark runs: the construct's defaults and `profile: 'lean'`
- * (lib/profiles.ts), through the construct's own prop resolution (lib/webhook-delivery-props.ts),
- * so the benchmark runs what a stack with that prop deploys; only what the dispatcher and its
- * event source see matters here (memory, batch, window, concurrency, secret store, bodies, TTLs).
+ * The construct's defaults and `profile: 'lean'` (lib/profiles.ts) through its own prop resolution,
+ * so the benchmark runs what such a stack deploys (every setting lean changes, search and claims too).
  */
 
 import { ENV } from '../../lambdas/config';
@@ -33,6 +31,8 @@ export function billedProfile(name: ProfileName): BilledProfile {
       [ENV.keepBodies]: p.keepBodies,
       [ENV.attemptTtlDays]: String(p.attemptTtl.toDays()),
       [ENV.deliveredTtlDays]: String(p.deliveredAttemptTtl.toDays()),
+      [ENV.deliverySearch]: String(p.deliverySearch),
+      [ENV.dedupeEvents]: String(p.dedupeEvents),
     },
   };
 }
