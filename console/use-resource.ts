@@ -26,3 +26,26 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[]): [Resour
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
   return [resource, reload];
 }
+
+/**
+ * A paged list's cursors, one per page walked so far: the cursor of the page shown, whether it
+ * is the first, a reset, and what `Pager` needs to go newer or older. A new `key` (other filters)
+ * starts again at the first page.
+ */
+export function useCursorPages(key = '') {
+  const [cursors, setCursors] = useState<{ key: string; list: Array<string | undefined> }>({
+    key,
+    list: [undefined],
+  });
+  const list = cursors.key === key ? cursors.list : [undefined];
+  return {
+    cursor: list.at(-1),
+    onFirstPage: list.length === 1,
+    reset: () => setCursors({ key, list: [undefined] }),
+    pager: {
+      hasNewer: list.length > 1,
+      onNewer: () => setCursors({ key, list: list.slice(0, -1) }),
+      onOlder: (next: string) => setCursors({ key, list: [...list, next] }),
+    },
+  };
+}

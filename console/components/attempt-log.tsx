@@ -19,7 +19,7 @@ import {
 import { Pager } from '../pages/connections';
 import { href } from '../router';
 import { type AttemptFilters, OUTCOMES, type Outcome } from '../types';
-import { useResource } from '../use-resource';
+import { useCursorPages, useResource } from '../use-resource';
 import { OutcomeBadge } from './badges';
 import { Empty, Failed, Loading } from './states';
 
@@ -47,8 +47,8 @@ export function AttemptLog(props: { api: ApiClient; connectionId: string; refres
   const id = useId();
   const [draft, setDraft] = useState<FilterDraft>(NO_FILTERS);
   const [applied, setApplied] = useState<FilterDraft>(NO_FILTERS);
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const cursor = cursors.at(-1);
+  const pages = useCursorPages();
+  const { cursor } = pages;
   const [page, reload] = useResource(
     () => props.api.listAttempts(props.connectionId, toFilters(applied), cursor),
     [props.connectionId, applied, cursor, props.refresh],
@@ -58,12 +58,12 @@ export function AttemptLog(props: { api: ApiClient; connectionId: string; refres
   const apply = (event: Event) => {
     event.preventDefault();
     setApplied(draft);
-    setCursors([undefined]);
+    pages.reset();
   };
   const clear = () => {
     setDraft(NO_FILTERS);
     setApplied(NO_FILTERS);
-    setCursors([undefined]);
+    pages.reset();
   };
   const set = (key: keyof FilterDraft) => (e: { currentTarget: { value: string } }) =>
     setDraft({ ...draft, [key]: e.currentTarget.value });
@@ -182,13 +182,7 @@ export function AttemptLog(props: { api: ApiClient; connectionId: string; refres
               </tbody>
             </table>
           </div>
-          <Pager
-            label="Attempt pages"
-            hasNewer={cursors.length > 1}
-            nextCursor={page.data.nextCursor ?? undefined}
-            onNewer={() => setCursors(cursors.slice(0, -1))}
-            onOlder={(next) => setCursors([...cursors, next])}
-          />
+          <Pager label="Attempt pages" nextCursor={page.data.nextCursor ?? undefined} {...pages.pager} />
         </>
       )}
     </div>

@@ -12,7 +12,7 @@ import { deliveryCreatedAt, formatTime, PARK_REASON_LABELS } from '../format';
 import { Pager } from '../pages/connections';
 import { href } from '../router';
 import type { Health, ParkedDelivery, RecoverResult } from '../types';
-import { useResource } from '../use-resource';
+import { useCursorPages, useResource } from '../use-resource';
 import { Empty, Failed, Loading } from './states';
 
 const PAGE_SIZE = 10;
@@ -36,8 +36,8 @@ export function ParkedPanel(props: {
   onRequeued: () => void;
 }) {
   const { api, connectionId } = props;
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const cursor = cursors.at(-1);
+  const pages = useCursorPages();
+  const { cursor } = pages;
   const [generation, setGeneration] = useState(0);
   const [page, reload] = useResource(
     () => api.listParked(connectionId, cursor, PAGE_SIZE),
@@ -49,7 +49,7 @@ export function ParkedPanel(props: {
 
   const afterRequeue = (text: string) => {
     setMessage(text);
-    setCursors([undefined]);
+    pages.reset();
     setGeneration((g) => g + 1);
     props.onRequeued();
   };
@@ -68,7 +68,7 @@ export function ParkedPanel(props: {
     }
   };
 
-  const empty = page.state === 'ready' && page.data.data.length === 0 && cursors.length === 1;
+  const empty = page.state === 'ready' && page.data.data.length === 0 && pages.onFirstPage;
   const status = recoveryStatus(props.health, formatTime);
   return (
     <section class="card" aria-labelledby="parked-title">
@@ -178,10 +178,8 @@ export function ParkedPanel(props: {
       {page.state === 'ready' && (
         <Pager
           label="Parked delivery pages"
-          hasNewer={cursors.length > 1}
           nextCursor={page.data.nextCursor ?? undefined}
-          onNewer={() => setCursors(cursors.slice(0, -1))}
-          onOlder={(next) => setCursors([...cursors, next])}
+          {...pages.pager}
         />
       )}
     </section>

@@ -1,20 +1,19 @@
 /** "CRM Connections": every webhook connection of the application. */
 
-import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
 import { EnabledBadge, HealthBadge } from '../components/badges';
 import { Empty, Failed, Loading } from '../components/states';
 import { formatTime } from '../format';
 import { href, navigate } from '../router';
 import type { Connection } from '../types';
-import { useResource } from '../use-resource';
+import { useCursorPages, useResource } from '../use-resource';
 
 /** Connections per page (one request: health comes with each connection). */
 const PAGE_SIZE = 20;
 
 export function ConnectionsPage({ api }: { api: ApiClient }) {
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const cursor = cursors.at(-1);
+  const pages = useCursorPages();
+  const { cursor } = pages;
   const [page, reload] = useResource(() => api.listConnections(cursor, PAGE_SIZE), [cursor]);
 
   return (
@@ -32,7 +31,7 @@ export function ConnectionsPage({ api }: { api: ApiClient }) {
       </div>
       {page.state === 'loading' && <Loading what="connections" />}
       {page.state === 'error' && <Failed what="connections" error={page.error} retry={reload} />}
-      {page.state === 'ready' && page.data.data.length === 0 && cursors.length === 1 && (
+      {page.state === 'ready' && page.data.data.length === 0 && pages.onFirstPage && (
         <Empty title="No connections yet">
           <p>Add a webhook connection to start delivering events to your CRM.</p>
           <a class="button primary" href={href.newConnection()}>
@@ -40,7 +39,7 @@ export function ConnectionsPage({ api }: { api: ApiClient }) {
           </a>
         </Empty>
       )}
-      {page.state === 'ready' && (page.data.data.length > 0 || cursors.length > 1) && (
+      {page.state === 'ready' && (page.data.data.length > 0 || !pages.onFirstPage) && (
         <>
           <div class="card flush">
             <table class="table stack" aria-label="Connections">
@@ -60,12 +59,7 @@ export function ConnectionsPage({ api }: { api: ApiClient }) {
               </tbody>
             </table>
           </div>
-          <Pager
-            hasNewer={cursors.length > 1}
-            nextCursor={page.data.nextCursor ?? undefined}
-            onNewer={() => setCursors(cursors.slice(0, -1))}
-            onOlder={(next) => setCursors([...cursors, next])}
-          />
+          <Pager nextCursor={page.data.nextCursor ?? undefined} {...pages.pager} />
         </>
       )}
     </section>

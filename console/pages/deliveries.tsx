@@ -4,14 +4,13 @@
  * now. What the top bar's search lands on for an event or user id.
  */
 
-import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api';
 import { OutcomeBadge } from '../components/badges';
 import { Empty, Failed, Loading } from '../components/states';
 import { DELIVERY_STATE_LABELS, formatTime } from '../format';
 import { href } from '../router';
 import type { DeliveryFilters } from '../types';
-import { useResource } from '../use-resource';
+import { useCursorPages, useResource } from '../use-resource';
 import { Pager } from './connections';
 
 const PAGE_SIZE = 20;
@@ -26,13 +25,8 @@ function titleOf(filters: DeliveryFilters): string {
 
 export function DeliveriesPage({ api, filters }: { api: ApiClient; filters: DeliveryFilters }) {
   const key = JSON.stringify(filters);
-  const [cursors, setCursors] = useState<{ key: string; list: Array<string | undefined> }>({
-    key,
-    list: [undefined],
-  });
   // A new search starts at its first page.
-  const list = cursors.key === key ? cursors.list : [undefined];
-  const cursor = list.at(-1);
+  const { cursor, pager } = useCursorPages(key);
   const [page, reload] = useResource(() => api.listDeliveries(filters, cursor, PAGE_SIZE), [key, cursor]);
   const narrowed = key !== '{}';
 
@@ -114,13 +108,7 @@ export function DeliveriesPage({ api, filters }: { api: ApiClient; filters: Deli
         </div>
       )}
       {page.state === 'ready' && (
-        <Pager
-          label="Delivery pages"
-          hasNewer={list.length > 1}
-          nextCursor={page.data.nextCursor ?? undefined}
-          onNewer={() => setCursors({ key, list: list.slice(0, -1) })}
-          onOlder={(next) => setCursors({ key, list: [...list, next] })}
-        />
+        <Pager label="Delivery pages" nextCursor={page.data.nextCursor ?? undefined} {...pager} />
       )}
     </section>
   );
