@@ -146,7 +146,6 @@ export function figuresFrom(results: BenchResults): Figures {
     // A parked delivery's item (and its index entry) is one more item the counted writes include.
     const parked = v.parked ? 1 : 0;
     const items = v.itemBytes.length + parked;
-    const indexed = v.indexWriteUnits > 0;
     return {
       messages: per(phase.attempts),
       attempts: per(phase.attempts),
@@ -158,8 +157,8 @@ export function figuresFrom(results: BenchResults): Figures {
       secretCalls: per(sumCalls(phase, (k) => k.startsWith('secretsmanager:'))),
       itemBytes: v.itemBytes.reduce((s, b) => s + b, 0) + (v.parked?.itemBytes ?? 0),
       items,
-      indexBytes: (indexed ? v.itemBytes.at(-1)! : 0) + (v.parked?.indexBytes ?? 0),
-      indexItems: (indexed ? 1 : 0) + parked,
+      indexBytes: v.indexEntryBytes.reduce((s, b) => s + b, 0) + (v.parked?.indexBytes ?? 0),
+      indexItems: v.indexEntryBytes.length + parked,
       wireBytesPerAttempt,
       logBytes: v.logBytes,
       logBytesAtDebug: v.logBytesAtDebug,

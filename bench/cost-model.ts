@@ -551,7 +551,7 @@ export function scenarioCost(
       ],
       ['Secrets Manager calls past the cache', (secretCalls / 10_000) * prices.secretsManagerPer10kCalls],
       [
-        `DynamoDB storage of the attempt log and its index (TTL ${a.ttlDaysSuccess === a.ttlDaysFailure ? `${a.ttlDaysSuccess} d` : `${a.ttlDaysSuccess} d successes, ${a.ttlDaysFailure} d failures`})`,
+        `DynamoDB storage of the attempt log and its indexes (TTL ${a.ttlDaysSuccess === a.ttlDaysFailure ? `${a.ttlDaysSuccess} d` : `${a.ttlDaysSuccess} d successes, ${a.ttlDaysFailure} d failures`})`,
         (gbMonths(table, ttl) + gbMonths(index, ttl)) * prices.dynamoDbStoragePerGbMonth,
       ],
       [

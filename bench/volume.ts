@@ -1,9 +1,9 @@
 /**
  * (5) Write and log volume per delivery: every attempt of a delivery played through the real
  * core and Powertools log (INFO, and DEBUG) with canned receiver answers, its items sized by
- * DynamoDB's rules (a unit per started KB; a final failure's `finalFailures` index entry as
- * large as the item). An exhausted delivery is parked for real on dynalite (DynamoParked) and
- * the stored item and its `byApplication` index entry sized the same way.
+ * DynamoDB's rules (a unit per started KB; each record's `byAttemptTime` entry, its projection;
+ * a final failure's `finalFailures` entry as large as the item). An exhausted delivery is parked
+ * for real on dynalite (DynamoParked), its item and `byApplication` entry sized the same way.
  */
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,7 +15,7 @@ import {
 } from '../lambdas/adapters/dynamodb/attempt-item';
 import { documentClient } from '../lambdas/adapters/dynamodb/client';
 import { DynamoParked } from '../lambdas/adapters/dynamodb/parked';
-import { PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
+import { ATTEMPTS_TABLE, PARKED_TABLE } from '../lambdas/adapters/dynamodb/tables';
 import { createDispatcher } from '../lambdas/core/dispatch';
 import type { ParkedItem } from '../lambdas/core/parking';
 import type { InputRecord } from '../lambdas/core/ports';
@@ -54,9 +54,11 @@ export interface DeliveryVolume {
   attempts: number;
   /** Bytes of each attempt's item, as DynamoDB counts them. */
   itemBytes: number[];
-  /** Write units of the items, plus the index entry of a final failure. */
+  /** Write units of the items and their index entries. */
   writeUnits: number;
   indexWriteUnits: number;
+  /** Bytes of each index entry: every record's by-time entry, a final failure's too. */
+  indexEntryBytes: number[];
   /** Bytes the dispatcher logged for the whole delivery at INFO. */
   logBytes: number;
   logLines: number;
@@ -87,24 +89,22 @@ export interface VolumeFigures {
 
 const writeUnits = (bytes: number) => Math.ceil(bytes / WRITE_UNIT_BYTES);
 
-/** Attribute names a parked item's `byApplication` index entry carries. */
-const PARKED_INDEX_ATTRIBUTES: ReadonlySet<string> = new Set([
-  PARKED_TABLE.partitionKey,
-  PARKED_TABLE.sortKey,
-  PARKED_TABLE.byApplicationIndex.partitionKey,
-  PARKED_TABLE.byApplicationIndex.sortKey,
-  ...PARKED_TABLE.byApplicationIndex.projected,
-]);
+const entryOf = (
+  t: { partitionKey: string; sortKey: string },
+  i: typeof PARKED_TABLE.byApplicationIndex | typeof ATTEMPTS_TABLE.byTimeIndex,
+) => new Set<string>([t.partitionKey, t.sortKey, i.partitionKey, i.sortKey, ...i.projected]);
+/** Attribute names an index entry carries: a parked item's `byApplication` one, a record's by-time one. */
+const PARKED_INDEX_ATTRIBUTES = entryOf(PARKED_TABLE, PARKED_TABLE.byApplicationIndex);
+const BY_TIME_ATTRIBUTES = entryOf(ATTEMPTS_TABLE, ATTEMPTS_TABLE.byTimeIndex);
+const projected = (item: object, names: ReadonlySet<string>) =>
+  Object.fromEntries(Object.entries(item).filter(([name]) => names.has(name)));
 
 /** The stored parked item, read back from the table, and its index entry, sized. */
 async function parkedVolume(store: DynamoParked, item: ParkedItem): Promise<ParkedVolume> {
   const stored = await store.get(item.connectionId, item.deliveryId);
   if (!stored) throw new Error('volume: the parked item is not in the parked table');
-  const entry = Object.fromEntries(
-    Object.entries(stored).filter(([name]) => PARKED_INDEX_ATTRIBUTES.has(name)),
-  );
   const itemBytes = itemSize(stored);
-  const indexBytes = itemSize(entry);
+  const indexBytes = itemSize(projected(stored, PARKED_INDEX_ATTRIBUTES));
   return { itemBytes, indexBytes, writeUnits: writeUnits(itemBytes) + writeUnits(indexBytes) };
 }
 
@@ -171,14 +171,14 @@ async function playDelivery(kind: DeliveryKind, level: 'INFO' | 'DEBUG', parkedS
 
 function volumeOf(records: AttemptRecord[]) {
   // The items DynamoAttempts writes: a success trimmed to one write unit.
-  const itemBytes = records.map((r) => itemSize(attemptItem(fitRecord(r))));
+  const items = records.map((r) => attemptItem(fitRecord(r)));
+  const itemBytes = items.map(itemSize);
   const last = records.at(-1)!;
-  const indexed = last.final && last.outcome !== 'delivered';
-  return {
-    itemBytes,
-    writeUnits: itemBytes.reduce((sum, b) => sum + writeUnits(b), 0),
-    indexWriteUnits: indexed ? writeUnits(itemBytes.at(-1)!) : 0,
-  };
+  const failure = last.final && last.outcome !== 'delivered' ? [itemBytes.at(-1)!] : [];
+  const indexEntryBytes = [...items.map((item) => itemSize(projected(item, BY_TIME_ATTRIBUTES))), ...failure];
+  const units = (bytes: number[]) => bytes.reduce((sum, b) => sum + writeUnits(b), 0);
+  const writes = { writeUnits: units(itemBytes), indexWriteUnits: units(indexEntryBytes) };
+  return { itemBytes, indexEntryBytes, ...writes };
 }
 
 export async function measureVolume(): Promise<VolumeFigures> {
@@ -201,6 +201,7 @@ export async function measureVolume(): Promise<VolumeFigures> {
         itemBytes: v.itemBytes,
         writeUnits: v.writeUnits + v.indexWriteUnits + (info.parked?.writeUnits ?? 0),
         indexWriteUnits: v.indexWriteUnits,
+        indexEntryBytes: v.indexEntryBytes,
         logBytes: info.bytes,
         logLines: info.lines.length,
         logBytesAtDebug: debug.bytes,

@@ -262,7 +262,12 @@ export class WebhookManagementApi extends Construct {
     // Reads of the log are Queries; a Send Test records its own attempt; a Resend marks the
     // delivery's last attempt (resentAs) with a conditional UpdateItem.
     on(['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [r.attemptsTableArn]);
-    on(['dynamodb:Query'], [`${r.attemptsTableArn}/index/${ATTEMPTS_TABLE.finalFailuresIndex.name}`]);
+    on(
+      ['dynamodb:Query'],
+      [ATTEMPTS_TABLE.finalFailuresIndex.name, ATTEMPTS_TABLE.byTimeIndex.name].map(
+        (index) => `${r.attemptsTableArn}/index/${index}`,
+      ),
+    );
     r.secrets.grantOperate(role);
     on(['secretsmanager:GetSecretValue'], [this.sessionKey.secretArn]);
     // Parked deliveries: listing (table and index), retry and recover (claim, then remove).

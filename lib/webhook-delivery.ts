@@ -344,18 +344,26 @@ export class WebhookDelivery extends Construct {
   private createConnectionsTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
     return this.createTable('ConnectionsTable', p, {
       partitionKey: CONNECTIONS_TABLE.partitionKey,
-      index: CONNECTIONS_TABLE.byApplicationIndex,
+      indexes: [CONNECTIONS_TABLE.byApplicationIndex],
     });
   }
 
-  /** A successful attempt writes one item and no index entry: one write unit (docs/design.md §5). */
+  /**
+   * A successful attempt writes its item and its entry in the by-time index, one write unit each
+   * (the index leaves out the body; docs/design.md §5).
+   */
   private createAttemptsTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
+    const byTime = ATTEMPTS_TABLE.byTimeIndex;
     const table = this.createTable('AttemptsTable', p, {
       partitionKey: ATTEMPTS_TABLE.partitionKey,
       sortKey: ATTEMPTS_TABLE.sortKey,
       timeToLiveAttribute: ATTEMPTS_TABLE.ttlAttribute,
-      // Sparse: only final failures carry its keys, so successes never write to it.
-      index: ATTEMPTS_TABLE.finalFailuresIndex,
+      indexes: [
+        // Sparse: only final failures carry its keys, so successes never write to it.
+        ATTEMPTS_TABLE.finalFailuresIndex,
+        // Every record: the log in attempt-time order; it writes as often as the table.
+        { ...byTime, nonKeyAttributes: [...byTime.projected], everyItem: true },
+      ],
       pointInTimeRecovery: p.attemptLogPointInTimeRecovery,
       capacity: p.attemptLogCapacity,
     });
@@ -383,19 +391,25 @@ export class WebhookDelivery extends Construct {
         .autoScaleReadCapacity({ minCapacity: 1, maxCapacity: capacity.maxReadCapacity })
         .scaleOnUtilization({ targetUtilizationPercent: target });
       // Only final failures reach the sparse index: it scales from its own floor within the table's
-      // ceiling. Its writes must be provisioned too: a throttled index throttles the table's writes.
-      table
-        .autoScaleGlobalSecondaryIndexWriteCapacity(index, {
-          minCapacity: capacity.minIndexWriteCapacity,
-          maxCapacity: capacity.maxWriteCapacity,
-        })
-        .scaleOnUtilization({ targetUtilizationPercent: target });
-      table
-        .autoScaleGlobalSecondaryIndexReadCapacity(index, {
-          minCapacity: 1,
-          maxCapacity: capacity.maxReadCapacity,
-        })
-        .scaleOnUtilization({ targetUtilizationPercent: target });
+      // ceiling; every record reaches the by-time index, so it scales like the table. Index writes
+      // must be provisioned too: a throttled index throttles the table's writes.
+      for (const [name, floor] of [
+        [index, capacity.minIndexWriteCapacity],
+        [byTime.name, capacity.minWriteCapacity],
+      ] as const) {
+        table
+          .autoScaleGlobalSecondaryIndexWriteCapacity(name, {
+            minCapacity: floor,
+            maxCapacity: capacity.maxWriteCapacity,
+          })
+          .scaleOnUtilization({ targetUtilizationPercent: target });
+        table
+          .autoScaleGlobalSecondaryIndexReadCapacity(name, {
+            minCapacity: 1,
+            maxCapacity: capacity.maxReadCapacity,
+          })
+          .scaleOnUtilization({ targetUtilizationPercent: target });
+      }
     }
     return table;
   }
@@ -409,10 +423,12 @@ export class WebhookDelivery extends Construct {
       partitionKey: PARKED_TABLE.partitionKey,
       sortKey: PARKED_TABLE.sortKey,
       timeToLiveAttribute: PARKED_TABLE.ttlAttribute,
-      index: {
-        ...PARKED_TABLE.byApplicationIndex,
-        nonKeyAttributes: [...PARKED_TABLE.byApplicationIndex.projected],
-      },
+      indexes: [
+        {
+          ...PARKED_TABLE.byApplicationIndex,
+          nonKeyAttributes: [...PARKED_TABLE.byApplicationIndex.projected],
+        },
+      ],
     });
   }
 
@@ -443,7 +459,14 @@ export class WebhookDelivery extends Construct {
       partitionKey: string;
       sortKey?: string;
       timeToLiveAttribute?: string;
-      index: { name: string; partitionKey: string; sortKey: string; nonKeyAttributes?: string[] };
+      /** `everyItem`: every item writes to it, so it is provisioned like the table. */
+      indexes: {
+        name: string;
+        partitionKey: string;
+        sortKey: string;
+        nonKeyAttributes?: string[];
+        everyItem?: boolean;
+      }[];
       /** @default true */
       pointInTimeRecovery?: boolean;
       /** Provisioned (auto-scaled by the caller) instead of on-demand. */
@@ -466,15 +489,20 @@ export class WebhookDelivery extends Construct {
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       removalPolicy: p.removalPolicy,
     });
-    table.addGlobalSecondaryIndex({
-      indexName: keys.index.name,
-      partitionKey: key(keys.index.partitionKey),
-      sortKey: key(keys.index.sortKey),
-      ...(keys.capacity ? { readCapacity: 1, writeCapacity: keys.capacity.minIndexWriteCapacity } : {}),
-      ...(keys.index.nonKeyAttributes
-        ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: keys.index.nonKeyAttributes }
-        : { projectionType: dynamodb.ProjectionType.ALL }),
-    });
+    for (const index of keys.indexes) {
+      const writeCapacity = index.everyItem
+        ? keys.capacity?.minWriteCapacity
+        : keys.capacity?.minIndexWriteCapacity;
+      table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: key(index.partitionKey),
+        sortKey: key(index.sortKey),
+        ...(keys.capacity ? { readCapacity: 1, writeCapacity } : {}),
+        ...(index.nonKeyAttributes
+          ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: index.nonKeyAttributes }
+          : { projectionType: dynamodb.ProjectionType.ALL }),
+      });
+    }
     return table;
   }
 
@@ -723,7 +751,11 @@ export class WebhookDelivery extends Construct {
 
   private attemptsTableArns(): string[] {
     const arn = this.attemptsTable.tableArn;
-    return [arn, `${arn}/index/${ATTEMPTS_TABLE.finalFailuresIndex.name}`];
+    return [
+      arn,
+      `${arn}/index/${ATTEMPTS_TABLE.finalFailuresIndex.name}`,
+      `${arn}/index/${ATTEMPTS_TABLE.byTimeIndex.name}`,
+    ];
   }
 }
 

@@ -279,7 +279,8 @@ function connectionsTableInput(tableName: string): CreateTableCommandInput {
 }
 
 function attemptsTableInput(tableName: string): CreateTableCommandInput {
-  const index = ATTEMPTS_TABLE.finalFailuresIndex;
+  const failures = ATTEMPTS_TABLE.finalFailuresIndex;
+  const byTime = ATTEMPTS_TABLE.byTimeIndex;
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
@@ -287,14 +288,21 @@ function attemptsTableInput(tableName: string): CreateTableCommandInput {
     AttributeDefinitions: stringAttributes(
       ATTEMPTS_TABLE.partitionKey,
       ATTEMPTS_TABLE.sortKey,
-      index.partitionKey,
-      index.sortKey,
+      failures.partitionKey,
+      failures.sortKey,
+      byTime.partitionKey,
+      byTime.sortKey,
     ),
     GlobalSecondaryIndexes: [
       {
-        IndexName: index.name,
-        KeySchema: keySchema(index.partitionKey, index.sortKey),
+        IndexName: failures.name,
+        KeySchema: keySchema(failures.partitionKey, failures.sortKey),
         Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: byTime.name,
+        KeySchema: keySchema(byTime.partitionKey, byTime.sortKey),
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...byTime.projected] },
       },
     ],
   };

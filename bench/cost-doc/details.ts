@@ -194,7 +194,7 @@ export function provisionedWrites({ a, prices }: CostDoc): string {
   const floors = 720 * (2 * prices.dynamoDbProvisionedRcuHour + prices.dynamoDbProvisionedWcuHour);
   return `## Provisioned or on-demand writes
 
-\`attemptLogCapacity\` provisions the attempt log and its index, auto-scaled to a target use (${pct(t)}). A write unit
+\`attemptLogCapacity\` provisions the attempt log and its indexes, auto-scaled to a target use (${pct(t)}). A write unit
 costs ${money(perM())} a million on demand and ${money(prices.dynamoDbProvisionedWcuHour)} an hour provisioned: provisioned wins above **${pct(breakEven)} use**
 over the day. Auto-scaling steps every ~${stepMin} min by at most 1/${t} (a throttled write consumes nothing) and scales in
 ${inLagMin} min after a peak; throttled records wait on the retry queue (${DEFERRAL_SQS_REQUESTS} SQS requests each, priced). A month:

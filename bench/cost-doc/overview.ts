@@ -85,7 +85,7 @@ month's deliveries. The other sections give the marginal figures (per-delivery l
 ${table(['per million deliveries', ...HEAD], rows)}
 
 - **Lean's limits of issue 26** ($1.00 one event per request, $0.60 batched) are not met, and no prop meets
-  them: the attempt record's on-demand write unit (${money(writes)}) and the publish (${money(publish)}; ${money(batched)} in batches
+  them: the attempt record's on-demand write units, its item and its by-time index entry (${money(writes)}) and the publish (${money(publish)}; ${money(batched)} in batches
   of 10) alone come to ${money(writes + publish)} and ${money(writes + batched)}. Provisioned writes at 70 % use
   (\`attemptLogCapacity\`) bring lean to ${money(provisioned.healthy.perMillion)} and ${money(provisioned.healthyBatched.perMillion)}.
 - **SQS floor.** A receive or a delete carries at most 10 messages: at least 0.2 requests per message whatever the batch size.

@@ -17,7 +17,7 @@ const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1_000;
 const LIMIT_FLAG = [
   '--limit <n>',
-  `show at most n attempts, newest deliveries first (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`,
+  `show at most n attempts, newest first (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`,
 ] as const;
 /** How often `attempts tail` asks the attempt log for news. */
 const TAIL_INTERVAL_MS = 1_000;
@@ -29,7 +29,7 @@ const TAIL_LOOKBACK_MS = 60_000;
 
 function list(): Command {
   const cmd = leaf('list', {
-    summary: "a connection's recent attempts, newest deliveries first",
+    summary: "a connection's recent attempts, newest first",
     usage: '--connection <connection-id> [--since 1h|30m|2d|<ISO date-time>] [--failed] [--limit <n>]',
     examples: ['webhooks attempts list --connection con_01JD8X3V9W2T6Q4R5S7Y8Z0A1B --since 1h --failed'],
   })
@@ -56,9 +56,7 @@ function list(): Command {
     }
     ctx.print(table(attempts, attemptColumns(ctx.now(), { delivery: true })));
     const more = attempts.length === limit ? ` (the newest ${limit}; --limit shows more)` : '';
-    ctx.print(
-      `\n${plural(attempts.length, 'attempt')}${more}, newest deliveries first (a retry of an older one sits below newer ones). One delivery in full:`,
-    );
+    ctx.print(`\n${plural(attempts.length, 'attempt')}${more}, newest attempt first. One delivery in full:`);
     ctx.print(`  ${ctx.suggest(`attempts get ${attempts[0]!.deliveryId}`)}`);
   });
 }

@@ -1,9 +1,7 @@
 /**
- * The attempt log of one connection, with filters and paging, in the API's order, which is its
- * key's: by event time (the time in the delivery id), newest first, each delivery's attempts
- * latest first. A retried or rate-limited delivery is attempted later than its event, so its
- * attempt times can read older than the rows above; the first column shows the event time the
- * rows are ordered by, and the caption says so rather than "newest first".
+ * The attempt log of one connection, with filters and paging, in the API's order: by attempt
+ * time, newest first. A retried or rate-limited delivery is attempted later than its event, so the
+ * event time (second column) can read older than the rows above; the caption says which is which.
  */
 
 import { useId, useState } from 'preact/hooks';
@@ -131,14 +129,14 @@ export function AttemptLog(props: { api: ApiClient; connectionId: string; refres
           <div class="table-scroll">
             <table class="table stack" aria-label="Attempts">
               <caption class="table-caption">
-                Ordered by event time, newest first, each event's attempts latest first. Attempted is when an
-                attempt was sent: a retried or rate-limited delivery is sent after its event, so its attempts
-                can read older than the rows above.
+                Ordered by when each attempt was sent, newest first. Event time is when its event happened: a
+                retried, rate-limited or recovered delivery is sent after its event, so it can read older than
+                the rows above.
               </caption>
               <thead>
                 <tr>
-                  <th scope="col">Event time</th>
                   <th scope="col">Attempted</th>
+                  <th scope="col">Event time</th>
                   <th scope="col">User</th>
                   <th scope="col">Event</th>
                   <th scope="col">Outcome</th>
@@ -150,13 +148,13 @@ export function AttemptLog(props: { api: ApiClient; connectionId: string; refres
               <tbody>
                 {page.data.data.map((a) => (
                   <tr key={`${a.deliveryId}#${a.attempt}`}>
-                    <td class="nowrap" data-label="Event time">
-                      {formatTime(deliveryCreatedAt(a.deliveryId))}
-                    </td>
                     <td class="nowrap" data-label="Attempted">
                       <a href={href.delivery(a.deliveryId, props.connectionId)}>
                         {formatTime(a.requestedAt)}
                       </a>
+                    </td>
+                    <td class="nowrap" data-label="Event time">
+                      {formatTime(deliveryCreatedAt(a.deliveryId))}
                     </td>
                     <td class="mono break" data-label="User">
                       {a.userId}

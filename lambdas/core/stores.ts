@@ -134,13 +134,6 @@ export interface DeliveryPageQuery {
   cursor?: string;
 }
 
-/**
- * How long before a chart's window its deliveries may have been created and still have
- * attempts inside it (the retry chain spans 7 s; a redrive can be much later). The read covers
- * deliveries created from this long before the window (docs/api.md "What stats cost"):
- * attempts of older deliveries redriven into the window are not in the chart.
- */
-export const RANGE_LOOKBACK_MS = 3_600_000;
 /** Records a chart reads at most; past it the answer says `truncated`. */
 export const MAX_RANGE_ITEMS = 20_000;
 

@@ -11,12 +11,15 @@ import type { AttemptRecord } from '../core/types';
 
 /** At most this many of the application's connections are read (the one asked about first). */
 export const NAME_LOOKUP_CONNECTIONS = 5;
-/** The latest attempt records read of each: first attempts keep the body, retries do not. */
+/** The latest attempt records read of each. */
 export const NAME_LOOKUP_RECORDS = 20;
+/** The newest of the application's deliveries among them whose kept body is looked for. */
+export const NAME_LOOKUP_DELIVERIES = 5;
 
-/** The part of the attempt log the lookup reads. */
+/** The part of the attempt log the lookup reads: listings carry no body, a delivery's attempts do. */
 export interface RecentAttempts {
   list(query: { connectionId: string; limit: number }): Promise<AttemptRecord[]>;
+  ofDelivery(deliveryId: string): Promise<AttemptRecord[]>;
 }
 
 /** The `application.name` a kept body carries, when it is this application's. */
@@ -34,10 +37,11 @@ function nameIn(record: AttemptRecord, applicationId: string): string | undefine
 
 /**
  * The `application.name` of the newest delivery (not a test send) whose body the attempt log
- * keeps, among the latest {@link NAME_LOOKUP_RECORDS} records of each of the first
- * {@link NAME_LOOKUP_CONNECTIONS} connections given. Undefined when none is kept (no event
- * yet, bodies not kept, or expired): the caller then uses the application id. A read that
- * fails counts as nothing found: a name is never worth failing a send for.
+ * keeps, among the {@link NAME_LOOKUP_DELIVERIES} newest deliveries in the latest
+ * {@link NAME_LOOKUP_RECORDS} records of each of the first {@link NAME_LOOKUP_CONNECTIONS}
+ * connections given. Undefined when none is kept (no event yet, bodies not kept, or expired):
+ * the caller then uses the application id. A read that fails counts as nothing found: a name is
+ * never worth failing a send for.
  */
 export async function lastApplicationName(
   attempts: RecentAttempts,
@@ -50,12 +54,17 @@ export async function lastApplicationName(
       attempts.list({ connectionId, limit: NAME_LOOKUP_RECORDS }).catch(() => [] as AttemptRecord[]),
     ),
   );
-  let newest: { at: string; name: string } | undefined;
-  for (const record of reads.flat()) {
-    const name = nameIn(record, applicationId);
-    if (name !== undefined && (!newest || record.requestedAt > newest.at)) {
-      newest = { at: record.requestedAt, name };
+  const newestFirst = reads
+    .flat()
+    .filter((r) => !r.test && r.applicationId === applicationId)
+    .sort((a, b) => (a.requestedAt < b.requestedAt ? 1 : -1));
+  const deliveries = [...new Set(newestFirst.map((r) => r.deliveryId))].slice(0, NAME_LOOKUP_DELIVERIES);
+  for (const deliveryId of deliveries) {
+    const kept = await attempts.ofDelivery(deliveryId).catch(() => [] as AttemptRecord[]);
+    for (const record of kept) {
+      const name = nameIn(record, applicationId);
+      if (name !== undefined) return name;
     }
   }
-  return newest?.name;
+  return undefined;
 }

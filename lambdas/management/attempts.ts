@@ -34,14 +34,14 @@ export class Attempts {
     this.table = table;
   }
 
-  /** Recent attempts of a connection, newest deliveries first, each delivery's attempts latest first. */
+  /** Recent attempts of a connection, newest attempt first. */
   async list(query: AttemptQuery): Promise<AttemptRecord[]> {
     checkConnectionId(query.connectionId);
     return this.table.recent({ ...query, limit: query.limit ?? 50 });
   }
 
   /**
-   * One page of a connection's attempts, newest deliveries first (attempts latest first), filtered (the HTTP API's attempt log);
+   * One page of a connection's attempts, newest attempt first, filtered (the HTTP API's attempt log);
    * `cursor` is the `nextCursor` of the previous page (InvalidCursorError for any other).
    */
   async page(query: AttemptPageQuery): Promise<Page<AttemptRecord>> {

@@ -182,9 +182,9 @@ describe('the web console, walked by a new user', () => {
       log,
       verified.deliveryId!,
     );
-    // The order said as it is: by event time (shown first), not by the attempt's time.
+    // The order said as it is: by when each attempt was sent (shown first), newest first.
     expect(await log.evaluate((el) => el.querySelector('caption')?.textContent ?? '')).toContain(
-      "Ordered by event time, newest first, each event's attempts latest first",
+      'Ordered by when each attempt was sent, newest first.',
     );
     const row = await log.evaluate((el) => el.querySelector('tbody tr')?.textContent ?? '');
     expect(row).toContain('Delivered');
@@ -300,6 +300,8 @@ describe('the web console, walked by a new user', () => {
     const shown = await management.connections.showSecret(stored!.connectionId);
     expect(shown).toMatchObject({ secret: shownSecret, next: { secret: expect.stringMatching(/^whsec_/) } });
     const text = (selector: string) => page.$eval(selector, (el) => el.textContent ?? '');
+    // The panel shows both secrets once it has read them again after the rotation.
+    await page.waitForSelector('code.secret[data-secret="next"]', { timeout: 10_000 });
     expect(await text('code.secret[data-secret="current"]')).toBe(shownSecret);
     expect(await text('code.secret[data-secret="next"]')).toBe(shown.next!.secret);
     // The time the API answers, to the millisecond, written in the browser's zone.

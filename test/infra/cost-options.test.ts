@@ -100,16 +100,18 @@ describe('cost options of the construct', () => {
     expect(report.violations.map((v) => v.ruleName)).toEqual([]);
   });
 
-  it('provisions the attempt log and its index with auto-scaled writes and reads, the other tables on demand', () => {
+  it('provisions the attempt log and its indexes with auto-scaled writes and reads, the other tables on demand', () => {
     const template = templateWith({
       attemptLogCapacity: { minWriteCapacity: 50, maxWriteCapacity: 2_000, minIndexWriteCapacity: 5 },
     });
     const table = attemptsTable(template);
     expect(table.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
     expect(table.ProvisionedThroughput).toEqual({ WriteCapacityUnits: 50, ReadCapacityUnits: 1 });
-    // The index's writes are provisioned too: an index short of capacity throttles the table's writes.
-    expect(table.GlobalSecondaryIndexes.map((i: any) => i.ProvisionedThroughput)).toEqual([
-      { WriteCapacityUnits: 5, ReadCapacityUnits: 1 },
+    // Index writes are provisioned too: an index short of capacity throttles the table's writes. The
+    // by-time index takes every record, so it starts where the table does.
+    expect(table.GlobalSecondaryIndexes.map((i: any) => [i.IndexName, i.ProvisionedThroughput])).toEqual([
+      ['finalFailures', { WriteCapacityUnits: 5, ReadCapacityUnits: 1 }],
+      ['byAttemptTime', { WriteCapacityUnits: 50, ReadCapacityUnits: 1 }],
     ]);
     const others = Object.entries(template.findResources('AWS::DynamoDB::Table')).filter(
       ([id]) => !id.includes('AttemptsTable'),
@@ -137,6 +139,8 @@ describe('cost options of the construct', () => {
       [
         ['dynamodb:index:ReadCapacityUnits', 1, 100, '/index/finalFailures'],
         ['dynamodb:index:WriteCapacityUnits', 5, 2_000, '/index/finalFailures'],
+        ['dynamodb:index:ReadCapacityUnits', 1, 100, '/index/byAttemptTime'],
+        ['dynamodb:index:WriteCapacityUnits', 50, 2_000, '/index/byAttemptTime'],
         ['dynamodb:table:ReadCapacityUnits', 1, 100, ''],
         ['dynamodb:table:WriteCapacityUnits', 50, 2_000, ''],
       ].sort(),
@@ -158,7 +162,7 @@ describe('cost options of the construct', () => {
     acknowledgeNagFindings(stack.delivery);
     const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack);
     expect(report.violations.map((v) => v.ruleName)).toEqual([]);
-    template.resourceCountIs('AWS::ApplicationAutoScaling::ScalingPolicy', 4);
+    template.resourceCountIs('AWS::ApplicationAutoScaling::ScalingPolicy', 6);
     template.allResourcesProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
       TargetTrackingScalingPolicyConfiguration: Match.objectLike({ TargetValue: 50 }),
     });

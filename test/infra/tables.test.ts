@@ -112,8 +112,9 @@ describe('DynamoDB tables', () => {
     });
   });
 
-  it('gives the attempt log exactly one index, the sparse finalFailures index', () => {
+  it('gives the attempt log two indexes: the sparse finalFailures, and byAttemptTime without the body', () => {
     const index = ATTEMPTS_TABLE.finalFailuresIndex;
+    const byTime = ATTEMPTS_TABLE.byTimeIndex;
     expect(attempts.Properties.GlobalSecondaryIndexes).toEqual([
       {
         IndexName: index.name,
@@ -123,7 +124,16 @@ describe('DynamoDB tables', () => {
         ],
         Projection: { ProjectionType: 'ALL' },
       },
+      {
+        IndexName: byTime.name,
+        KeySchema: [
+          { AttributeName: ATTEMPTS_TABLE.partitionKey, KeyType: 'HASH' },
+          { AttributeName: 'requestedAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...byTime.projected] },
+      },
     ]);
+    expect(byTime.projected).not.toContain('body');
     expect(attempts.Properties.LocalSecondaryIndexes).toBeUndefined();
   });
 

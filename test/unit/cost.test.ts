@@ -58,9 +58,11 @@ describe('figures from a bench run', () => {
     const volume = structuredClone(results.volume!);
     const failing = volume.deliveries.failing;
     failing.itemBytes = [700, 700, 700, 800];
-    failing.indexWriteUnits = 1;
+    // Four by-time entries and the final failure's entry.
+    failing.indexEntryBytes = [500, 500, 500, 600, 800];
+    failing.indexWriteUnits = 5;
     failing.parked = { itemBytes: 1_100, indexBytes: 300, writeUnits: 3 };
-    failing.writeUnits = 4 + 1 + 3;
+    failing.writeUnits = 4 + 5 + 3;
     const apiCalls = structuredClone(results.apiCalls!);
     // Per delivery: 4 attempt items, the parked item, and one health update.
     apiCalls.phases.failing.deliveries = 1;
@@ -72,9 +74,9 @@ describe('figures from a bench run', () => {
     const kind = figuresFrom({ ...results, volume, apiCalls }).kinds.failing;
     expect(kind.items).toBe(5);
     expect(kind.itemBytes).toBe(700 * 3 + 800 + 1_100);
-    expect(kind.indexItems).toBe(2);
-    expect(kind.indexBytes).toBe(800 + 300);
+    expect(kind.indexItems).toBe(6);
+    expect(kind.indexBytes).toBe(500 * 3 + 600 + 800 + 300);
     expect(kind.dynamoWrites).toBe(6);
-    expect(kind.writeUnits).toBe(8 + 1);
+    expect(kind.writeUnits).toBe(12 + 1);
   });
 });

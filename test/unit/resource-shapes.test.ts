@@ -7,6 +7,7 @@
 
 import { readFileSync } from 'node:fs';
 import ts from 'typescript';
+import { ATTEMPTS_TABLE } from '../../lambdas/adapters/dynamodb/tables';
 import { AttemptSchema } from '../../lambdas/api/delivery-schemas';
 import { ParkedSchema, StatsSchema } from '../../lambdas/api/schemas';
 import { formattedShapeTypes, RESOURCE_TYPES } from '../../scripts/shape-types';
@@ -45,5 +46,11 @@ describe("the API's resources", () => {
   ])('declare %s once: no production file lists its fields by hand', (_name, fields, atLeast) => {
     expect(fields.length).toBeGreaterThanOrEqual(atLeast);
     expect(handWritten(fields, atLeast)).toEqual([]);
+  });
+
+  it("are what the attempt log's by-time index carries: every field of an attempt, and never the body", () => {
+    const byTime = ATTEMPTS_TABLE.byTimeIndex;
+    const carried = [ATTEMPTS_TABLE.partitionKey, byTime.sortKey, ...byTime.projected];
+    expect(carried.sort()).toEqual(Object.keys(AttemptSchema.shape).sort());
   });
 });

@@ -14,9 +14,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { deliveryIdTimePrefix } from '../../core/ids';
-import { type AttemptPageQuery, MAX_RANGE_ITEMS, RANGE_LOOKBACK_MS, type RangeRead } from '../../core/stores';
-import type { AttemptRecord } from '../../core/types';
-import { attemptSortKey, recordOf } from './attempt-item';
+import type { AttemptPageQuery } from '../../core/stores';
 import { ATTEMPTS_TABLE } from './tables';
 
 const SK = ATTEMPTS_TABLE.sortKey;
@@ -106,17 +104,23 @@ export function mergeNewestFirst(lists: readonly Item[][], limit: number): Item[
  * least advanced frontier), newest first, up to `limit`; `next` is the `sk` to resume below
  * (absent when every partition is read to its end and nothing was left out).
  */
-export function mergePages(parts: readonly PartialPage[], limit: number): { items: Item[]; next?: string } {
+export function mergePages(
+  parts: readonly PartialPage[],
+  limit: number,
+  positionOf: (item: Item) => string = skOf,
+): { items: Item[]; next?: string } {
   const frontiers = parts.flatMap((p) => (p.frontier === undefined ? [] : [p.frontier]));
   // Items below the least advanced frontier may have unread neighbours in that partition.
   const floor = frontiers.sort().at(-1);
   const seen = parts
     .flatMap((p) => p.items)
-    .filter((item) => floor === undefined || skOf(item) >= floor)
-    .sort(newestFirst);
+    .filter((item) => floor === undefined || positionOf(item) >= floor)
+    .sort((a, b) => (positionOf(a) < positionOf(b) ? 1 : positionOf(a) > positionOf(b) ? -1 : 0))
+    // A record found in two shards (written twice across a raise) counts once.
+    .filter((item, i, all) => i === 0 || positionOf(all[i - 1]!) !== positionOf(item));
   const items = seen.slice(0, limit);
   if (items.length === limit && (seen.length > limit || floor !== undefined)) {
-    return { items, next: skOf(items.at(-1)!) };
+    return { items, next: positionOf(items.at(-1)!) };
   }
   return floor === undefined ? { items } : { items, next: floor };
 }
@@ -129,15 +133,17 @@ export function mergePages(parts: readonly PartialPage[], limit: number): { item
 export function pageConditions(
   query: Pick<AttemptPageQuery, 'since' | 'until' | 'outcome' | 'final'>,
   after: string | undefined,
+  timeAttribute = 'requestedAt',
 ): { below?: string; filters: string[]; names: Key; values: Item } {
   const filters: string[] = [];
   const names: Key = { '#c': ATTEMPTS_TABLE.partitionKey };
   const values: Item = {};
   let below = after;
+  if (query.until || query.since) names['#t'] = timeAttribute;
   if (query.until) {
     const hi = `${deliveryIdTimePrefix(query.until.getTime())}~`;
     if (below === undefined || hi < below) below = hi;
-    filters.push('requestedAt < :until');
+    filters.push('#t < :until');
     values[':until'] = query.until.toISOString();
   }
   if (below !== undefined) {
@@ -145,7 +151,7 @@ export function pageConditions(
     values[':below'] = below;
   }
   if (query.since) {
-    filters.push('requestedAt >= :since');
+    filters.push('#t >= :since');
     values[':since'] = query.since.toISOString();
   }
   if (query.outcome) {
@@ -188,53 +194,4 @@ export function partitionParts(
       ),
     ),
   );
-}
-
-/**
- * A chart's read (AttemptTable.inRange): the attempts of these partitions requested in
- * [since, until), reading the deliveries created from RANGE_LOOKBACK_MS before `since`, up to
- * MAX_RANGE_ITEMS records, with the read units the store reported; oldest first.
- */
-export async function rangeRead(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  partitions: readonly string[],
-  query: { since: Date; until: Date },
-): Promise<RangeRead> {
-  const items: AttemptRecord[] = [];
-  let scanned = 0;
-  let readUnits = 0;
-  let startKey: Key | undefined;
-  const since = query.since.toISOString();
-  const until = query.until.toISOString();
-  for (const partition of partitions) {
-    do {
-      const out = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: '#c = :c AND #sk BETWEEN :lo AND :hi',
-          ExpressionAttributeNames: { '#c': ATTEMPTS_TABLE.partitionKey, '#sk': SK },
-          ExpressionAttributeValues: {
-            ':c': partition,
-            ':lo': deliveryIdTimePrefix(query.since.getTime() - RANGE_LOOKBACK_MS),
-            ':hi': `${deliveryIdTimePrefix(query.until.getTime())}~`,
-          },
-          ExclusiveStartKey: startKey,
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-      );
-      readUnits += out.ConsumedCapacity?.CapacityUnits ?? 0;
-      for (const item of out.Items ?? []) {
-        scanned++;
-        const record = recordOf(item);
-        if (record.requestedAt >= since && record.requestedAt < until) items.push(record);
-      }
-      startKey = out.LastEvaluatedKey as Key | undefined;
-    } while (startKey && scanned < MAX_RANGE_ITEMS);
-    if (startKey) break;
-  }
-  // Oldest first, as one partition gives them.
-  const position = (r: AttemptRecord) => attemptSortKey(r.deliveryId, r.attempt);
-  items.sort((a, b) => (position(a) < position(b) ? -1 : 1));
-  return { items, scanned, readUnits, truncated: startKey !== undefined };
 }

@@ -45,17 +45,9 @@ import {
   recordOf,
   shardPartition,
 } from './attempt-item';
+import { addFilter, LogReads, logConditions, positionParts } from './attempt-log-reads';
 import { putOnce, readItem } from './attempt-put';
-import {
-  type Item,
-  type Key,
-  mergeNewestFirst,
-  mergePages,
-  PartitionReads,
-  pageConditions,
-  partitionParts,
-  rangeRead,
-} from './attempt-reads';
+import { type Item, mergeNewestFirst, PartitionReads } from './attempt-reads';
 import { documentClient, isConditionFailed } from './client';
 import { DeliveryReads } from './delivery-reads';
 import { ATTEMPTS_TABLE } from './tables';
@@ -86,6 +78,7 @@ export class DynamoAttempts implements AttemptTable {
   private readonly tableName: string;
   private readonly shards: DynamoAttemptsOptions['shards'];
   private readonly reads: PartitionReads;
+  private readonly log: LogReads;
   private readonly deliveryReads: DeliveryReads;
   /** Whether appends write each delivery's lookup items (delivery search). */
   readonly lookups: boolean;
@@ -96,6 +89,7 @@ export class DynamoAttempts implements AttemptTable {
     this.shards = options.shards;
     this.lookups = options.lookups ?? false;
     this.reads = new PartitionReads(this.client, this.tableName);
+    this.log = new LogReads(this.client, this.tableName);
     this.deliveryReads = new DeliveryReads(this.client, this.tableName, this.reads, (id) =>
       this.partitionsOf(id),
     );
@@ -225,35 +219,10 @@ export class DynamoAttempts implements AttemptTable {
     failed?: boolean;
     limit: number;
   }): Promise<AttemptRecord[]> {
-    const filters: string[] = [];
-    const values: Item = {};
-    const names: Key = { '#c': PK };
-    if (query.since) {
-      filters.push('requestedAt >= :since');
-      values[':since'] = query.since.toISOString();
-    }
-    if (query.failed) {
-      filters.push('#o <> :delivered');
-      names['#o'] = 'outcome';
-      values[':delivered'] = 'delivered';
-    }
+    const conditions = logConditions({ since: query.since });
+    if (query.failed) addFilter(conditions, 'outcome', '<>', 'delivered');
     const partitions = await this.partitionsOf(query.connectionId);
-    const found = await Promise.all(
-      partitions.map((partition) =>
-        this.reads.collect(
-          {
-            KeyConditionExpression: '#c = :c',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...values, ':c': partition },
-            ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-            ScanIndexForward: false,
-            Limit: Math.min(query.limit, 100),
-          },
-          query.limit,
-        ),
-      ),
-    );
-    return mergeNewestFirst(found, query.limit).map(recordOf);
+    return (await this.log.recent(partitions, conditions, query.limit)).map(recordOf);
   }
 
   async finalFailures(query: { days: number; limit: number; now: Date }): Promise<AttemptRecord[]> {
@@ -283,14 +252,15 @@ export class DynamoAttempts implements AttemptTable {
   }
 
   async page(query: AttemptPageQuery): Promise<Page<AttemptRecord>> {
-    const after = decodeCursor(query.cursor, LISTING, query.connectionId, 1);
-    const conditions = pageConditions(query, after?.[0]);
+    const after = decodeCursor(query.cursor, LISTING, query.connectionId, 2);
+    const conditions = logConditions(query, after ? after.join('|') : undefined);
     const partitions = await this.partitionsOf(query.connectionId);
-    const parts = await partitionParts(this.reads, partitions, conditions, query.limit);
-    const page = mergePages(parts, query.limit);
+    const page = await this.log.page(partitions, conditions, query.limit);
     return {
       items: page.items.map(recordOf),
-      ...(page.next ? { nextCursor: encodeCursor(LISTING, query.connectionId, [page.next]) } : {}),
+      ...(page.next
+        ? { nextCursor: encodeCursor(LISTING, query.connectionId, positionParts(page.next)) }
+        : {}),
     };
   }
 
@@ -299,7 +269,6 @@ export class DynamoAttempts implements AttemptTable {
   }
 
   async inRange(query: { connectionId: string; since: Date; until: Date }): Promise<RangeRead> {
-    const partitions = await this.partitionsOf(query.connectionId);
-    return rangeRead(this.client, this.tableName, partitions, query);
+    return this.log.range(await this.partitionsOf(query.connectionId), query);
   }
 }

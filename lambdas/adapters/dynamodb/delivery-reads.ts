@@ -21,6 +21,7 @@ import { ATTEMPTS_TABLE } from './tables';
 const PK = ATTEMPTS_TABLE.partitionKey;
 const SK = ATTEMPTS_TABLE.sortKey;
 const OF_CONNECTION = ATTEMPTS_TABLE.lookupConnectionAttribute;
+const FIRST_ATTEMPT_AT = ATTEMPTS_TABLE.lookupTimeAttribute;
 /** The listings a deliveries cursor belongs to: positions are sort keys of one kind of item each. */
 const LISTING = { logs: 'deliveries', lookup: 'deliveries-by' } as const;
 
@@ -36,7 +37,7 @@ export function lookupItems(record: AttemptRecord): Item[] {
     [OF_CONNECTION]: record.connectionId,
     eventId: record.eventId,
     userId: record.userId,
-    requestedAt: record.requestedAt,
+    [FIRST_ATTEMPT_AT]: record.requestedAt,
     expiresAt: record.expiresAt,
   };
   return [
@@ -88,9 +89,9 @@ export class DeliveryReads {
 
   private async lookup(query: DeliveryPageQuery, partition: string): Promise<Page<DeliveryRef>> {
     const after = decodeCursor(query.cursor, LISTING.lookup, partition, 1)?.[0];
-    // The same key bound and time filters as a connection's page (pageConditions): lookup items
-    // carry the delivery id as sort key and the first attempt's requestedAt.
-    const conditions = pageConditions(query, after);
+    // The same key bound and time filters as the logs' listing (pageConditions): lookup items
+    // carry the delivery id as sort key and the first attempt's time.
+    const conditions = pageConditions(query, after, FIRST_ATTEMPT_AT);
     if (query.connectionId) {
       conditions.filters.push('#oc = :oc');
       conditions.names['#oc'] = OF_CONNECTION;
@@ -104,7 +105,7 @@ export class DeliveryReads {
         connectionId: item[OF_CONNECTION] as string,
         eventId: item.eventId as string,
         userId: item.userId as string,
-        requestedAt: item.requestedAt as string,
+        requestedAt: item[FIRST_ATTEMPT_AT] as string,
       })),
       ...(page.next ? { nextCursor: encodeCursor(LISTING.lookup, partition, [page.next]) } : {}),
     };

@@ -28,7 +28,11 @@ export const CONNECTIONS_TABLE = {
  *   attempt of an unsharded connection) and `connectionId#<shard>` for the others; the shard
  *   comes from the delivery id (core/ids.ts deliveryShard), so all attempts of one delivery
  *   placed under one count share a partition.
- * - No index is written by a successful attempt: a success costs one write unit.
+ * - `byAttemptTime` orders a connection's log by attempt time: partition the same `connectionId`
+ *   (shard) value, sort key the record's own `requestedAt`, so records written before the index
+ *   existed are indexed too. Every record writes one entry (one write unit: the projection leaves
+ *   out the body); attempts that start in the same millisecond tie on its key, and reads order
+ *   them by `sk` (attempt-log-reads.ts). No other item of the table has a `requestedAt`.
  * - `finalFailures` is sparse: only items of a final failed attempt carry its keys.
  *   Its partition is the UTC day of the failure and a shard of it (`YYYY-MM-DD` for shard 0,
  *   as items written before sharding have it; `YYYY-MM-DD#<shard>` for the others), the shard
@@ -38,7 +42,8 @@ export const CONNECTIONS_TABLE = {
  *   also writes two small lookup items, partition `<applicationId>#user#<userId>` and
  *   `<applicationId>#event#<eventId>` (application ids start `app_`, so they never meet a
  *   connection's), sort key the delivery id: "an application's deliveries for a user (or an
- *   event), newest first" is one Query. They expire with the first attempt's record.
+ *   event), newest first" is one Query. They expire with the first attempt's record. Their time
+ *   is `firstAttemptAt`, not `requestedAt`, so they never reach `byAttemptTime`.
  */
 export const ATTEMPTS_TABLE = {
   partitionKey: 'connectionId',
@@ -49,10 +54,43 @@ export const ATTEMPTS_TABLE = {
     partitionKey: 'failedOn',
     sortKey: 'failedKey',
   },
+  /** The log in attempt-time order; it carries every field of an attempt but its body. */
+  byTimeIndex: {
+    name: 'byAttemptTime',
+    partitionKey: 'connectionId',
+    sortKey: 'requestedAt',
+    /** Non-key attributes the index carries: the API's attempt (api/delivery-schemas.ts AttemptSchema). */
+    projected: [
+      'deliveryId',
+      'attempt',
+      'eventId',
+      'applicationId',
+      'userId',
+      'event',
+      'method',
+      'target',
+      'durationMs',
+      'outcome',
+      'statusCode',
+      'responseSnippet',
+      'error',
+      'nextAttemptAt',
+      'final',
+      'test',
+      'traceId',
+      'sendId',
+      'expiresAt',
+      'requestHeaders',
+      'resentAs',
+      'trigger',
+    ],
+  },
   /** Partitions of each day of the final-failures index: 8 × ~900 final failures/s (docs/scale.md). */
   finalFailuresShards: 8,
   /** The lookup items' own attribute: the connection of the delivery (the key holds the lookup). */
   lookupConnectionAttribute: 'ofConnection',
+  /** The lookup items' time: their first attempt's `requestedAt`, under a name no index reads. */
+  lookupTimeAttribute: 'firstAttemptAt',
 } as const;
 
 /**

@@ -44,8 +44,7 @@ function listAttemptsRoute(app: OpenAPIHono<ApiEnv>, deps: ApiDeps): void {
       method: 'get',
       path: `${BASE}/connections/{connectionId}/attempts`,
       tags: [TAG_LOGS],
-      summary:
-        "Attempt log of a connection, newest deliveries first (each delivery's attempts latest first), with filters",
+      summary: 'Attempt log of a connection, by attempt time, newest first, with filters',
       request: { params: ConnectionParams, query: AttemptQuery },
       responses: { 200: jsonOk(AttemptPageSchema, 'one page of attempts'), ...errorResponses(400) },
     }),

@@ -2,10 +2,9 @@
  * The attempt log in memory (core/stores.ts AttemptTable), behaving as
  * lambdas/adapters/dynamodb/attempts.ts does: a record is never replaced (the same one again is
  * a `duplicate`, another one of the same send a `conflict`, another send's kept beside it under
- * its send id); a connection's attempts come newest first
- * by delivery id (ids are time-ordered) then attempt number; final failures by UTC day, newest
- * first; pages resume from opaque cursors bound to the connection; a chart reads the deliveries
- * created from RANGE_LOOKBACK_MS before its window. The contract suite
+ * its send id); a connection's attempts come newest first by attempt time, a tie by delivery id
+ * then attempt number; final failures by UTC day, newest first; pages resume from opaque cursors
+ * bound to the connection; a chart reads the attempts of its window. The contract suite
  * (test/contract/attempts.test.ts) runs the same tests against both.
  *
  * One difference is DynamoDB's alone: a successful attempt's record is not trimmed to one
@@ -14,7 +13,7 @@
 
 import { MAX_ATTEMPT } from '../../../lambdas/core/constants';
 import { decodeCursor, encodeCursor } from '../../../lambdas/core/cursor';
-import { connectionIdOf, deliveryIdTimePrefix } from '../../../lambdas/core/ids';
+import { connectionIdOf } from '../../../lambdas/core/ids';
 import type { AppendOutcome } from '../../../lambdas/core/ports';
 import {
   type AttemptPageQuery,
@@ -23,7 +22,6 @@ import {
   type DeliveryRef,
   MAX_RANGE_ITEMS,
   type Page,
-  RANGE_LOOKBACK_MS,
   type RangeRead,
 } from '../../../lambdas/core/stores';
 import type { AttemptRecord } from '../../../lambdas/core/types';
@@ -38,6 +36,9 @@ const repeatKeys = new WeakMap<AttemptRecord, string>();
 const position = (r: AttemptRecord) =>
   repeatKeys.get(r) ?? `${r.deliveryId}#${String(r.attempt).padStart(4, '0')}`;
 const newestFirst = (a: AttemptRecord, b: AttemptRecord) => (position(a) < position(b) ? 1 : -1);
+/** Where a record sorts in its connection's log: attempt time, then its position. */
+const logPosition = (r: AttemptRecord) => `${r.requestedAt}|${position(r)}`;
+const newestAttemptFirst = (a: AttemptRecord, b: AttemptRecord) => (logPosition(a) < logPosition(b) ? 1 : -1);
 
 export class MemoryAttempts implements AttemptTable {
   /** Every record written, in the order written (tests may empty it; the log keeps them). */
@@ -105,13 +106,14 @@ export class MemoryAttempts implements AttemptTable {
 
   /** A connection's records, newest first. */
   private log(connectionId: string): AttemptRecord[] {
-    return [...this.byKey.values()].filter((r) => r.connectionId === connectionId).sort(newestFirst);
+    return [...this.byKey.values()].filter((r) => r.connectionId === connectionId).sort(newestAttemptFirst);
   }
 
   async ofDelivery(deliveryId: string): Promise<AttemptRecord[]> {
     this.check('ofDelivery');
     return this.log(connectionIdOf(deliveryId))
       .filter((r) => r.deliveryId === deliveryId)
+      .sort(newestFirst)
       .reverse()
       .slice(0, MAX_ATTEMPT);
   }
@@ -147,23 +149,21 @@ export class MemoryAttempts implements AttemptTable {
 
   async page(query: AttemptPageQuery): Promise<Page<AttemptRecord>> {
     this.check('page');
-    const after = decodeCursor(query.cursor, LISTING, query.connectionId, 1)?.[0];
+    const after = decodeCursor(query.cursor, LISTING, query.connectionId, 2)?.join('|');
     const since = query.since?.toISOString();
     const until = query.until?.toISOString();
-    // No delivery created after `until` can have an attempt before it: the same key bound.
-    const highest = query.until ? `${deliveryIdTimePrefix(query.until.getTime())}~` : undefined;
     const rest = this.log(query.connectionId).filter(
       (r) =>
-        (after === undefined || position(r) < after) &&
-        (highest === undefined || position(r) <= highest) &&
+        (after === undefined || logPosition(r) < after) &&
         (until === undefined || r.requestedAt < until) &&
         (since === undefined || r.requestedAt >= since) &&
         (query.outcome === undefined || r.outcome === query.outcome) &&
         (query.final === undefined || r.final === query.final),
     );
     const items = rest.slice(0, query.limit);
+    const last = items.at(-1)!;
     return rest.length > items.length
-      ? { items, nextCursor: encodeCursor(LISTING, query.connectionId, [position(items.at(-1)!)]) }
+      ? { items, nextCursor: encodeCursor(LISTING, query.connectionId, [last.requestedAt, position(last)]) }
       : { items };
   }
 
@@ -208,20 +208,13 @@ export class MemoryAttempts implements AttemptTable {
 
   async inRange(query: { connectionId: string; since: Date; until: Date }): Promise<RangeRead> {
     this.check('inRange');
-    const lowest = deliveryIdTimePrefix(query.since.getTime() - RANGE_LOOKBACK_MS);
-    const highest = `${deliveryIdTimePrefix(query.until.getTime())}~`;
-    const read = this.log(query.connectionId)
-      .reverse()
-      .filter((r) => position(r) >= lowest && position(r) <= highest);
-    const scanned = read.slice(0, MAX_RANGE_ITEMS);
     const since = query.since.toISOString();
     const until = query.until.toISOString();
-    return {
-      items: scanned.filter((r) => r.requestedAt >= since && r.requestedAt < until),
-      scanned: scanned.length,
-      readUnits: 0,
-      truncated: read.length > scanned.length,
-    };
+    const read = this.log(query.connectionId)
+      .reverse()
+      .filter((r) => r.requestedAt >= since && r.requestedAt < until);
+    const items = read.slice(0, MAX_RANGE_ITEMS);
+    return { items, scanned: items.length, readUnits: 0, truncated: read.length > items.length };
   }
 }
 

@@ -8,11 +8,11 @@ import { WebhookManagement } from '../../../lambdas/management';
 import { lastApplicationName } from '../../../lambdas/management/application-name';
 import { testPayloadBody } from '../../../lambdas/management/test-send';
 
-const record = (connectionId: string, requestedAt: string, fields: Partial<AttemptRecord> = {}) =>
+const record = (deliveryId: string, requestedAt: string, fields: Partial<AttemptRecord> = {}) =>
   ({
-    deliveryId: `dlv_x_${connectionId}`,
+    deliveryId,
     attempt: 1,
-    connectionId,
+    connectionId: deliveryId.split('_').at(-1),
     applicationId: 'app_1',
     requestedAt,
     outcome: 'delivered',
@@ -23,33 +23,45 @@ const body = (name: string, id = 'app_1') =>
   JSON.stringify({ event: 'user.identified', user: { id: 'usr_1' }, application: { id, name } });
 
 describe('the name an application last carried', () => {
-  const log: Record<string, AttemptRecord[]> = {
-    con_a: [
-      record('con_a', '2026-11-21T15:05:00.000Z', { body: body('Send Test'), test: true }),
-      record('con_a', '2026-11-21T15:04:00.000Z', { attempt: 2 }), // a retry: no body
-      record('con_a', '2026-11-21T15:01:00.000Z', { body: body('Acme (old)') }),
+  // Each delivery's attempts, oldest first: the first keeps the body.
+  const deliveries: Record<string, AttemptRecord[]> = {
+    dlv_test_a: [record('dlv_test_a', '2026-11-21T15:05:00.000Z', { body: body('Send Test'), test: true })],
+    dlv_old_a: [
+      record('dlv_old_a', '2026-11-21T15:01:00.000Z', { body: body('Acme (old)'), outcome: 'timeout' }),
+      record('dlv_old_a', '2026-11-21T15:01:01.000Z', { attempt: 2 }),
     ],
-    con_b: [
-      record('con_b', '2026-11-21T15:03:00.000Z', { body: body('Acme Extension') }),
-      record('con_b', '2026-11-21T15:02:00.000Z', { body: '{not json' }),
+    dlv_new_b: [record('dlv_new_b', '2026-11-21T15:03:00.000Z', { body: body('Acme Extension') })],
+    dlv_broken_b: [record('dlv_broken_b', '2026-11-21T15:02:00.000Z', { body: '{not json' })],
+    dlv_other_c: [
+      record('dlv_other_c', '2026-11-21T15:09:00.000Z', {
+        applicationId: 'app_2',
+        body: body('Other', 'app_2'),
+      }),
     ],
-    con_c: [record('con_c', '2026-11-21T15:09:00.000Z', { body: body('Other', 'app_2') })],
   };
+  // The listings carry no body, newest attempt first.
+  const log: Record<string, AttemptRecord[]> = {};
+  for (const r of Object.values(deliveries).flat().reverse()) {
+    const { body: _body, ...listed } = r;
+    log[r.connectionId] = [...(log[r.connectionId] ?? []), listed as AttemptRecord];
+  }
   const attempts = {
     list: async ({ connectionId }: { connectionId: string }) => {
       if (connectionId === 'con_broken') throw new Error('ProvisionedThroughputExceededException');
       return log[connectionId] ?? [];
     },
+    ofDelivery: async (deliveryId: string) => deliveries[deliveryId] ?? [],
   };
 
-  it("is the newest kept body's, leaving out test sends, retries, broken bodies and other applications'", async () => {
-    expect(await lastApplicationName(attempts, 'app_1', ['con_a', 'con_b', 'con_c'])).toBe('Acme Extension');
-    expect(await lastApplicationName(attempts, 'app_1', ['con_a'])).toBe('Acme (old)');
+  it("is the newest kept body's, leaving out test sends, broken bodies and other applications'", async () => {
+    expect(await lastApplicationName(attempts, 'app_1', ['a', 'b', 'c'])).toBe('Acme Extension');
+    expect(await lastApplicationName(attempts, 'app_1', ['a'])).toBe('Acme (old)');
+    expect(await lastApplicationName(attempts, 'app_1', ['c'])).toBeUndefined();
   });
 
   it('is unknown when no body names it, and a read that fails counts as nothing found', async () => {
-    expect(await lastApplicationName(attempts, 'app_1', ['con_broken', 'con_c'])).toBeUndefined();
-    expect(await lastApplicationName(attempts, 'app_1', ['con_broken', 'con_b'])).toBe('Acme Extension');
+    expect(await lastApplicationName(attempts, 'app_1', ['con_broken', 'c'])).toBeUndefined();
+    expect(await lastApplicationName(attempts, 'app_1', ['con_broken', 'b'])).toBe('Acme Extension');
   });
 
   it("reads the connection asked about first, then a page of the application's connections", async () => {
@@ -66,10 +78,11 @@ describe('the name an application last carried', () => {
     const list = jest
       .spyOn(webhooks.attempts, 'list')
       .mockImplementation(async (q) => log[q.connectionId] ?? []);
+    jest.spyOn(webhooks.attempts, 'ofDelivery').mockImplementation(attempts.ofDelivery);
     const page = jest
       .spyOn(webhooks.connections, 'page')
-      .mockResolvedValue({ items: [{ connectionId: 'con_a' }, { connectionId: 'con_b' }] as Connection[] });
-    expect(await webhooks.applicationName('app_1', 'con_a')).toBe('Acme (old)');
+      .mockResolvedValue({ items: [{ connectionId: 'a' }, { connectionId: 'b' }] as Connection[] });
+    expect(await webhooks.applicationName('app_1', 'a')).toBe('Acme (old)');
     expect(page).not.toHaveBeenCalled();
     expect(await webhooks.applicationName('app_1', 'con_new')).toBe('Acme Extension');
     expect(page).toHaveBeenCalledWith({ applicationId: 'app_1', limit: 5 });
