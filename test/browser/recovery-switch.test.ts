@@ -14,7 +14,7 @@ import { ENV } from '../../lambdas/config';
 import type { WebhookManagement } from '../../lambdas/management';
 import { parkedAt } from '../support/fixtures';
 import { type Receiver, respond } from '../support/receivers';
-import { byRole, clickButton, fill, waitForText } from './support/browser';
+import { byRole, clickButton, fill, screenshot, waitForText } from './support/browser';
 import { type ConsoleHarness, startConsoleHarness } from './support/console-harness';
 
 const applicationId = `app_recovery_${randomBytes(6).toString('hex')}`;
@@ -105,6 +105,7 @@ it('unchecking Automatic recovery on Edit saves it off, says so, and no longer p
   await byRole(page, 'heading', 'Edit connection');
   expect(await box()).toBe(true);
   await (await byRole(page, 'checkbox', 'Automatic recovery')).click();
+  await screenshot(page, 'recovery-switch-edit');
   const { body, answer, status } = await sent('PATCH', () => clickButton(page, 'Save changes'));
   expect(status).toBe(200);
   expect(body.recoveryProbes).toBe(false);
@@ -116,6 +117,7 @@ it('unchecking Automatic recovery on Edit saves it off, says so, and no longer p
   expect(line).not.toContain('next check');
   expect(line).toMatch(/^Endpoint down since .+\. Automatic recovery is off for this connection/);
   expect(line).toContain('parked deliveries wait for Recover');
+  await screenshot(page, 'recovery-switch-off');
 });
 
 it('an edit that leaves the box alone does not send it; checking it again sends true', async () => {
