@@ -3,7 +3,8 @@
  * (docs/console.md, docs/operations.md "Recovery checks"): Edit unchecks it and saves
  * `recoveryProbes: false`, the page then says it is off and the parked panel no longer promises a
  * check (a check stored before the switch is never made); Add with the box unchecked creates the
- * connection with it off; an edit that leaves the box alone does not send the field at all.
+ * connection with it off; an edit that leaves the box alone does not send the field at all; a
+ * connection with it off and deliveries parked says they wait for Recover.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -27,6 +28,8 @@ let page: Page;
 let origin: string;
 /** Down, with a recovery check stored and three deliveries parked. */
 let down: string;
+/** Created with its own recovery checks off, one delivery parked, no probe fields in its health. */
+let manual: string;
 
 beforeAll(async () => {
   harness = await startConsoleHarness({
@@ -53,6 +56,15 @@ beforeAll(async () => {
       const parked = new DynamoParked({ tableName: process.env[ENV.parkedTable]! });
       for (const i of [0, 1, 2])
         await parked.park(parkedAt(down, applicationId, Date.now() - 15 * 60_000 + i * 60_000));
+      manual = (
+        await m.connections.create({
+          applicationId,
+          name: 'Billing',
+          url: `${r.url}/b`,
+          recoveryProbes: false,
+        })
+      ).connectionId;
+      await parked.park(parkedAt(manual, applicationId, Date.now() - 5 * 60_000));
     },
   });
   ({ management, receiver } = harness);
@@ -153,4 +165,13 @@ it('Add with Automatic recovery unchecked creates the connection with it off', a
   expect(created).toMatchObject({ name: 'Ledger', recoveryProbes: false });
   await byRole(page, 'heading', 'Signing secret');
   await settingReads(OFF);
+});
+
+it('says parked deliveries wait for Recover on a connection with it off, even with no check ever stored', async () => {
+  await page.goto(`${origin}/console/#/connections/${manual}`);
+  await byRole(page, 'table', 'Parked deliveries');
+  await settingReads(OFF);
+  expect(await recoveryLine()).toBe(
+    'Automatic recovery is off for this connection: parked deliveries wait for Recover.',
+  );
 });
