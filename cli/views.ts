@@ -97,7 +97,10 @@ export function connectionBlock(
     ['recovery checks', c.recoveryProbes === false ? 'off for this connection (recover by hand)' : undefined],
     ['enabled', enabledLine(c)],
     ['health', healthLine(c.health, now)],
-    ['recovery', recoveryStatus(c.health, (iso) => when(iso, now) ?? iso)],
+    [
+      'recovery',
+      recoveryStatus(c.health, (iso) => when(iso, now) ?? iso, { probesOff: c.recoveryProbes === false }),
+    ],
     // Shown once raised (`connections shards`): listings read one Query per shard.
     ['attempt shards', c.attemptShards ? currentAttemptShards(c) : undefined],
     // A rotation's new secret waiting for its switch time (show-secret prints both).

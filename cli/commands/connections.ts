@@ -247,7 +247,9 @@ function parked(): Command {
     const page = await webhooks.listParked(connectionId, { since, limit });
     ctx.printJson(page);
     const connection = await webhooks.connections.get(connectionId);
-    const status = recoveryStatus(connection.health, (iso) => when(iso, ctx.now()) ?? iso);
+    const status = recoveryStatus(connection.health, (iso) => when(iso, ctx.now()) ?? iso, {
+      probesOff: connection.recoveryProbes === false,
+    });
     if (page.data.length === 0) {
       ctx.print(`No parked deliveries for ${connectionId}${since ? ` since ${since}` : ''}.`);
       return;

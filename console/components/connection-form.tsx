@@ -1,6 +1,6 @@
 /**
- * Type, Name, URL, Method and Headers of a webhook connection, each with a visible label bound
- * to its input and its own error beside it. The simple rules are checked before anything is
+ * Type, Name, URL, Method, Rate limit, Headers and Automatic recovery of a webhook connection,
+ * each with a visible label bound to its input and its own error beside it. The simple rules are checked before anything is
  * sent and every broken one is shown at once (console/connection-rules.ts); a refusal of the
  * API is shown, in words, beside the field it names. Focus goes to the first field to fix.
  */
@@ -42,6 +42,9 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
   const [headers, setHeaders] = useState(initialHeaders);
   const initialRate = initial?.rateLimit !== undefined ? String(initial.rateLimit) : '';
   const [rateLimit, setRateLimit] = useState(initialRate);
+  // Absent means on (the stack's recovery checks apply); only an explicit false turns it off.
+  const initialRecovery = initial?.recoveryProbes !== false;
+  const [recovery, setRecovery] = useState(initialRecovery);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -78,6 +81,8 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
       if (rateLimit !== initialRate && 'value' in rate) {
         if (rate.value !== null || initial) input.rateLimit = rate.value;
       }
+      // Sent only when it differs from what is stored (at create: from the default, on).
+      if (recovery !== initialRecovery) input.recoveryProbes = recovery;
       await onSubmit(input);
     } catch (error) {
       const field = error instanceof ApiCallError ? fieldOf(error.field) : undefined;
@@ -202,6 +207,22 @@ export function ConnectionForm({ initial, submitLabel, busyLabel, onSubmit, onCa
           />
         )}
       </FieldBlock>
+      <div class="field check-field">
+        <input
+          id={`${id}-recovery`}
+          name="recoveryProbes"
+          type="checkbox"
+          class="check-input"
+          checked={recovery}
+          onChange={(e) => setRecovery(e.currentTarget.checked)}
+          aria-describedby={`${id}-recovery-hint`}
+        />
+        <label for={`${id}-recovery`}>Automatic recovery</label>
+        <p class="field-hint" id={`${id}-recovery-hint`}>
+          When the endpoint fails and deliveries are parked, it is checked again on a backoff schedule and
+          they are sent once it answers 2xx. Off: parked deliveries wait for Recover.
+        </p>
+      </div>
       {formError && (
         <p class="form-error" role="alert">
           {formError}

@@ -6,7 +6,7 @@
  */
 
 import { useState } from 'preact/hooks';
-import { recoveryStatus } from '../../lambdas/core/recovery-status';
+import { RECOVERY_OFF, recoveryStatus } from '../../lambdas/core/recovery-status';
 import type { ApiClient } from '../api';
 import { deliveryCreatedAt, formatTime, PARK_REASON_LABELS } from '../format';
 import { Pager } from '../pages/connections';
@@ -32,6 +32,8 @@ export function ParkedPanel(props: {
   enabled: boolean;
   /** Its health: when the endpoint went down and when the next recovery check is. */
   health?: Health;
+  /** The connection's own switch is off: no check is made, parked deliveries wait for Recover. */
+  recoveryOff?: boolean;
   refresh: number;
   onRequeued: () => void;
 }) {
@@ -69,7 +71,10 @@ export function ParkedPanel(props: {
   };
 
   const empty = page.state === 'ready' && page.data.data.length === 0 && pages.onFirstPage;
-  const status = recoveryStatus(props.health, formatTime);
+  const probesOff = props.recoveryOff === true;
+  const status =
+    recoveryStatus(props.health, formatTime, { probesOff }) ??
+    (probesOff && page.state === 'ready' && !empty ? RECOVERY_OFF : undefined);
   return (
     <section class="card" aria-labelledby="parked-title">
       <div class="card-head">

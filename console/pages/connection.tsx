@@ -63,6 +63,7 @@ export function ConnectionPage({ api, connectionId }: { api: ApiClient; connecti
         connectionId={connectionId}
         enabled={resource.data.enabled}
         health={resource.data.health}
+        recoveryOff={resource.data.recoveryProbes === false}
         refresh={refresh}
         onRequeued={() => setRefresh((r) => r + 1)}
       />
@@ -167,6 +168,14 @@ function Overview({
         <dt>Health</dt>
         <dd>
           <HealthFacts api={api} connection={c} refresh={refresh} />
+        </dd>
+        <dt>Automatic recovery</dt>
+        {/* The API does not say whether the deployment turned recovery checks off (its index
+            names only the mode), so "on" says it may be. */}
+        <dd data-recovery-setting>
+          {c.recoveryProbes === false
+            ? 'off: parked deliveries wait for Recover'
+            : 'on, unless the deployment turned recovery checks off'}
         </dd>
         <dt>Headers</dt>
         <dd>{headerNames.length ? headerNames.join(', ') : <span class="muted">none</span>}</dd>

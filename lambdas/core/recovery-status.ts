@@ -10,13 +10,26 @@ export interface RecoveryFields {
   nextCheckAt?: string;
 }
 
-/** One line for an operator, or undefined when the endpoint is not down and no check waits. */
+/** What parked deliveries wait for when a connection's own recovery checks are off. */
+export const RECOVERY_OFF =
+  'Automatic recovery is off for this connection: parked deliveries wait for Recover.';
+
+/**
+ * One line for an operator, or undefined when the endpoint is not down and no check waits.
+ * `probesOff`: the connection's `recoveryProbes` is false. A check stored before it was turned
+ * off is not made (core/probes.ts notProbed), so its time is never shown.
+ */
 export function recoveryStatus(
   health: RecoveryFields | undefined,
   time: (iso: string) => string,
+  options: { probesOff?: boolean } = {},
 ): string | undefined {
   if (!health) return undefined;
   const { downSince, nextCheckAt } = health;
+  if (options.probesOff) {
+    if (downSince) return `Endpoint down since ${time(downSince)}. ${RECOVERY_OFF}`;
+    return nextCheckAt ? RECOVERY_OFF : undefined;
+  }
   if (downSince && nextCheckAt) {
     return `Endpoint down since ${time(downSince)}, next check at ${time(nextCheckAt)}: the oldest parked delivery is sent again, and if it arrives the rest follow, oldest first.`;
   }

@@ -65,7 +65,15 @@ describe('the web console, walked by a new user', () => {
     const type = await field(page, 'Type');
     expect(await type.evaluate((el) => [(el as any).value, el.textContent])).toEqual(['webhook', 'Webhook']);
     const order = await page.$$eval('main form label', (labels) => labels.map((l) => l.textContent));
-    expect(order).toEqual(['Type', 'Name', 'URL', 'Method', 'Rate limit (deliveries per second)', 'Headers']);
+    expect(order).toEqual([
+      'Type',
+      'Name',
+      'URL',
+      'Method',
+      'Rate limit (deliveries per second)',
+      'Headers',
+      'Automatic recovery',
+    ]);
   });
 
   it('shows every broken rule at once, in words, beside its field, before sending anything', async () => {
@@ -114,6 +122,7 @@ describe('the web console, walked by a new user', () => {
         error: expect.stringMatching(/^Headers is not valid JSON/),
         described: true,
       },
+      { label: 'Automatic recovery', invalid: null, error: null, described: null },
     ]);
     // Focus is on the first field to fix.
     expect(await page.evaluate(() => (globalThis as any).document.activeElement?.name)).toBe('name');

@@ -106,6 +106,22 @@ describe('what a connection block says about delivery', () => {
     expect(connectionBlock({ ...base, enabled: true }, now)).not.toMatch(/recovery|next check/);
   });
 
+  it('never shows a check stored before the connection’s own recovery checks were turned off', () => {
+    const health = {
+      state: 'failing',
+      consecutiveFailures: 3,
+      version: 4,
+      downSince: '2026-11-22T10:00:00.000Z',
+      nextCheckAt: '2026-11-22T10:20:00.000Z',
+    };
+    const off = { ...base, enabled: true, recoveryProbes: false, health } as Connection;
+    const block = connectionBlock(off, now);
+    expect(block).not.toContain('next check');
+    expect(block).toContain(
+      'Endpoint down since 2026-11-22T10:00:00.000Z (5m ago). Automatic recovery is off for this connection: parked deliveries wait for Recover.',
+    );
+  });
+
   it('shows the attempt shards of a raised connection only', () => {
     const raised = {
       ...base,
