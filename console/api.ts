@@ -78,7 +78,12 @@ export async function fetchApiIndex(baseUrl: string, fetchImpl: Fetch = globalTh
     if (!response.ok) return undefined;
     const body = (await response.json()) as Partial<ApiIndex> | null;
     return typeof body?.consoleCommand === 'string' && (body.mode === 'local' || body.mode === 'deployed')
-      ? ({ mode: body.mode, consoleCommand: body.consoleCommand } satisfies ApiIndex)
+      ? ({
+          mode: body.mode,
+          consoleCommand: body.consoleCommand,
+          // An older API's index does not say: its deployment checks by default.
+          recoveryChecks: body.recoveryChecks !== false,
+        } satisfies ApiIndex)
       : undefined;
   } catch {
     return undefined;

@@ -1,6 +1,6 @@
 /** How the console writes times, durations and outcomes. */
 
-import type { Attempt, DeliveryState, Health, HealthState, Outcome, ParkReason } from './types';
+import type { ApiIndex, Attempt, DeliveryState, Health, HealthState, Outcome, ParkReason } from './types';
 
 export const OUTCOME_LABELS: Record<Outcome, string> = {
   delivered: 'Delivered',
@@ -148,4 +148,12 @@ export function deliveryState(
   if (last.final)
     return `Not delivered: attempt ${last.attempt} was its last; parked until sent again (Resend, or Recover on its connection)`;
   return `Last attempt ${last.attempt}: ${last.outcome.replace('_', ' ')}`;
+}
+
+/** The connection's recovery setting, and the deployment's when that turns it off for all. */
+export function recoverySetting(own: boolean | undefined, index: ApiIndex | 'loading' | 'unknown'): string {
+  if (own === false) return 'off: parked deliveries wait for Recover';
+  if (typeof index === 'object' && index.recoveryChecks === false)
+    return 'off for this deployment (recoveryProbes): parked deliveries wait for Recover';
+  return 'on: a down endpoint is checked again by itself, and its parked deliveries sent when it answers';
 }

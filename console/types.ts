@@ -128,6 +128,8 @@ export interface ApiIndex {
   mode: 'local' | 'deployed';
   /** The CLI command that prints a new console link there, with `{applicationId}` to fill in. */
   consoleCommand: string;
+  /** The deployment checks a down endpoint by itself (`recoveryProbes` not turned off). */
+  recoveryChecks: boolean;
 }
 
 /** The API's error body: `{ error: { code, message, field? } }`. */

@@ -13,7 +13,7 @@ import {
   type SecretStore,
   secretStore,
 } from './config';
-import { type Env, integer, ports, required } from './config-values';
+import { type Env, integer, ports, probeSchedule, required } from './config-values';
 import { DEFAULT_SECRET_OVERLAP_SECONDS, MAX_SECRET_OVERLAP_SECONDS } from './core/constants';
 
 /** Environment of the management API Lambda, beyond the resource names of {@link ENV}. */
@@ -54,6 +54,8 @@ export interface ApiConfig {
   readonly secretRotationOverlapSeconds: number;
   /** Deliveries are findable by user and event id. @default true */
   readonly deliverySearch: boolean;
+  /** The dispatcher checks a down endpoint by itself (`recoveryProbes`). @default true */
+  readonly recoveryChecks: boolean;
 }
 
 /**
@@ -82,6 +84,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     attemptTtlDays: limited(env, ENV.attemptTtlDays, 'attemptTtlDays'),
     secretRotationOverlapSeconds: secretRotationOverlap(env),
     deliverySearch: deliverySearch(env),
+    recoveryChecks: probeSchedule(env, ENV.recoveryProbes) !== false,
   });
 }
 

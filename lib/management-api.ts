@@ -71,6 +71,8 @@ export interface ManagedResources {
   readonly rateLimitCeiling: number;
   /** Deliveries findable by user and event id (`deliverySearch`). */
   readonly deliverySearch: boolean;
+  /** The dispatcher checks a down endpoint by itself (`recoveryProbes` not false): the API's index says so. */
+  readonly recoveryChecks: boolean;
   /** Where enabling a disabled connection publishes `connection.recovered`. */
   readonly eventsTopic: ITopic;
   readonly secretPrefix: string;
@@ -189,6 +191,7 @@ export class WebhookManagementApi extends Construct {
         ...(r.defaultRateLimit !== undefined ? { [ENV.defaultRateLimit]: String(r.defaultRateLimit) } : {}),
         [ENV.rateLimitCeiling]: String(r.rateLimitCeiling),
         [ENV.deliverySearch]: String(r.deliverySearch),
+        ...(r.recoveryChecks ? {} : { [ENV.recoveryProbes]: 'off' }),
         [ENV.eventsTopicArn]: r.eventsTopic.topicArn,
         [ENV.secretPrefix]: r.secretPrefix,
         ...r.secrets.environment(),

@@ -703,6 +703,7 @@ export class WebhookDelivery extends Construct {
         defaultRateLimit: p.defaultRateLimit,
         rateLimitCeiling: p.rateLimitCeiling,
         deliverySearch: p.deliverySearch,
+        recoveryChecks: p.recoveryProbes !== false,
         eventsTopic: this.eventsTopic,
         secretPrefix: p.secretPrefix,
         secrets: this.secrets,

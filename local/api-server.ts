@@ -92,6 +92,8 @@ export interface LocalApiOptions {
   /** @default CONSOLE_DIST_DIR */
   consoleDir?: string | false;
   clock?: () => number;
+  /** The dispatcher checks a down endpoint by itself: the index says so. @default true */
+  recoveryChecks?: boolean;
   /**
    * Served at `GET /metrics` with no authentication: the server listens on loopback only and
    * answers only requests addressed to it by a loopback name (docs/operations.md, Metrics).
@@ -107,6 +109,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     consoleDir: options.consoleDir ?? CONSOLE_DIST_DIR,
     clock: options.clock,
     mode: 'local',
+    recoveryChecks: options.recoveryChecks ?? true,
   });
   const api = getRequestListener(app.fetch);
   const { metrics } = options;

@@ -11,9 +11,10 @@ import { RateLimitState } from '../components/rate-limit-state';
 import { SecretPanel } from '../components/secret-panel';
 import { Failed, Loading } from '../components/states';
 import { TestPanel } from '../components/test-panel';
-import { formatTime, healthParts } from '../format';
+import { formatTime, healthParts, recoverySetting } from '../format';
 import { href, navigate } from '../router';
 import type { Connection } from '../types';
+import { useApiIndex } from '../use-api-index';
 import { useResource } from '../use-resource';
 
 export function ConnectionPage({ api, connectionId }: { api: ApiClient; connectionId: string }) {
@@ -88,6 +89,7 @@ function Overview({
   onEnabled: () => void;
 }) {
   const [mode, setMode] = useState<'view' | 'edit' | 'delete'>('view');
+  const index = useApiIndex();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
 
@@ -170,13 +172,7 @@ function Overview({
           <HealthFacts api={api} connection={c} refresh={refresh} />
         </dd>
         <dt>Automatic recovery</dt>
-        {/* The API does not say whether the deployment turned recovery checks off (its index
-            names only the mode), so "on" says it may be. */}
-        <dd data-recovery-setting>
-          {c.recoveryProbes === false
-            ? 'off: parked deliveries wait for Recover'
-            : 'on, unless the deployment turned recovery checks off'}
-        </dd>
+        <dd data-recovery-setting>{recoverySetting(c.recoveryProbes, index)}</dd>
         <dt>Headers</dt>
         <dd>{headerNames.length ? headerNames.join(', ') : <span class="muted">none</span>}</dd>
         <dt>Created</dt>

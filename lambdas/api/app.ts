@@ -193,6 +193,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   indexRoute(app, {
     console: deps.consoleDir !== undefined && deps.consoleDir !== false,
     mode: deps.mode ?? 'deployed',
+    recoveryChecks: deps.recoveryChecks ?? true,
   });
   connectionRoutes(app, deps);
   logRoutes(app, deps);

@@ -38,5 +38,6 @@ export const handler = handle(
     management,
     sessionKey: management.consoleSessionKey(),
     consoleDir: config.consoleDir,
+    recoveryChecks: config.recoveryChecks,
   }),
 );

@@ -25,6 +25,8 @@ export interface ApiDeps {
    * index says so, with the CLI command that mints a console link there. @default 'deployed'
    */
   mode?: ApiMode;
+  /** Whether the deployment checks a down endpoint by itself (`recoveryProbes`): the index says so. @default true */
+  recoveryChecks?: boolean;
 }
 
 export type ApiMode = 'local' | 'deployed';

@@ -98,7 +98,14 @@ export async function startStack(
     metrics,
   });
   const demo = await demoConnection(management, receiver);
-  const api = await startApi(management, statePath, settings.apiPort, out, metrics);
+  const api = await startApi(
+    management,
+    statePath,
+    settings.apiPort,
+    out,
+    metrics,
+    config.recoveryProbes !== false,
+  );
   const demoConsole = await management.createConsoleSession({
     applicationId: DEMO_APPLICATION.id,
     apiUrl: api.origin,
@@ -344,6 +351,7 @@ async function startApi(
   port: number | undefined,
   out: Out,
   metrics: PrometheusMetrics,
+  recoveryChecks: boolean,
 ): Promise<LocalApi> {
   const consoleFiles = await prepareConsole(join(dirname(statePath), 'console'));
   if (consoleFiles.problem) out(`  (the web console could not be built: ${consoleFiles.problem})`);
@@ -353,5 +361,6 @@ async function startApi(
     strictPort: port !== undefined,
     consoleDir: consoleFiles.dir,
     metrics,
+    recoveryChecks,
   });
 }

@@ -24,6 +24,10 @@ export const ApiIndexSchema = z
         'the CLI command that prints a new console link here; put the application id in place of {applicationId}',
       example: 'npx webhooks console --application {applicationId}',
     }),
+    recoveryChecks: z.boolean().openapi({
+      description:
+        "whether this deployment checks a down endpoint again by itself and recovers its parked deliveries (docs/operations.md); a connection's own `recoveryProbes: false` still turns it off for that connection",
+    }),
     authentication: z.string(),
     routes: z.record(z.string(), z.string()).openapi({ description: 'where each resource lives' }),
   })
@@ -34,7 +38,10 @@ export function consoleCommandFor(mode: ApiMode): string {
   return `npx webhooks${mode === 'local' ? ' --local' : ''} console --application {applicationId}`;
 }
 
-export function indexRoute(app: OpenAPIHono<ApiEnv>, options: { console: boolean; mode: ApiMode }): void {
+export function indexRoute(
+  app: OpenAPIHono<ApiEnv>,
+  options: { console: boolean; mode: ApiMode; recoveryChecks: boolean },
+): void {
   app.openapi(
     createRoute({
       operationId: 'apiIndex',
@@ -54,6 +61,7 @@ export function indexRoute(app: OpenAPIHono<ApiEnv>, options: { console: boolean
           console: options.console ? '/console/' : null,
           mode: options.mode,
           consoleCommand: consoleCommandFor(options.mode),
+          recoveryChecks: options.recoveryChecks,
           authentication:
             'Authorization: Bearer <session token>, minted for one application by createConsoleSession or `npx webhooks console --application app_…`',
           routes: {

@@ -4,6 +4,7 @@
  */
 
 import { consoleCommandFor, DEFAULT_CONSOLE_COMMAND, fetchApiIndex } from '../../../console/api';
+import { recoverySetting } from '../../../console/format';
 import { createApi } from '../../../lambdas/api/app';
 import type { ApiDeps } from '../../../lambdas/api/types';
 import type { WebhookManagement } from '../../../lambdas/management';
@@ -34,6 +35,7 @@ describe("the API's index tells the console where it runs", () => {
     expect(index).toEqual({
       mode: 'local',
       consoleCommand: 'npx webhooks --local console --application {applicationId}',
+      recoveryChecks: true,
     });
     expect(consoleCommandFor(index!.consoleCommand, 'app_demo')).toBe(
       'npx webhooks --local console --application app_demo',
@@ -53,5 +55,20 @@ describe("the API's index tells the console where it runs", () => {
     expect(consoleCommandFor(DEFAULT_CONSOLE_COMMAND, 'app_x')).toBe(
       'npx webhooks console --application app_x',
     );
+  });
+});
+
+describe("the API's index tells the console whether the deployment recovers by itself", () => {
+  it('says so, and the connection page says what it means for the connection', async () => {
+    const on = await fetchApiIndex('https://h/api/v1', fetchFrom(api({})));
+    const off = await fetchApiIndex('https://h/api/v1', fetchFrom(api({ recoveryChecks: false })));
+    expect([on?.recoveryChecks, off?.recoveryChecks]).toEqual([true, false]);
+    expect(recoverySetting(undefined, on!)).toMatch(/^on: a down endpoint is checked again by itself/);
+    expect(recoverySetting(false, on!)).toBe('off: parked deliveries wait for Recover');
+    expect(recoverySetting(true, off!)).toBe(
+      'off for this deployment (recoveryProbes): parked deliveries wait for Recover',
+    );
+    // While the index loads or cannot be read, the connection's own setting is what is known.
+    expect(recoverySetting(undefined, 'unknown')).toMatch(/^on:/);
   });
 });

@@ -179,6 +179,7 @@ describe("the console's API types", () => {
       mismatches(schemas.ApiIndex!, {
         mode: 'required',
         consoleCommand: 'required',
+        recoveryChecks: 'required',
       } satisfies Presence<ApiIndex>),
     ).toEqual([]);
     expect(mismatches(schemas.ConnectionPage!, { data: 'required', nextCursor: 'required' })).toEqual([]);
