@@ -35,6 +35,7 @@ import { ENV, type SecretStore } from '../lambdas/config';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localSdkEnv } from './constants';
 import type { LocalEndpoints } from './emulators';
 import { localKeyArn } from './kms-store';
+import { rebuildWithIndexes } from './table-upgrade';
 
 /** Resource names of local mode. */
 export interface ResourceNames {
@@ -372,7 +373,8 @@ async function ensureTable(
   const name = input.TableName!;
   const existing = await describeTable(dynamodb, name);
   if (existing) {
-    assertSameKeys(existing, input);
+    // Same key, other indexes (persisted by an older version): rebuilt in place, items kept.
+    if (!sameKeys(existing, input)) await rebuildWithIndexes(dynamodb, input, timeoutMs);
   } else {
     try {
       await dynamodb.send(new CreateTableCommand(input));
@@ -405,19 +407,20 @@ async function describeTable(dynamodb: DynamoDBClient, name: string): Promise<Ta
   }
 }
 
-/** A persisted table from an older schema would fail in confusing ways later; say so now. */
-function assertSameKeys(table: TableDescription, wanted: CreateTableCommandInput): void {
+/**
+ * Whether a persisted table has the key schema and indexes `wanted` gives. Other indexes can be
+ * rebuilt (table-upgrade.ts); another key would fail in confusing ways later, so it is refused now.
+ */
+function sameKeys(table: TableDescription, wanted: CreateTableCommandInput): boolean {
   const keys = (schema: KeySchemaElement[] | undefined) =>
     JSON.stringify((schema ?? []).map((k) => [k.AttributeName, k.KeyType]));
   const indexes = (list: { IndexName?: string; KeySchema?: KeySchemaElement[] }[] | undefined) =>
     JSON.stringify((list ?? []).map((i) => [i.IndexName, keys(i.KeySchema)]).sort());
-  if (
-    keys(table.KeySchema) !== keys(wanted.KeySchema) ||
-    indexes(table.GlobalSecondaryIndexes) !== indexes(wanted.GlobalSecondaryIndexes)
-  ) {
+  if (keys(table.KeySchema) !== keys(wanted.KeySchema)) {
     throw new Error(
-      `Local table ${wanted.TableName} exists with other keys or indexes than lambdas/tables.ts defines. ` +
-        'It comes from an older persisted state: delete the persist directory and start again.',
+      `Local table ${wanted.TableName} exists with another key than lambdas/adapters/dynamodb/tables.ts defines. ` +
+        'It comes from an older persisted state: start with `npm start -- --fresh` (or delete the persist directory).',
     );
   }
+  return indexes(table.GlobalSecondaryIndexes) === indexes(wanted.GlobalSecondaryIndexes);
 }

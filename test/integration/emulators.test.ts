@@ -6,7 +6,16 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { DescribeTableCommand, DynamoDBClient, type TableDescription } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  PutItemCommand,
+  QueryCommand,
+  type TableDescription,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
 import {
   CreateSecretCommand,
   DeleteSecretCommand,
@@ -29,6 +38,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { Agent, request } from 'undici';
 import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../../lambdas/adapters/dynamodb/tables';
 import { ENV, loadConfig } from '../../lambdas/config';
+import { bootstrapResources, DEFAULT_RESOURCE_NAMES } from '../../local/bootstrap';
 import { type BatchReport, startRunner } from '../../local/runner';
 import { createLocalPki } from '../../local/tls';
 import { createQueue, uniqueName } from '../support/emulators';
@@ -302,7 +312,7 @@ describe('tables', () => {
     expect(gsi.IndexStatus).toBe('ACTIVE');
   });
 
-  it('has the attempts table with the keys and sparse finalFailures index of lambdas/tables.ts', async () => {
+  it('has the attempts table with the keys, the sparse finalFailures and the byAttemptTime index of lambdas/tables.ts', async () => {
     const table = await describe_(process.env[ENV.attemptsTable]);
     expect(table.TableStatus).toBe('ACTIVE');
     expect(table.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
@@ -311,14 +321,87 @@ describe('tables', () => {
       [ATTEMPTS_TABLE.sortKey, 'RANGE'],
     ]);
     const index = ATTEMPTS_TABLE.finalFailuresIndex;
-    expect(table.GlobalSecondaryIndexes).toHaveLength(1);
-    const gsi = table.GlobalSecondaryIndexes![0]!;
-    expect(gsi.IndexName).toBe(index.name);
-    expect(keys(gsi.KeySchema)).toEqual([
-      [index.partitionKey, 'HASH'],
-      [index.sortKey, 'RANGE'],
-    ]);
-    expect(gsi.Projection?.ProjectionType).toBe('ALL');
+    const byTime = ATTEMPTS_TABLE.byTimeIndex;
+    const gsis = table.GlobalSecondaryIndexes!.map((g) => [g.IndexName, keys(g.KeySchema), g.Projection]);
+    expect(gsis.sort()).toEqual(
+      [
+        [
+          index.name,
+          [
+            [index.partitionKey, 'HASH'],
+            [index.sortKey, 'RANGE'],
+          ],
+          { ProjectionType: 'ALL' },
+        ],
+        [
+          byTime.name,
+          [
+            [byTime.partitionKey, 'HASH'],
+            [byTime.sortKey, 'RANGE'],
+          ],
+          { ProjectionType: 'INCLUDE', NonKeyAttributes: [...byTime.projected] },
+        ],
+      ].sort(),
+    );
+  });
+
+  it('rebuilds a persisted attempts table of an older version with the new index, keeping its items', async () => {
+    const name = uniqueName('attempts-old');
+    const failures = ATTEMPTS_TABLE.finalFailuresIndex;
+    const key = (hash: string, range: string) => [
+      { AttributeName: hash, KeyType: 'HASH' as const },
+      { AttributeName: range, KeyType: 'RANGE' as const },
+    ];
+    await dynamodb.send(
+      new CreateTableCommand({
+        TableName: name,
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: key(ATTEMPTS_TABLE.partitionKey, ATTEMPTS_TABLE.sortKey),
+        AttributeDefinitions: [
+          ATTEMPTS_TABLE.partitionKey,
+          ATTEMPTS_TABLE.sortKey,
+          failures.partitionKey,
+          failures.sortKey,
+        ].map((AttributeName) => ({ AttributeName, AttributeType: 'S' as const })),
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: failures.name,
+            KeySchema: key(failures.partitionKey, failures.sortKey),
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      }),
+    );
+    const items = Array.from({ length: 30 }, (_, i) => ({
+      connectionId: { S: 'con_old' },
+      sk: { S: `dlv_${String(i).padStart(3, '0')}#0001` },
+      requestedAt: { S: new Date(Date.UTC(2026, 10, 1, 0, 0, i)).toISOString() },
+    }));
+    await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30, minDelay: 1 }, { TableName: name });
+    for (const Item of items) await dynamodb.send(new PutItemCommand({ TableName: name, Item }));
+    const target = {
+      region: process.env.AWS_REGION!,
+      endpoints: { sqs: process.env.AWS_ENDPOINT_URL_SQS!, dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB! },
+    };
+    await bootstrapResources(target as Parameters<typeof bootstrapResources>[0], {
+      names: { ...DEFAULT_RESOURCE_NAMES, attemptsTable: name },
+    });
+    const table = await describe_(name);
+    expect(table.GlobalSecondaryIndexes!.map((g) => g.IndexName).sort()).toEqual(
+      [failures.name, ATTEMPTS_TABLE.byTimeIndex.name].sort(),
+    );
+    // Every item is back, and the new index reads them newest first.
+    const newest = await dynamodb.send(
+      new QueryCommand({
+        TableName: name,
+        IndexName: ATTEMPTS_TABLE.byTimeIndex.name,
+        KeyConditionExpression: 'connectionId = :c',
+        ExpressionAttributeValues: { ':c': { S: 'con_old' } },
+        ScanIndexForward: false,
+      }),
+    );
+    expect(newest.Items!.map((i) => i.sk!.S)).toEqual(items.map((i) => i.sk.S).reverse());
+    await dynamodb.send(new DeleteTableCommand({ TableName: name }));
   });
 });
 
