@@ -1,4 +1,9 @@
-/** A small TTL + LRU cache with an injectable clock, for connection and secret lookups. */
+/**
+ * A small TTL + LRU cache with an injectable clock, for connection and secret lookups. With
+ * `refreshAfterMs`, an entry older than that is still served while one load replaces it in the
+ * background (refresh-ahead): steady traffic never waits for a re-read, and no entry is served
+ * past its TTL, so staleness stays bounded by it.
+ */
 
 import type { Clock } from './ports';
 
@@ -9,6 +14,8 @@ export class TtlCache<V> {
     private readonly ttlMs: number,
     private readonly maxEntries: number,
     private readonly clock: Clock,
+    /** Age after which a hit also starts a background reload; absent: never. */
+    private readonly refreshAfterMs?: number,
   ) {}
 
   get(key: string): V | undefined {
@@ -36,7 +43,23 @@ export class TtlCache<V> {
   /** Returns the cached value or loads, caches and returns it. Concurrent misses share one load. */
   async getOrLoad(key: string, load: () => Promise<V>): Promise<V> {
     const hit = this.get(key);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      if (this.dueForRefresh(key) && !this.pending.has(key)) {
+        // Served now; a failed refresh leaves the entry to expire and be loaded in the open.
+        this.load(key, load).catch(() => {});
+      }
+      return hit;
+    }
+    return this.pending.get(key) ?? this.load(key, load);
+  }
+
+  private dueForRefresh(key: string): boolean {
+    if (this.refreshAfterMs === undefined) return false;
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.expiresAt - this.ttlMs + this.refreshAfterMs <= this.clock.now();
+  }
+
+  private load(key: string, load: () => Promise<V>): Promise<V> {
     let pending = this.pending.get(key);
     if (!pending) {
       pending = load().then(

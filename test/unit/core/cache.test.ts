@@ -47,6 +47,38 @@ describe('TtlCache', () => {
   });
 });
 
+describe('TtlCache refresh-ahead', () => {
+  it('serves an entry past refreshAfter at once while one load replaces it, never past its TTL', async () => {
+    const c = clock();
+    const cache = new TtlCache<string>(1000, 10, c, 800);
+    let release: (value: string) => void = () => {};
+    let loads = 0;
+    const slow = () => {
+      loads++;
+      return new Promise<string>((r) => {
+        release = r;
+      });
+    };
+    expect(await cache.getOrLoad('k', async () => 'v1')).toBe('v1');
+    c.t = 799;
+    expect(await cache.getOrLoad('k', slow)).toBe('v1');
+    expect(loads).toBe(0);
+    c.t = 800;
+    // Due: served now, reloaded behind it, one load however many ask.
+    expect(await cache.getOrLoad('k', slow)).toBe('v1');
+    expect(await cache.getOrLoad('k', slow)).toBe('v1');
+    expect(loads).toBe(1);
+    release('v2');
+    await Promise.resolve();
+    expect(await cache.getOrLoad('k', slow)).toBe('v2');
+    // A failed refresh keeps the entry until its TTL, then the next read waits for a load.
+    c.t = 1700;
+    expect(await cache.getOrLoad('k', () => Promise.reject(new Error('down')))).toBe('v2');
+    c.t = 1800;
+    expect(await cache.getOrLoad('k', async () => 'v3')).toBe('v3');
+  });
+});
+
 describe('cachedConnections', () => {
   const con = { connectionId: 'con_a', applicationId: 'app_1' } as Connection;
 
