@@ -13,6 +13,7 @@ import { documentClient } from '../adapters/dynamodb/client';
 import { DynamoConnections } from '../adapters/dynamodb/connections';
 import { DynamoParked } from '../adapters/dynamodb/parked';
 import { DynamoRateWindows } from '../adapters/dynamodb/rate-windows';
+import { WriteBuffer } from '../adapters/dynamodb/write-buffer';
 import { KmsKeeper, SecretsManagerKeeper } from '../adapters/secrets/keepers';
 import { KmsSecretSealer, KmsSigningSecrets } from '../adapters/secrets/kms-sealed';
 import { SecretsManagerSigningSecrets } from '../adapters/secrets/signing-secrets';
@@ -35,13 +36,21 @@ export interface DeploymentAdapters {
   connections(tableName: string): DynamoConnections;
   /**
    * The attempt log; `connectionOf` gives the connection whose shard steps place a record;
-   * `lookups`: a writer writes each delivery's search items (delivery search).
+   * `lookups`: a writer writes each delivery's search items (delivery search), held in `buffer`
+   * until its batch ends when given.
    */
-  attempts(tableName: string, connectionOf: ShardLookup, lookups?: boolean): DynamoAttempts;
+  attempts(
+    tableName: string,
+    connectionOf: ShardLookup,
+    lookups?: boolean,
+    buffer?: WriteBuffer,
+  ): DynamoAttempts;
   parked(tableName: string): DynamoParked;
   rateWindows(tableName: string): DynamoRateWindows;
   /** Claims of events' deliveries, kept in the rate-windows table (tables.ts DELIVERY_CLAIMS). */
-  claims(rateWindowsTable: string): DynamoClaims;
+  claims(rateWindowsTable: string, buffer?: WriteBuffer): DynamoClaims;
+  /** A dispatcher's writes held until its batch ends, on the shared document client. */
+  writeBuffer(): WriteBuffer;
   queues(urls: { retryQueueUrl: string; dlqUrl: string }): SqsQueues;
   events(topicArn: string): SnsOperationalEvents;
   /** What the dispatcher signs with: the store's secrets, cached. */
@@ -61,16 +70,18 @@ export function deploymentAdapters(clients: SharedClients): DeploymentAdapters {
     clients,
     doc,
     connections: (tableName) => new DynamoConnections({ tableName, client: doc }),
-    attempts: (tableName, connectionOf, lookups) =>
+    attempts: (tableName, connectionOf, lookups, buffer) =>
       new DynamoAttempts({
         tableName,
         client: doc,
         shards: async (connectionId) => attemptShardSteps(await connectionOf(connectionId)),
         lookups,
+        buffer,
       }),
     parked: (tableName) => new DynamoParked({ tableName, client: doc }),
     rateWindows: (tableName) => new DynamoRateWindows({ tableName, client: doc }),
-    claims: (tableName) => new DynamoClaims({ tableName, client: doc }),
+    claims: (tableName, buffer) => new DynamoClaims({ tableName, client: doc, buffer }),
+    writeBuffer: () => new WriteBuffer(doc),
     queues: (urls) => new SqsQueues({ ...urls, client: clients.sqs }),
     events: (topicArn) => new SnsOperationalEvents({ topicArn, client: clients.sns }),
     signingSecrets: (store, clock) =>

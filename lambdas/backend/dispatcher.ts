@@ -111,6 +111,8 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
   const cached = cachedConnections(connections, config.connectionCacheTtlMs, clock);
   const parked = adapters.parked(config.parkedTable);
   const probing = config.recoveryProbes !== false;
+  // Lookup items and claim settlements: written together when each batch ends (core/batch.ts).
+  const pendingWrites = adapters.writeBuffer();
   const deps: DispatcherDeps = {
     connections: cached,
     secrets,
@@ -128,6 +130,7 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
       config.attemptsTable,
       (connectionId) => cached.get(connectionId),
       config.deliverySearch,
+      pendingWrites,
     ),
     ...(probing
       ? {
@@ -143,7 +146,8 @@ export function wireDispatcher(config: DispatcherConfig, options: WiringOptions 
     clock,
     metrics,
     rateCounter: adapters.rateWindows(config.rateWindowsTable),
-    ...(config.dedupeEvents ? { claims: adapters.claims(config.rateWindowsTable) } : {}),
+    ...(config.dedupeEvents ? { claims: adapters.claims(config.rateWindowsTable, pendingWrites) } : {}),
+    pendingWrites,
     ...options.deps,
     log,
   };

@@ -23,7 +23,10 @@ import type { AttemptRecord, DeadLetter } from './types';
 
 export type ProcessBatch = (records: readonly InputRecord[], run: Run) => Promise<BatchResult>;
 
-type Deps = Pick<DispatcherDeps, 'connections' | 'deadLetters' | 'attemptLog' | 'clock' | 'log' | 'metrics'>;
+type Deps = Pick<
+  DispatcherDeps,
+  'connections' | 'deadLetters' | 'attemptLog' | 'clock' | 'log' | 'metrics' | 'pendingWrites'
+>;
 type Parts = { fanOut: FanOut; attempter: Attempter; settler: Settler; prober?: Prober };
 interface Context extends Parts {
   deps: Deps;
@@ -33,6 +36,7 @@ export function createBatch(deps: Deps, parts: Parts): ProcessBatch {
   const ctx: Context = { deps, ...parts };
   return async (records, run) => {
     const settled = await Promise.allSettled(records.map((r) => processRecord(ctx, r, run)));
+    await flushPending(ctx.deps);
     const failures: string[] = [];
     settled.forEach((result, i) => {
       if (result.status === 'rejected') failures.push(failed(ctx, records[i]!.messageId, result.reason));
@@ -157,4 +161,21 @@ function failed(ctx: Context, messageId: string, error: unknown): string {
     );
   else ctx.deps.log.error('record failed; SQS will redeliver it', fields);
   return messageId;
+}
+
+/**
+ * The writes adapters held for the batch end (lookup items, claim settlements), before the batch
+ * reports: a failure is logged, never thrown. Every send is done and recorded by now, so asking
+ * SQS to redeliver would only send them again (docs/reliability.md "Writes after the batch").
+ */
+async function flushPending(deps: Deps): Promise<void> {
+  if (!deps.pendingWrites) return;
+  try {
+    await deps.pendingWrites.flush();
+  } catch (error) {
+    deps.log.error(
+      'writes after the batch failed: its deliveries may not be findable by user or event id, and a republish of their events after this invocation would send them again',
+      { error: errorText(error) },
+    );
+  }
 }

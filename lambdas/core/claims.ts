@@ -62,9 +62,9 @@ export async function claimDelivery(
 }
 
 /** Marks a claimed delivery settled; a failure is logged, never thrown (the delivery is done). */
-export async function settleClaim(deps: Deps, key: ClaimKey): Promise<void> {
+export async function settleClaim(deps: Deps, key: ClaimKey, claim?: Claim): Promise<void> {
   try {
-    await deps.claims?.settle(key);
+    await deps.claims?.settle(key, claim);
   } catch (error) {
     deps.log.warn(
       'delivery claim not settled: a republish of this event after the invocation ends would send it again',

@@ -91,7 +91,7 @@ export function createFanOut(
         await handBack(deps, delivery, facts.applicationId, error);
       }
       // Attempted or handed to the retry queue: its own chain owns it now, not a republish.
-      if (claim.held) await settleClaim(deps, key);
+      if (claim.held) await settleClaim(deps, key, claim);
     };
     // Most events have one target: its delivery is awaited as it is, with no settled list.
     if (targets.length === 1) {

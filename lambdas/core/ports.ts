@@ -136,6 +136,8 @@ export interface DispatcherDeps {
   claims?: DeliveryClaims;
   /** What recovery checks use (core/prober.ts). Absent: recovery probes are off, a check is dropped. */
   recovery?: RecoveryPorts;
+  /** Writes held until the batch ends (lookup items, claim settlements). Absent: none are held. */
+  pendingWrites?: PendingWrites;
 }
 
 /** Port: the claims of events' deliveries (docs/reliability.md "Republished events"). */
@@ -149,8 +151,17 @@ export interface DeliveryClaims {
     key: ClaimKey,
     at: { timeMs: number; nowMs: number; leaseUntilMs: number; expiresAtS: number },
   ): Promise<Claim>;
-  /** The claimed delivery was attempted or handed on: republishing its event never sends it again. */
-  settle(key: ClaimKey): Promise<void>;
+  /**
+   * The claimed delivery was attempted or handed on: republishing its event never sends it again.
+   * `claim` is what claiming it answered. May be written when the batch ends ({@link PendingWrites}).
+   */
+  settle(key: ClaimKey, claim?: Claim): Promise<void>;
+}
+
+/** Writes adapters hold until the batch ends (adapters/dynamodb/write-buffer.ts), flushed before its result. */
+export interface PendingWrites {
+  /** Writes everything held; rejects, naming how many, when some could not be written. */
+  flush(): Promise<void>;
 }
 
 /** Shared per-second send counts of rate-limited connections (docs/design.md §4 "Rate limits"). */

@@ -288,4 +288,6 @@ export interface ClaimKey {
 export interface Claim {
   kind: 'claimed' | 'settled' | 'busy';
   timeMs: number;
+  /** When the claim expires (epoch s), when the store said: a deferred settlement keeps it. */
+  expiresAtS?: number;
 }

@@ -4,7 +4,10 @@
  * claimed once, its time fixed at first sight, a crashed send's claim taken over after its lease.
  */
 
-import { DynamoClaims } from '../../lambdas/adapters/dynamodb/claims';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { claimKey, DynamoClaims } from '../../lambdas/adapters/dynamodb/claims';
+import { documentClient } from '../../lambdas/adapters/dynamodb/client';
+import { WriteBuffer } from '../../lambdas/adapters/dynamodb/write-buffer';
 import { ENV } from '../../lambdas/config';
 import type { DeliveryClaims } from '../../lambdas/core/ports';
 import type { ClaimKey } from '../../lambdas/core/types';
@@ -35,14 +38,14 @@ contract<DeliveryClaims>(
     it('claims a delivery once: busy while its send lives, settled after, always with the first time', async () => {
       const claims = make();
       const key = newKey();
-      expect(await claims.claim(key, at(FIRST))).toEqual({ kind: 'claimed', timeMs: FIRST });
+      expect(await claims.claim(key, at(FIRST))).toMatchObject({ kind: 'claimed', timeMs: FIRST });
       expect(await claims.claim(key, at(LATER, NOW + 1_000))).toEqual({ kind: 'busy', timeMs: FIRST });
       await claims.settle(key);
       expect(await claims.claim(key, at(LATER, NOW + 2_000))).toEqual({ kind: 'settled', timeMs: FIRST });
       // Settled stays settled past any lease: the delivery belongs to its own chain.
       expect(await claims.claim(key, at(LATER, NOW + 3_600_000))).toEqual({ kind: 'settled', timeMs: FIRST });
       // Another connection's delivery of the same event is its own claim.
-      expect(await claims.claim({ ...key, connectionId: id('con') }, at(LATER))).toEqual({
+      expect(await claims.claim({ ...key, connectionId: id('con') }, at(LATER))).toMatchObject({
         kind: 'claimed',
         timeMs: LATER,
       });
@@ -53,7 +56,10 @@ contract<DeliveryClaims>(
       const key = newKey();
       await claims.claim(key, at(FIRST));
       expect((await claims.claim(key, at(LATER, NOW + 30_000))).kind).toBe('busy');
-      expect(await claims.claim(key, at(LATER, NOW + 30_001))).toEqual({ kind: 'claimed', timeMs: FIRST });
+      expect(await claims.claim(key, at(LATER, NOW + 30_001))).toMatchObject({
+        kind: 'claimed',
+        timeMs: FIRST,
+      });
       // The new send holds it for its own lease.
       expect(await claims.claim(key, at(LATER, NOW + 31_000))).toEqual({ kind: 'busy', timeMs: FIRST });
     });
@@ -64,7 +70,7 @@ contract<DeliveryClaims>(
       await claims.claim(key, at(FIRST));
       await claims.settle(key);
       const dayLater = NOW + DAY_S * 1000 + 1;
-      expect(await claims.claim(key, at(LATER, dayLater))).toEqual({ kind: 'claimed', timeMs: LATER });
+      expect(await claims.claim(key, at(LATER, dayLater))).toMatchObject({ kind: 'claimed', timeMs: LATER });
       expect((await claims.claim(key, at(LATER, dayLater + 1))).kind).toBe('busy');
     });
 
@@ -79,3 +85,31 @@ contract<DeliveryClaims>(
     });
   },
 );
+
+describe('DynamoClaims with a write buffer (settled when the batch ends)', () => {
+  const tableName = () => process.env[ENV.rateWindowsTable]!;
+
+  it('holds a settlement until the flush, then reads settled with the time and expiry the claim had', async () => {
+    const doc = documentClient();
+    const buffer = new WriteBuffer(doc);
+    const claims = new DynamoClaims({ tableName: tableName(), client: doc, buffer });
+    const key = newKey();
+    const claim = await claims.claim(key, at(FIRST));
+    expect(claim).toEqual({ kind: 'claimed', timeMs: FIRST, expiresAtS: at(FIRST).expiresAtS });
+    await claims.settle(key, claim);
+    expect(buffer.size).toBe(1);
+    // Not written yet: another send sees the claim's own send in flight.
+    expect((await claims.claim(key, at(LATER, NOW + 1_000))).kind).toBe('busy');
+    await buffer.flush();
+    expect(await claims.claim(key, at(LATER, NOW + 3_600_000))).toMatchObject({
+      kind: 'settled',
+      timeMs: FIRST,
+    });
+    const { Item } = await doc.send(
+      new GetCommand({ TableName: tableName(), Key: { window: claimKey(key) } }),
+    );
+    expect(Item).toMatchObject({ state: 'settled', idTime: FIRST, expiresAt: at(FIRST).expiresAtS });
+    // Past the claim's expiry it is none, as an unbuffered settlement leaves it.
+    expect((await claims.claim(key, at(LATER, NOW + DAY_S * 1000 + 1))).kind).toBe('claimed');
+  });
+});

@@ -51,6 +51,7 @@ import { type Item, mergeNewestFirst, PartitionReads } from './attempt-reads';
 import { documentClient, isConditionFailed } from './client';
 import { DeliveryReads } from './delivery-reads';
 import { ATTEMPTS_TABLE } from './tables';
+import type { WriteBuffer } from './write-buffer';
 
 const PK = ATTEMPTS_TABLE.partitionKey;
 const SK = ATTEMPTS_TABLE.sortKey;
@@ -71,6 +72,8 @@ export interface DynamoAttemptsOptions {
   shards: (connectionId: string) => Promise<AttemptShardStep[]>;
   /** Write each delivery's lookup items (delivery search, delivery-reads.ts). @default false */
   lookups?: boolean;
+  /** Lookup items wait here for the batch end (write-buffer.ts). Absent: written at once. */
+  buffer?: WriteBuffer;
 }
 
 export class DynamoAttempts implements AttemptTable {
@@ -90,8 +93,12 @@ export class DynamoAttempts implements AttemptTable {
     this.lookups = options.lookups ?? false;
     this.reads = new PartitionReads(this.client, this.tableName);
     this.log = new LogReads(this.client, this.tableName);
-    this.deliveryReads = new DeliveryReads(this.client, this.tableName, this.reads, (id) =>
-      this.partitionsOf(id),
+    this.deliveryReads = new DeliveryReads(
+      this.client,
+      this.tableName,
+      this.reads,
+      (id) => this.partitionsOf(id),
+      options.buffer,
     );
   }
 

@@ -4,7 +4,7 @@
  * item when there is none or when the send holding it has outlived its lease, keeping the time
  * first written; when the condition fails, the item that holds the key (returned by the failed
  * write itself, no read) says whether the delivery is settled or in flight. Settling is one more
- * UpdateItem. Both are writes the dispatcher already may make on this table.
+ * UpdateItem, or, with a write buffer, a put of the settled item at the batch end. Both are writes the dispatcher already may make on this table.
  */
 
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -13,6 +13,7 @@ import type { Claim, ClaimKey } from '../../core/types';
 import type { StoredValue } from './attempt-item';
 import { documentClient, isConditionFailed } from './client';
 import { DELIVERY_CLAIMS, RATE_WINDOWS_TABLE } from './tables';
+import type { WriteBuffer } from './write-buffer';
 
 const PK = RATE_WINDOWS_TABLE.partitionKey;
 const NAMES = {
@@ -27,7 +28,7 @@ type At = Parameters<DeliveryClaims['claim']>[1];
 /** A claim item as read back: what deciding needs of it. */
 type Held = { state: string; timeMs?: number; expiresAtS?: number };
 /** What one conditional write did: took the claim (with its time), or found `held` (none: gone since). */
-type Take = { taken: true; timeMs: number } | { taken: false; held?: Held };
+type Take = { taken: true; timeMs: number; expiresAtS?: number } | { taken: false; held?: Held };
 /** Writes one claim tries at most: a claim item replaced or deleted under it each time is a bug. */
 const MAX_TRIES = 3;
 
@@ -35,6 +36,8 @@ export interface DynamoClaimsOptions {
   /** The rate-windows table (stack output RateWindowsTableName). */
   tableName: string;
   client?: DynamoDBDocumentClient;
+  /** Settlements wait here for the batch end, one put each (write-buffer.ts). Absent: written at once. */
+  buffer?: WriteBuffer;
 }
 
 /** The item key of one delivery's claim. */
@@ -45,15 +48,18 @@ export function claimKey(key: ClaimKey): string {
 export class DynamoClaims implements DeliveryClaims {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
+  private readonly buffer?: WriteBuffer;
 
   constructor(options: DynamoClaimsOptions) {
     this.client = options.client ?? documentClient();
     this.tableName = options.tableName;
+    this.buffer = options.buffer;
   }
 
   async claim(key: ClaimKey, at: At, tries = 1): Promise<Claim> {
     const first = await this.take(key, at);
-    if (first.taken) return { kind: 'claimed', timeMs: first.timeMs };
+    if (first.taken)
+      return { kind: 'claimed', timeMs: first.timeMs, expiresAtS: first.expiresAtS ?? at.expiresAtS };
     const held = first.held;
     // An item TTL has not yet deleted is no claim: replaced, on the condition it is still that item.
     const dead = held?.expiresAtS !== undefined && held.expiresAtS * 1000 <= at.nowMs;
@@ -61,7 +67,7 @@ export class DynamoClaims implements DeliveryClaims {
       return { kind: held.state === 'settled' ? 'settled' : 'busy', timeMs: held.timeMs ?? at.timeMs };
     }
     if (held && (await this.take(key, at, held.expiresAtS)).taken)
-      return { kind: 'claimed', timeMs: at.timeMs };
+      return { kind: 'claimed', timeMs: at.timeMs, expiresAtS: at.expiresAtS };
     // Deleted or replaced under this write: once more, as a new write would be.
     if (tries >= MAX_TRIES) throw new Error(`claim ${claimKey(key)} changed under ${tries} writes in a row`);
     return this.claim(key, at, tries + 1);
@@ -98,7 +104,12 @@ export class DynamoClaims implements DeliveryClaims {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { taken: true, timeMs: Number(out.Attributes?.[DELIVERY_CLAIMS.timeAttribute]) };
+      const expires = out.Attributes?.[RATE_WINDOWS_TABLE.ttlAttribute];
+      return {
+        taken: true,
+        timeMs: Number(out.Attributes?.[DELIVERY_CLAIMS.timeAttribute]),
+        ...(typeof expires === 'number' ? { expiresAtS: expires } : {}),
+      };
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
       const old = (error as { Item?: Record<string, StoredValue> }).Item;
@@ -124,7 +135,19 @@ export class DynamoClaims implements DeliveryClaims {
     };
   }
 
-  async settle(key: ClaimKey): Promise<void> {
+  async settle(key: ClaimKey, claim?: Claim): Promise<void> {
+    if (this.buffer && claim?.expiresAtS !== undefined) {
+      // The whole item, as the claim left it but settled: a put needs no condition, so it can wait
+      // for the batch end. Its time and expiry are the claim's; its lease no longer matters.
+      const k = claimKey(key);
+      this.buffer.put(this.tableName, k, {
+        [PK]: k,
+        [DELIVERY_CLAIMS.stateAttribute]: 'settled',
+        [DELIVERY_CLAIMS.timeAttribute]: claim.timeMs,
+        [RATE_WINDOWS_TABLE.ttlAttribute]: claim.expiresAtS,
+      });
+      return;
+    }
     try {
       await this.client.send(
         new UpdateCommand({

@@ -17,6 +17,7 @@ import type { AttemptRecord } from '../../core/types';
 import { recordOf } from './attempt-item';
 import { type Item, mergePages, type PartitionReads, pageConditions, partitionParts } from './attempt-reads';
 import { ATTEMPTS_TABLE } from './tables';
+import type { WriteBuffer } from './write-buffer';
 
 const PK = ATTEMPTS_TABLE.partitionKey;
 const SK = ATTEMPTS_TABLE.sortKey;
@@ -53,10 +54,18 @@ export class DeliveryReads {
     private readonly reads: PartitionReads,
     /** Every partition of a connection's attempts. */
     private readonly partitionsOf: (connectionId: string) => Promise<string[]>,
+    /** Lookup items wait here for the batch end. Absent: written at once. */
+    private readonly buffer?: WriteBuffer,
   ) {}
 
-  /** Writes a first attempt's lookup items; written again, they are the same items. */
+  /** Writes a first attempt's lookup items (or holds them for the batch end); written again, they are the same items. */
   async writeLookups(record: AttemptRecord): Promise<void> {
+    const { buffer } = this;
+    if (buffer) {
+      for (const item of lookupItems(record))
+        buffer.put(this.tableName, `${item[PK]}\u0000${item[SK]}`, item);
+      return;
+    }
     await Promise.all(
       lookupItems(record).map((Item) =>
         this.client.send(new PutCommand({ TableName: this.tableName, Item })),

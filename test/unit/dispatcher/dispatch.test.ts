@@ -638,3 +638,41 @@ describe('endpoint health (docs/design.md §9)', () => {
     expect(state.health.size + b.state.health.size).toBe(0);
   });
 });
+
+describe('writes held until the batch ends', () => {
+  it('are flushed once, after every record of the batch was sent and recorded, before its result', async () => {
+    const f = memoryPorts([connection('con_a'), connection('con_b')]);
+    const seen: Array<{ sent: number; records: number }> = [];
+    f.deps.pendingWrites = {
+      flush: async () => {
+        seen.push({ sent: f.state.sent.length, records: f.state.records.length });
+      },
+    };
+    const result = await createDispatcher(f.deps, options).processBatch(
+      [
+        record(eventMessage(), 'm1'),
+        record(eventMessage({ eventId: 'evt_01JD3XQ4Z8K2M5N7P9R1S3T5V8' }), 'm2'),
+      ],
+      plenty,
+    );
+    expect(result.failures).toEqual([]);
+    expect(seen).toEqual([{ sent: 4, records: 4 }]);
+  });
+
+  it('that fail are logged with what it means, and the batch still reports its records done', async () => {
+    const f = memoryPorts([connection('con_a')]);
+    f.deps.pendingWrites = {
+      flush: async () => {
+        throw new Error('3 of 3 writes after the batch were not written');
+      },
+    };
+    const result = await createDispatcher(f.deps, options).processBatch([record(eventMessage())], plenty);
+    expect(result.failures).toEqual([]);
+    expect(f.state.records.map((r) => r.outcome)).toEqual(['delivered']);
+    expect(f.state.logs).toContainEqual({
+      level: 'error',
+      message: expect.stringContaining('writes after the batch failed'),
+      fields: { error: expect.stringContaining('3 of 3 writes') },
+    });
+  });
+});
