@@ -115,15 +115,14 @@ async function countingProxy(
       const body = Buffer.concat(chunks);
       const key = classify(service, String(req.headers['x-amz-target'] ?? ''), body.toString('utf8'), names);
       const c = counter();
-      c.calls.set(key, (c.calls.get(key) ?? 0) + 1);
+      // A BatchWriteItem is billed per item: counted so (writes held to the batch end).
+      const items = key.startsWith('dynamodb:BatchWriteItem')
+        ? Object.values(JSON.parse(body.toString('utf8')).RequestItems as Record<string, unknown[]>).flat()
+            .length
+        : 1;
+      c.calls.set(key, (c.calls.get(key) ?? 0) + items);
       const out = httpRequest(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: req.method,
-          path: req.url,
-          headers: req.headers,
-        },
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
         (upstreamRes) => {
           const back: Buffer[] = [];
           upstreamRes.on('data', (b: Buffer) => back.push(b));
