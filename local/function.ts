@@ -15,6 +15,7 @@
  */
 
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { lightDocumentClient } from '../lambdas/adapters/dynamodb/light-client';
 import { awsClients, type Wired, type WiringOptions, wireDispatcher } from '../lambdas/backend';
 import type { DispatcherConfig } from '../lambdas/config';
 import { createHandler, type SqsBatchHandler } from '../lambdas/dispatcher/handler';
@@ -57,7 +58,11 @@ export function startLocalFunction(options: LocalFunctionOptions): LocalFunction
   // One set of SDK clients for every instance (they keep nothing of an invocation), so twenty
   // instances hold one pool of sockets to each emulator, not twenty.
   const ownClients = options.wiring?.clients ? undefined : awsClients();
-  const wiring: WiringOptions = { ...options.wiring, clients: options.wiring?.clients ?? ownClients };
+  const wiring: WiringOptions = {
+    documentClient: lightDocumentClient,
+    ...options.wiring,
+    clients: options.wiring?.clients ?? ownClients,
+  };
   const all: Wired[] = [];
   const free: SqsBatchHandler[] = [];
   const handler: SqsBatchHandler = async (event, context) => {

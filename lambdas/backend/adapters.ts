@@ -59,8 +59,11 @@ export interface DeploymentAdapters {
   secretKeeper(store: SecretStore | undefined, secretPrefix: string): SecretKeeper;
 }
 
-export function deploymentAdapters(clients: SharedClients): DeploymentAdapters {
-  const doc = documentClient(clients.dynamodb);
+/** `doc`: the document client of every DynamoDB adapter (the dispatcher's is lighter, light-client.ts). */
+export function deploymentAdapters(
+  clients: SharedClients,
+  doc: DynamoDBDocumentClient = documentClient(clients.dynamodb),
+): DeploymentAdapters {
   const kms = () => {
     if (!clients.kms)
       throw new Error('the kms secret store needs a KMS client: build the clients with withKms');

@@ -6,6 +6,8 @@
  * pass their own config and, where they must, an extra trusted CA or a stub resolver.
  */
 
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HttpsSender, type Resolver } from '../adapters/http/sender';
 import { invocationLog, powertoolsLog } from '../adapters/logger';
 import { EmfMetrics } from '../adapters/metrics/emf';
@@ -28,6 +30,13 @@ export interface WiringOptions {
   clients?: AwsClients;
   /** The adapters around a set of clients already built (the management backend's, for test sends). */
   adapters?: DeploymentAdapters;
+  /**
+   * The DynamoDB adapters' document client, around the process's DynamoDB client. The dispatcher's
+   * entry points pass `lightDocumentClient` (adapters/dynamodb/light-client.ts, docs/performance.md
+   * §11): passed in, not imported here, so the management library's bundle never loads it.
+   * @default the SDK's document client
+   */
+  documentClient?: (dynamodb: DynamoDBClient) => DynamoDBDocumentClient;
   /** Replace individual ports (tests). */
   deps?: Partial<DispatcherDeps>;
   /** Trusted CAs instead of Node's defaults: tests only. */
@@ -63,6 +72,12 @@ const systemClock: Clock = {
   sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
 };
 
+/** Adapters around a new set of clients (the missing ones of `options.clients`). */
+function ownAdapters(config: TestSendConfig, options: WiringOptions): DeploymentAdapters {
+  const clients = awsClients(options.clients, config.secretStore?.kind === 'kms');
+  return deploymentAdapters(clients, options.documentClient?.(clients.dynamodb));
+}
+
 /** The adapters every wiring shares: the clock, the sender and its egress policy, the queues, the secret store. */
 function sharedAdapters(
   config: TestSendConfig,
@@ -71,8 +86,7 @@ function sharedAdapters(
 ) {
   const clock = options.clock ?? systemClock;
   const egress = { allowedPorts: config.allowedPorts, allowLoopback: config.allowLoopback };
-  const adapters =
-    options.adapters ?? deploymentAdapters(awsClients(options.clients, config.secretStore?.kind === 'kms'));
+  const adapters = options.adapters ?? ownAdapters(config, options);
   return {
     adapters,
     clock,

@@ -4,6 +4,7 @@
  * partial batch response, so only the records that must be redelivered come back.
  */
 
+import { lightDocumentClient } from '../adapters/dynamodb/light-client';
 import { wireDispatcher } from '../backend/dispatcher';
 import { type DispatcherConfig, loadConfig } from '../config';
 import { createHandler, type SqsBatchHandler } from './handler';
@@ -20,6 +21,9 @@ export const handler: SqsBatchHandler = async (event, context) => (await ready)(
  */
 async function wire(config: DispatcherConfig): Promise<SqsBatchHandler> {
   const tracing = config.tracing ? (await import('../adapters/tracing/xray.js')).xrayTracing() : undefined;
-  const wired = wireDispatcher(config, tracing ? { deps: { tracing } } : {});
+  const wired = wireDispatcher(config, {
+    documentClient: lightDocumentClient,
+    ...(tracing ? { deps: { tracing } } : {}),
+  });
   return createHandler(wired.dispatcher, config.retryQueueUrl, wired.invocation);
 }

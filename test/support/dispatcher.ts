@@ -12,6 +12,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSHandler } from 'aws-lambda';
+import { lightDocumentClient } from '../../lambdas/adapters/dynamodb/light-client';
 import { type EmfDocument, EmfMetrics } from '../../lambdas/adapters/metrics/emf';
 import { type Wired, wireDispatcher } from '../../lambdas/backend';
 import { ENV, loadConfig } from '../../lambdas/config';
@@ -191,6 +192,7 @@ export function startDispatcher<L extends Log = CountingLog>(
   });
   const wired = wireDispatcher(config, {
     clients,
+    documentClient: lightDocumentClient,
     ca: [...spec.ca],
     metrics: emf,
     deps: { log },
