@@ -22,8 +22,11 @@ import { WireCalls } from './wire-calls';
 type Json = Record<string, unknown>;
 type Attributes = Parameters<typeof unmarshall>[0];
 
-/** The document client's marshalling: undefined attributes left out (client.ts documentClient). */
-const MARSHALL = { removeUndefinedValues: true } as const;
+/**
+ * The document client's marshalling: undefined attributes left out (client.ts documentClient).
+ * Its own copy: the SDK's document commands write defaults into the options they are given.
+ */
+const MARSHALL = Object.freeze({ removeUndefinedValues: true });
 
 const toWire = (values: unknown) => (values === undefined ? undefined : marshall(values as Json, MARSHALL));
 const fromWire = (values: unknown) => (values === undefined ? undefined : unmarshall(values as Attributes));
@@ -74,7 +77,7 @@ class LightDocumentClient extends DynamoDBDocumentClient {
   private readonly wire: WireCalls;
 
   constructor(client: DynamoDBClient) {
-    super(client, { marshallOptions: MARSHALL });
+    super(client, { marshallOptions: { ...MARSHALL } });
     this.wire = new WireCalls(client);
   }
 

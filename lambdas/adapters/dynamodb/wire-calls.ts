@@ -90,7 +90,7 @@ export class WireCalls {
 
   /** One operation with the SDK's retries: its output as DynamoDB wrote it, or the SDK's named error. */
   async call(operation: string, input: Json): Promise<Json & { $metadata: Metadata }> {
-    const body = JSON.stringify(input);
+    const body = JSON.stringify(input, blobsAsBase64);
     const endpoint = await this.endpoint(String(input.TableName ?? ''));
     this.signer ??= this.config.signer();
     this.strategy ??= this.config.retryStrategy();
@@ -140,7 +140,7 @@ export class WireCalls {
     const { response } = await this.config.requestHandler.handle(request);
     const bytes = await this.config.streamCollector(response.body);
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-    const parsed = (text ? JSON.parse(text) : {}) as Json;
+    const parsed = withBlobs((text ? JSON.parse(text) : {}) as Json);
     const $metadata: Metadata = {
       httpStatusCode: response.statusCode,
       requestId: response.headers['x-amzn-requestid'],
@@ -208,6 +208,45 @@ export class WireCalls {
     if (!endpoint) throw new Error(`no DynamoDB endpoint resolved for table ${tableName}`);
     return endpoint;
   }
+}
+
+/** JSON.stringify's replacer: binary values (B, BS) as base64, as the JSON protocol carries them. */
+function blobsAsBase64(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const raw = this[key];
+  return raw instanceof Uint8Array
+    ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64')
+    : value;
+}
+
+/** An attribute value with its binary values as bytes again, as the SDK's deserializer returns them. */
+function bytesOf(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const v = value as { B?: string; BS?: string[]; M?: Json; L?: unknown[] };
+  const bytes = (b: string) => new Uint8Array(Buffer.from(b, 'base64'));
+  if (typeof v.B === 'string') return { B: bytes(v.B) };
+  if (Array.isArray(v.BS)) return { BS: v.BS.map(bytes) };
+  if (v.M) return { M: attributesOf(v.M) };
+  if (v.L) return { L: v.L.map(bytesOf) };
+  return value;
+}
+
+const attributesOf = (map: Json) => Object.fromEntries(Object.entries(map).map(([k, v]) => [k, bytesOf(v)]));
+const mapEach = (tables: Json, each: (v: never) => unknown) =>
+  Object.fromEntries(Object.entries(tables).map(([t, v]) => [t, each(v as never)]));
+
+/** An output's items and keys (Item, Attributes, BatchGet's Responses and UnprocessedKeys) with bytes for binary values. */
+function withBlobs(output: Json): Json {
+  const out = { ...output };
+  if (out.Item) out.Item = attributesOf(out.Item as Json);
+  if (out.Attributes) out.Attributes = attributesOf(out.Attributes as Json);
+  if (out.Responses)
+    out.Responses = mapEach(out.Responses as Json, (items: Json[]) => items.map(attributesOf));
+  if (out.UnprocessedKeys)
+    out.UnprocessedKeys = mapEach(out.UnprocessedKeys as Json, (r: Json & { Keys: Json[] }) => ({
+      ...r,
+      Keys: r.Keys.map(attributesOf),
+    }));
+  return out;
 }
 
 /** The SDK retry middleware's classification (it retries THROTTLING and TRANSIENT). */

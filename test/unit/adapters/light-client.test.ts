@@ -133,6 +133,36 @@ describe('lightDocumentClient', () => {
     expect(seen[0]!.body.Key).toEqual({ pk: { S: 'k' } });
   });
 
+  it('carries binary values as base64 and returns them as bytes, as the SDK does', async () => {
+    const bytes = new Uint8Array([1, 2, 250]);
+    const answer = {
+      status: 200,
+      body: { Item: { pk: { S: 'k' }, body: { B: 'AQL6' }, l: { L: [{ B: 'AQL6' }] } } },
+    };
+    answers = [{ status: 200, body: {} }, answer, answer];
+    const client = light();
+    await client.send(new PutCommand({ TableName: 'attempts', Item: { pk: 'k', body: bytes } }));
+    expect(seen[0]!.body.Item).toEqual({ pk: { S: 'k' }, body: { B: 'AQL6' } });
+    const get = new GetCommand({ TableName: 'attempts', Key: { pk: 'k' } });
+    const out = await client.send(get);
+    expect(out.Item).toEqual({ pk: 'k', body: bytes, l: [bytes] });
+    expect(out.Item).toEqual((await sdk().send(get)).Item);
+  });
+
+  it('marshalls the same after a command the SDK sent (its options are not shared)', async () => {
+    const client = light();
+    answers = [{ status: 200, body: { Items: [], Count: 0 } }];
+    await client.send(
+      new QueryCommand({
+        TableName: 'attempts',
+        KeyConditionExpression: 'pk = :k',
+        ExpressionAttributeValues: { ':k': 'k' },
+      }),
+    );
+    await client.send(put);
+    expect(seen[1]!.body.Item).toEqual(expect.objectContaining({ pk: { S: 'k' } }));
+  });
+
   it('throws the named ConditionalCheckFailedException with the old item, as the SDK does, without retrying', async () => {
     answers = [conditionFailed];
     const lightError = await failure(light(), put);
