@@ -14,7 +14,7 @@ import type { AttemptPageQuery, AttemptTable } from '../../lambdas/core/stores';
 import type { AttemptRecord, AttemptShardStep } from '../../lambdas/core/types';
 import { attemptAt, id } from '../support/fixtures';
 import { MemoryAttempts } from '../support/memory';
-import { contract } from './contract';
+import { contract, lightClient } from './contract';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -103,6 +103,12 @@ describe.each(Object.entries(LAYOUTS))('%s', (_name, layout) =>
       memory: () => new MemoryAttempts(),
       emulators: () =>
         new DynamoAttempts({ tableName: process.env[ENV.attemptsTable]!, shards: async () => layout }),
+      light: () =>
+        new DynamoAttempts({
+          tableName: process.env[ENV.attemptsTable]!,
+          shards: async () => layout,
+          client: lightClient(),
+        }),
     },
     (make) => {
       it('writes a record once: the same again is a duplicate, another for its key a conflict that changes nothing', async () => {

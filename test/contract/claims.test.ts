@@ -13,7 +13,7 @@ import type { DeliveryClaims } from '../../lambdas/core/ports';
 import type { ClaimKey } from '../../lambdas/core/types';
 import { id } from '../support/fixtures';
 import { MemoryClaims } from '../support/memory';
-import { contract } from './contract';
+import { contract, lightClient } from './contract';
 
 const NOW = Date.parse('2026-11-25T12:00:00.000Z');
 const FIRST = Date.parse('2026-11-25T11:59:58.123Z');
@@ -33,6 +33,7 @@ contract<DeliveryClaims>(
   {
     memory: () => new MemoryClaims(),
     emulators: () => new DynamoClaims({ tableName: process.env[ENV.rateWindowsTable]! }),
+    light: () => new DynamoClaims({ tableName: process.env[ENV.rateWindowsTable]!, client: lightClient() }),
   },
   (make) => {
     it('claims a delivery once: busy while its send lives, settled after, always with the first time', async () => {

@@ -11,7 +11,7 @@ import type { ConnectionTable } from '../../lambdas/core/stores';
 import type { Connection } from '../../lambdas/core/types';
 import { connection, id } from '../support/fixtures';
 import { MemoryConnections } from '../support/memory';
-import { contract } from './contract';
+import { contract, lightClient } from './contract';
 
 /** A new connection of `applicationId` (a new one when absent) with a fresh id. */
 const fresh = (applicationId = id('app'), overrides: Partial<Connection> = {}) =>
@@ -47,6 +47,8 @@ contract<ConnectionTable>(
   {
     memory: () => new MemoryConnections(),
     emulators: () => new DynamoConnections({ tableName: process.env[ENV.connectionsTable]! }),
+    light: () =>
+      new DynamoConnections({ tableName: process.env[ENV.connectionsTable]!, client: lightClient() }),
   },
   (make) => {
     it('gives back what was created, with every field; undefined for an id never created', async () => {

@@ -7,8 +7,17 @@
  * own ids, so they share the emulators' tables with nothing to clean up.
  */
 
-/** How to make the port under each implementation (a fresh instance per test). */
-export type Implementations<T> = { memory: () => T; emulators: () => T };
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { lightDocumentClient } from '../../lambdas/adapters/dynamodb/light-client';
+
+/**
+ * How to make the port under each implementation (a fresh instance per test); `light`: the
+ * production adapter on the emulators through the dispatcher's document client (light-client.ts).
+ */
+export type Implementations<T> = { memory: () => T; emulators: () => T; light?: () => T };
+
+/** The dispatcher's document client, on the emulators the global setup points the SDK at. */
+export const lightClient = () => lightDocumentClient(new DynamoDBClient({}));
 
 export function contract<T>(
   port: string,
@@ -16,6 +25,6 @@ export function contract<T>(
   suite: (make: () => T) => void,
 ): void {
   describe.each(Object.keys(implementations) as (keyof Implementations<T>)[])(`${port} (%s)`, (name) => {
-    suite(() => implementations[name]());
+    suite(() => implementations[name]!());
   });
 }

@@ -9,7 +9,7 @@ import { ENV } from '../../lambdas/config';
 import type { RateCounter, RateWindowReader } from '../../lambdas/core/ports';
 import { id } from '../support/fixtures';
 import { MemoryRateWindows } from '../support/memory';
-import { contract } from './contract';
+import { contract, lightClient } from './contract';
 
 const SECOND = Math.floor(Date.parse('2026-11-25T12:00:00Z') / 1000);
 
@@ -18,6 +18,8 @@ contract<RateCounter & RateWindowReader>(
   {
     memory: () => new MemoryRateWindows(),
     emulators: () => new DynamoRateWindows({ tableName: process.env[ENV.rateWindowsTable]! }),
+    light: () =>
+      new DynamoRateWindows({ tableName: process.env[ENV.rateWindowsTable]!, client: lightClient() }),
   },
   (make) => {
     it('counts sends one by one from 1 in a window of its own', async () => {
