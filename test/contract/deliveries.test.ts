@@ -12,7 +12,7 @@ import type { AttemptTable, DeliveryPageQuery } from '../../lambdas/core/stores'
 import type { AttemptRecord, AttemptShardStep } from '../../lambdas/core/types';
 import { attemptAt, id } from '../support/fixtures';
 import { MemoryAttempts } from '../support/memory';
-import { contract } from './contract';
+import { contract, lightClient } from './contract';
 
 const MINUTE = 60_000;
 /** The connection whose attempts are spread over four partitions (the seed's second). */
@@ -82,6 +82,13 @@ describe.each([true, false])('delivery search %s', (lookups) => {
           tableName: process.env[ENV.attemptsTable]!,
           shards: shardsOf(sharded),
           lookups,
+        }),
+      light: () =>
+        new DynamoAttempts({
+          tableName: process.env[ENV.attemptsTable]!,
+          shards: shardsOf(sharded),
+          lookups,
+          client: lightClient(),
         }),
     },
     (make) => {

@@ -11,7 +11,7 @@ import { type ParkedItem, parkedListing } from '../../lambdas/core/parking';
 import type { Page, ParkedTable } from '../../lambdas/core/stores';
 import { id, parkedAt } from '../support/fixtures';
 import { MemoryParked } from '../support/memory';
-import { contract } from './contract';
+import { contract, lightClient } from './contract';
 
 /** An id of the same shape that no item has: its last character changed (never to itself). */
 const missingId = (deliveryId: string) => `${deliveryId.slice(0, -1)}${deliveryId.endsWith('X') ? 'Y' : 'X'}`;
@@ -47,6 +47,7 @@ contract<ParkedTable>(
   {
     memory: () => new MemoryParked(),
     emulators: () => new DynamoParked({ tableName: process.env[ENV.parkedTable]! }),
+    light: () => new DynamoParked({ tableName: process.env[ENV.parkedTable]!, client: lightClient() }),
   },
   (make) => {
     it('keeps a parked delivery with its body; listings show it without; nothing for one not parked', async () => {

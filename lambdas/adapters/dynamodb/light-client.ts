@@ -1,10 +1,10 @@
 /**
  * The dispatcher's document client (docs/performance.md §11 "Lighter DynamoDB calls"): the SDK's
- * DynamoDBDocumentClient, whose single-item calls (Get, Put, Update, Delete) and BatchGet go
- * through {@link WireCalls} instead of the SDK's per-call middleware stack. Same inputs, same
- * outputs (marshalled and unmarshalled by the SDK's own util-dynamodb, with the document
- * client's options), the same named errors and retries; every other command, and any call with
- * options, goes through the SDK as before.
+ * DynamoDBDocumentClient, whose Get, Put, Update, Delete, Query and BatchGet go through
+ * {@link WireCalls} instead of the SDK's per-call middleware stack. Same inputs, same outputs
+ * (marshalled and unmarshalled by the SDK's own util-dynamodb, with the document client's
+ * options), the same named errors and retries; every other command, a call with the API's
+ * legacy parameters and any call with options go through the SDK as before.
  */
 
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -14,6 +14,7 @@ import {
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
@@ -31,9 +32,13 @@ const MARSHALL = Object.freeze({ removeUndefinedValues: true });
 const toWire = (values: unknown) => (values === undefined ? undefined : marshall(values as Json, MARSHALL));
 const fromWire = (values: unknown) => (values === undefined ? undefined : unmarshall(values as Attributes));
 
+/** Parameters of the API's first version (values nested in conditions): left to the SDK. */
+const LEGACY = ['Expected', 'AttributeUpdates', 'KeyConditions', 'QueryFilter'];
+
 /** The input a document command carries, as DynamoDB's JSON operation takes it. */
 function wireInput(command: unknown): { operation: string; input: Json } | undefined {
   const input = (command as { input: Json }).input;
+  if (LEGACY.some((name) => input[name] !== undefined)) return undefined;
   const values = { ExpressionAttributeValues: toWire(input.ExpressionAttributeValues) };
   if (command instanceof PutCommand)
     return { operation: 'PutItem', input: { ...input, Item: toWire(input.Item), ...values } };
@@ -41,6 +46,10 @@ function wireInput(command: unknown): { operation: string; input: Json } | undef
     return { operation: 'UpdateItem', input: { ...input, Key: toWire(input.Key), ...values } };
   if (command instanceof DeleteCommand)
     return { operation: 'DeleteItem', input: { ...input, Key: toWire(input.Key), ...values } };
+  if (command instanceof QueryCommand) {
+    const start = { ExclusiveStartKey: toWire(input.ExclusiveStartKey) };
+    return { operation: 'Query', input: { ...input, ...values, ...start } };
+  }
   if (command instanceof GetCommand)
     return { operation: 'GetItem', input: { ...input, Key: toWire(input.Key) } };
   if (command instanceof BatchGetCommand) {
@@ -58,6 +67,8 @@ function documentOutput(output: Json): Json {
   const out = { ...output };
   if (out.Attributes !== undefined) out.Attributes = fromWire(out.Attributes);
   if (out.Item !== undefined) out.Item = fromWire(out.Item);
+  if (out.Items !== undefined) out.Items = (out.Items as unknown[]).map(fromWire);
+  if (out.LastEvaluatedKey !== undefined) out.LastEvaluatedKey = fromWire(out.LastEvaluatedKey);
   if (out.Responses !== undefined) {
     const responses = out.Responses as Record<string, unknown[]>;
     out.Responses = Object.fromEntries(

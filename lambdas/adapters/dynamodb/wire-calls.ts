@@ -234,11 +234,13 @@ const attributesOf = (map: Json) => Object.fromEntries(Object.entries(map).map((
 const mapEach = (tables: Json, each: (v: never) => unknown) =>
   Object.fromEntries(Object.entries(tables).map(([t, v]) => [t, each(v as never)]));
 
-/** An output's items and keys (Item, Attributes, BatchGet's Responses and UnprocessedKeys) with bytes for binary values. */
+/** An output's items and keys (Item, Items, Attributes, LastEvaluatedKey, BatchGet's) with bytes for binary values. */
 function withBlobs(output: Json): Json {
   const out = { ...output };
   if (out.Item) out.Item = attributesOf(out.Item as Json);
   if (out.Attributes) out.Attributes = attributesOf(out.Attributes as Json);
+  if (out.Items) out.Items = (out.Items as Json[]).map(attributesOf);
+  if (out.LastEvaluatedKey) out.LastEvaluatedKey = attributesOf(out.LastEvaluatedKey as Json);
   if (out.Responses)
     out.Responses = mapEach(out.Responses as Json, (items: Json[]) => items.map(attributesOf));
   if (out.UnprocessedKeys)

@@ -12,6 +12,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
@@ -219,17 +220,45 @@ describe('lightDocumentClient', () => {
     expect(seen[0]!.headers['x-amz-target']).toBe('DynamoDB_20120810.PutItem');
   });
 
-  it('leaves other commands to the SDK', async () => {
+  it('queries with the values marshalled and the items and last key unmarshalled, as the SDK does', async () => {
+    const query = new QueryCommand({
+      TableName: 'parked',
+      KeyConditionExpression: 'pk = :k',
+      ExpressionAttributeValues: { ':k': 'k' },
+      ExclusiveStartKey: { pk: 'k', sk: 'a' },
+    });
+    const answer = {
+      status: 200,
+      body: {
+        Items: [{ pk: { S: 'k' }, n: { N: '1' } }],
+        Count: 1,
+        LastEvaluatedKey: { pk: { S: 'k' }, sk: { S: 'b' } },
+      },
+    };
+    answers = [answer, answer];
+    const { $metadata: _l, ...lightOut } = await light().send(query);
+    const { $metadata: _s, ...sdkOut } = await sdk().send(query);
+    expect(lightOut).toEqual({
+      Items: [{ pk: 'k', n: 1 }],
+      Count: 1,
+      LastEvaluatedKey: { pk: 'k', sk: 'b' },
+    });
+    expect(lightOut).toEqual(sdkOut);
+    expect(seen[0]!.body).toEqual(seen[1]!.body);
+    expect(seen[0]!.headers['user-agent']).toBeUndefined();
+  });
+
+  it('leaves other commands, and the legacy parameters, to the SDK', async () => {
     answers = [{ status: 200, body: { Items: [{ pk: { S: 'k' } }], Count: 1 } }];
-    const out = await light().send(
-      new QueryCommand({
-        TableName: 'attempts',
-        KeyConditionExpression: 'pk = :k',
-        ExpressionAttributeValues: { ':k': 'k' },
-      }),
-    );
+    const out = await light().send(new ScanCommand({ TableName: 'attempts' }));
     expect(out.Items).toEqual([{ pk: 'k' }]);
+    await light().send(
+      new PutCommand({ TableName: 'attempts', Item: { pk: 'k' }, Expected: { pk: { Exists: false } } }),
+    );
     // Only the SDK's stack adds its user agent.
-    expect(seen[0]!.headers['user-agent']).toMatch(/aws-sdk-js/);
+    expect(seen.map((s) => s.headers['user-agent'])).toEqual([
+      expect.stringMatching(/aws-sdk-js/),
+      expect.stringMatching(/aws-sdk-js/),
+    ]);
   });
 });
