@@ -140,11 +140,19 @@ export class WireCalls {
     const { response } = await this.config.requestHandler.handle(request);
     const bytes = await this.config.streamCollector(response.body);
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-    const parsed = withBlobs((text ? JSON.parse(text) : {}) as Json);
     const $metadata: Metadata = {
       httpStatusCode: response.statusCode,
       requestId: response.headers['x-amzn-requestid'],
     };
+    let parsed: Json;
+    try {
+      parsed = withBlobs((text ? JSON.parse(text) : {}) as Json);
+    } catch {
+      // A proxy's HTML 502 is still a 502 (retried, by its status); an unreadable success is not one.
+      if (response.statusCode < 300)
+        throw Object.assign(new Error(`unreadable DynamoDB answer: ${text.slice(0, 80)}`), { $metadata });
+      parsed = {};
+    }
     if (response.statusCode < 300) return { ...parsed, $metadata };
     throw this.serviceError(parsed, response, $metadata);
   }

@@ -40,7 +40,7 @@ beforeAll(async () => {
         'content-type': 'application/x-amz-json-1.0',
         'x-amzn-requestid': 'req-1',
       });
-      res.end(JSON.stringify(answer.body));
+      res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -185,6 +185,13 @@ describe('lightDocumentClient', () => {
     ['ServiceUnavailable', 503],
   ])('retries %s (HTTP %i) with the client retry strategy', async (name, status) => {
     answers = [{ status, body: { __type: `${DDB}${name}`, message: 'try again' } }];
+    const out = await light().send(put);
+    expect(seen).toHaveLength(2);
+    expect(out.$metadata.attempts).toBe(2);
+  });
+
+  it('retries a 502 whose body is not JSON (a proxy page), by its status', async () => {
+    answers = [{ status: 502, body: '<html>Bad Gateway</html>' as never }];
     const out = await light().send(put);
     expect(seen).toHaveLength(2);
     expect(out.$metadata.attempts).toBe(2);
