@@ -1,6 +1,6 @@
 /**
  * The dispatcher's document client (docs/performance.md §11 "Lighter DynamoDB calls"): the SDK's
- * DynamoDBDocumentClient, whose Get, Put, Update, Delete, Query and BatchGet go through
+ * DynamoDBDocumentClient, whose Get, Put, Update, Delete, Query, BatchGet and BatchWrite go through
  * {@link WireCalls} instead of the SDK's per-call middleware stack. Same inputs, same outputs
  * (marshalled and unmarshalled by the SDK's own util-dynamodb, with the document client's
  * options), the same named errors and retries; every other command, a call with the API's
@@ -10,6 +10,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
@@ -32,13 +33,34 @@ const MARSHALL = Object.freeze({ removeUndefinedValues: true });
 const toWire = (values: unknown) => (values === undefined ? undefined : marshall(values as Json, MARSHALL));
 const fromWire = (values: unknown) => (values === undefined ? undefined : unmarshall(values as Attributes));
 
-/** Parameters of the API's first version (values nested in conditions): left to the SDK. */
-const LEGACY = ['Expected', 'AttributeUpdates', 'KeyConditions', 'QueryFilter'];
+/**
+ * Left to the SDK: the API's first-version parameters (values nested in conditions) and item
+ * collection metrics (keys in nested shapes); the dispatcher uses neither.
+ */
+const TO_SDK = [
+  'Expected',
+  'AttributeUpdates',
+  'KeyConditions',
+  'QueryFilter',
+  'ReturnItemCollectionMetrics',
+];
+
+type WriteRequest = { PutRequest?: { Item: unknown }; DeleteRequest?: { Key: unknown } };
+/** `each` applied to every table's entry of a batch call's map. */
+const eachTable = <T>(tables: unknown, each: (entry: T) => unknown) =>
+  Object.fromEntries(Object.entries(tables as Record<string, T>).map(([table, v]) => [table, each(v)]));
+/** A BatchWrite list with its items and keys converted by `convert`. */
+const writes = (convert: (values: unknown) => unknown) => (list: WriteRequest[]) =>
+  list.map((r) =>
+    r.PutRequest
+      ? { PutRequest: { ...r.PutRequest, Item: convert(r.PutRequest.Item) } }
+      : { DeleteRequest: { ...r.DeleteRequest, Key: convert(r.DeleteRequest?.Key) } },
+  );
 
 /** The input a document command carries, as DynamoDB's JSON operation takes it. */
 function wireInput(command: unknown): { operation: string; input: Json } | undefined {
   const input = (command as { input: Json }).input;
-  if (LEGACY.some((name) => input[name] !== undefined)) return undefined;
+  if (TO_SDK.some((name) => input[name] !== undefined)) return undefined;
   const values = { ExpressionAttributeValues: toWire(input.ExpressionAttributeValues) };
   if (command instanceof PutCommand)
     return { operation: 'PutItem', input: { ...input, Item: toWire(input.Item), ...values } };
@@ -53,12 +75,17 @@ function wireInput(command: unknown): { operation: string; input: Json } | undef
   if (command instanceof GetCommand)
     return { operation: 'GetItem', input: { ...input, Key: toWire(input.Key) } };
   if (command instanceof BatchGetCommand) {
-    const requests = input.RequestItems as Record<string, Json & { Keys: Json[] }>;
-    const RequestItems = Object.fromEntries(
-      Object.entries(requests).map(([table, r]) => [table, { ...r, Keys: r.Keys.map(toWire) }]),
-    );
+    const RequestItems = eachTable(input.RequestItems, (r: Json & { Keys: Json[] }) => ({
+      ...r,
+      Keys: r.Keys.map(toWire),
+    }));
     return { operation: 'BatchGetItem', input: { ...input, RequestItems } };
   }
+  if (command instanceof BatchWriteCommand)
+    return {
+      operation: 'BatchWriteItem',
+      input: { ...input, RequestItems: eachTable(input.RequestItems, writes(toWire)) },
+    };
   return undefined;
 }
 
@@ -69,18 +96,15 @@ function documentOutput(output: Json): Json {
   if (out.Item !== undefined) out.Item = fromWire(out.Item);
   if (out.Items !== undefined) out.Items = (out.Items as unknown[]).map(fromWire);
   if (out.LastEvaluatedKey !== undefined) out.LastEvaluatedKey = fromWire(out.LastEvaluatedKey);
-  if (out.Responses !== undefined) {
-    const responses = out.Responses as Record<string, unknown[]>;
-    out.Responses = Object.fromEntries(
-      Object.entries(responses).map(([table, items]) => [table, items.map(fromWire)]),
-    );
-  }
-  if (out.UnprocessedKeys !== undefined) {
-    const unprocessed = out.UnprocessedKeys as Record<string, Json & { Keys: unknown[] }>;
-    out.UnprocessedKeys = Object.fromEntries(
-      Object.entries(unprocessed).map(([table, r]) => [table, { ...r, Keys: r.Keys.map(fromWire) }]),
-    );
-  }
+  if (out.Responses !== undefined)
+    out.Responses = eachTable(out.Responses, (items: unknown[]) => items.map(fromWire));
+  if (out.UnprocessedKeys !== undefined)
+    out.UnprocessedKeys = eachTable(out.UnprocessedKeys, (r: Json & { Keys: unknown[] }) => ({
+      ...r,
+      Keys: r.Keys.map(fromWire),
+    }));
+  if (out.UnprocessedItems !== undefined)
+    out.UnprocessedItems = eachTable(out.UnprocessedItems, writes(fromWire));
   return out;
 }
 

@@ -91,7 +91,9 @@ export class WireCalls {
   /** One operation with the SDK's retries: its output as DynamoDB wrote it, or the SDK's named error. */
   async call(operation: string, input: Json): Promise<Json & { $metadata: Metadata }> {
     const body = JSON.stringify(input, blobsAsBase64);
-    const endpoint = await this.endpoint(String(input.TableName ?? ''));
+    // A batch call's endpoint is its first table's (they are all one account's and region's).
+    const table = input.TableName ?? Object.keys((input.RequestItems as Json | undefined) ?? {})[0];
+    const endpoint = await this.endpoint(String(table ?? ''));
     this.signer ??= this.config.signer();
     this.strategy ??= this.config.retryStrategy();
     const [signer, strategy] = await Promise.all([this.signer, this.strategy]);
@@ -238,6 +240,7 @@ function bytesOf(value: unknown): unknown {
   return value;
 }
 
+type WireWrite = { PutRequest?: { Item: Json }; DeleteRequest?: { Key: Json } };
 const attributesOf = (map: Json) => Object.fromEntries(Object.entries(map).map(([k, v]) => [k, bytesOf(v)]));
 const mapEach = (tables: Json, each: (v: never) => unknown) =>
   Object.fromEntries(Object.entries(tables).map(([t, v]) => [t, each(v as never)]));
@@ -251,6 +254,14 @@ function withBlobs(output: Json): Json {
   if (out.LastEvaluatedKey) out.LastEvaluatedKey = attributesOf(out.LastEvaluatedKey as Json);
   if (out.Responses)
     out.Responses = mapEach(out.Responses as Json, (items: Json[]) => items.map(attributesOf));
+  if (out.UnprocessedItems)
+    out.UnprocessedItems = mapEach(out.UnprocessedItems as Json, (list: WireWrite[]) =>
+      list.map((r) =>
+        r.PutRequest
+          ? { PutRequest: { ...r.PutRequest, Item: attributesOf(r.PutRequest.Item) } }
+          : { DeleteRequest: { ...r.DeleteRequest, Key: attributesOf(r.DeleteRequest?.Key ?? {}) } },
+      ),
+    );
   if (out.UnprocessedKeys)
     out.UnprocessedKeys = mapEach(out.UnprocessedKeys as Json, (r: Json & { Keys: Json[] }) => ({
       ...r,

@@ -8,6 +8,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -252,6 +253,28 @@ describe('lightDocumentClient', () => {
     });
     expect(lightOut).toEqual(sdkOut);
     expect(seen[0]!.body).toEqual(seen[1]!.body);
+    expect(seen[0]!.headers['user-agent']).toBeUndefined();
+  });
+
+  it('writes a batch with its items marshalled and returns the unprocessed ones unmarshalled, as the SDK does', async () => {
+    const batch = new BatchWriteCommand({
+      RequestItems: {
+        attempts: [{ PutRequest: { Item: { pk: 'a', n: 1 } } }, { DeleteRequest: { Key: { pk: 'b' } } }],
+      },
+    });
+    const answer = {
+      status: 200,
+      body: { UnprocessedItems: { attempts: [{ PutRequest: { Item: { pk: { S: 'a' }, n: { N: '1' } } } }] } },
+    };
+    answers = [answer, answer];
+    const { $metadata: _l, ...lightOut } = await light().send(batch);
+    const { $metadata: _s, ...sdkOut } = await sdk().send(batch);
+    expect(lightOut).toEqual({
+      UnprocessedItems: { attempts: [{ PutRequest: { Item: { pk: 'a', n: 1 } } }] },
+    });
+    expect(lightOut).toEqual(sdkOut);
+    expect(seen[0]!.body).toEqual(seen[1]!.body);
+    expect(seen[0]!.headers['x-amz-target']).toBe('DynamoDB_20120810.BatchWriteItem');
     expect(seen[0]!.headers['user-agent']).toBeUndefined();
   });
 
