@@ -20,7 +20,12 @@ let harness: Harness;
 let management: WebhookManagement;
 
 beforeAll(async () => {
-  receiver = await startReceiver(respond(200));
+  // Attempt 2 (the Resend's) answers late: the second Resend below must meet it not yet logged,
+  // however fast the dispatcher is.
+  const ok = respond(200);
+  receiver = await startReceiver((req, res, n) => {
+    setTimeout(() => ok(req, res, n), n === 2 ? 2_000 : 0);
+  });
   slow = await startReceiver((_req, res, n) => {
     // Attempts 1–4 fail, so the delivery is parked; attempt 5 (the recovery's) answers late.
     if (n <= 4) res.writeHead(503).end('down');
