@@ -44,6 +44,8 @@ export interface CostProfile {
   a: Assumptions;
   secretStore: SecretStoreName;
   keepBodies: KeepBodies;
+  /** Writes a delivery of the measured (default) path makes that this profile does not: search's 2, claims' 2. */
+  writesOff: number;
 }
 
 /** The model's assumptions for a profile of lib/profiles.ts, from the stack defaults' `base`. */
@@ -60,6 +62,7 @@ export function costProfile(name: ProfileName, base: Assumptions): CostProfile {
     },
     secretStore: p.secretStore ?? 'secrets-manager',
     keepBodies: p.keepBodies ?? 'all',
+    writesOff: (p.deliverySearch === false ? 2 : 0) + (p.dedupeEvents === false ? 2 : 0),
   };
 }
 
@@ -146,13 +149,15 @@ export function allInCost(scenario: Scenario, profile: CostProfile, x: AllInInpu
     eventsPerSecond: x.traffic.eventsPerSecond,
     connections: x.traffic.connections,
   };
-  const c = scenarioCost(scenario, forProfile(x.figures, profile.name), x.prices, a);
+  const measured = forProfile(x.figures, profile.name);
+  const kinds = structuredClone(measured.kinds);
+  for (const f of Object.values(kinds)) {
+    f.dynamoWrites -= profile.writesOff;
+    f.writeUnits -= profile.writesOff;
+  }
+  const c = scenarioCost(scenario, { ...measured, kinds }, x.prices, a);
   const mix = scenario.mix;
-  const lines: AllInLine[] = c.lines.map((l) => ({
-    item: l.item,
-    perMillion: l.perMillion,
-    kind: 'variable',
-  }));
+  const lines: AllInLine[] = c.lines.map(({ item, perMillion }) => ({ item, perMillion, kind: 'variable' }));
 
   // Bodies: the figures keep them for deliveries that failed a first attempt (as 'failures'
   // does); 'all' adds the body of each delivery delivered at once, kept for the successes' TTL and until deleted.

@@ -88,11 +88,9 @@ export interface VolumeFigures {
 }
 
 const writeUnits = (bytes: number) => Math.ceil(bytes / WRITE_UNIT_BYTES);
-
-const entryOf = (
-  t: { partitionKey: string; sortKey: string },
-  i: typeof PARKED_TABLE.byApplicationIndex | typeof ATTEMPTS_TABLE.byTimeIndex,
-) => new Set<string>([t.partitionKey, t.sortKey, i.partitionKey, i.sortKey, ...i.projected]);
+type Keys = { partitionKey: string; sortKey: string };
+const entryOf = (t: Keys, i: Keys & { projected: readonly string[] }) =>
+  new Set<string>([t.partitionKey, t.sortKey, i.partitionKey, i.sortKey, ...i.projected]);
 /** Attribute names an index entry carries: a parked item's `byApplication` one, a record's by-time one. */
 const PARKED_INDEX_ATTRIBUTES = entryOf(PARKED_TABLE, PARKED_TABLE.byApplicationIndex);
 const BY_TIME_ATTRIBUTES = entryOf(ATTEMPTS_TABLE, ATTEMPTS_TABLE.byTimeIndex);

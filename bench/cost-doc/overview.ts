@@ -89,10 +89,8 @@ ${table(['per million deliveries', ...HEAD], rows)}
   of 10) alone come to ${money(writes + publish)} and ${money(writes + batched)}. Provisioned writes at 70 % use
   (\`attemptLogCapacity\`) bring lean to ${money(provisioned.healthy.perMillion)} and ${money(provisioned.healthyBatched.perMillion)}.
 - **SQS floor.** A receive or a delete carries at most 10 messages: at least 0.2 requests per message whatever the batch size.
-- **Republished events** (\`dedupeEvents\`: on in defaults, off in lean; docs/reliability.md). Each delivery of an event is
-  claimed and then settled: two on-demand writes, ${money(2 * doc.prices.dynamoDbPerMillionWriteUnits)} a million, not in the lines above
-  (defaults all-in, healthy: ${money(allIn.defaults.healthy.perMillion + 2 * doc.prices.dynamoDbPerMillionWriteUnits)}). A republish costs one write per delivery and
-  sends nothing; no read.
+- **Republished events and delivery search** (\`dedupeEvents\`, \`deliverySearch\`: on in defaults, off in lean). A claim and its
+  settlement, and two lookup items: four writes a delivery, ${money(4 * doc.prices.dynamoDbPerMillionWriteUnits)} a million, in the defaults' lines. A republish costs one write per delivery.
 - **Metric documents** (one EMF document per invocation) are a floor for the failing scenarios; **custom metrics**
   are counted as if every combination were emitted every month (an upper bound).`;
 }
