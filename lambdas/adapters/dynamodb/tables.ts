@@ -4,6 +4,8 @@
  * Pure constants: no SDK imports.
  */
 
+import { ATTEMPT_RECORD_FIELDS } from '../../core/types';
+
 /** Connections table (docs/design.md §5). */
 export const CONNECTIONS_TABLE = {
   partitionKey: 'connectionId',
@@ -60,30 +62,9 @@ export const ATTEMPTS_TABLE = {
     partitionKey: 'connectionId',
     sortKey: 'requestedAt',
     /** Non-key attributes the index carries: the API's attempt (api/delivery-schemas.ts AttemptSchema). */
-    projected: [
-      'deliveryId',
-      'attempt',
-      'eventId',
-      'applicationId',
-      'userId',
-      'event',
-      'method',
-      'target',
-      'durationMs',
-      'outcome',
-      'statusCode',
-      'responseSnippet',
-      'error',
-      'nextAttemptAt',
-      'final',
-      'test',
-      'traceId',
-      'sendId',
-      'expiresAt',
-      'requestHeaders',
-      'resentAs',
-      'trigger',
-    ],
+    projected: ATTEMPT_RECORD_FIELDS.filter(
+      (field) => field !== 'connectionId' && field !== 'requestedAt' && field !== 'body',
+    ),
   },
   /** Partitions of each day of the final-failures index: 8 × ~900 final failures/s (docs/scale.md). */
   finalFailuresShards: 8,

@@ -85,14 +85,17 @@ describe('what a connection block says about delivery', () => {
     expect(connectionBlock(c as Connection, now)).toContain('new events are parked, not sent');
   });
 
+  /** A failing endpoint with a recovery check stored. */
+  const DOWN_WITH_CHECK = {
+    state: 'failing',
+    consecutiveFailures: 3,
+    version: 4,
+    downSince: '2026-11-22T10:00:00.000Z',
+    nextCheckAt: '2026-11-22T10:20:00.000Z',
+  };
+
   it('says when the endpoint went down and when the next recovery check is', () => {
-    const health = {
-      state: 'failing',
-      consecutiveFailures: 3,
-      version: 4,
-      downSince: '2026-11-22T10:00:00.000Z',
-      nextCheckAt: '2026-11-22T10:20:00.000Z',
-    };
+    const health = DOWN_WITH_CHECK;
     const block = connectionBlock({ ...base, enabled: true, health } as Connection, now);
     expect(block).toContain(
       'Endpoint down since 2026-11-22T10:00:00.000Z (5m ago), next check at 2026-11-22T10:20:00.000Z (in 15m)',
@@ -107,13 +110,7 @@ describe('what a connection block says about delivery', () => {
   });
 
   it('never shows a check stored before the connection’s own recovery checks were turned off', () => {
-    const health = {
-      state: 'failing',
-      consecutiveFailures: 3,
-      version: 4,
-      downSince: '2026-11-22T10:00:00.000Z',
-      nextCheckAt: '2026-11-22T10:20:00.000Z',
-    };
+    const health = DOWN_WITH_CHECK;
     const off = { ...base, enabled: true, recoveryProbes: false, health } as Connection;
     const block = connectionBlock(off, now);
     expect(block).not.toContain('next check');
