@@ -190,7 +190,13 @@ describe('profiles', () => {
       a: base,
       secretStore: 'secrets-manager',
       keepBodies: 'all',
+      writesOff: 0,
     });
+    // The API-call run measures the defaults: lean makes neither search's two lookup items nor a
+    // claim and its settlement, so it pays four writes a delivery less.
+    expect(lean.writesOff).toBe(4);
+    const writes = (p: typeof lean) => find(allInCost(healthy, p, inputs), 'DynamoDB writes').perMillion;
+    expect(writes(defaults) - writes(lean)).toBeCloseTo(4 * 0.625, 6);
   });
 
   it('lean keeps no body of a delivery delivered at once and keeps secrets under one KMS key', () => {
