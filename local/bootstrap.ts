@@ -8,11 +8,9 @@ import {
   type AttributeDefinition,
   CreateTableCommand,
   type CreateTableCommandInput,
-  DescribeTableCommand,
   DynamoDBClient,
   type KeySchemaElement,
   ResourceInUseException,
-  ResourceNotFoundException,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
@@ -36,6 +34,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, localSdkEnv } from './constants';
 import type { LocalEndpoints } from './emulators';
 import { localKeyArn } from './kms-store';
 import { rebuildWithIndexes } from './table-upgrade';
+import { describeTable, untilTable } from './table-waits';
 
 /** Resource names of local mode. */
 export interface ResourceNames {
@@ -73,7 +72,6 @@ export const MAX_MESSAGE_BYTES = 1_048_576;
 /** Longest retention SQS allows, so nothing ages out of the DLQ while someone looks at it. */
 const DLQ_RETENTION_S = 1_209_600;
 const DEFAULT_TIMEOUT_MS = 30_000;
-const POLL_MS = 25;
 
 export interface BootstrapOptions {
   readonly names?: Partial<ResourceNames>;
@@ -382,29 +380,15 @@ async function ensureTable(
       if (!(error instanceof ResourceInUseException)) throw error;
     }
   }
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const table = await describeTable(dynamodb, name);
-    const ready =
+  await untilTable(
+    dynamodb,
+    name,
+    timeoutMs,
+    (table) =>
       table?.TableStatus === 'ACTIVE' &&
-      (table.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
-    if (ready) return;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `Local table ${name} is still ${table?.TableStatus ?? 'missing'} after ${timeoutMs} ms`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
-
-async function describeTable(dynamodb: DynamoDBClient, name: string): Promise<TableDescription | undefined> {
-  try {
-    return (await dynamodb.send(new DescribeTableCommand({ TableName: name }))).Table;
-  } catch (error) {
-    if (error instanceof ResourceNotFoundException) return undefined;
-    throw error;
-  }
+      (table.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE'),
+    (table) => `Local table ${name} is still ${table?.TableStatus ?? 'missing'} after ${timeoutMs} ms`,
+  );
 }
 
 /**

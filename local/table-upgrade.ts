@@ -12,16 +12,14 @@ import {
   CreateTableCommand,
   type CreateTableCommandInput,
   DeleteTableCommand,
-  DescribeTableCommand,
   type DynamoDBClient,
   paginateScan,
-  ResourceNotFoundException,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
+import { untilTable } from './table-waits';
 
 /** BatchWriteItem takes at most 25 items. */
 const BATCH = 25;
-const POLL_MS = 50;
 
 /** Rebuilds `input.TableName` with `input`'s indexes, keeping every item; returns how many it kept. */
 export async function rebuildWithIndexes(
@@ -35,20 +33,21 @@ export async function rebuildWithIndexes(
     for (const Item of page.Items ?? []) items.push({ PutRequest: { Item } });
   }
   await dynamodb.send(new DeleteTableCommand({ TableName: name }));
-  await until(timeoutMs, `Local table ${name} is still there after deleting it`, async () => {
-    try {
-      await dynamodb.send(new DescribeTableCommand({ TableName: name }));
-      return false;
-    } catch (error) {
-      if (error instanceof ResourceNotFoundException) return true;
-      throw error;
-    }
-  });
+  await untilTable(
+    dynamodb,
+    name,
+    timeoutMs,
+    (table) => table === undefined,
+    () => `Local table ${name} is still there after deleting it`,
+  );
   await dynamodb.send(new CreateTableCommand(input));
-  await until(timeoutMs, `Local table ${name} is not active after making it again`, async () => {
-    const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: name }));
-    return Table?.TableStatus === 'ACTIVE';
-  });
+  await untilTable(
+    dynamodb,
+    name,
+    timeoutMs,
+    (table) => table?.TableStatus === 'ACTIVE',
+    () => `Local table ${name} is not active after making it again`,
+  );
   for (let i = 0; i < items.length; i += BATCH) {
     let pending: WriteRequest[] | undefined = items.slice(i, i + BATCH);
     while (pending?.length) {
@@ -59,12 +58,4 @@ export async function rebuildWithIndexes(
     }
   }
   return items.length;
-}
-
-async function until(timeoutMs: number, problem: string, done: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(problem);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
 }
