@@ -14,14 +14,19 @@ import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb
 import { type AttemptPageQuery, MAX_RANGE_ITEMS, type RangeRead } from '../../core/stores';
 import type { AttemptRecord } from '../../core/types';
 import { recordOf } from './attempt-item';
-import { type Item, type Key, mergePages, type PartialPage, type QueryInput } from './attempt-reads';
+import {
+  type Item,
+  type Key,
+  mergePages,
+  type PartialPage,
+  PartitionReads,
+  type QueryInput,
+} from './attempt-reads';
 import { ATTEMPTS_TABLE } from './tables';
 
 const INDEX = ATTEMPTS_TABLE.byTimeIndex;
 const SK = ATTEMPTS_TABLE.sortKey;
-/** Items one Query reads while filtering. */
-const FILTER_PAGE_ITEMS = 100;
-/** Queries per partition for one API page, so a filter matching little cannot read forever. */
+/** Pages `recent` reads at most, so a filter matching little cannot read forever. */
 const MAX_PAGES_PER_CALL = 10;
 /**
  * Sort keys that sort above and below every record's (each begins `dlv_`), in characters a cursor
@@ -119,10 +124,14 @@ function queryOf(
 }
 
 export class LogReads {
+  private readonly reads: PartitionReads;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.reads = new PartitionReads(client, tableName);
+  }
 
   /** One page of the log across `partitions`, newest attempt first; `next` resumes below it. */
   async page(
@@ -150,27 +159,13 @@ export class LogReads {
   private async partitionPage(partition: string, c: LogConditions, limit: number): Promise<PartialPage> {
     const input = queryOf(partition, c, true);
     if (!input) return { items: [] };
-    const items: Item[] = [];
-    let startKey: Key | undefined;
-    for (let pages = 0; pages < MAX_PAGES_PER_CALL; pages++) {
-      const out = await this.send(
-        input,
-        startKey,
-        input.FilterExpression ? Math.max(limit, FILTER_PAGE_ITEMS) : limit + 1,
-      );
-      const got = out.Items ?? [];
-      for (const [i, item] of got.entries()) {
-        if (c.below !== undefined && logPosition(item) >= c.below) continue;
-        items.push(item);
-        if (items.length === limit) {
-          const more = i < got.length - 1 || out.LastEvaluatedKey !== undefined;
-          return more ? this.stopAt(partition, c, items, timeOf(item)) : { items };
-        }
-      }
-      startKey = out.LastEvaluatedKey as Key | undefined;
-      if (!startKey) return { items };
-    }
-    return this.stopAt(partition, c, items, startKey![INDEX.sortKey]!);
+    const { below } = c;
+    const part = await this.reads.filteredPage(input, limit, {
+      ...(below === undefined ? {} : { keep: (item) => logPosition(item) < below }),
+      // The millisecond it stopped in: the item's, or the page cap's key's (it holds the index key).
+      frontierOf: timeOf,
+    });
+    return part.frontier === undefined ? part : this.stopAt(partition, c, part.items, part.frontier);
   }
 
   /**
@@ -185,23 +180,12 @@ export class LogReads {
   ): Promise<PartialPage> {
     const above = items.filter((item) => timeOf(item) > time);
     if (above.length > 0) return { items: above, frontier: `${time}|${ABOVE_ANY_KEY}` };
-    const input = queryOf(partition, c, true, time)!;
-    const tied: Item[] = [];
-    let startKey: Key | undefined;
-    do {
-      const out = await this.send(input, startKey);
-      for (const item of out.Items ?? []) {
-        if (c.below === undefined || logPosition(item) < c.below) tied.push(item);
-      }
-      startKey = out.LastEvaluatedKey as Key | undefined;
-    } while (startKey);
-    return { items: tied, frontier: `${time}|${BELOW_ANY_KEY}` };
-  }
-
-  private send(input: QueryInput, startKey?: Key, limit?: number) {
-    return this.client.send(
-      new QueryCommand({ ...input, TableName: this.tableName, ExclusiveStartKey: startKey, Limit: limit }),
-    );
+    const { below } = c;
+    const tied = await this.reads.collect(queryOf(partition, c, true, time)!, Number.MAX_SAFE_INTEGER);
+    return {
+      items: below === undefined ? tied : tied.filter((item) => logPosition(item) < below),
+      frontier: `${time}|${BELOW_ANY_KEY}`,
+    };
   }
 
   /**

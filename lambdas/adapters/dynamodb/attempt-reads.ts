@@ -61,9 +61,14 @@ export class PartitionReads {
 
   /**
    * Runs a filtered Query of one partition page by page until `limit` items, its end, or the
-   * page cap.
+   * page cap. `keep` drops items on this side (a position no key condition can say); the frontier
+   * is `frontierOf` the last item taken or the key the page cap stopped at (by default its `sk`).
    */
-  async filteredPage(input: QueryInput, limit: number): Promise<PartialPage> {
+  async filteredPage(
+    input: QueryInput,
+    limit: number,
+    { keep, frontierOf = skOf }: { keep?: (item: Item) => boolean; frontierOf?: (at: Item) => string } = {},
+  ): Promise<PartialPage> {
     const items: Item[] = [];
     let startKey: Key | undefined;
     for (let pages = 0; pages < MAX_PAGES_PER_CALL; pages++) {
@@ -72,21 +77,23 @@ export class PartitionReads {
           ...input,
           TableName: this.tableName,
           ExclusiveStartKey: startKey,
-          Limit: input.FilterExpression ? Math.max(limit, FILTER_PAGE_ITEMS) : limit,
+          // One more than asked: a partition that ends at `limit` needs no frontier.
+          Limit: input.FilterExpression ? Math.max(limit, FILTER_PAGE_ITEMS) : limit + 1,
         }),
       );
       const got = out.Items ?? [];
       for (const [i, item] of got.entries()) {
+        if (keep && !keep(item)) continue;
         items.push(item);
         if (items.length === limit) {
           const more = i < got.length - 1 || out.LastEvaluatedKey !== undefined;
-          return { items, ...(more ? { frontier: skOf(item) } : {}) };
+          return { items, ...(more ? { frontier: frontierOf(item) } : {}) };
         }
       }
       startKey = out.LastEvaluatedKey as Key | undefined;
       if (!startKey) return { items };
     }
-    return { items, frontier: startKey![SK] };
+    return { items, frontier: frontierOf(startKey!) };
   }
 }
 
