@@ -4,7 +4,8 @@
  * item when there is none or when the send holding it has outlived its lease, keeping the time
  * first written; when the condition fails, the item that holds the key (returned by the failed
  * write itself, no read) says whether the delivery is settled or in flight. Settling is one more
- * UpdateItem, or, with a write buffer, a put of the settled item at the batch end. Both are writes the dispatcher already may make on this table.
+ * UpdateItem, or, with a write buffer, a put of the settled item at the batch end. Both are writes
+ * the dispatcher already may make on this table.
  */
 
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
