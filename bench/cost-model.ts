@@ -828,18 +828,36 @@ export function alternatives(prices: Prices, attemptsPerChain: number): Alternat
 }
 
 /**
- * The share of attempts that open a new TLS connection: attempts to one origin reach one
- * container as a Poisson stream (eventsPerSecond ÷ (connections × containers)), so one finds the
- * connection open only if that container sent there within the receiver's idle time `idleS`:
- * P(new) = Σ share × e^(−rate × idleS). bench/billed/ measures it (docs/performance.md §11).
+ * The share of attempts that open a new TLS connection. Each container takes a batch of
+ * `meanFill` deliveries, sent at once to connections drawn uniformly (so one origin's count is
+ * about Poisson), every `containers × meanFill ÷ deliveriesPerSecond` seconds: the rate served,
+ * below the published one while a backlog builds. The pool reuses the most recently freed socket
+ * first, so the j-th request at once to an origin finds a socket open only if a batch within the
+ * sender's idle time (`idle`: seconds, by share of receivers) sent j or more there.
+ * bench/billed/ measures it (docs/performance.md §11).
  */
 export function newConnectionShare(
-  eventsPerSecond: number,
+  deliveriesPerSecond: number,
   connections: number,
   containers: number,
+  meanFill: number,
   idle: ReadonlyArray<{ seconds: number; share: number }>,
 ): number {
-  const rate = eventsPerSecond / (connections * Math.max(1, containers));
+  const fill = Math.max(1, meanFill);
+  const batchesPerS = deliveriesPerSecond / (Math.max(1, containers) * fill);
+  const mean = fill / connections;
+  // atLeast[j - 1]: the chance that one origin has j or more of a batch's deliveries.
+  const atLeast: number[] = [];
+  let below = 0;
+  let exactly = Math.exp(-mean);
+  for (let j = 1; j <= Math.ceil(fill); j++) {
+    below += exactly;
+    if (1 - below < 1e-9) break;
+    atLeast.push(1 - below);
+    exactly *= mean / j;
+  }
   const total = idle.reduce((s, k) => s + k.share, 0);
-  return idle.reduce((s, k) => s + (k.share / total) * Math.exp(-rate * k.seconds), 0);
+  const perDelivery = (seconds: number) =>
+    atLeast.reduce((sum, p) => sum + p * (1 - p) ** (batchesPerS * seconds), 0) / mean;
+  return idle.reduce((s, k) => s + (k.share / total) * perDelivery(k.seconds), 0);
 }

@@ -29,7 +29,7 @@ export function tableRows(r: BenchResults): Row[] {
       e.attemptLogPutCpuMicros,
     );
     row(
-      '2. retry timing error after 1, 2, 4 s, median ms',
+      '2. retry timing error at 1, 2, 4 s, median ms',
       e.retries.gaps.map((g) => g.errorMedianMs).join(' / '),
     );
   }
@@ -50,12 +50,7 @@ export function tableRows(r: BenchResults): Row[] {
       pair(d.logBytes, d.logBytesAtDebug),
     );
   if (cb)
-    row(
-      '5. web console, gzip bytes (vs the 100 KB budget)',
-      cb.gzipBytes,
-      cb.budgetGzipBytes,
-      cb.budgetRatio,
-    );
+    row('5. web console gzip bytes (vs the 100 KB budget)', cb.gzipBytes, cb.budgetGzipBytes, cb.budgetRatio);
   for (const [name, p] of Object.entries(r.apiCalls?.phases ?? {})) {
     const calls = Object.entries(p.calls)
       .filter(([key]) => !key.startsWith('sqs:ReceiveMessage'))

@@ -32,14 +32,13 @@ export interface BilledProfileFigures {
   modelRatio: number;
   /** The CPU per delivery the model runs on (the committed baseline's, full core, one warm receiver), µs. */
   modelCpuMicrosPerDelivery: number;
-  /** The model's GB-seconds per million fed this run's capped CPU per delivery, and measured ÷ that. */
-  modelWithCappedCpuGbSecondsPerMillion: number;
-  modelWithCappedCpuRatio: number;
   /** CPU of the capped container per delivery, µs. */
   cpuMicrosPerDelivery: number;
   /** Share of attempts that opened a new TLS connection: counted at the receivers, and the keep-alive model's. */
   newConnectionShare: number;
   modelNewConnectionShare: number;
+  /** Deliveries a second the containers served (below the published rate while a backlog builds). */
+  servedPerSecond: number;
   /** Share of the new TLS connections that resumed a session. */
   resumedShare: number;
   throttling: ThrottleStats;

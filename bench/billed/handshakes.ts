@@ -106,10 +106,5 @@ export async function measureHandshakes(options: HandshakeOptions): Promise<Hand
     ],
     options,
   );
-  return {
-    origins: n,
-    fullHandshake: fullHandshake!,
-    resumed: resumed!,
-    reused: reused!,
-  };
+  return { origins: n, fullHandshake: fullHandshake!, resumed: resumed!, reused: reused! };
 }

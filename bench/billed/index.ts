@@ -15,6 +15,7 @@ import {
   DEFAULT_LATENCY,
   forProfile,
   lambdaUsage,
+  MB_PER_VCPU,
   MILLION,
   newConnectionShare,
   SQS_EVENT_SOURCE_POLLERS,
@@ -47,11 +48,10 @@ export interface BilledOptions {
 const SEED = 26;
 
 /**
- * The cost model's GB-seconds for the same traffic, memory, batch and window: with its own CPU
- * figure (the committed baseline's, measured on a full core), and fed the CPU per delivery
- * measured here under the cap (what the model's duration arithmetic gives with the right input).
+ * The cost model's GB-seconds for the same traffic, memory, batch and window, with its own CPU
+ * figure for the profile (the committed baseline's).
  */
-function model(profile: BilledProfile, o: BilledOptions, cappedCpuMicros: number) {
+function model(profile: BilledProfile, o: BilledOptions) {
   const { results } = loadResults();
   const a = {
     ...ASSUMPTIONS,
@@ -65,8 +65,6 @@ function model(profile: BilledProfile, o: BilledOptions, cappedCpuMicros: number
   const healthy = { healthy: 1, failing: 0, hanging: 0 };
   return {
     gbSecondsPerMillion: lambdaUsage(healthy, MILLION, figures, a).gbSeconds,
-    withCappedCpu: lambdaUsage(healthy, MILLION, { ...figures, cpuMicrosPerDelivery: cappedCpuMicros }, a)
-      .gbSeconds,
     cpuMicrosPerDelivery: figures.cpuMicrosPerDelivery,
   };
 }
@@ -87,8 +85,9 @@ function figures(
     deliveries,
   );
   const cpuMicrosPerDelivery = Math.round(run.batches.reduce((s, b) => s + b.cpuMicros, 0) / deliveries);
-  const m = model(profile, o, cpuMicrosPerDelivery);
+  const m = model(profile, o);
   const idle = keepAliveS.map((s) => ({ seconds: senderIdleS(s), share: 1 }));
+  const [served, meanFill] = [deliveries / run.servedS, deliveries / run.batches.length];
   return {
     memoryMb: profile.memoryMb,
     cpuShare: round(quotaShare),
@@ -97,7 +96,7 @@ function figures(
     containers,
     batches: run.batches.length,
     deliveries,
-    meanFill: round(deliveries / run.batches.length),
+    meanFill: round(meanFill),
     batchTimeRatio: ratios.ratio,
     batchTimeRatioMedian: ratios.median,
     batchTimeRatioP90: ratios.p90,
@@ -105,11 +104,10 @@ function figures(
     modelGbSecondsPerMillion: round(m.gbSecondsPerMillion),
     modelRatio: round(measured / m.gbSecondsPerMillion, 3),
     modelCpuMicrosPerDelivery: m.cpuMicrosPerDelivery,
-    modelWithCappedCpuGbSecondsPerMillion: round(m.withCappedCpu),
-    modelWithCappedCpuRatio: round(measured / m.withCappedCpu, 3),
     cpuMicrosPerDelivery,
     newConnectionShare: round(run.receivers.handshakes / Math.max(1, run.receivers.requests), 3),
-    modelNewConnectionShare: round(newConnectionShare(o.eventsPerSecond, o.origins, containers, idle), 3),
+    servedPerSecond: round(served),
+    modelNewConnectionShare: round(newConnectionShare(served, o.origins, containers, meanFill, idle), 3),
     resumedShare: round(run.receivers.resumed / Math.max(1, run.receivers.handshakes), 3),
     throttling: run.throttling,
     failedBatches: run.failedBatches,
@@ -166,26 +164,22 @@ export async function measureBilled(o: BilledOptions): Promise<BilledFigures> {
               }
             : undefined,
       });
-    const share = (p: BilledProfile) => Math.min(1, p.memoryMb / 1769);
+    const of = (p: BilledProfile, r: RunResult) =>
+      figures(p, r, o, containers, population.keepAliveS, Math.min(1, p.memoryMb / MB_PER_VCPU));
+    const traffic = { eventsPerSecond: o.eventsPerSecond, origins: o.origins, measureS: o.measureS };
     const runs: ProfileName[] = o.only ?? ['defaults', 'lean'];
     const d = runs.includes('defaults') ? await run(defaults, SEED) : undefined;
     const l = runs.includes('lean') ? await run(lean, SEED + 1) : undefined;
     if (!d || !l) {
       // One profile only (a lever's run): its figures, printed by the standalone entry below.
       const [profile, result] = d ? [defaults, d] : [lean, l!];
-      return {
-        traffic: { eventsPerSecond: o.eventsPerSecond, origins: o.origins, measureS: o.measureS },
-        partial: figures(profile, result, o, containers, population.keepAliveS, share(profile)),
-      };
+      return { traffic, partial: of(profile, result) };
     }
     return {
-      traffic: { eventsPerSecond: o.eventsPerSecond, origins: o.origins, measureS: o.measureS },
+      traffic,
       latency: { medianMs: DEFAULT_LATENCY.medianMs, p99Ms: DEFAULT_LATENCY.p99Ms },
       keepAlive: RECEIVER_KEEP_ALIVE,
-      profiles: {
-        defaults: figures(defaults, d, o, containers, population.keepAliveS, share(defaults)),
-        lean: figures(lean, l, o, containers, population.keepAliveS, share(lean)),
-      },
+      profiles: { defaults: of(defaults, d), lean: of(lean, l) },
       handshakes,
     };
   } finally {

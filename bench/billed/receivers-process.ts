@@ -55,10 +55,7 @@ async function main(): Promise<void> {
     for (const s of servers) s.closeAllConnections();
     process.exit(0);
   });
-  const ready: ReceiversReady = {
-    ready: true,
-    ports: servers.map((s) => (s.address() as AddressInfo).port),
-  };
+  const ready: ReceiversReady = { ready: true, ports: servers.map((s) => (s.address() as AddressInfo).port) };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
 }
 

@@ -60,6 +60,8 @@ export interface RunResult {
   throttling: ThrottleStats;
   receivers: { handshakes: number; resumed: number; requests: number };
   failedBatches: number;
+  /** From the first counted batch's start to the last one's end: the rate the containers served. */
+  servedS: number;
 }
 
 const DELAY = /usr_b_\d+_(\d+)/;
@@ -105,6 +107,12 @@ async function primeSecretCaches(
       }
     }),
   );
+}
+
+/** Each count of `after` less the same count of `before`. */
+function minus<T extends object>(after: T, before: T): T {
+  const b = before as Record<string, number>;
+  return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, (v as number) - b[k]!])) as T;
 }
 
 export async function runProfile(o: RunOptions): Promise<RunResult> {
@@ -157,6 +165,7 @@ export async function runProfile(o: RunOptions): Promise<RunResult> {
     let measuring = false;
     let failedBatches = 0;
     const batches: MeasuredBatch[] = [];
+    const served = { from: Number.POSITIVE_INFINITY, to: 0 };
     runner = startRunner({
       sqs: runnerSqs,
       queueUrl: localQueueUrl(emulators.endpoints.sqs, resources.queueUrl),
@@ -172,11 +181,14 @@ export async function runProfile(o: RunOptions): Promise<RunResult> {
         const slowestMs = Math.max(...event.Records.map((r) => Number(DELAY.exec(r.body)?.[1] ?? 0)));
         const container = containers.idle();
         container.busy = true;
+        const startedAt = Date.now();
         try {
           const reply = await container.invoke(event, FUNCTION_TIMEOUT_MS);
           if (reply.error || (reply.response?.batchItemFailures.length ?? 0) > 0) failedBatches++;
           if (reply.error) throw new Error(reply.error);
-          if (counted)
+          if (counted) {
+            served.from = Math.min(served.from, startedAt);
+            served.to = Date.now();
             batches.push({
               records: event.Records.length,
               wallMs: reply.durationMs,
@@ -184,6 +196,7 @@ export async function runProfile(o: RunOptions): Promise<RunResult> {
               slowestMs,
               phases: phasesOf(reply.spans ?? [], reply.durationMs, slowestMs),
             });
+          }
           return reply.response;
         } finally {
           container.busy = false;
@@ -202,13 +215,9 @@ export async function runProfile(o: RunOptions): Promise<RunResult> {
         for (let k = 0; k < due; k++) {
           const app = apps[Math.floor(random() * apps.length)]!;
           const delay = Math.round(latencyQuantile(DEFAULT_LATENCY, Math.min(0.999_999, random())));
+          const application = { id: app.id, name: app.name };
           const id = `usr_b_${published + sent + k}_${delay}`;
-          inFlight.push(
-            management.publisher.publishUserIdentified({
-              user: user(id),
-              application: { id: app.id, name: app.name },
-            }),
-          );
+          inFlight.push(management.publisher.publishUserIdentified({ user: user(id), application }));
         }
         sent += due;
         await new Promise((r) => setTimeout(r, 20));
@@ -239,16 +248,9 @@ export async function runProfile(o: RunOptions): Promise<RunResult> {
       batches,
       published: measuredPublished,
       failedBatches,
-      throttling: {
-        periods: throttleAfter.periods - throttleBefore.periods,
-        throttledPeriods: throttleAfter.throttledPeriods - throttleBefore.throttledPeriods,
-        throttledMs: throttleAfter.throttledMs - throttleBefore.throttledMs,
-      },
-      receivers: {
-        handshakes: after.handshakes - before.handshakes,
-        resumed: after.resumed - before.resumed,
-        requests: after.requests - before.requests,
-      },
+      servedS: (served.to - served.from) / 1000,
+      throttling: minus(throttleAfter, throttleBefore),
+      receivers: minus(after, before),
     };
   } finally {
     await runner?.stop();

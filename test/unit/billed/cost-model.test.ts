@@ -3,23 +3,49 @@
 import { invocationWallMs, newConnectionShare } from '../../../bench/cost-model';
 
 describe('the keep-alive model: share of attempts opening a new TLS connection', () => {
-  it('is e^(−rate × idle) per origin and container: 86 % at 100 events/s, 1,000 connections, 10 s, 6.6 containers', () => {
-    const share = newConnectionShare(100, 1_000, 6.6, [{ seconds: 10, share: 1 }]);
-    expect(share).toBeCloseTo(Math.exp(-1 / 6.6), 9);
+  const tenSeconds = [{ seconds: 10, share: 1 }];
+
+  it('is e^(−rate × idle) per origin and container when batches carry one delivery: 86 % at 100/s, 1,000 connections, 10 s, 6.6 containers', () => {
+    const share = newConnectionShare(100, 1_000, 6.6, 1, tenSeconds);
+    expect(share).toBeCloseTo(Math.exp(-1 / 6.6), 3);
     expect(share).toBeCloseTo(0.86, 2);
   });
 
   it('weights each class of receiver idle timeout by its share', () => {
-    const share = newConnectionShare(100, 200, 5, [
+    const idle = [
       { seconds: 4, share: 2 },
       { seconds: 10, share: 3 },
-    ]);
-    expect(share).toBeCloseTo(0.4 * Math.exp(-0.4) + 0.6 * Math.exp(-1), 9);
+    ];
+    const share = newConnectionShare(100, 200, 5, 1, idle);
+    const one = (seconds: number) => newConnectionShare(100, 200, 5, 1, [{ seconds, share: 1 }]);
+    expect(share).toBeCloseTo(0.4 * one(4) + 0.6 * one(10), 9);
+    expect(share).toBeCloseTo(0.4 * Math.exp(-0.4) + 0.6 * Math.exp(-1), 2);
   });
 
-  it('opens fewer new connections the denser the traffic per origin', () => {
-    const idle = [{ seconds: 10, share: 1 }];
-    expect(newConnectionShare(1_000, 1_000, 5, idle)).toBeLessThan(newConnectionShare(100, 1_000, 5, idle));
+  it('counts a second connection for two requests at once to one origin, open only if a recent batch also sent two', () => {
+    // 20 connections, batches of 10 every 2.5 s per container (20/s over 5): one origin's count
+    // in a batch is Poisson with mean 0.5; the j-th socket lives if one of the 4 batches in the
+    // 10 s idle time sent j or more there.
+    const mean = 0.5;
+    const pmf = (k: number) => (Math.exp(-mean) * mean ** k) / [1, 1, 2, 6, 24, 120][k]!;
+    let expected = 0;
+    for (let j = 1, below = 0; j <= 5; j++) {
+      below += pmf(j - 1);
+      const atLeast = 1 - below;
+      expected += (atLeast * (1 - atLeast) ** 4) / mean;
+    }
+    expect(newConnectionShare(20, 20, 5, 10, tenSeconds)).toBeCloseTo(expected, 3);
+    // Sent one at a time, the same traffic would reuse far more.
+    expect(newConnectionShare(20, 20, 5, 10, tenSeconds)).toBeGreaterThan(
+      newConnectionShare(20, 20, 5, 1, tenSeconds),
+    );
+  });
+
+  it('opens fewer new connections the more deliveries a second the containers serve', () => {
+    expect(newConnectionShare(1_000, 1_000, 5, 10, tenSeconds)).toBeLessThan(
+      newConnectionShare(100, 1_000, 5, 10, tenSeconds),
+    );
+    expect(newConnectionShare(100, 1, 5, 10, tenSeconds)).toBeLessThan(1e-6);
   });
 });
 
