@@ -828,13 +828,13 @@ export function alternatives(prices: Prices, attemptsPerChain: number): Alternat
 }
 
 /**
- * The share of attempts that open a new TLS connection. Each container takes a batch of
- * `meanFill` deliveries, sent at once to connections drawn uniformly (so one origin's count is
- * about Poisson), every `containers × meanFill ÷ deliveriesPerSecond` seconds: the rate served,
- * below the published one while a backlog builds. The pool reuses the most recently freed socket
- * first, so the j-th request at once to an origin finds a socket open only if a batch within the
- * sender's idle time (`idle`: seconds, by share of receivers) sent j or more there.
- * bench/billed/ measures it (docs/performance.md §11).
+ * The share of attempts that open a new TLS connection. Each container takes a batch of n
+ * (`meanFill`, rounded) deliveries, sent at once to connections drawn uniformly, every
+ * `containers × n ÷ deliveriesPerSecond` seconds: the rate served, below the published one while
+ * a backlog builds. The pool reuses the most recently freed socket first, so the j-th request at
+ * once to an origin finds a socket open only if a batch within the sender's idle time (`idle`:
+ * seconds, by share of receivers) sent j or more there. bench/billed/ measures it
+ * (docs/performance.md §11).
  */
 export function newConnectionShare(
   deliveriesPerSecond: number,
@@ -843,21 +843,21 @@ export function newConnectionShare(
   meanFill: number,
   idle: ReadonlyArray<{ seconds: number; share: number }>,
 ): number {
-  const fill = Math.max(1, meanFill);
-  const batchesPerS = deliveriesPerSecond / (Math.max(1, containers) * fill);
-  const mean = fill / connections;
-  // atLeast[j - 1]: the chance that one origin has j or more of a batch's deliveries.
+  const n = Math.max(1, Math.round(meanFill));
+  const q = 1 / Math.max(1, connections);
+  const batchesPerS = deliveriesPerSecond / (Math.max(1, containers) * n);
+  // atLeast[j - 1]: the chance that one origin has j or more of a batch's n deliveries.
   const atLeast: number[] = [];
   let below = 0;
-  let exactly = Math.exp(-mean);
-  for (let j = 1; j <= Math.ceil(fill); j++) {
-    below += exactly;
+  let ways = 1;
+  for (let j = 1; j <= n; j++) {
+    below += ways * q ** (j - 1) * (1 - q) ** (n - j + 1);
     if (1 - below < 1e-9) break;
     atLeast.push(1 - below);
-    exactly *= mean / j;
+    ways *= (n - j + 1) / j;
   }
   const total = idle.reduce((s, k) => s + k.share, 0);
   const perDelivery = (seconds: number) =>
-    atLeast.reduce((sum, p) => sum + p * (1 - p) ** (batchesPerS * seconds), 0) / mean;
+    atLeast.reduce((sum, p) => sum + p * (1 - p) ** (batchesPerS * seconds), 0) / (n * q);
   return idle.reduce((s, k) => s + (k.share / total) * perDelivery(k.seconds), 0);
 }

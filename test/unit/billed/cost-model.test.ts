@@ -24,15 +24,15 @@ describe('the keep-alive model: share of attempts opening a new TLS connection',
 
   it('counts a second connection for two requests at once to one origin, open only if a recent batch also sent two', () => {
     // 20 connections, batches of 10 every 2.5 s per container (20/s over 5): one origin's count
-    // in a batch is Poisson with mean 0.5; the j-th socket lives if one of the 4 batches in the
+    // in a batch is binomial (10, 1/20); the j-th socket lives if one of the 4 batches in the
     // 10 s idle time sent j or more there.
-    const mean = 0.5;
-    const pmf = (k: number) => (Math.exp(-mean) * mean ** k) / [1, 1, 2, 6, 24, 120][k]!;
+    const choose = (k: number) => [1, 10, 45, 120, 210, 252][k]!;
+    const pmf = (k: number) => choose(k) * 0.05 ** k * 0.95 ** (10 - k);
     let expected = 0;
-    for (let j = 1, below = 0; j <= 5; j++) {
+    for (let j = 1, below = 0; j <= 6; j++) {
       below += pmf(j - 1);
       const atLeast = 1 - below;
-      expected += (atLeast * (1 - atLeast) ** 4) / mean;
+      expected += (atLeast * (1 - atLeast) ** 4) / 0.5;
     }
     expect(newConnectionShare(20, 20, 5, 10, tenSeconds)).toBeCloseTo(expected, 3);
     // Sent one at a time, the same traffic would reuse far more.
