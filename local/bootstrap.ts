@@ -83,6 +83,11 @@ export interface BootstrapOptions {
   readonly timeoutMs?: number;
   /** Where connection secrets are kept: the local Secrets Manager, or sealed with the local KMS key. @default 'secrets-manager' */
   readonly secretStore?: SecretStore['kind'];
+  /**
+   * Told before a persisted table whose indexes changed is rebuilt (table-upgrade.ts) and after,
+   * with the items it kept: a large log takes a while, and the user should know why.
+   */
+  readonly onRebuild?: (table: string, kept?: number) => void;
 }
 
 export interface LocalResources {
@@ -158,11 +163,13 @@ export async function bootstrapResources(
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const parkedTable = names.parkedTable ?? 'webhooks-parked';
     const rateWindowsTable = names.rateWindowsTable ?? 'webhooks-rate-windows';
+    const ensure = (input: CreateTableCommandInput) =>
+      ensureTable(dynamodb, input, timeoutMs, options.onRebuild);
     await Promise.all([
-      ensureTable(dynamodb, rateWindowsTableInput(rateWindowsTable), timeoutMs),
-      ensureTable(dynamodb, connectionsTableInput(names.connectionsTable), timeoutMs),
-      ensureTable(dynamodb, attemptsTableInput(names.attemptsTable), timeoutMs),
-      ensureTable(dynamodb, parkedTableInput(parkedTable), timeoutMs),
+      ensure(rateWindowsTableInput(rateWindowsTable)),
+      ensure(connectionsTableInput(names.connectionsTable)),
+      ensure(attemptsTableInput(names.attemptsTable)),
+      ensure(parkedTableInput(parkedTable)),
     ]);
     const events = await ensureEventsTopic(sqs, target, names.eventsTopic ?? 'webhooks-events');
     return {
@@ -367,12 +374,16 @@ async function ensureTable(
   dynamodb: DynamoDBClient,
   input: CreateTableCommandInput,
   timeoutMs: number,
+  onRebuild?: BootstrapOptions['onRebuild'],
 ): Promise<void> {
   const name = input.TableName!;
   const existing = await describeTable(dynamodb, name);
   if (existing) {
     // Same key, other indexes (persisted by an older version): rebuilt in place, items kept.
-    if (!sameKeys(existing, input)) await rebuildWithIndexes(dynamodb, input, timeoutMs);
+    if (!sameKeys(existing, input)) {
+      onRebuild?.(name);
+      onRebuild?.(name, await rebuildWithIndexes(dynamodb, input, timeoutMs));
+    }
   } else {
     try {
       await dynamodb.send(new CreateTableCommand(input));

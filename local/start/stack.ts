@@ -62,7 +62,7 @@ export async function startStack(
   out: Out,
 ): Promise<LocalStack> {
   const { statePath } = storage;
-  const { emulators, resources } = await startServices(args, storage, settings);
+  const { emulators, resources } = await startServices(args, storage, settings, out);
   const trust = trustedCas(statePath);
   const headerPrefix = process.env[ENV.headerPrefix] || DEFAULT_HEADER_PREFIX;
   // The rate limits the dispatcher applies, told to the management library and the state file
@@ -165,7 +165,7 @@ function stateOf(
 }
 
 /** The emulators and the queues, tables and secrets on them, which the SDK clients then find. */
-async function startServices(args: StartArgs, storage: StackStorage, settings: StartSettings) {
+async function startServices(args: StartArgs, storage: StackStorage, settings: StartSettings, out: Out) {
   // Queues are kept only with an explicit --persist (see EmulatorOptions.persistQueues).
   const emulators = await startEmulators({
     persistDir: storage.persistDir,
@@ -174,6 +174,12 @@ async function startServices(args: StartArgs, storage: StackStorage, settings: S
   const resources = await bootstrapResources(emulators, {
     visibilityTimeoutSeconds: FUNCTION_TIMEOUT_MS / 1000,
     secretStore: settings.secretStore,
+    onRebuild: (table, kept) =>
+      out(
+        kept === undefined
+          ? `Rebuilding the local table ${table}: this version gives it other indexes (its items are kept)…`
+          : `Rebuilt the local table ${table}, ${kept.toLocaleString('en-US')} items kept.`,
+      ),
   });
   // The unchanged SDK clients and the dispatcher's config find the emulators and resources
   // through these (no code path differs).

@@ -383,9 +383,16 @@ describe('tables', () => {
       region: process.env.AWS_REGION!,
       endpoints: { sqs: process.env.AWS_ENDPOINT_URL_SQS!, dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB! },
     };
+    const told: Array<[string, number | undefined]> = [];
     await bootstrapResources(target as Parameters<typeof bootstrapResources>[0], {
       names: { ...DEFAULT_RESOURCE_NAMES, attemptsTable: name },
+      onRebuild: (table, kept) => told.push([table, kept]),
     });
+    // The user is told before the rebuild and after it, with the items kept; only this table.
+    expect(told).toEqual([
+      [name, undefined],
+      [name, 30],
+    ]);
     const table = await describe_(name);
     expect(table.GlobalSecondaryIndexes!.map((g) => g.IndexName).sort()).toEqual(
       [failures.name, ATTEMPTS_TABLE.byTimeIndex.name].sort(),
