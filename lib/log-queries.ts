@@ -1,34 +1,6 @@
 import { Stack } from 'aws-cdk-lib';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { DispatcherLogLevel } from './webhook-delivery-props';
-
-/**
- * Lambda's JSON log format with its level filter set from the `logLevel` prop. The dispatcher's
- * Powertools lines are JSON already and pass unchanged; Lambda's own lines become JSON records
- * too (`platform.report` carries duration, memory and a timeout), at INFO and below.
- */
-export function functionLogging(level: DispatcherLogLevel): Partial<lambda.FunctionProps> {
-  const application: Record<string, lambda.ApplicationLogLevel> = {
-    TRACE: lambda.ApplicationLogLevel.TRACE,
-    DEBUG: lambda.ApplicationLogLevel.DEBUG,
-    INFO: lambda.ApplicationLogLevel.INFO,
-    WARN: lambda.ApplicationLogLevel.WARN,
-  };
-  const system: Record<string, lambda.SystemLogLevel> = {
-    TRACE: lambda.SystemLogLevel.DEBUG,
-    DEBUG: lambda.SystemLogLevel.DEBUG,
-    INFO: lambda.SystemLogLevel.INFO,
-    WARN: lambda.SystemLogLevel.WARN,
-  };
-  // resolveProps refuses the other levels (they would silence the failed-attempt lines).
-  return {
-    loggingFormat: lambda.LoggingFormat.JSON,
-    applicationLogLevelV2: application[level] ?? lambda.ApplicationLogLevel.INFO,
-    systemLogLevelV2: system[level] ?? lambda.SystemLogLevel.INFO,
-  };
-}
 
 /** Placeholder in a saved query that the operator replaces with the id they look for. */
 const ID = (prefix: string) => `"${prefix}_REPLACE_ME"`;
@@ -110,20 +82,43 @@ export const LOG_QUERIES = {
 } as const satisfies Record<string, { name: string; query: logs.QueryStringProps }>;
 export type LogQueryName = keyof typeof LOG_QUERIES;
 
+/**
+ * The saved query of the management API's error lines (lambdas/api/app.ts logs one object per 5xx:
+ * the route, the error's name and the dependency's message), over the API's own log group.
+ */
+export const API_ERRORS_QUERY = {
+  name: 'management API errors',
+  query: {
+    fields: ['@timestamp', 'requestId', 'message.method', 'message.path', 'message.error', 'message.detail'],
+    filterStatements: ['level = "ERROR"'],
+    sort: '@timestamp desc',
+    limit: 200,
+  },
+} as const satisfies { name: string; query: logs.QueryStringProps };
+
+/** One saved Logs Insights query over `logGroups`, named `<stack>/webhooks/<name>`. */
+export function savedQuery(
+  scope: Construct,
+  id: string,
+  q: { name: string; query: logs.QueryStringProps },
+  logGroups: logs.ILogGroup[],
+): logs.QueryDefinition {
+  return new logs.QueryDefinition(scope, id, {
+    queryDefinitionName: `${Stack.of(scope).stackName}/webhooks/${q.name}`,
+    queryString: new logs.QueryString(q.query),
+    logGroups,
+  });
+}
+
 /** One saved query per {@link LOG_QUERIES} entry over `logGroups`, named `<stack>/webhooks/<name>`. */
 export function createLogQueries(
   scope: Construct,
   id: string,
   logGroups: logs.ILogGroup[],
 ): Record<LogQueryName, logs.QueryDefinition> {
-  const folder = `${Stack.of(scope).stackName}/webhooks`;
-  const entries = Object.entries(LOG_QUERIES).map(([key, q]) => {
-    const definition = new logs.QueryDefinition(scope, `${id}${key[0]!.toUpperCase()}${key.slice(1)}`, {
-      queryDefinitionName: `${folder}/${q.name}`,
-      queryString: new logs.QueryString(q.query),
-      logGroups,
-    });
-    return [key, definition] as const;
-  });
+  const entries = Object.entries(LOG_QUERIES).map(
+    ([key, q]) =>
+      [key, savedQuery(scope, `${id}${key[0]!.toUpperCase()}${key.slice(1)}`, q, logGroups)] as const,
+  );
   return Object.fromEntries(entries) as Record<LogQueryName, logs.QueryDefinition>;
 }

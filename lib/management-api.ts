@@ -13,7 +13,9 @@ import { API_ENV } from '../lambdas/api-config';
 import { ENV } from '../lambdas/config';
 import { ConfigurationError } from '../lambdas/core/errors';
 import { MANAGEMENT_API_OUTPUTS } from '../lambdas/stack-outputs';
+import { functionLogging } from './function-logging';
 import { LAMBDA_HANDLER, lambdaCode } from './lambda-code';
+import { API_ERRORS_QUERY, savedQuery } from './log-queries';
 import type { ConnectionSecretStore } from './secret-store';
 
 /** Default steady-state requests per second of the management API (a console, not a data plane). */
@@ -132,6 +134,8 @@ export class WebhookManagementApi extends Construct {
   /** The key that signs console sessions (a generated 64-character string). */
   public readonly sessionKey: secretsmanager.Secret;
   public readonly logGroup: logs.LogGroup;
+  /** The saved Logs Insights query of the API's error lines (`<stack>/webhooks/management API errors`). */
+  public readonly errorsQuery: logs.QueryDefinition;
   public readonly accessLogGroup: logs.LogGroup;
   /** Base URL of the API (no trailing slash); the console is at `<url>/console/`. */
   public readonly url: string;
@@ -179,6 +183,8 @@ export class WebhookManagementApi extends Construct {
       memorySize: 512,
       role: this.role,
       logGroup: this.logGroup,
+      // JSON records, so the saved query below reads the error lines' fields.
+      ...functionLogging('INFO'),
       ...(r.tracing ? { tracing: lambda.Tracing.ACTIVE } : {}),
       environment: {
         [ENV.queueUrl]: r.queueUrl,
@@ -208,6 +214,8 @@ export class WebhookManagementApi extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
       },
     });
+    // Where the 5xx alarm's runbook looks first (docs/operations.md).
+    this.errorsQuery = savedQuery(this, 'ErrorsQuery', API_ERRORS_QUERY, [this.logGroup]);
 
     this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
       retention: r.logRetention,

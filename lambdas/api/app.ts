@@ -123,16 +123,15 @@ function answerError(error: Error, c: Context<ApiEnv>) {
   if (apiError.status >= 500) {
     // What an operator needs to act on: the failing call and the dependency's own error
     // (AWS SDK messages name resources, never secret values). Never the request body.
-    console.error(
-      JSON.stringify({
-        level: 'ERROR',
-        message: 'management API request failed',
-        method: c.req.method,
-        path: c.req.path,
-        error: error?.name,
-        detail: error?.message,
-      }),
-    );
+    // One object: Lambda's JSON log format makes it the record's `message`, fields and all, which
+    // the saved query "management API errors" reads (lib/log-queries.ts).
+    console.error({
+      message: 'management API request failed',
+      method: c.req.method,
+      path: c.req.path,
+      error: error?.name,
+      detail: error?.message,
+    });
   }
   c.header('Cache-Control', 'no-store');
   return c.json(apiError.body(), apiError.status);

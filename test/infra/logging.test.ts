@@ -7,7 +7,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { attemptIdsOf } from '../../lambdas/core/ids';
 import { CONNECTION_ID_FIELD, OUTCOME_FIELD } from '../../lib/failing-connections';
-import { LOG_QUERIES } from '../../lib/log-queries';
+import { API_ERRORS_QUERY, LOG_QUERIES } from '../../lib/log-queries';
 import { type DispatcherLogLevel, WebhookDeliveryPropsError } from '../../lib/webhook-delivery';
 import { WebhookStack } from '../../lib/webhook-stack';
 import { defaultStack, logicalId, testApp } from './fixtures';
@@ -57,7 +57,9 @@ describe('dispatcher logs', () => {
   );
 
   it('saves Logs Insights queries by delivery, connection and application, and failures by reason', () => {
-    const queries = Object.values(t.findResources('AWS::Logs::QueryDefinition')).map((q) => q.Properties);
+    const queries = Object.values(t.findResources('AWS::Logs::QueryDefinition'))
+      .map((q) => q.Properties)
+      .filter((q) => q.Name !== `Webhooks/webhooks/${API_ERRORS_QUERY.name}`);
     expect(queries.map((q) => q.Name).sort()).toEqual([
       'Webhooks/webhooks/application by id',
       'Webhooks/webhooks/connection by id',
@@ -79,5 +81,28 @@ describe('dispatcher logs', () => {
     const ids = Object.keys(attemptIdsOf({ connectionId: 'con_1', deliveryId: 'dlv_1', attempt: 1 }));
     expect(ids).toEqual(expect.arrayContaining(['deliveryId', CONNECTION_ID_FIELD]));
     expect(LOG_QUERIES.byDelivery.query.fields).toContain(OUTCOME_FIELD);
+  });
+});
+
+describe('management API logs', () => {
+  it("uses Lambda's JSON log format at INFO, and saves the query of its error lines over its own log group", () => {
+    const stack = defaultStack();
+    const t = Template.fromStack(stack);
+    const api = stack.delivery.managementApi!;
+    const logging = Object.values(t.findResources('AWS::Lambda::Function')).find(
+      (f) => f.Properties.Description === 'Webhooks management API and console',
+    )!.Properties.LoggingConfig;
+    expect(logging).toEqual({
+      LogFormat: 'JSON',
+      ApplicationLogLevel: 'INFO',
+      SystemLogLevel: 'INFO',
+      LogGroup: { Ref: logicalId(stack, api.logGroup) },
+    });
+    const query = Object.values(t.findResources('AWS::Logs::QueryDefinition'))
+      .map((q) => q.Properties)
+      .find((q) => q.Name === 'Webhooks/webhooks/management API errors')!;
+    expect(query.LogGroupNames).toEqual([{ Ref: logicalId(stack, api.logGroup) }]);
+    expect(query.QueryString).toContain('filter level = "ERROR"');
+    expect(query.QueryString).toContain('message.path');
   });
 });
