@@ -827,37 +827,40 @@ export function alternatives(prices: Prices, attemptsPerChain: number): Alternat
   ];
 }
 
+/** The chance that n deliveries to connections drawn uniformly (each 1 in 1/q) send j or more to one. */
+function atLeastOf(n: number, q: number, j: number): number {
+  if (j > n) return 0;
+  let below = 0;
+  let ways = 1; // n choose i
+  for (let i = 0; i < j; i++) {
+    below += ways * q ** i * (1 - q) ** (n - i);
+    ways *= (n - i) / (i + 1);
+  }
+  return Math.max(0, 1 - below);
+}
+
 /**
- * The share of attempts that open a new TLS connection. Each container takes a batch of n
- * (`meanFill`, rounded) deliveries, sent at once to connections drawn uniformly, every
- * `containers × n ÷ deliveriesPerSecond` seconds: the rate served, below the published one while
- * a backlog builds. The pool reuses the most recently freed socket first, so the j-th request at
- * once to an origin finds a socket open only if a batch within the sender's idle time (`idle`:
- * seconds, by share of receivers) sent j or more there. bench/billed/ measures it
- * (docs/performance.md §11).
+ * The share of attempts that open a new TLS connection. Each container takes a batch of
+ * `meanFill` deliveries (a mix of the two whole sizes around it), sent at once to connections
+ * drawn uniformly, every `containers × meanFill ÷ deliveriesPerSecond` seconds: the rate served,
+ * below the published one while a backlog builds. The pool reuses the most recently freed socket
+ * first, so the j-th request at once to an origin finds a socket open only if a batch within the
+ * sender's idle time (`idle`: seconds, by share of receivers) sent j or more there.
+ * bench/billed/ measures it (docs/performance.md §11).
  */
 export function newConnectionShare(
-  deliveriesPerSecond: number,
-  connections: number,
-  containers: number,
-  meanFill: number,
+  t: { deliveriesPerSecond: number; connections: number; containers: number; meanFill: number },
   idle: ReadonlyArray<{ seconds: number; share: number }>,
 ): number {
-  const n = Math.max(1, Math.round(meanFill));
-  const q = 1 / Math.max(1, connections);
-  const batchesPerS = deliveriesPerSecond / (Math.max(1, containers) * n);
-  // atLeast[j - 1]: the chance that one origin has j or more of a batch's n deliveries.
-  const atLeast: number[] = [];
-  let below = 0;
-  let ways = 1;
-  for (let j = 1; j <= n; j++) {
-    below += ways * q ** (j - 1) * (1 - q) ** (n - j + 1);
-    if (1 - below < 1e-9) break;
-    atLeast.push(1 - below);
-    ways *= (n - j + 1) / j;
-  }
+  if (t.meanFill > 1_000) throw new RangeError(`batches of ${t.meanFill} are past the model (1,000 at most)`);
+  const fill = Math.max(1, t.meanFill);
+  const q = 1 / Math.max(1, t.connections);
+  const batchRate = t.deliveriesPerSecond / (Math.max(1, t.containers) * fill);
+  const [a, b] = [Math.floor(fill), Math.ceil(fill)];
+  // The chance that a batch (of a or b, in the mix that keeps the mean) sends j or more to one origin.
+  const at = (j: number) => (1 - fill + a) * atLeastOf(a, q, j) + (fill - a) * atLeastOf(b, q, j);
+  const atLeast = Array.from({ length: b }, (_, j) => at(j + 1));
   const total = idle.reduce((s, k) => s + k.share, 0);
-  const perDelivery = (seconds: number) =>
-    atLeast.reduce((sum, p) => sum + p * (1 - p) ** (batchesPerS * seconds), 0) / (n * q);
-  return idle.reduce((s, k) => s + (k.share / total) * perDelivery(k.seconds), 0);
+  const opened = (s: number) => atLeast.reduce((n, p) => n + p * (1 - p) ** (batchRate * s), 0) / (fill * q);
+  return idle.reduce((s, k) => s + (k.share / total) * opened(k.seconds), 0);
 }

@@ -83,14 +83,26 @@ export const LOG_QUERIES = {
 export type LogQueryName = keyof typeof LOG_QUERIES;
 
 /**
- * The saved query of the management API's error lines (lambdas/api/app.ts logs one object per 5xx:
- * the route, the error's name and the dependency's message), over the API's own log group.
+ * The saved query of the management API's failures over its own log group: each 5xx its handler
+ * answered (lambdas/api/app.ts logs one object: the route, the error's name and message) and each
+ * invocation that never answered (an uncaught error, a timeout, out of memory: Lambda's own
+ * `platform.report` record, its status other than success).
  */
 export const API_ERRORS_QUERY = {
   name: 'management API errors',
   query: {
-    fields: ['@timestamp', 'requestId', 'message.method', 'message.path', 'message.error', 'message.detail'],
-    filterStatements: ['level = "ERROR"'],
+    fields: [
+      '@timestamp',
+      'requestId',
+      'message.method',
+      'message.path',
+      'message.error',
+      'message.detail',
+      'errorType',
+      'errorMessage',
+      'record.status',
+    ],
+    filterStatements: ['level = "ERROR" or (type = "platform.report" and record.status != "success")'],
     sort: '@timestamp desc',
     limit: 200,
   },

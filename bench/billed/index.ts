@@ -107,7 +107,10 @@ function figures(
     cpuMicrosPerDelivery,
     newConnectionShare: round(run.receivers.handshakes / Math.max(1, run.receivers.requests), 3),
     servedPerSecond: round(served),
-    modelNewConnectionShare: round(newConnectionShare(served, o.origins, containers, meanFill, idle), 3),
+    modelNewConnectionShare: round(
+      newConnectionShare({ deliveriesPerSecond: served, connections: o.origins, containers, meanFill }, idle),
+      3,
+    ),
     resumedShare: round(run.receivers.resumed / Math.max(1, run.receivers.handshakes), 3),
     throttling: run.throttling,
     failedBatches: run.failedBatches,
@@ -191,14 +194,8 @@ export async function measureBilled(o: BilledOptions): Promise<BilledFigures> {
 if (require.main === module) {
   // `node --import tsx bench/billed/index.ts ['<BilledOptions as JSON>']`: one run, figures on stdout.
   const given = JSON.parse(process.argv[2] ?? '{}') as Partial<BilledOptions>;
-  measureBilled({
-    origins: 200,
-    eventsPerSecond: 100,
-    warmupS: 20,
-    measureS: 30,
-    handshakeOrigins: 100,
-    ...given,
-  })
+  const defaults = { origins: 200, eventsPerSecond: 100, warmupS: 20, measureS: 30, handshakeOrigins: 100 };
+  measureBilled({ ...defaults, ...given })
     .then((f) => console.log(JSON.stringify(f, null, 2)))
     .catch((error: unknown) => {
       console.error(error);

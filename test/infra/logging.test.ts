@@ -102,7 +102,9 @@ describe('management API logs', () => {
       .map((q) => q.Properties)
       .find((q) => q.Name === 'Webhooks/webhooks/management API errors')!;
     expect(query.LogGroupNames).toEqual([{ Ref: logicalId(stack, api.logGroup) }]);
-    expect(query.QueryString).toContain('filter level = "ERROR"');
+    expect(query.QueryString).toContain(
+      'filter level = "ERROR" or (type = "platform.report" and record.status != "success")',
+    );
     expect(query.QueryString).toContain('message.path');
   });
 });

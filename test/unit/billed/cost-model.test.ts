@@ -4,9 +4,20 @@ import { invocationWallMs, newConnectionShare } from '../../../bench/cost-model'
 
 describe('the keep-alive model: share of attempts opening a new TLS connection', () => {
   const tenSeconds = [{ seconds: 10, share: 1 }];
+  const traffic = (
+    deliveriesPerSecond: number,
+    connections: number,
+    containers: number,
+    meanFill: number,
+  ) => ({
+    deliveriesPerSecond,
+    connections,
+    containers,
+    meanFill,
+  });
 
   it('is e^(−rate × idle) per origin and container when batches carry one delivery: 86 % at 100/s, 1,000 connections, 10 s, 6.6 containers', () => {
-    const share = newConnectionShare(100, 1_000, 6.6, 1, tenSeconds);
+    const share = newConnectionShare(traffic(100, 1_000, 6.6, 1), tenSeconds);
     expect(share).toBeCloseTo(Math.exp(-1 / 6.6), 3);
     expect(share).toBeCloseTo(0.86, 2);
   });
@@ -16,8 +27,8 @@ describe('the keep-alive model: share of attempts opening a new TLS connection',
       { seconds: 4, share: 2 },
       { seconds: 10, share: 3 },
     ];
-    const share = newConnectionShare(100, 200, 5, 1, idle);
-    const one = (seconds: number) => newConnectionShare(100, 200, 5, 1, [{ seconds, share: 1 }]);
+    const share = newConnectionShare(traffic(100, 200, 5, 1), idle);
+    const one = (seconds: number) => newConnectionShare(traffic(100, 200, 5, 1), [{ seconds, share: 1 }]);
     expect(share).toBeCloseTo(0.4 * one(4) + 0.6 * one(10), 9);
     expect(share).toBeCloseTo(0.4 * Math.exp(-0.4) + 0.6 * Math.exp(-1), 2);
   });
@@ -34,18 +45,37 @@ describe('the keep-alive model: share of attempts opening a new TLS connection',
       const atLeast = 1 - below;
       expected += (atLeast * (1 - atLeast) ** 4) / 0.5;
     }
-    expect(newConnectionShare(20, 20, 5, 10, tenSeconds)).toBeCloseTo(expected, 3);
+    expect(newConnectionShare(traffic(20, 20, 5, 10), tenSeconds)).toBeCloseTo(expected, 3);
     // Sent one at a time, the same traffic would reuse far more.
-    expect(newConnectionShare(20, 20, 5, 10, tenSeconds)).toBeGreaterThan(
-      newConnectionShare(20, 20, 5, 1, tenSeconds),
+    expect(newConnectionShare(traffic(20, 20, 5, 10), tenSeconds)).toBeGreaterThan(
+      newConnectionShare(traffic(20, 20, 5, 1), tenSeconds),
     );
   });
 
+  it('reads a fill between two sizes as the mix of both that keeps the mean, with no step between them', () => {
+    // 1.3 a batch: 70 % batches of one, 30 % of two. A second request at once to one origin comes only
+    // from the batches of two, 30 % × (1/20)² of batches; never from a batch of one.
+    const mixed = newConnectionShare(traffic(30, 20, 5, 1.3), tenSeconds);
+    const batchRate = 30 / (5 * 1.3);
+    const first = 0.7 * 0.05 + 0.3 * (1 - 0.95 ** 2);
+    const second = 0.3 * 0.05 ** 2;
+    const expected =
+      (first * (1 - first) ** (batchRate * 10) + second * (1 - second) ** (batchRate * 10)) / (1.3 * 0.05);
+    expect(mixed).toBeCloseTo(expected, 9);
+    const near = (fill: number) => newConnectionShare(traffic(30, 20, 5, fill), tenSeconds);
+    expect(Math.abs(near(1.499) - near(1.501))).toBeLessThan(0.001);
+    expect(Math.abs(near(1.999) - near(2))).toBeLessThan(0.001);
+  });
+
+  it('refuses batches larger than it models', () => {
+    expect(() => newConnectionShare(traffic(100, 20, 5, 2_000), tenSeconds)).toThrow(RangeError);
+  });
+
   it('opens fewer new connections the more deliveries a second the containers serve', () => {
-    expect(newConnectionShare(1_000, 1_000, 5, 10, tenSeconds)).toBeLessThan(
-      newConnectionShare(100, 1_000, 5, 10, tenSeconds),
+    expect(newConnectionShare(traffic(1_000, 1_000, 5, 10), tenSeconds)).toBeLessThan(
+      newConnectionShare(traffic(100, 1_000, 5, 10), tenSeconds),
     );
-    expect(newConnectionShare(100, 1, 5, 10, tenSeconds)).toBeLessThan(1e-6);
+    expect(newConnectionShare(traffic(100, 1, 5, 10), tenSeconds)).toBeLessThan(1e-6);
   });
 });
 
