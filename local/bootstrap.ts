@@ -33,7 +33,7 @@ import { ENV, type SecretStore } from '../lambdas/config';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localSdkEnv } from './constants';
 import type { LocalEndpoints } from './emulators';
 import { localKeyArn } from './kms-store';
-import { rebuildWithIndexes } from './table-upgrade';
+import { finishInterruptedRebuild, rebuildWithIndexes } from './table-upgrade';
 import { describeTable, untilTable } from './table-waits';
 
 /** Resource names of local mode. */
@@ -85,10 +85,16 @@ export interface BootstrapOptions {
   readonly secretStore?: SecretStore['kind'];
   /**
    * Told before a persisted table whose indexes changed is rebuilt (table-upgrade.ts) and after,
-   * with the items it kept: a large log takes a while, and the user should know why.
+   * with the items it kept, and when a start finishes a rebuild an earlier one left: a large log
+   * takes a while, and the user should know why.
    */
-  readonly onRebuild?: (table: string, kept?: number) => void;
+  readonly onRebuild?: (event: RebuildEvent) => void;
 }
+
+/** A step of a local table's rebuild (table-upgrade.ts), as {@link BootstrapOptions.onRebuild} hears it. */
+export type RebuildEvent =
+  | { table: string; step: 'started' }
+  | { table: string; step: 'done' | 'finished-interrupted'; items: number };
 
 export interface LocalResources {
   /** Queue URLs use the emulator's origin, so SDK clients call it directly (see {@link localQueueUrl}). */
@@ -377,12 +383,15 @@ async function ensureTable(
   onRebuild?: BootstrapOptions['onRebuild'],
 ): Promise<void> {
   const name = input.TableName!;
+  const restored = await finishInterruptedRebuild(dynamodb, input, timeoutMs);
+  if (restored !== undefined) onRebuild?.({ table: name, step: 'finished-interrupted', items: restored });
   const existing = await describeTable(dynamodb, name);
   if (existing) {
     // Same key, other indexes (persisted by an older version): rebuilt in place, items kept.
     if (!sameKeys(existing, input)) {
-      onRebuild?.(name);
-      onRebuild?.(name, await rebuildWithIndexes(dynamodb, input, timeoutMs));
+      onRebuild?.({ table: name, step: 'started' });
+      const items = await rebuildWithIndexes(dynamodb, input, timeoutMs);
+      onRebuild?.({ table: name, step: 'done', items });
     }
   } else {
     try {

@@ -16,7 +16,7 @@ import { type DispatcherConfig, deliverySearch, ENV, loadConfig, rateLimits } fr
 import { DEFAULT_HEADER_PREFIX } from '../../lambdas/core/constants';
 import { WebhookManagement } from '../../lambdas/management';
 import { ensureConsoleKey, type LocalApi, prepareConsole, startLocalApi } from '../api-server';
-import { bootstrapResources, type LocalResources, localEnv } from '../bootstrap';
+import { bootstrapResources, type LocalResources, localEnv, type RebuildEvent } from '../bootstrap';
 import { LOCAL_CONNECTION_CACHE_TTL_MS } from '../constants';
 import { type DemoReceiver, startDemoReceiver } from '../demo-receiver';
 import { type LocalEmulators, startEmulators } from '../emulators';
@@ -164,6 +164,15 @@ function stateOf(
   };
 }
 
+/** What the start prints as it rebuilds a kept table for this version's indexes. */
+export function rebuildLine(e: RebuildEvent): string {
+  const items = 'items' in e ? `${e.items.toLocaleString('en-US')} items` : '';
+  if (e.step === 'started')
+    return `Rebuilding the local table ${e.table} for this version's indexes (its items are copied aside first, so an interrupted rebuild is finished by the next start)…`;
+  if (e.step === 'done') return `Rebuilt the local table ${e.table}: ${items} kept.`;
+  return `Finished the interrupted rebuild of the local table ${e.table}: ${items} restored.`;
+}
+
 /** The emulators and the queues, tables and secrets on them, which the SDK clients then find. */
 async function startServices(args: StartArgs, storage: StackStorage, settings: StartSettings, out: Out) {
   // Queues are kept only with an explicit --persist (see EmulatorOptions.persistQueues).
@@ -174,12 +183,7 @@ async function startServices(args: StartArgs, storage: StackStorage, settings: S
   const resources = await bootstrapResources(emulators, {
     visibilityTimeoutSeconds: FUNCTION_TIMEOUT_MS / 1000,
     secretStore: settings.secretStore,
-    onRebuild: (table, kept) =>
-      out(
-        kept === undefined
-          ? `Rebuilding the local table ${table}: this version gives it other indexes (its items are kept)…`
-          : `Rebuilt the local table ${table}, ${kept.toLocaleString('en-US')} items kept.`,
-      ),
+    onRebuild: (e) => out(rebuildLine(e)),
   });
   // The unchanged SDK clients and the dispatcher's config find the emulators and resources
   // through these (no code path differs).

@@ -38,8 +38,9 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { Agent, request } from 'undici';
 import { ATTEMPTS_TABLE, CONNECTIONS_TABLE } from '../../lambdas/adapters/dynamodb/tables';
 import { ENV, loadConfig } from '../../lambdas/config';
-import { bootstrapResources, DEFAULT_RESOURCE_NAMES } from '../../local/bootstrap';
+import { bootstrapResources, DEFAULT_RESOURCE_NAMES, type RebuildEvent } from '../../local/bootstrap';
 import { type BatchReport, startRunner } from '../../local/runner';
+import { rebuildCopyOf } from '../../local/table-upgrade';
 import { createLocalPki } from '../../local/tls';
 import { createQueue, uniqueName } from '../support/emulators';
 import { messagesLeft } from '../support/queries';
@@ -345,59 +346,65 @@ describe('tables', () => {
     );
   });
 
-  it('rebuilds a persisted attempts table of an older version with the new index, keeping its items', async () => {
-    const name = uniqueName('attempts-old');
-    const failures = ATTEMPTS_TABLE.finalFailuresIndex;
-    const key = (hash: string, range: string) => [
-      { AttributeName: hash, KeyType: 'HASH' as const },
-      { AttributeName: range, KeyType: 'RANGE' as const },
-    ];
+  const failures = ATTEMPTS_TABLE.finalFailuresIndex;
+  const key = (hash: string, range: string) => [
+    { AttributeName: hash, KeyType: 'HASH' as const },
+    { AttributeName: range, KeyType: 'RANGE' as const },
+  ];
+  const oldItems = Array.from({ length: 30 }, (_, i) => ({
+    connectionId: { S: 'con_old' },
+    sk: { S: `dlv_${String(i).padStart(3, '0')}#0001` },
+    requestedAt: { S: new Date(Date.UTC(2026, 10, 1, 0, 0, i)).toISOString() },
+  }));
+  /** An attempts table as an older version made it (no by-time index), holding `items`. */
+  async function olderTable(name: string, items: typeof oldItems, withIndex = true): Promise<void> {
+    const attributes = withIndex
+      ? [ATTEMPTS_TABLE.partitionKey, ATTEMPTS_TABLE.sortKey, failures.partitionKey, failures.sortKey]
+      : [ATTEMPTS_TABLE.partitionKey, ATTEMPTS_TABLE.sortKey];
     await dynamodb.send(
       new CreateTableCommand({
         TableName: name,
         BillingMode: 'PAY_PER_REQUEST',
         KeySchema: key(ATTEMPTS_TABLE.partitionKey, ATTEMPTS_TABLE.sortKey),
-        AttributeDefinitions: [
-          ATTEMPTS_TABLE.partitionKey,
-          ATTEMPTS_TABLE.sortKey,
-          failures.partitionKey,
-          failures.sortKey,
-        ].map((AttributeName) => ({ AttributeName, AttributeType: 'S' as const })),
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: failures.name,
-            KeySchema: key(failures.partitionKey, failures.sortKey),
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
+        AttributeDefinitions: attributes.map((AttributeName) => ({
+          AttributeName,
+          AttributeType: 'S' as const,
+        })),
+        ...(withIndex
+          ? {
+              GlobalSecondaryIndexes: [
+                {
+                  IndexName: failures.name,
+                  KeySchema: key(failures.partitionKey, failures.sortKey),
+                  Projection: { ProjectionType: 'ALL' },
+                },
+              ],
+            }
+          : {}),
       }),
     );
-    const items = Array.from({ length: 30 }, (_, i) => ({
-      connectionId: { S: 'con_old' },
-      sk: { S: `dlv_${String(i).padStart(3, '0')}#0001` },
-      requestedAt: { S: new Date(Date.UTC(2026, 10, 1, 0, 0, i)).toISOString() },
-    }));
     await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30, minDelay: 1 }, { TableName: name });
     for (const Item of items) await dynamodb.send(new PutItemCommand({ TableName: name, Item }));
+  }
+  /** Starts local mode's bootstrap over `name` as the attempts table; returns what it told. */
+  async function bootstrapOver(name: string): Promise<RebuildEvent[]> {
     const target = {
       region: process.env.AWS_REGION!,
       endpoints: { sqs: process.env.AWS_ENDPOINT_URL_SQS!, dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB! },
     };
-    const told: Array<[string, number | undefined]> = [];
+    const told: RebuildEvent[] = [];
     await bootstrapResources(target as Parameters<typeof bootstrapResources>[0], {
       names: { ...DEFAULT_RESOURCE_NAMES, attemptsTable: name },
-      onRebuild: (table, kept) => told.push([table, kept]),
+      onRebuild: (e) => told.push(e),
     });
-    // The user is told before the rebuild and after it, with the items kept; only this table.
-    expect(told).toEqual([
-      [name, undefined],
-      [name, 30],
-    ]);
+    return told;
+  }
+  /** The table has the new indexes, every item, newest first by time, and no copy is left. */
+  async function expectRebuilt(name: string): Promise<void> {
     const table = await describe_(name);
     expect(table.GlobalSecondaryIndexes!.map((g) => g.IndexName).sort()).toEqual(
       [failures.name, ATTEMPTS_TABLE.byTimeIndex.name].sort(),
     );
-    // Every item is back, and the new index reads them newest first.
     const newest = await dynamodb.send(
       new QueryCommand({
         TableName: name,
@@ -407,7 +414,41 @@ describe('tables', () => {
         ScanIndexForward: false,
       }),
     );
-    expect(newest.Items!.map((i) => i.sk!.S)).toEqual(items.map((i) => i.sk.S).reverse());
+    expect(newest.Items!.map((i) => i.sk!.S)).toEqual(oldItems.map((i) => i.sk.S).reverse());
+    await expect(describe_(rebuildCopyOf(name))).rejects.toThrow();
+  }
+
+  it('rebuilds a persisted attempts table of an older version with the new index, keeping its items', async () => {
+    const name = uniqueName('attempts-old');
+    await olderTable(name, oldItems);
+    // The user is told before the rebuild and after it, with the items kept; only this table.
+    expect(await bootstrapOver(name)).toEqual([
+      { table: name, step: 'started' },
+      { table: name, step: 'done', items: 30 },
+    ]);
+    await expectRebuilt(name);
+    await dynamodb.send(new DeleteTableCommand({ TableName: name }));
+  });
+
+  it('finishes a rebuild cut short after the table was deleted, from the copy it kept', async () => {
+    const name = uniqueName('attempts-cut');
+    // As a start left it when stopped between deleting the table and writing it back.
+    await olderTable(rebuildCopyOf(name), oldItems, false);
+    expect(await bootstrapOver(name)).toEqual([{ table: name, step: 'finished-interrupted', items: 30 }]);
+    await expectRebuilt(name);
+    await dynamodb.send(new DeleteTableCommand({ TableName: name }));
+  });
+
+  it('finishes a rebuild cut short while copying, then rebuilds the table it left intact', async () => {
+    const name = uniqueName('attempts-copying');
+    await olderTable(name, oldItems);
+    await olderTable(rebuildCopyOf(name), oldItems.slice(0, 10), false);
+    expect(await bootstrapOver(name)).toEqual([
+      { table: name, step: 'finished-interrupted', items: 10 },
+      { table: name, step: 'started' },
+      { table: name, step: 'done', items: 30 },
+    ]);
+    await expectRebuilt(name);
     await dynamodb.send(new DeleteTableCommand({ TableName: name }));
   });
 });
