@@ -860,7 +860,6 @@ export function newConnectionShare(
   // The chance that a batch (of a or b, in the mix that keeps the mean) sends j or more to one origin.
   const at = (j: number) => (1 - fill + a) * atLeastOf(a, q, j) + (fill - a) * atLeastOf(b, q, j);
   const atLeast = Array.from({ length: b }, (_, j) => at(j + 1));
-  const total = idle.reduce((s, k) => s + k.share, 0);
   const opened = (s: number) => atLeast.reduce((n, p) => n + p * (1 - p) ** (batchRate * s), 0) / (fill * q);
-  return idle.reduce((s, k) => s + (k.share / total) * opened(k.seconds), 0);
+  return idle.reduce((s, k) => s + k.share * opened(k.seconds), 0) / idle.reduce((s, k) => s + k.share, 0);
 }

@@ -88,6 +88,10 @@ function figures(
   const m = model(profile, o);
   const idle = keepAliveS.map((s) => ({ seconds: senderIdleS(s), share: 1 }));
   const [served, meanFill] = [deliveries / run.servedS, deliveries / run.batches.length];
+  const phases = meanPhases(run.batches.flatMap((b) => (b.phases ? [b.phases] : [])));
+  // Healthy traffic sends no SQS message: one is an attempt record whose write failed over to SQS.
+  const sqs = Object.keys(phases?.calls ?? {}).filter((op) => op.startsWith('SendMessage'));
+  if (sqs.length > 0) throw new Error(`billed ${profile.name}: ${sqs.join(', ')} in healthy traffic`);
   return {
     memoryMb: profile.memoryMb,
     cpuShare: round(quotaShare),
@@ -114,7 +118,7 @@ function figures(
     resumedShare: round(run.receivers.resumed / Math.max(1, run.receivers.handshakes), 3),
     throttling: run.throttling,
     failedBatches: run.failedBatches,
-    phases: meanPhases(run.batches.flatMap((b) => (b.phases ? [b.phases] : []))),
+    phases,
   };
 }
 
@@ -173,11 +177,8 @@ export async function measureBilled(o: BilledOptions): Promise<BilledFigures> {
     const runs: ProfileName[] = o.only ?? ['defaults', 'lean'];
     const d = runs.includes('defaults') ? await run(defaults, SEED) : undefined;
     const l = runs.includes('lean') ? await run(lean, SEED + 1) : undefined;
-    if (!d || !l) {
-      // One profile only (a lever's run): its figures, printed by the standalone entry below.
-      const [profile, result] = d ? [defaults, d] : [lean, l!];
-      return { traffic, partial: of(profile, result) };
-    }
+    // One profile only (a lever's run): its figures, printed by the standalone entry below.
+    if (!d || !l) return { traffic, partial: d ? of(defaults, d) : of(lean, l!) };
     return {
       traffic,
       latency: { medianMs: DEFAULT_LATENCY.medianMs, p99Ms: DEFAULT_LATENCY.p99Ms },
