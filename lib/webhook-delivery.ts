@@ -97,6 +97,27 @@ const DEAD_LETTER_OPERATE_ACTIONS = [
  * Upstream producers get `sqs:SendMessage` with {@link grantPublish} or {@link bindPublisher};
  * a management backend or operator role gets its permissions with {@link grantOperate}.
  */
+/** A global secondary index of one of the construct's tables. */
+interface TableIndex {
+  name: string;
+  partitionKey: string;
+  sortKey: string;
+  nonKeyAttributes?: string[];
+  /** Every item writes to it, so it is provisioned like the table. */
+  everyItem?: boolean;
+}
+
+/**
+ * A provisioned index's write floor: the table's own when every item writes to it (`everyItem`),
+ * else the sparse indexes' floor.
+ */
+function indexWriteFloor(
+  index: TableIndex,
+  capacity: { minWriteCapacity: number; minIndexWriteCapacity: number },
+): number {
+  return index.everyItem ? capacity.minWriteCapacity : capacity.minIndexWriteCapacity;
+}
+
 export class WebhookDelivery extends Construct {
   /**
    * The ingress queue: upstream services publish events here, and it carries `event` messages
@@ -355,16 +376,17 @@ export class WebhookDelivery extends Construct {
    */
   private createAttemptsTable(p: ResolvedWebhookDeliveryProps): dynamodb.Table {
     const byTime = ATTEMPTS_TABLE.byTimeIndex;
+    const indexes: TableIndex[] = [
+      // Sparse: only final failures carry its keys, so successes never write to it.
+      ATTEMPTS_TABLE.finalFailuresIndex,
+      // Every record: the log in attempt-time order; it writes as often as the table.
+      { ...byTime, nonKeyAttributes: [...byTime.projected], everyItem: true },
+    ];
     const table = this.createTable('AttemptsTable', p, {
       partitionKey: ATTEMPTS_TABLE.partitionKey,
       sortKey: ATTEMPTS_TABLE.sortKey,
       timeToLiveAttribute: ATTEMPTS_TABLE.ttlAttribute,
-      indexes: [
-        // Sparse: only final failures carry its keys, so successes never write to it.
-        ATTEMPTS_TABLE.finalFailuresIndex,
-        // Every record: the log in attempt-time order; it writes as often as the table.
-        { ...byTime, nonKeyAttributes: [...byTime.projected], everyItem: true },
-      ],
+      indexes,
       pointInTimeRecovery: p.attemptLogPointInTimeRecovery,
       capacity: p.attemptLogCapacity,
     });
@@ -381,7 +403,6 @@ export class WebhookDelivery extends Construct {
     const capacity = p.attemptLogCapacity;
     if (capacity) {
       const target = capacity.targetUtilizationPercent;
-      const index = ATTEMPTS_TABLE.finalFailuresIndex.name;
       table
         .autoScaleWriteCapacity({
           minCapacity: capacity.minWriteCapacity,
@@ -394,18 +415,15 @@ export class WebhookDelivery extends Construct {
       // Only final failures reach the sparse index: it scales from its own floor within the table's
       // ceiling; every record reaches the by-time index, so it scales like the table. Index writes
       // must be provisioned too: a throttled index throttles the table's writes.
-      for (const [name, floor] of [
-        [index, capacity.minIndexWriteCapacity],
-        [byTime.name, capacity.minWriteCapacity],
-      ] as const) {
+      for (const index of indexes) {
         table
-          .autoScaleGlobalSecondaryIndexWriteCapacity(name, {
-            minCapacity: floor,
+          .autoScaleGlobalSecondaryIndexWriteCapacity(index.name, {
+            minCapacity: indexWriteFloor(index, capacity),
             maxCapacity: capacity.maxWriteCapacity,
           })
           .scaleOnUtilization({ targetUtilizationPercent: target });
         table
-          .autoScaleGlobalSecondaryIndexReadCapacity(name, {
+          .autoScaleGlobalSecondaryIndexReadCapacity(index.name, {
             minCapacity: 1,
             maxCapacity: capacity.maxReadCapacity,
           })
@@ -460,14 +478,7 @@ export class WebhookDelivery extends Construct {
       partitionKey: string;
       sortKey?: string;
       timeToLiveAttribute?: string;
-      /** `everyItem`: every item writes to it, so it is provisioned like the table. */
-      indexes: {
-        name: string;
-        partitionKey: string;
-        sortKey: string;
-        nonKeyAttributes?: string[];
-        everyItem?: boolean;
-      }[];
+      indexes: TableIndex[];
       /** @default true */
       pointInTimeRecovery?: boolean;
       /** Provisioned (auto-scaled by the caller) instead of on-demand. */
@@ -491,14 +502,11 @@ export class WebhookDelivery extends Construct {
       removalPolicy: p.removalPolicy,
     });
     for (const index of keys.indexes) {
-      const writeCapacity = index.everyItem
-        ? keys.capacity?.minWriteCapacity
-        : keys.capacity?.minIndexWriteCapacity;
       table.addGlobalSecondaryIndex({
         indexName: index.name,
         partitionKey: key(index.partitionKey),
         sortKey: key(index.sortKey),
-        ...(keys.capacity ? { readCapacity: 1, writeCapacity } : {}),
+        ...(keys.capacity ? { readCapacity: 1, writeCapacity: indexWriteFloor(index, keys.capacity) } : {}),
         ...(index.nonKeyAttributes
           ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: index.nonKeyAttributes }
           : { projectionType: dynamodb.ProjectionType.ALL }),
