@@ -15,6 +15,7 @@ import { type AttemptPageQuery, MAX_RANGE_ITEMS, type RangeRead } from '../../co
 import type { AttemptRecord } from '../../core/types';
 import { recordOf } from './attempt-item';
 import {
+  addQueryFilters,
   type Item,
   type Key,
   mergePages,
@@ -68,16 +69,8 @@ export function logConditions(
   const conditions: LogConditions = { filters: [], names: {}, values: {}, ...(below ? { below } : {}) };
   if (query.since) conditions.since = query.since.toISOString();
   if (query.until) conditions.through = new Date(query.until.getTime() - 1).toISOString();
-  if (query.outcome) addFilter(conditions, 'outcome', '=', query.outcome);
-  if (query.final !== undefined) addFilter(conditions, 'final', '=', query.final);
+  addQueryFilters(conditions, query);
   return conditions;
-}
-
-export function addFilter(c: LogConditions, attribute: string, op: '=' | '<>', value: unknown): void {
-  const n = c.filters.length;
-  c.filters.push(`#f${n} ${op} :f${n}`);
-  c.names[`#f${n}`] = attribute;
-  c.values[`:f${n}`] = value;
 }
 
 /**

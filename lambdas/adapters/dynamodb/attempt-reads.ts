@@ -161,17 +161,31 @@ export function pageConditions(
     filters.push('#t >= :since');
     values[':since'] = query.since.toISOString();
   }
-  if (query.outcome) {
-    filters.push('#o = :o');
-    names['#o'] = 'outcome';
-    values[':o'] = query.outcome;
-  }
-  if (query.final !== undefined) {
-    filters.push('#f = :f');
-    names['#f'] = 'final';
-    values[':f'] = query.final;
-  }
-  return { ...(below === undefined ? {} : { below }), filters, names, values };
+  const conditions = { ...(below === undefined ? {} : { below }), filters, names, values };
+  addQueryFilters(conditions, query);
+  return conditions;
+}
+
+/** The API query's `outcome` and `final` as filters, the same in every attempt listing. */
+export function addQueryFilters(
+  c: { filters: string[]; names: Key; values: Item },
+  query: Pick<AttemptPageQuery, 'outcome' | 'final'>,
+): void {
+  if (query.outcome) addFilter(c, 'outcome', '=', query.outcome);
+  if (query.final !== undefined) addFilter(c, 'final', '=', query.final);
+}
+
+/** Adds a filter `attribute op value` to a listing's conditions, under names of its own. */
+export function addFilter(
+  c: { filters: string[]; names: Key; values: Item },
+  attribute: string,
+  op: '=' | '<>',
+  value: unknown,
+): void {
+  const n = c.filters.length;
+  c.filters.push(`#f${n} ${op} :f${n}`);
+  c.names[`#f${n}`] = attribute;
+  c.values[`:f${n}`] = value;
 }
 
 /** A page's conditions (pageConditions), with any filters the caller adds. */

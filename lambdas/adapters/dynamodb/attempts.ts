@@ -45,9 +45,9 @@ import {
   recordOf,
   shardPartition,
 } from './attempt-item';
-import { addFilter, LogReads, logConditions, positionParts } from './attempt-log-reads';
+import { LogReads, logConditions, positionParts } from './attempt-log-reads';
 import { putOnce, readItem } from './attempt-put';
-import { type Item, mergeNewestFirst, PartitionReads } from './attempt-reads';
+import { addFilter, type Item, mergeNewestFirst, PartitionReads } from './attempt-reads';
 import { documentClient, isConditionFailed } from './client';
 import { DeliveryReads } from './delivery-reads';
 import { ATTEMPTS_TABLE } from './tables';

@@ -15,7 +15,14 @@ import { decodeCursor, encodeCursor } from '../../core/cursor';
 import type { DeliveryPageQuery, DeliveryRef, Page } from '../../core/stores';
 import type { AttemptRecord } from '../../core/types';
 import { recordOf } from './attempt-item';
-import { type Item, mergePages, type PartitionReads, pageConditions, partitionParts } from './attempt-reads';
+import {
+  addFilter,
+  type Item,
+  mergePages,
+  type PartitionReads,
+  pageConditions,
+  partitionParts,
+} from './attempt-reads';
 import { ATTEMPTS_TABLE } from './tables';
 import type { WriteBuffer } from './write-buffer';
 
@@ -84,9 +91,7 @@ export class DeliveryReads {
   private async logs(query: DeliveryPageQuery): Promise<Page<DeliveryRef>> {
     const after = decodeCursor(query.cursor, LISTING.logs, query.applicationId, 1);
     const conditions = pageConditions(query, after?.[0]);
-    conditions.filters.push('#a = :first');
-    conditions.names['#a'] = 'attempt';
-    conditions.values[':first'] = 1;
+    addFilter(conditions, 'attempt', '=', 1);
     const partitions = (await Promise.all(query.connectionIds.map(this.partitionsOf))).flat();
     const parts = await partitionParts(this.reads, partitions, conditions, query.limit);
     const page = mergePages(parts, query.limit);
@@ -101,11 +106,7 @@ export class DeliveryReads {
     // The same key bound and time filters as the logs' listing (pageConditions): lookup items
     // carry the delivery id as sort key and the first attempt's time.
     const conditions = pageConditions(query, after, FIRST_ATTEMPT_AT);
-    if (query.connectionId) {
-      conditions.filters.push('#oc = :oc');
-      conditions.names['#oc'] = OF_CONNECTION;
-      conditions.values[':oc'] = query.connectionId;
-    }
+    if (query.connectionId) addFilter(conditions, OF_CONNECTION, '=', query.connectionId);
     const parts = await partitionParts(this.reads, [partition], conditions, query.limit);
     const page = mergePages(parts, query.limit);
     return {
