@@ -19,7 +19,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { WireCalls } from './wire-calls';
+import { convertOutput, eachTable, WireCalls, writes } from './wire-calls';
 
 type Json = Record<string, unknown>;
 type Attributes = Parameters<typeof unmarshall>[0];
@@ -44,18 +44,6 @@ const TO_SDK = [
   'QueryFilter',
   'ReturnItemCollectionMetrics',
 ];
-
-type WriteRequest = { PutRequest?: { Item: unknown }; DeleteRequest?: { Key: unknown } };
-/** `each` applied to every table's entry of a batch call's map. */
-const eachTable = <T>(tables: unknown, each: (entry: T) => unknown) =>
-  Object.fromEntries(Object.entries(tables as Record<string, T>).map(([table, v]) => [table, each(v)]));
-/** A BatchWrite list with its items and keys converted by `convert`. */
-const writes = (convert: (values: unknown) => unknown) => (list: WriteRequest[]) =>
-  list.map((r) =>
-    r.PutRequest
-      ? { PutRequest: { ...r.PutRequest, Item: convert(r.PutRequest.Item) } }
-      : { DeleteRequest: { ...r.DeleteRequest, Key: convert(r.DeleteRequest?.Key) } },
-  );
 
 /** The input a document command carries, as DynamoDB's JSON operation takes it. */
 function wireInput(command: unknown): { operation: string; input: Json } | undefined {
@@ -90,23 +78,7 @@ function wireInput(command: unknown): { operation: string; input: Json } | undef
 }
 
 /** An output as the document command returns it: items and attributes unmarshalled. */
-function documentOutput(output: Json): Json {
-  const out = { ...output };
-  if (out.Attributes !== undefined) out.Attributes = fromWire(out.Attributes);
-  if (out.Item !== undefined) out.Item = fromWire(out.Item);
-  if (out.Items !== undefined) out.Items = (out.Items as unknown[]).map(fromWire);
-  if (out.LastEvaluatedKey !== undefined) out.LastEvaluatedKey = fromWire(out.LastEvaluatedKey);
-  if (out.Responses !== undefined)
-    out.Responses = eachTable(out.Responses, (items: unknown[]) => items.map(fromWire));
-  if (out.UnprocessedKeys !== undefined)
-    out.UnprocessedKeys = eachTable(out.UnprocessedKeys, (r: Json & { Keys: unknown[] }) => ({
-      ...r,
-      Keys: r.Keys.map(fromWire),
-    }));
-  if (out.UnprocessedItems !== undefined)
-    out.UnprocessedItems = eachTable(out.UnprocessedItems, writes(fromWire));
-  return out;
-}
+const documentOutput = (output: Json) => convertOutput(output, fromWire);
 
 class LightDocumentClient extends DynamoDBDocumentClient {
   private readonly wire: WireCalls;

@@ -240,32 +240,41 @@ function bytesOf(value: unknown): unknown {
   return value;
 }
 
-type WireWrite = { PutRequest?: { Item: Json }; DeleteRequest?: { Key: Json } };
 const attributesOf = (map: Json) => Object.fromEntries(Object.entries(map).map(([k, v]) => [k, bytesOf(v)]));
-const mapEach = (tables: Json, each: (v: never) => unknown) =>
-  Object.fromEntries(Object.entries(tables).map(([t, v]) => [t, each(v as never)]));
 
 /** An output's items and keys (Item, Items, Attributes, LastEvaluatedKey, BatchGet's) with bytes for binary values. */
-function withBlobs(output: Json): Json {
+const withBlobs = (output: Json) => convertOutput(output, (map) => attributesOf((map ?? {}) as Json));
+
+type WriteRequest = { PutRequest?: { Item: unknown }; DeleteRequest?: { Key: unknown } };
+/** `each` applied to every table's entry of a batch call's map. */
+export const eachTable = <T>(tables: unknown, each: (entry: T) => unknown) =>
+  Object.fromEntries(Object.entries(tables as Record<string, T>).map(([table, v]) => [table, each(v)]));
+/** A BatchWrite list with its items and keys converted by `convert`. */
+export const writes = (convert: (values: unknown) => unknown) => (list: WriteRequest[]) =>
+  list.map((r) =>
+    r.PutRequest
+      ? { PutRequest: { ...r.PutRequest, Item: convert(r.PutRequest.Item) } }
+      : { DeleteRequest: { ...r.DeleteRequest, Key: convert(r.DeleteRequest?.Key) } },
+  );
+
+/**
+ * An output with each of its attribute maps (Item, Attributes, Items, LastEvaluatedKey, and the
+ * batch calls' Responses, UnprocessedItems and UnprocessedKeys) passed through `convert`.
+ */
+export function convertOutput(output: Json, convert: (map: unknown) => unknown): Json {
   const out = { ...output };
-  if (out.Item) out.Item = attributesOf(out.Item as Json);
-  if (out.Attributes) out.Attributes = attributesOf(out.Attributes as Json);
-  if (out.Items) out.Items = (out.Items as Json[]).map(attributesOf);
-  if (out.LastEvaluatedKey) out.LastEvaluatedKey = attributesOf(out.LastEvaluatedKey as Json);
-  if (out.Responses)
-    out.Responses = mapEach(out.Responses as Json, (items: Json[]) => items.map(attributesOf));
-  if (out.UnprocessedItems)
-    out.UnprocessedItems = mapEach(out.UnprocessedItems as Json, (list: WireWrite[]) =>
-      list.map((r) =>
-        r.PutRequest
-          ? { PutRequest: { ...r.PutRequest, Item: attributesOf(r.PutRequest.Item) } }
-          : { DeleteRequest: { ...r.DeleteRequest, Key: attributesOf(r.DeleteRequest?.Key ?? {}) } },
-      ),
-    );
-  if (out.UnprocessedKeys)
-    out.UnprocessedKeys = mapEach(out.UnprocessedKeys as Json, (r: Json & { Keys: Json[] }) => ({
+  if (out.Item !== undefined) out.Item = convert(out.Item);
+  if (out.Attributes !== undefined) out.Attributes = convert(out.Attributes);
+  if (out.Items !== undefined) out.Items = (out.Items as unknown[]).map((item) => convert(item));
+  if (out.LastEvaluatedKey !== undefined) out.LastEvaluatedKey = convert(out.LastEvaluatedKey);
+  if (out.Responses !== undefined)
+    out.Responses = eachTable(out.Responses, (items: unknown[]) => items.map((item) => convert(item)));
+  if (out.UnprocessedItems !== undefined)
+    out.UnprocessedItems = eachTable(out.UnprocessedItems, writes(convert));
+  if (out.UnprocessedKeys !== undefined)
+    out.UnprocessedKeys = eachTable(out.UnprocessedKeys, (r: Json & { Keys: unknown[] }) => ({
       ...r,
-      Keys: r.Keys.map(attributesOf),
+      Keys: r.Keys.map((key) => convert(key)),
     }));
   return out;
 }
